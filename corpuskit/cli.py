@@ -1,0 +1,154 @@
+"""The ``corpuskit`` command: one subcommand per stage, plus keys, import and export."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from corpuskit.errors import CorpusKitError
+
+
+def _open(args):
+    from corpuskit.corpus import open_corpus
+
+    return open_corpus(args.db, now=getattr(args, "now", None))
+
+
+def cmd_import(args) -> int:
+    corpus = _open(args)
+    report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
+                                topic=args.topic, strict=args.strict, progress=not args.quiet)
+    for number, reason in report.rejections[:50]:
+        print(f"rejected row {number}: {reason}", file=sys.stderr)
+    if len(report.rejections) > 50:
+        print(f"... and {len(report.rejections) - 50} more rejected rows", file=sys.stderr)
+    print(f"{args.path} ({report.layout}): {report.summary()}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    corpus = _open(args)
+    count = corpus.export(args.path, format=args.format)
+    print(f"exported {count} records to {args.path}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from corpuskit.ingest.demo import build_demo
+
+    corpus = _open(args)
+    summary = build_demo(corpus, seed=args.seed, records=args.records, days=args.days,
+                         events=not args.no_events, run_stages=not args.no_pipeline,
+                         progress=not args.quiet)
+    print(json.dumps(summary, indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_stage(args) -> int:
+    corpus = _open(args)
+    result = getattr(corpus, args.stage)(progress=not args.quiet)
+    print(json.dumps(result, indent=2, sort_keys=True, default=str))
+    return 0
+
+
+def cmd_run(args) -> int:
+    corpus = _open(args)
+    results = corpus.run(progress=not args.quiet)
+    print(json.dumps(results, indent=2, sort_keys=True, default=str))
+    return 0
+
+
+def cmd_keys(args) -> int:
+    from corpuskit.store import keys
+
+    corpus = _open(args)
+    if args.keys_command == "create":
+        key = keys.create_key(corpus.conn, tier=args.tier, name=args.name or "",
+                              per_minute=args.per_minute, per_day=args.per_day)
+        info = keys.list_keys(corpus.conn)[-1]
+        print(f"created {info.tier} key {info.id} ({info.per_minute}/minute, {info.per_day}/day). "
+              "It is shown only now; store it:")
+        print(key)
+    elif args.keys_command == "list":
+        rows = keys.list_keys(corpus.conn)
+        if not rows:
+            print("no keys")
+        for k in rows:
+            state = "revoked " + k.revoked_at if k.revoked_at else "active"
+            print(f"{k.id}\t{k.name or '-'}\t{k.tier}\t{k.prefix}…\tcreated {k.created_at}\t"
+                  f"last used {k.last_used_at or 'never'}\t{state}")
+    else:
+        info = keys.revoke_key(corpus.conn, args.key)
+        print(f"revoked key {info.id} ({info.name or info.prefix + '…'})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name, func, help_text, db_required=True):
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--db", required=db_required, help="the corpus file")
+        p.add_argument("--now", help="fix the corpus clock (ISO 8601)")
+        p.add_argument("--quiet", action="store_true", help="no progress bars")
+        p.set_defaults(func=func)
+        return p
+
+    p = add("import", cmd_import, "import a JSONL, CSV or Parquet file")
+    p.add_argument("path")
+    p.add_argument("--source", help="source kind (reddit, hackernews, ...) when the file does not imply it")
+    p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
+                   help="map a record field to a column (repeatable)")
+    p.add_argument("--topic", help="topic hint for every imported record")
+    p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+
+    p = add("export", cmd_export, "export records as jsonl, csv or parquet")
+    p.add_argument("path")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"))
+
+    p = add("demo", cmd_demo, "build the deterministic demo corpus and run every stage")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--records", type=int, default=20000)
+    p.add_argument("--days", type=int, default=60)
+    p.add_argument("--no-events", action="store_true", help="plant no events (a null corpus)")
+    p.add_argument("--no-pipeline", action="store_true", help="generate records only")
+
+    for stage, text in (("enrich", "sentiment, entities, topics and embeddings"),
+                        ("analyse", "clusters, signals, snapshots, observations"),
+                        ("narrate", "stories, versions and arcs")):
+        p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
+        p.set_defaults(stage=stage)
+    add("run", cmd_run, "run every stage in order")
+
+    p = add("keys", cmd_keys, "create, list and revoke API keys", db_required=False)
+    ksub = p.add_subparsers(dest="keys_command", required=True)
+    kc = ksub.add_parser("create", help="create a key; it is printed once, on the last line")
+    kc.add_argument("--tier", choices=("free", "research", "enterprise"), default="free")
+    kc.add_argument("--per-minute", type=int)
+    kc.add_argument("--per-day", type=int)
+    kc.add_argument("--name")
+    kl = ksub.add_parser("list", help="list keys (never the keys themselves)")
+    kr = ksub.add_parser("revoke", help="revoke a key by id, name or the key itself")
+    kr.add_argument("key")
+    for kp in (kc, kl, kr):
+        kp.add_argument("--db", dest="db_inner", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``corpuskit`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "db_inner", None):
+        args.db = args.db_inner
+    if not args.db:
+        parser.error("--db is required")
+    try:
+        return args.func(args)
+    except CorpusKitError as exc:
+        print(f"corpuskit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("corpuskit: interrupted; nothing half-written was kept", file=sys.stderr)
+        return 130

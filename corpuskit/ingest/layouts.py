@@ -1,0 +1,137 @@
+"""Known input layouts: how the columns of common exports map to record fields.
+
+A layout is recognised from the set of columns it has; ``--map FIELD=COLUMN``
+overrides or completes any of them. Columns a layout does not map are kept
+in the record's ``metadata``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from corpuskit.errors import ImportFormatError
+from corpuskit.ingest.records import RECORD_FIELDS
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A named column layout: which columns identify it and how they map."""
+
+    name: str
+    required: frozenset
+    mapping: dict                       # record field -> column
+    source: str | None = None           # implied source kind
+    derive: tuple = field(default=())   # extra derivations, see apply_layout
+
+    def matches(self, columns) -> bool:
+        return self.required <= set(columns)
+
+
+LAYOUTS = (
+    Layout("corpuskit", frozenset({"source", "contentText", "publishedAt"}),
+           {f: f for f in RECORD_FIELDS}),
+    Layout("hackernews_csv", frozenset({"id", "title", "url", "num_points", "num_comments",
+                                        "author", "created_at"}),
+           {"sourceId": "id", "title": "title", "url": "url", "author": "author",
+            "publishedAt": "created_at"}, source="hackernews", derive=("hn_url",)),
+    Layout("reddit_csv", frozenset({"id", "subreddit", "author", "timestamp", "title"}),
+           {"sourceId": "id", "title": "title", "author": "author", "publishedAt": "timestamp",
+            "subreddit": "subreddit", "language": "subreddit_language"},
+           source="reddit", derive=("reddit_url",)),
+    Layout("pushshift_submission", frozenset({"id", "subreddit", "author", "created_utc", "title"}),
+           {"sourceId": "id", "title": "title", "contentText": "selftext", "author": "author",
+            "publishedAt": "created_utc", "subreddit": "subreddit", "url": "url",
+            "language": "lang"},
+           source="reddit", derive=("reddit_url",)),
+    Layout("twitter_export", frozenset({"id", "date", "text", "user_name"}),
+           {"sourceId": "id", "contentText": "text", "author": "user_name", "publishedAt": "date"},
+           source="twitter", derive=("tweet_url",)),
+)
+
+
+def parse_map(items) -> dict:
+    """Parse ``["FIELD=COLUMN", ...]`` into ``{field: column}``, checking field names."""
+    mapping = {}
+    for item in items or ():
+        if "=" not in item:
+            raise ImportFormatError(f"--map {item!r}: expected FIELD=COLUMN")
+        fld, column = (part.strip() for part in item.split("=", 1))
+        if fld not in RECORD_FIELDS:
+            raise ImportFormatError(
+                f"--map {item!r}: unknown field {fld!r}; fields are {', '.join(RECORD_FIELDS)}"
+            )
+        if not column:
+            raise ImportFormatError(f"--map {item!r}: empty column name")
+        mapping[fld] = column
+    return mapping
+
+
+def detect_layout(columns, mapping: dict | None = None) -> Layout:
+    """The layout for these columns, with ``mapping`` applied on top.
+
+    Raises :class:`ImportFormatError` when no layout matches and the mapping
+    does not name at least the text and date columns, or names a missing column.
+    """
+    columns = list(columns)
+    mapping = dict(mapping or {})
+    missing = [c for c in mapping.values() if c not in columns]
+    if missing:
+        raise ImportFormatError(
+            f"--map names column(s) not in the file: {', '.join(missing)}; "
+            f"columns are: {', '.join(columns)}"
+        )
+    for layout in LAYOUTS:
+        if layout.matches(columns):
+            merged = {f: c for f, c in layout.mapping.items() if c in columns}
+            merged.update(mapping)
+            return Layout(layout.name + ("+map" if mapping else ""), layout.required, merged,
+                          layout.source, layout.derive)
+    if ("contentText" in mapping or "title" in mapping) and "publishedAt" in mapping:
+        return Layout("custom", frozenset(mapping.values()), mapping)
+    raise ImportFormatError(
+        "unrecognised columns: " + ", ".join(columns) + ". Known layouts: "
+        + ", ".join(layout.name for layout in LAYOUTS)
+        + ". Name the columns with --map FIELD=COLUMN (at least contentText or title, and publishedAt)"
+    )
+
+
+def apply_layout(layout: Layout, row: dict) -> dict:
+    """Turn one input row into a raw record dict (not yet normalised)."""
+    raw = {fld: row.get(column) for fld, column in layout.mapping.items()}
+    used = set(layout.mapping.values())
+    if layout.name.startswith("corpuskit"):
+        for key in ("source", "capturedAt", "topic", "metadata"):
+            if key in row:
+                raw[key] = row[key]
+                used.add(key)
+    extra = {k: _plain(v) for k, v in row.items() if k not in used and not _blank(v)}
+    if extra:
+        meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+        raw["metadata"] = {**extra, **meta}
+    sid = raw.get("sourceId")
+    if isinstance(sid, float) and sid == int(sid):
+        raw["sourceId"] = str(int(sid))
+    if "hn_url" in layout.derive and sid and _blank(raw.get("url")):
+        raw["url"] = f"https://news.ycombinator.com/item?id={raw['sourceId']}"
+    if "reddit_url" in layout.derive and sid and _blank(raw.get("url")):
+        permalink = row.get("permalink")
+        raw["url"] = (f"https://www.reddit.com{permalink}" if permalink
+                      else f"https://www.reddit.com/comments/{raw['sourceId']}")
+    if "tweet_url" in layout.derive and sid and _blank(raw.get("url")):
+        raw["url"] = f"https://twitter.com/{raw.get('author') or 'i'}/status/{raw['sourceId']}"
+    return raw
+
+
+def _blank(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or value == ""
+
+
+def _plain(value):
+    """JSON-friendly version of a cell (numpy scalars, timestamps)."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str)):
+        try:
+            return value.item()
+        except (ValueError, AttributeError):
+            pass
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value

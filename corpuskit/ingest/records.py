@@ -1,0 +1,154 @@
+"""The record model and the one function that writes records.
+
+A record is a plain dict with camelCase keys, the fields both HTTP
+interfaces show: ``source, sourceId, contentType, title, contentText, url,
+author, publishedAt, capturedAt, subreddit, language, topic, metadata``.
+:func:`normalise` checks and cleans one; :func:`insert_records` stores many,
+skipping duplicates (same source + sourceId, else same source + content hash).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable
+
+from corpuskit.clock import to_iso
+from corpuskit.errors import RowRejected, ValidationError
+
+SOURCE_KINDS = (
+    "reddit", "bluesky", "arxiv", "hackernews", "youtube", "google_news", "news",
+    "exa", "webset", "huggingface", "twitter", "gdelt",
+)
+CONTENT_TYPES = ("post", "comment", "paper", "article", "video", "story")
+RECORD_FIELDS = (
+    "sourceId", "title", "contentText", "url", "author", "publishedAt",
+    "subreddit", "language", "contentType",
+)
+ALL_FIELDS = ("source",) + RECORD_FIELDS + ("capturedAt", "topic", "metadata")
+
+_COLUMNS = {
+    "source": "source", "sourceId": "source_id", "contentType": "content_type",
+    "title": "title", "contentText": "content_text", "url": "url", "author": "author",
+    "publishedAt": "published_at", "capturedAt": "captured_at", "subreddit": "subreddit",
+    "language": "language", "topic": "topic", "metadata": "metadata",
+}
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:  # NaN from pandas
+        return ""
+    return str(value).strip()
+
+
+def content_hash(source: str, title: str, text: str) -> str:
+    """Stable hash of a record's visible content, for dedupe without a sourceId."""
+    digest = hashlib.sha256(f"{source}\x1f{title}\x1f{text}".encode("utf-8"))
+    return digest.hexdigest()[:32]
+
+
+def check_source(source: str) -> str:
+    """Return ``source`` if it is a known source kind, else raise ValidationError."""
+    if source not in SOURCE_KINDS:
+        raise ValidationError(
+            f"unknown source kind {source!r}; expected one of: {', '.join(SOURCE_KINDS)}"
+        )
+    return source
+
+
+def normalise(raw: dict, *, source: str | None = None, captured_at: str | None = None,
+              topic: str | None = None) -> dict:
+    """Clean one raw record dict into the record model.
+
+    ``source``/``topic`` fill in when the row has none. Raises
+    :class:`RowRejected` with the reason when the row has no text or its
+    date cannot be parsed.
+    """
+    src = _text(raw.get("source")) or source
+    if not src:
+        raise RowRejected("no source kind")
+    if src not in SOURCE_KINDS:
+        raise RowRejected(f"unknown source kind {src!r}")
+    title = _text(raw.get("title"))
+    text = _text(raw.get("contentText"))
+    if not text:
+        text = title
+    if not text:
+        raise RowRejected("no text (empty title and contentText)")
+    published = raw.get("publishedAt")
+    if published is None or _text(published) == "":
+        raise RowRejected("no publishedAt date")
+    try:
+        published_iso = to_iso(published)
+    except ValidationError as exc:
+        raise RowRejected(str(exc)) from exc
+    captured_raw = raw.get("capturedAt")
+    try:
+        captured_iso = to_iso(captured_raw) if _text(captured_raw) else (captured_at or published_iso)
+    except ValidationError as exc:
+        raise RowRejected(f"capturedAt: {exc}") from exc
+    content_type = _text(raw.get("contentType")) or ("paper" if src == "arxiv" else "post")
+    metadata = raw.get("metadata") or {}
+    if isinstance(metadata, str):
+        try:
+            metadata = json.loads(metadata)
+        except json.JSONDecodeError:
+            metadata = {"raw": metadata}
+    if not isinstance(metadata, dict):
+        metadata = {"value": metadata}
+    source_id = _text(raw.get("sourceId")) or None
+    subreddit = _text(raw.get("subreddit")) or None
+    if subreddit and subreddit.lower().startswith("r/"):
+        subreddit = subreddit[2:]
+    return {
+        "source": src,
+        "sourceId": source_id,
+        "contentType": content_type,
+        "title": title,
+        "contentText": text,
+        "url": _text(raw.get("url")),
+        "author": _text(raw.get("author")),
+        "publishedAt": published_iso,
+        "capturedAt": captured_iso,
+        "subreddit": subreddit,
+        "language": _text(raw.get("language")) or "en",
+        "topic": _text(raw.get("topic")) or topic or None,
+        "metadata": metadata,
+    }
+
+
+def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> tuple[int, int]:
+    """Insert normalised records; return ``(added, duplicates)``.
+
+    Must be called inside a transaction (see :func:`corpuskit.store.transaction`).
+    A record whose source + sourceId (or, with no sourceId, source + content
+    hash) is already stored, or repeated within the batch, counts as a duplicate.
+    """
+    added = duplicates = 0
+    sql = (
+        "INSERT OR IGNORE INTO records (source, source_id, content_hash, content_type, title, "
+        "content_text, url, author, published_at, captured_at, subreddit, language, topic, "
+        "metadata, run_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    )
+    for rec in records:
+        cur = conn.execute(sql, (
+            rec["source"], rec["sourceId"], content_hash(rec["source"], rec["title"], rec["contentText"]),
+            rec["contentType"], rec["title"], rec["contentText"], rec["url"], rec["author"],
+            rec["publishedAt"], rec["capturedAt"], rec["subreddit"], rec["language"], rec["topic"],
+            json.dumps(rec["metadata"], sort_keys=True, ensure_ascii=False), run_id,
+        ))
+        if cur.rowcount == 1:
+            added += 1
+        else:
+            duplicates += 1
+    return added, duplicates
+
+
+def row_to_record(row) -> dict:
+    """A ``records`` table row as a record dict (with its integer ``id``)."""
+    rec = {"id": row["id"]}
+    for field, column in _COLUMNS.items():
+        rec[field] = row[column]
+    rec["metadata"] = json.loads(rec["metadata"] or "{}")
+    return rec

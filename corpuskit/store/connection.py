@@ -1,0 +1,94 @@
+"""Open a corpus file with sqlite-vec loaded.
+
+The standard library's ``sqlite3`` is used when it can load extensions;
+otherwise ``sqlean`` (PyPI ``sqlean.py``), which bundles an extension-capable
+SQLite with the same DB-API. Either way the connection is in WAL mode and
+answers rows as :class:`sqlite3.Row`-like objects.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import sqlite_vec
+
+from corpuskit.errors import ExtensionError, StoreError
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _driver(prefer: str | None = None):
+    """Return the DB-API module to use: ``sqlite3`` if it loads extensions, else ``sqlean``."""
+    prefer = prefer or os.environ.get("CORPUSKIT_SQLITE_DRIVER")
+    if prefer not in (None, "", "sqlite3", "sqlean"):
+        raise ExtensionError(f"unknown SQLite driver {prefer!r}: use sqlite3 or sqlean")
+    if prefer in (None, "", "sqlite3"):
+        probe = sqlite3.connect(":memory:")
+        can_load = hasattr(probe, "enable_load_extension")
+        probe.close()
+        if can_load:
+            return sqlite3
+        if prefer == "sqlite3":
+            raise ExtensionError("this Python's sqlite3 cannot load extensions; install sqlean.py")
+    try:
+        import sqlean
+    except ImportError as exc:  # pragma: no cover - sqlean is a base dependency
+        raise ExtensionError(
+            "this Python's sqlite3 cannot load extensions and sqlean is missing: "
+            "pip install sqlean.py"
+        ) from exc
+    return sqlean
+
+
+def driver_name(prefer: str | None = None) -> str:
+    """Name of the driver :func:`connect` would use (``sqlite3`` or ``sqlean``)."""
+    return _driver(prefer).__name__
+
+
+def _check_path(path: Path) -> None:
+    if not path.parent.exists():
+        raise StoreError(f"cannot open corpus {path}: directory {path.parent} does not exist")
+    if path.exists():
+        if path.is_dir():
+            raise StoreError(f"cannot open corpus {path}: it is a directory")
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        if head and head != _SQLITE_MAGIC:
+            raise StoreError(f"cannot open corpus {path}: not an SQLite database file")
+
+
+def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: float = 30.0):
+    """Open (or create) the SQLite file at ``path`` with sqlite-vec loaded, in WAL mode.
+
+    ``path`` may be ``":memory:"`` or a ``file:`` URI (used for shared in-memory corpora). Raises :class:`StoreError` naming the file
+    when its directory is missing or it is not an SQLite file.
+    """
+    module = _driver(driver)
+    is_memory = str(path) == ":memory:" or str(path).startswith("file:")
+    if not is_memory:
+        path = Path(path)
+        _check_path(path)
+    try:
+        conn = module.connect(str(path), timeout=timeout, isolation_level=None,
+                              check_same_thread=False, uri=str(path).startswith("file:"))
+    except module.Error as exc:
+        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
+    conn.row_factory = module.Row
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except Exception as exc:
+        conn.close()
+        raise ExtensionError(f"cannot load sqlite-vec into {path}: {exc}") from exc
+    try:
+        if not is_memory:
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    except module.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
+    return conn
