@@ -1,0 +1,55 @@
+"""Shared fixtures: an empty in-memory corpus, and one small demo corpus built once per session."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from corpuskit import open_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATASETS = Path(os.environ.get("CORPUSKIT_SHARED_DATASETS", ROOT.parent / "shared" / "datasets"))
+HN_CSV = SHARED_DATASETS / "hacker_news_2015_2016.csv"
+REDDIT_CSV = SHARED_DATASETS / "reddit_2019_science_technology.csv"
+
+# Size of the session demo corpus: small enough for CI, big enough for the stages to mean something.
+DEMO_TEST_RECORDS = int(os.environ.get("CORPUSKIT_TEST_DEMO_RECORDS", "6000"))
+DEMO_TEST_DAYS = 60
+DEMO_TEST_SEED = 7
+
+
+def need_shared(path: Path) -> Path:
+    """Skip the test when ``../shared/datasets`` (or the file) is absent."""
+    if not path.exists():
+        pytest.skip(f"{path} not present (../shared/datasets is only on the maintainers' machines)")
+    return path
+
+
+@pytest.fixture
+def corpus():
+    """An empty in-memory corpus."""
+    c = open_corpus(":memory:")
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="session")
+def demo_path(tmp_path_factory) -> Path:
+    """Path of a demo corpus file built once per session with every stage run."""
+    from corpuskit.ingest.demo import build_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    c = open_corpus(path)
+    build_demo(c, seed=DEMO_TEST_SEED, records=DEMO_TEST_RECORDS, days=DEMO_TEST_DAYS,
+               run_stages=True, progress=False)
+    c.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_corpus(demo_path):
+    """The session demo corpus, opened (read it; do not write to it)."""
+    c = open_corpus(demo_path)
+    yield c
+    c.close()
