@@ -1,0 +1,202 @@
+"""File import: formats, known layouts, --map, dedupe, bad rows, strict mode."""
+import csv
+import json
+
+import pytest
+
+from corpuskit import open_corpus
+from corpuskit.errors import ImportFormatError, StrictImportError, ValidationError
+from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+HN_HEADER = ["id", "title", "url", "num_points", "num_comments", "author", "created_at"]
+
+
+def test_hackernews_layout_without_map(corpus, tmp_path):
+    path = write_csv(tmp_path / "hn.csv", HN_HEADER, [
+        ["1", "Show HN: a thing", "http://x.org/a", "5", "2", "alice", "8/4/2016 11:52"],
+        ["2", "Ask HN: why?", "", "3", "9", "bob", "12/31/2015 0:05"],
+    ])
+    report = corpus.import_file(path)
+    assert (report.layout, report.read, report.added, report.rejected) == ("hackernews_csv", 2, 2, 0)
+    df = corpus.records()
+    assert list(df["source"]) == ["hackernews", "hackernews"]
+    ask = df[df.sourceId == "2"].iloc[0]
+    assert ask.url == "https://news.ycombinator.com/item?id=2"
+    assert ask.metadata == {"num_comments": "9", "num_points": "3"}
+    assert str(ask.publishedAt) == "2015-12-31 00:05:00+00:00"
+
+
+def test_reddit_layout_and_unix_seconds(corpus, tmp_path):
+    path = write_csv(tmp_path / "r.csv", ["id", "subreddit", "subreddit_language", "author", "timestamp", "title"],
+                     [["abc", "science", "en", "[deleted]", "1546302005", "Mars has water"]])
+    report = corpus.import_file(path)
+    assert report.layout == "reddit_csv"
+    rec = corpus.records().iloc[0]
+    assert (rec.source, rec.subreddit, rec.language) == ("reddit", "science", "en")
+    assert rec.publishedAt.isoformat() == "2019-01-01T00:20:05+00:00"
+
+
+def test_twitter_export_layout(corpus, tmp_path):
+    path = write_csv(tmp_path / "t.csv", ["id", "date", "text", "user_name"],
+                     [["99", "2022-05-01T10:00:00+02:00", "hello world", "carol"]])
+    report = corpus.import_file(path)
+    rec = corpus.records().iloc[0]
+    assert report.layout == "twitter_export"
+    assert (rec.source, rec.author, rec.contentText) == ("twitter", "carol", "hello world")
+    assert rec.publishedAt.isoformat() == "2022-05-01T08:00:00+00:00"
+
+
+def test_pushshift_submission_jsonl(corpus, tmp_path):
+    path = write_jsonl(tmp_path / "ps.jsonl", [
+        {"id": "x1", "subreddit": "technology", "author": "dan", "created_utc": 1600000000,
+         "title": "New chip", "selftext": "It is fast.", "score": 10, "permalink": "/r/technology/comments/x1/new_chip/"},
+    ])
+    corpus.import_file(path)
+    rec = corpus.records().iloc[0]
+    assert rec.contentText == "It is fast."
+    assert rec.url == "https://www.reddit.com/r/technology/comments/x1/new_chip/"
+    assert rec.metadata["score"] == 10
+
+
+def test_map_columns_and_topic_hint(corpus, tmp_path):
+    path = write_csv(tmp_path / "custom.csv", ["post_id", "body", "when", "who"],
+                     [["p1", "Some text here", "2020-02-02", "eve"]])
+    report = corpus.import_file(path, source="bluesky", topic="misc",
+                                mapping=["sourceId=post_id", "contentText=body", "publishedAt=when", "author=who"])
+    assert report.added == 1
+    rec = corpus.records().iloc[0]
+    assert (rec.source, rec.sourceId, rec.author, rec.topic) == ("bluesky", "p1", "eve", "misc")
+
+
+def test_unknown_layout_needs_map(corpus, tmp_path):
+    path = write_csv(tmp_path / "odd.csv", ["a", "b"], [["1", "2"]])
+    with pytest.raises(ImportFormatError, match=r"unrecognised columns: a, b.*--map"):
+        corpus.import_file(path, source="news")
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["nonsense"], "expected FIELD=COLUMN"),
+    (["colour=body"], "unknown field 'colour'"),
+    (["contentText=missing_col"], "not in the file: missing_col"),
+])
+def test_bad_map(corpus, tmp_path, bad, message):
+    path = write_csv(tmp_path / "c.csv", ["body", "when"], [["x", "2020-01-01"]])
+    with pytest.raises(ImportFormatError, match=message):
+        corpus.import_file(path, source="news", mapping=bad + ["publishedAt=when"])
+
+
+def test_unknown_source_and_missing_source(corpus, tmp_path):
+    path = write_csv(tmp_path / "c.csv", ["body", "when"], [["x", "2020-01-01"]])
+    with pytest.raises(ValidationError, match="unknown source kind 'myspace'"):
+        corpus.import_file(path, source="myspace", mapping=["contentText=body", "publishedAt=when"])
+    with pytest.raises(ImportFormatError, match="pass --source"):
+        corpus.import_file(path, mapping=["contentText=body", "publishedAt=when"])
+
+
+def test_bad_files(corpus, tmp_path):
+    with pytest.raises(ImportFormatError, match="no such file"):
+        corpus.import_file(tmp_path / "absent.csv")
+    (tmp_path / "x.xlsx").write_text("?")
+    with pytest.raises(ImportFormatError, match="unknown file type"):
+        corpus.import_file(tmp_path / "x.xlsx")
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ImportFormatError, match="empty CSV"):
+        corpus.import_file(tmp_path / "empty.csv")
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet")
+    with pytest.raises(ImportFormatError, match="Parquet"):
+        corpus.import_file(tmp_path / "bad.parquet")
+
+
+def test_bad_rows_reported_and_rest_imported(corpus, tmp_path):
+    path = write_csv(tmp_path / "hn.csv", HN_HEADER, [
+        ["1", "fine", "", "1", "1", "a", "8/4/2016 11:52"],
+        ["2", "", "", "1", "1", "b", "8/4/2016 11:52"],
+        ["3", "bad date", "", "1", "1", "c", "31/31/2016 99:00"],
+        ["4", "also fine", "", "1", "1", "d", "8/5/2016 1:00"],
+    ])
+    report = corpus.import_file(path)
+    assert (report.read, report.added, report.rejected) == (4, 2, 2)
+    assert report.rejections[0][0] == 2 and "no text" in report.rejections[0][1]
+    assert report.rejections[1][0] == 3 and "unparseable date" in report.rejections[1][1]
+
+
+def test_malformed_jsonl_line_is_rejected_with_line_number(corpus, tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps({"source": "news", "contentText": "ok", "publishedAt": "2020-01-01"}) + "\n{oops\n")
+    report = corpus.import_file(path)
+    assert report.added == 1 and report.rejections == [(2, "malformed JSON line")]
+
+
+def test_strict_aborts_and_writes_nothing(corpus, tmp_path):
+    path = write_csv(tmp_path / "hn.csv", HN_HEADER, [
+        ["1", "fine", "", "1", "1", "a", "8/4/2016 11:52"],
+        ["2", "", "", "1", "1", "b", "8/4/2016 11:52"],
+    ])
+    with pytest.raises(StrictImportError, match="row 2: no text"):
+        corpus.import_file(path, strict=True)
+    assert corpus.count() == 0
+    assert corpus.conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+
+
+def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch):
+    c = open_corpus(tmp_path / "c.db")
+    path = write_csv(tmp_path / "hn.csv", HN_HEADER,
+                     [[str(i), f"title {i}", "", "1", "1", "a", "8/4/2016 11:52"] for i in range(5000)])
+    import corpuskit.ingest.importers as importers
+
+    calls = {"n": 0}
+    real = importers.insert_records
+
+    def flaky(conn, batch, run_id=None):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        return real(conn, batch, run_id)
+
+    monkeypatch.setattr(importers, "insert_records", flaky)
+    with pytest.raises(OSError):
+        c.import_file(path)
+    assert c.count() == 0
+
+
+def test_reimport_adds_nothing_and_hash_dedupe(corpus, tmp_path):
+    path = write_csv(tmp_path / "c.csv", ["body", "when"], [["same text", "2020-01-01"], ["same text", "2020-01-02"],
+                                                             ["other", "2020-01-03"]])
+    m = ["contentText=body", "publishedAt=when"]
+    first = corpus.import_file(path, source="news", mapping=m)
+    assert (first.added, first.duplicates) == (2, 1)  # no sourceId: dedupe on the content hash
+    second = corpus.import_file(path, source="news", mapping=m)
+    assert (second.added, second.duplicates) == (0, 3)
+
+
+def test_real_hacker_news_csv(tmp_path):
+    path = need_shared(HN_CSV)
+    c = open_corpus(tmp_path / "hn.db")
+    report = c.import_file(path)
+    assert (report.read, report.added, report.rejected) == (20099, 20099, 0)
+    again = c.import_file(path)
+    assert (again.added, again.duplicates) == (0, 20099)
+    assert c.now().isoformat() == "2016-09-26T03:13:00+00:00"
+
+
+def test_real_reddit_csv(tmp_path):
+    path = need_shared(REDDIT_CSV)
+    c = open_corpus(tmp_path / "r.db")
+    report = c.import_file(path)
+    assert (report.read, report.added, report.rejected) == (14384, 14384, 0)
+    assert c.import_file(path).added == 0
+    assert set(c.records()["subreddit"]) == {"science", "technology"}

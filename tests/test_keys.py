@@ -1,0 +1,59 @@
+"""The key store: shown once, stored hashed, tiers, revocation."""
+import pytest
+
+from corpuskit.errors import KeyStoreError
+from corpuskit.store import keys
+
+
+def test_create_stores_only_a_hash(corpus):
+    key = keys.create_key(corpus.conn, tier="free", name="alice")
+    assert key.startswith("ck_") and len(key) > 40
+    stored = [tuple(r) for r in corpus.conn.execute("SELECT * FROM api_keys")]
+    assert all(key not in str(row) for row in stored)
+    info = keys.lookup_key(corpus.conn, key)
+    assert (info.tier, info.per_minute, info.per_day, info.name) == ("free", 5, 100, "alice")
+
+
+def test_tiers_and_enterprise_limits(corpus):
+    research = keys.lookup_key(corpus.conn, keys.create_key(corpus.conn, tier="research"))
+    assert (research.per_minute, research.per_day) == (60, 5000)
+    ent = keys.lookup_key(corpus.conn, keys.create_key(corpus.conn, tier="enterprise", per_minute=1000, per_day=9))
+    assert (ent.per_minute, ent.per_day) == (1000, 9)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"tier": "gold"}, "unknown tier"),
+    ({"tier": "free", "per_minute": 50}, "only for enterprise"),
+    ({"tier": "enterprise", "per_minute": 0}, "positive integer"),
+])
+def test_bad_creation(corpus, kwargs, message):
+    with pytest.raises(KeyStoreError, match=message):
+        keys.create_key(corpus.conn, **kwargs)
+
+
+def test_unknown_and_revoked_keys_do_not_resolve(corpus):
+    key = keys.create_key(corpus.conn, name="bob")
+    assert keys.lookup_key(corpus.conn, "ck_wrong") is None
+    assert keys.lookup_key(corpus.conn, "") is None
+    assert keys.lookup_key(corpus.conn, "x" * 10000) is None
+    keys.revoke_key(corpus.conn, "bob")
+    assert keys.lookup_key(corpus.conn, key) is None
+    assert keys.has_keys(corpus.conn)
+    with pytest.raises(KeyStoreError, match="no key matches"):
+        keys.revoke_key(corpus.conn, "nobody")
+
+
+def test_revoke_by_id_and_by_key(corpus):
+    k1 = keys.create_key(corpus.conn)
+    k2 = keys.create_key(corpus.conn)
+    keys.revoke_key(corpus.conn, "1")
+    keys.revoke_key(corpus.conn, k2)
+    assert keys.lookup_key(corpus.conn, k1) is None and keys.lookup_key(corpus.conn, k2) is None
+
+
+def test_configurable_prefix(corpus, monkeypatch):
+    monkeypatch.setenv("CORPUSKIT_KEY_PREFIX", "lab_")
+    assert keys.create_key(corpus.conn).startswith("lab_")
+    monkeypatch.setenv("CORPUSKIT_KEY_PREFIX", "bad prefix!")
+    with pytest.raises(KeyStoreError, match="CORPUSKIT_KEY_PREFIX"):
+        keys.create_key(corpus.conn)
