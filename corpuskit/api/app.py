@@ -1,0 +1,102 @@
+"""The root WSGI application: ``/v1`` (bearer) and ``/api/v1`` (keyed) on one Bottle app.
+
+:func:`create_app` takes an open :class:`~corpuskit.Corpus` and returns the
+app; it reads no environment and no arguments beyond its own (``server.py``'s
+``main()`` does that). Every answer it gives is JSON (the signal stream
+aside): unknown paths are 404, wrong methods 405, library validation errors
+400, missing rows 404, and any other exception a logged 500 ``{"error": ...}``,
+never Bottle's HTML page.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+import os
+
+import bottle
+
+from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
+from corpuskit.errors import NotFoundError, ValidationError
+
+log = logging.getLogger("corpuskit.api")
+
+DEFAULT_HEARTBEAT_SECONDS = 30.0
+
+
+def _status_message(err) -> str:
+    status = err.status_code
+    if status == 404:
+        return "not found"
+    if status == 405:
+        return "method not allowed"
+    if status >= 500:
+        return "internal server error"
+    body = err.body if isinstance(err.body, str) else ""
+    return body or bottle.HTTP_CODES.get(status, "error")
+
+
+def _error_handler(err) -> bytes:
+    """Bottle's own errors (no route, wrong method, caught crashes) as JSON."""
+    if err.status_code >= 500:
+        log.error("internal error on %s %s: %s\n%s", bottle.request.method, bottle.request.path,
+                  err.exception, err.traceback or "")
+    bottle.response.content_type = JSON_TYPE + "; charset=utf-8"
+    return error_body(err.status_code, _status_message(err))
+
+
+def json_plugin(callback):
+    """Wrap a route: dicts and lists become JSON; exceptions become JSON errors."""
+
+    @functools.wraps(callback)
+    def wrapper(*args, **kwargs):
+        try:
+            out = callback(*args, **kwargs)
+        except bottle.HTTPResponse:
+            raise
+        except ValidationError as exc:
+            raise JsonError(400, str(exc)) from exc
+        except NotFoundError as exc:
+            raise JsonError(404, str(exc)) from exc
+        except Exception:
+            log.exception("internal error on %s %s", bottle.request.method, bottle.request.path)
+            raise JsonError(500, "internal server error") from None
+        if isinstance(out, (dict, list)):
+            bottle.response.content_type = JSON_TYPE + "; charset=utf-8"
+            return encode_json(out)
+        return out
+
+    return wrapper
+
+
+def _install_optional(module_name: str, app, corpus, **kwargs) -> bool:
+    """Call ``<module>.install(app, corpus)`` when that module exists."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            log.debug("%s not present; its routes are not served", module_name)
+            return False
+        raise
+    module.install(app, corpus, **kwargs)
+    return True
+
+
+def create_app(corpus, heartbeat_seconds: float | None = None) -> bottle.Bottle:
+    """The WSGI app serving ``corpus`` under ``/v1`` and ``/api/v1``.
+
+    ``heartbeat_seconds`` is the signal stream's heartbeat interval; when None
+    it falls back to ``CORPUSKIT_HEARTBEAT_SECONDS`` and then to 30.
+    """
+    if heartbeat_seconds is None:
+        heartbeat_seconds = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS") or DEFAULT_HEARTBEAT_SECONDS)
+    if not heartbeat_seconds > 0:
+        raise ValidationError(f"heartbeat interval must be positive, not {heartbeat_seconds!r}")
+    app = bottle.Bottle(catchall=True, autojson=False)
+    app.default_error_handler = _error_handler
+    app.install(json_plugin)
+    app.config["corpuskit.corpus"] = corpus
+    app.config["corpuskit.heartbeat_seconds"] = float(heartbeat_seconds)
+    _install_optional("corpuskit.api.bearer.routes", app, corpus, heartbeat_seconds=float(heartbeat_seconds))
+    _install_optional("corpuskit.api.keyed.routes", app, corpus)
+    return app

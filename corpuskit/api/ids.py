@@ -1,0 +1,96 @@
+"""Opaque, stable identifiers for ``/v1``: ``rec_…``, ``sto_…``, ``sig_…``, ``top_…``, ``ent_…``, ``arc_…``.
+
+An id is ``<kind>_<token>``: the token is base32 of the 64-bit integer key
+passed through a keyed 4-round Feistel permutation (per corpus and kind),
+followed by a 5-byte keyed tag.
+The same row always has the same id in the same corpus file, the integer is
+never visible, and a malformed, tampered, foreign or wrong-kind id decodes to
+``None`` (the handler then answers 404).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+import weakref
+
+KINDS = ("rec", "sto", "sig", "top", "ent", "arc")
+_SECRET_META_KEY = "api_id_secret"
+_TOKEN_RE = re.compile(r"^[a-z2-7]{21}$")
+_TAG_BYTES = 5
+_secrets: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def corpus_secret(corpus, meta_key: str = _SECRET_META_KEY) -> bytes:
+    """The corpus's API secret named ``meta_key`` (created and stored in ``meta`` on first use)."""
+    cache = _secrets.setdefault(corpus, {}) if corpus is not None else {}
+    value = cache.get(meta_key)
+    if value is not None:
+        return value
+    with _lock:
+        conn = corpus.conn
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                     (meta_key, '"' + secrets.token_hex(32) + '"'))
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (meta_key,)).fetchone()
+        value = bytes.fromhex(row[0].strip('"'))
+        cache[meta_key] = value
+    return value
+
+
+def _round(secret: bytes, kind: str, i: int, half: int) -> int:
+    digest = hashlib.blake2b(half.to_bytes(4, "big"), digest_size=4, key=secret[:32],
+                             person=f"{kind}{i}".encode()[:16]).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _permute(secret: bytes, kind: str, value: int, inverse: bool = False) -> int:
+    left, right = value >> 32, value & 0xFFFFFFFF
+    rounds = range(3, -1, -1) if inverse else range(4)
+    for i in rounds:
+        if inverse:
+            left, right = right ^ _round(secret, kind, i, left), left
+        else:
+            left, right = right, left ^ _round(secret, kind, i, right)
+    return (left << 32) | right
+
+
+def _tag(secret: bytes, kind: str, payload: bytes) -> bytes:
+    return hmac.new(secret, kind.encode() + b"|" + payload, hashlib.sha256).digest()[:_TAG_BYTES]
+
+
+def encode_id(corpus, kind: str, int_id: int) -> str:
+    """The opaque id of row ``int_id`` of ``kind`` (one of :data:`KINDS`)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown id kind {kind!r}")
+    return _encode(corpus_secret(corpus), kind, int(int_id))
+
+
+@functools.lru_cache(maxsize=200_000)
+def _encode(secret: bytes, kind: str, int_id: int) -> str:
+    payload = _permute(secret, kind, int_id).to_bytes(8, "big", signed=False)
+    token = base64.b32encode(payload + _tag(secret, kind, payload)).decode("ascii").rstrip("=").lower()
+    return f"{kind}_{token}"
+
+
+def decode_id(corpus, kind: str, text) -> int | None:
+    """The integer behind an id of ``kind``, or None when it is not one of ours."""
+    if not isinstance(text, str) or len(text) != len(kind) + 22 or not text.startswith(kind + "_"):
+        return None
+    token = text[len(kind) + 1:]
+    if not _TOKEN_RE.match(token):
+        return None
+    try:
+        blob = base64.b32decode(token.upper() + "===")
+    except (binascii.Error, ValueError):
+        return None
+    payload, tag = blob[:8], blob[8:]
+    secret = corpus_secret(corpus)
+    if not hmac.compare_digest(tag, _tag(secret, kind, payload)):
+        return None
+    return _permute(secret, kind, int.from_bytes(payload, "big"), inverse=True)
