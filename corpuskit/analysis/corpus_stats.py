@@ -1,0 +1,194 @@
+"""Corpus-level statistics: daily timelines, the topic distribution and the status check.
+
+Every timeline is dense: one row per UTC day of the window that ends on the
+corpus clock's day (``corpus.now()``), zeros included, oldest first. A record
+counts on the day of its ``publishedAt``. A record belongs to a topic through
+its topic assignments (``topic_assignments``), so a record assigned to two
+topics counts in both topics' numbers.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from corpuskit.analysis.windows import check_days, topic_by_id, window_days
+from corpuskit.clock import iso, utc
+from corpuskit.errors import NotFoundError
+from corpuskit.ingest.records import SOURCE_KINDS
+
+SCORE_DECIMALS = 4
+
+
+def _rounded(value):
+    return None if value is None else round(float(value), SCORE_DECIMALS)
+
+
+def global_timeline(corpus, days: int = 30) -> list[dict]:
+    """Records per day over the last ``days`` days, with a per-source breakdown.
+
+    Returns ``[{date, recordCount, sources: {kind: n}}]``, one row per day,
+    oldest first. ``sources`` lists every source kind seen in the window
+    (zero on the days it has no records), so each row has the same keys.
+    """
+    days = check_days(days)
+    dates = window_days(corpus, days)
+    rows = corpus.conn.execute(
+        "SELECT day, source, count(*) FROM records WHERE day BETWEEN ? AND ? "
+        "GROUP BY day, source",
+        (dates[0], dates[-1]),
+    ).fetchall()
+    kinds = sorted({r[1] for r in rows})
+    per_day = {d: dict.fromkeys(kinds, 0) for d in dates}
+    for day, source, n in rows:
+        per_day[day][source] = n
+    return [{"date": d, "recordCount": sum(per_day[d].values()), "sources": per_day[d]}
+            for d in dates]
+
+
+def source_timeline(corpus, source: str, days: int = 30) -> dict:
+    """Records per day of one source kind: ``{sourceId, timeline: [{date, recordCount}]}``.
+
+    Raises :class:`NotFoundError` when ``source`` is not a source kind or the
+    corpus holds no record of it.
+    """
+    days = check_days(days)
+    if source not in SOURCE_KINDS or corpus.conn.execute(
+            "SELECT 1 FROM records WHERE source = ? LIMIT 1", (source,)).fetchone() is None:
+        raise NotFoundError(f"Source not found: {source!r}")
+    dates = window_days(corpus, days)
+    counts = dict(corpus.conn.execute(
+        "SELECT day, count(*) FROM records WHERE source = ? AND day BETWEEN ? AND ? GROUP BY day",
+        (source, dates[0], dates[-1]),
+    ).fetchall())
+    return {"sourceId": source,
+            "timeline": [{"date": d, "recordCount": counts.get(d, 0)} for d in dates]}
+
+
+def sentiment_timeline(corpus, days: int = 7) -> dict:
+    """Mean sentiment score per day: ``{timeline: [{date, avgScore, sources: {kind: avg}}]}``.
+
+    Only records with a sentiment score count. A day with no scored record
+    has ``avgScore`` null (no data is not the same as neutral) and an empty
+    ``sources`` map; ``sources`` lists the kinds scored that day. Scores are
+    rounded to 4 decimals.
+    """
+    days = check_days(days)
+    dates = window_days(corpus, days)
+    rows = corpus.conn.execute(
+        "SELECT r.day, r.source, sum(e.sentiment_score), count(*) FROM records r "
+        "JOIN enrichment e ON e.record_id = r.id WHERE r.day BETWEEN ? AND ? "
+        "GROUP BY r.day, r.source ORDER BY r.day, r.source",
+        (dates[0], dates[-1]),
+    ).fetchall()
+    sums = {d: [0.0, 0] for d in dates}
+    sources = {d: {} for d in dates}
+    for day, source, total, n in rows:
+        sums[day][0] += total
+        sums[day][1] += n
+        sources[day][source] = _rounded(total / n)
+    timeline = []
+    for d in dates:
+        total, n = sums[d]
+        timeline.append({"date": d, "avgScore": _rounded(total / n) if n else None,
+                         "sources": sources[d]})
+    return {"timeline": timeline}
+
+
+def topic_distribution(corpus) -> dict:
+    """Records per topic: ``{topics: [{topicId, label, share, recordCount}], totalRecords}``.
+
+    ``share`` is the topic's records over all records in the corpus (4
+    decimals); because a record may carry several topics the shares can add up
+    to more than 1, and records with no topic make them add up to less.
+    Every topic is listed, most records first (ties by id).
+    """
+    total = corpus.count()
+    rows = corpus.conn.execute(
+        "SELECT t.id, t.display_name, count(ta.record_id) AS n FROM topics t "
+        "LEFT JOIN topic_assignments ta ON ta.topic_id = t.id GROUP BY t.id "
+        "ORDER BY n DESC, t.id"
+    ).fetchall()
+    return {
+        "topics": [{"topicId": tid, "label": label, "recordCount": n,
+                    "share": round(n / total, SCORE_DECIMALS) if total else 0.0}
+                   for tid, label, n in rows],
+        "totalRecords": total,
+    }
+
+
+def topic_timeline(corpus, topic_id, days: int = 30) -> dict:
+    """Records per day of one topic: ``{topicId, timeline: [{date, recordCount, share}]}``.
+
+    ``share`` is the topic's records that day over all records that day (0
+    on a day with no records). Raises :class:`NotFoundError` for an unknown id.
+    """
+    days = check_days(days)
+    tid, _ = topic_by_id(corpus, topic_id)
+    dates = window_days(corpus, days)
+    topic_counts = dict(corpus.conn.execute(
+        "SELECT r.day, count(*) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
+        "WHERE ta.topic_id = ? AND r.day BETWEEN ? AND ? GROUP BY r.day",
+        (tid, dates[0], dates[-1]),
+    ).fetchall())
+    all_counts = dict(corpus.conn.execute(
+        "SELECT day, count(*) FROM records WHERE day BETWEEN ? AND ? GROUP BY day",
+        (dates[0], dates[-1]),
+    ).fetchall())
+    timeline = []
+    for d in dates:
+        n, total = topic_counts.get(d, 0), all_counts.get(d, 0)
+        timeline.append({"date": d, "recordCount": n,
+                         "share": round(n / total, SCORE_DECIMALS) if total else 0.0})
+    return {"topicId": tid, "timeline": timeline}
+
+
+def source_ingestion(corpus) -> list[dict]:
+    """Per source kind with records: ``[{source, recordCount, lastIngestion}]``, by source.
+
+    ``lastIngestion`` is the newest ``capturedAt`` of the source's records, or
+    the collectors' ``source_health`` row when that is newer (a live source
+    that was polled but brought nothing new is still being ingested).
+    """
+    rows = corpus.conn.execute(
+        "SELECT source, count(*), max(captured_at) FROM records GROUP BY source ORDER BY source"
+    ).fetchall()
+    health = dict(corpus.conn.execute(
+        "SELECT source, last_ingested_at FROM source_health WHERE last_ingested_at IS NOT NULL"
+    ).fetchall())
+    out = []
+    for source, n, captured in rows:
+        last = max(filter(None, (captured, health.get(source))))
+        out.append({"source": source, "recordCount": n, "lastIngestion": last})
+    return out
+
+
+def status(corpus) -> dict:
+    """The public status check, by the corpus clock.
+
+    ``{status: 'operational', totalRecords, records24h, activeTopics,
+    signals48h, sources: [{source, lastIngestion}], checkedAt}``:
+    ``records24h`` counts records published in the 24 hours up to the clock,
+    ``signals48h`` signals detected in the 48 hours up to it, ``activeTopics``
+    the topics marked active; ``checkedAt`` is the corpus clock.
+    """
+    now = utc(corpus.now())
+    now_iso = iso(now)
+    conn = corpus.conn
+    records24h = conn.execute(
+        "SELECT count(*) FROM records WHERE published_at > ? AND published_at <= ?",
+        (iso(now - timedelta(hours=24)), now_iso),
+    ).fetchone()[0]
+    signals48h = conn.execute(
+        "SELECT count(*) FROM signals WHERE detected_at > ? AND detected_at <= ?",
+        (iso(now - timedelta(hours=48)), now_iso),
+    ).fetchone()[0]
+    active = conn.execute("SELECT count(*) FROM topics WHERE active = 1").fetchone()[0]
+    return {
+        "status": "operational",
+        "totalRecords": corpus.count(),
+        "records24h": records24h,
+        "activeTopics": active,
+        "signals48h": signals48h,
+        "sources": [{"source": s["source"], "lastIngestion": s["lastIngestion"]}
+                    for s in source_ingestion(corpus)],
+        "checkedAt": now_iso,
+    }
