@@ -88,10 +88,10 @@ def test_sentiment_timeline_null_on_empty_days(built):
 def test_topic_distribution(built):
     c, f = built
     out = corpus_stats.topic_distribution(c)
-    assert out["totalRecords"] == 9
+    assert out["totalRecords"] == 8
     topics = {t["label"]: t for t in out["topics"]}
     assert topics["AI Policy"]["recordCount"] == 5 and topics["Climate"]["recordCount"] == 3
-    assert topics["AI Policy"]["share"] == pytest.approx(5 / 9, abs=1e-4)
+    assert topics["AI Policy"]["share"] == pytest.approx(5 / 8, abs=1e-4)
     assert topics["Empty Beat"] == {"topicId": f.topics["empty-beat"], "label": "Empty Beat",
                                     "recordCount": 0, "share": 0.0}
     assert [t["label"] for t in out["topics"]] == ["AI Policy", "Climate", "Empty Beat"]
@@ -119,7 +119,7 @@ def test_status_by_the_corpus_clock(built):
     s = corpus_stats.status(c)
     assert s["status"] == "operational"
     assert s["checkedAt"] == NOW
-    assert s["totalRecords"] == 9
+    assert s["totalRecords"] == 8
     # published in (2024-03-30T12:00, 2024-03-31T12:00]: the 5 at noon on the 31st
     assert s["records24h"] == 5
     assert s["signals48h"] == 1
