@@ -41,6 +41,10 @@ class ValidationError(CorpusKitError, ValueError):
     """A parameter given to the library is out of range or malformed."""
 
 
+class BeatDefinitionError(CorpusKitError, ValueError):
+    """A beat (topic) definition file or list is unreadable or malformed."""
+
+
 class NotFoundError(CorpusKitError, LookupError):
     """A record, story, topic, entity, signal or arc does not exist."""
 
