@@ -31,6 +31,7 @@ CREATE TABLE stories (
 CREATE INDEX stories_current ON stories(is_current, kind, generated_at);
 CREATE INDEX stories_topic ON stories(topic_id, generated_at);
 CREATE INDEX stories_entity ON stories(entity_id, generated_at);
+CREATE INDEX stories_key ON stories(story_key, version);
 
 CREATE TABLE story_citations (
     story_id   INTEGER NOT NULL REFERENCES stories(id) ON DELETE CASCADE,
@@ -38,6 +39,7 @@ CREATE TABLE story_citations (
     record_id  INTEGER NOT NULL REFERENCES records(id),
     confidence REAL NOT NULL,
     inferred   INTEGER NOT NULL DEFAULT 0,
+    credibility REAL NOT NULL DEFAULT 0,      -- the source's credibilityScore (narrate/credibility)
     PRIMARY KEY (story_id, ordinal)
 );
 
@@ -46,6 +48,8 @@ CREATE TABLE story_slugs (
     slug      TEXT PRIMARY KEY,
     story_key TEXT NOT NULL
 );
+CREATE INDEX story_slugs_key ON story_slugs(story_key);
+CREATE INDEX story_citations_record ON story_citations(record_id);
 
 CREATE TABLE arcs (
     id              INTEGER PRIMARY KEY,

@@ -1,0 +1,54 @@
+"""Splitting record text into sentences the extractive writer may quote verbatim."""
+from __future__ import annotations
+
+import re
+
+_WS = re.compile(r"\s+")
+# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before
+# whitespace and an upper-case letter, digit or opening quote.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(A-Z0-9])")
+_MARKER = re.compile(r"\[\d+\]")
+_URL = re.compile(r"https?://\S+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "mr.", "mrs.", "ms.", "dr.", "prof.", "inc.", "st.",
+                  "jr.", "sr.", "u.s.", "u.k.", "etc.", "fig.", "no.", "approx.")
+
+
+def squash(text: str) -> str:
+    """Collapse runs of whitespace to one space and strip."""
+    return _WS.sub(" ", str(text or "")).strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (whitespace collapsed), in order.
+
+    Boundaries after common abbreviations (``e.g.``, ``Dr.``) are not split.
+    Every returned sentence occurs verbatim in ``squash(text)``.
+    """
+    flat = squash(text)
+    if not flat:
+        return []
+    pieces, start = [], 0
+    for match in _BOUNDARY.finditer(flat):
+        head = flat[start:match.start()].lower()
+        if head.endswith(_ABBREVIATIONS) or re.search(r"\b[a-z]\.$", head):
+            continue
+        end = match.end()
+        piece = flat[start:end].strip()
+        if piece:
+            pieces.append(piece)
+        start = end
+    tail = flat[start:].strip()
+    if tail:
+        pieces.append(tail)
+    return pieces
+
+
+def quotable(sentence: str, min_words: int = 5, max_words: int = 60) -> bool:
+    """Whether a sentence can stand in a story: a sane length, no bare URLs, no ``[n]`` markers."""
+    words = sentence.split()
+    if not (min_words <= len(words) <= max_words):
+        return False
+    if _MARKER.search(sentence) or _URL.search(sentence):
+        return False
+    letters = sum(ch.isalpha() for ch in sentence)
+    return letters >= 0.5 * len(sentence)
