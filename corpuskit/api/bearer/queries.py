@@ -1,0 +1,317 @@
+"""SQL for the ``/v1`` lists: keyset pages, totals and small lookups.
+
+Every list function takes ``after`` (the sort key of the previous page's last
+row, or None) and ``limit``, and fetches ``limit + 1`` rows so the caller
+knows whether a next page exists. Sort orders (all ending in a unique id, so
+keysets are total orders):
+
+- records: ``published_at`` desc, ``id`` desc
+- record entity mentions: ``mention_count`` desc, ``entity_id`` asc
+- stories (current versions only): ``publish_at`` desc, ``id`` desc
+- signals: ``detected_at`` desc, ``id`` desc
+- topics: ``id`` asc
+- entities: ``mention_count`` desc, ``id`` asc; the slug drain: ``slug`` asc
+- arcs: ``last_updated_at`` desc, ``id`` desc
+"""
+from __future__ import annotations
+
+import json
+
+# /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
+V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
+STORED_TO_V1_KIND = {v: k for k, v in V1_SIGNAL_KINDS.items()}
+SITEMAP_PAGE_SIZE = 500
+
+
+def _where(clauses: list[str]) -> str:
+    return (" WHERE " + " AND ".join(clauses)) if clauses else ""
+
+
+# -- records ------------------------------------------------------------------
+_RECORD_COLUMNS = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_score, "
+                   "e.sentiment_label FROM records r ")
+
+
+def record_page(conn, source=None, sentiment=None, since=None, until=None, after=None, limit=20):
+    """``(rows, total)`` of records, newest first."""
+    clauses, args = [], []
+    join = "LEFT JOIN enrichment e ON e.record_id = r.id"
+    if sentiment is not None:
+        join = "JOIN enrichment e ON e.record_id = r.id"
+        clauses.append("e.sentiment_label = ?")
+        args.append(sentiment)
+    if source is not None:
+        clauses.append("r.source = ?")
+        args.append(source)
+    if since is not None:
+        clauses.append("r.published_at >= ?")
+        args.append(since)
+    if until is not None:
+        clauses.append("r.published_at <= ?")
+        args.append(until)
+    total = conn.execute(f"SELECT count(*) FROM records r {join}{_where(clauses)}", args).fetchone()[0]
+    if after is not None:
+        clauses.append("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))")
+        args += [after[0], after[0], after[1]]
+    rows = conn.execute(
+        f"{_RECORD_COLUMNS}{join}{_where(clauses)} ORDER BY r.published_at DESC, r.id DESC LIMIT ?",
+        args + [limit + 1],
+    ).fetchall()
+    return rows, total
+
+
+def record_row(conn, record_id: int):
+    """One record with its enrichment, or None."""
+    return conn.execute(
+        "SELECT r.*, e.sentiment_score, e.sentiment_label FROM records r "
+        "LEFT JOIN enrichment e ON e.record_id = r.id WHERE r.id = ?", (record_id,)
+    ).fetchone()
+
+
+def record_exists(conn, record_id: int) -> bool:
+    return conn.execute("SELECT 1 FROM records WHERE id = ?", (record_id,)).fetchone() is not None
+
+
+def record_embedding(conn, record_id: int):
+    """``(blob, model name, dimensions)`` of a record's vector, or None when it has none."""
+    row = conn.execute("SELECT embedding FROM record_vectors WHERE record_id = ?", (record_id,)).fetchone()
+    if row is None:
+        return None
+    model = conn.execute(
+        "SELECT kind, dimensions FROM models WHERE dimensions IS NOT NULL "
+        "ORDER BY (name = 'embedder') DESC, created_at DESC LIMIT 1"
+    ).fetchone()
+    return row[0], (model[0] if model else None), (model[1] if model else None)
+
+
+def mention_page(conn, record_id: int, after=None, limit=20):
+    """``(rows, total)`` of a record's entity mentions, most mentioned first."""
+    total = conn.execute("SELECT count(*) FROM mentions WHERE record_id = ?", (record_id,)).fetchone()[0]
+    clauses, args = ["m.record_id = ?"], [record_id]
+    if after is not None:
+        clauses.append("(m.mention_count < ? OR (m.mention_count = ? AND m.entity_id > ?))")
+        args += [after[0], after[0], after[1]]
+    rows = conn.execute(
+        "SELECT m.entity_id, en.name, en.type, m.mention_count, m.positions FROM mentions m "
+        f"JOIN entities en ON en.id = m.entity_id{_where(clauses)} "
+        "ORDER BY m.mention_count DESC, m.entity_id LIMIT ?", args + [limit + 1],
+    ).fetchall()
+    return rows, total
+
+
+def record_topics(conn, record_id: int):
+    return conn.execute(
+        "SELECT t.id, t.display_name, t.name, ta.confidence FROM topic_assignments ta "
+        "JOIN topics t ON t.id = ta.topic_id WHERE ta.record_id = ? ORDER BY ta.confidence DESC, t.id",
+        (record_id,),
+    ).fetchall()
+
+
+# -- stories --------------------------------------------------------------------
+_STORY_LIST = (
+    "SELECT s.id, s.slug, s.headline, s.publish_at, t.name AS beat, s.signal_severity, s.read_min "
+    "FROM stories s LEFT JOIN topics t ON t.id = s.topic_id"
+)
+
+
+def _story_clauses(topic_id=None, entity_id=None, since=None, until=None):
+    clauses, args = ["s.is_current = 1"], []
+    for column, value in (("s.topic_id = ?", topic_id), ("s.entity_id = ?", entity_id),
+                          ("s.publish_at >= ?", since), ("s.publish_at <= ?", until)):
+        if value is not None:
+            clauses.append(column)
+            args.append(value)
+    return clauses, args
+
+
+def story_count(conn, topic_id=None, entity_id=None, since=None, until=None) -> int:
+    clauses, args = _story_clauses(topic_id, entity_id, since, until)
+    return conn.execute(f"SELECT count(*) FROM stories s{_where(clauses)}", args).fetchone()[0]
+
+
+def story_page(conn, topic_id=None, entity_id=None, since=None, until=None, after=None, limit=20):
+    """``(rows, total)`` of current stories, newest ``publish_at`` first."""
+    total = story_count(conn, topic_id, entity_id, since, until)
+    clauses, args = _story_clauses(topic_id, entity_id, since, until)
+    if after is not None:
+        clauses.append("(s.publish_at < ? OR (s.publish_at = ? AND s.id < ?))")
+        args += [after[0], after[0], after[1]]
+    rows = conn.execute(f"{_STORY_LIST}{_where(clauses)} ORDER BY s.publish_at DESC, s.id DESC LIMIT ?",
+                        args + [limit + 1]).fetchall()
+    return rows, total
+
+
+# -- signals --------------------------------------------------------------------
+_SIGNAL_SERVED = "s.kind IN ('volume_spike', 'novelty', 'divergence')"
+
+
+def signal_page(conn, kind=None, severity=None, status=None, after=None, limit=20):
+    """``(rows, total)`` of signals served by ``/v1``, newest first."""
+    clauses, args = [_SIGNAL_SERVED], []
+    for column, value in (("s.kind = ?", V1_SIGNAL_KINDS.get(kind) if kind else None),
+                          ("s.severity = ?", severity), ("s.status = ?", status)):
+        if value is not None:
+            clauses.append(column)
+            args.append(value)
+    total = conn.execute(f"SELECT count(*) FROM signals s{_where(clauses)}", args).fetchone()[0]
+    if after is not None:
+        clauses.append("(s.detected_at < ? OR (s.detected_at = ? AND s.id < ?))")
+        args += [after[0], after[0], after[1]]
+    rows = conn.execute(
+        f"SELECT s.* FROM signals s{_where(clauses)} ORDER BY s.detected_at DESC, s.id DESC LIMIT ?",
+        args + [limit + 1],
+    ).fetchall()
+    return rows, total
+
+
+def signal_feed(conn, limit: int):
+    """The newest served signals, open ones first."""
+    return conn.execute(
+        "SELECT s.*, t.name AS topic_slug, t.display_name AS topic_label FROM signals s "
+        f"LEFT JOIN topics t ON t.id = s.topic_id WHERE {_SIGNAL_SERVED} "
+        "ORDER BY (s.status = 'open') DESC, s.detected_at DESC, s.id DESC LIMIT ?", (limit,),
+    ).fetchall()
+
+
+def signal_row(conn, signal_id: int):
+    """A served signal, or None (unknown id or a kind ``/v1`` does not serve)."""
+    return conn.execute(f"SELECT s.* FROM signals s WHERE s.id = ? AND {_SIGNAL_SERVED}",
+                        (signal_id,)).fetchone()
+
+
+def signal_evidence(conn, signal_id: int) -> dict:
+    """Evidence rows per kind: records, entities, topics, stories."""
+    records = conn.execute(
+        "SELECT r.id, r.source, e.sentiment_score FROM signal_evidence ev JOIN records r ON r.id = ev.ref_id "
+        "LEFT JOIN enrichment e ON e.record_id = r.id WHERE ev.signal_id = ? AND ev.ref_kind = 'record' "
+        "ORDER BY r.published_at DESC, r.id DESC", (signal_id,)).fetchall()
+    entities = conn.execute(
+        "SELECT en.id, en.name, en.type FROM signal_evidence ev JOIN entities en ON en.id = ev.ref_id "
+        "WHERE ev.signal_id = ? AND ev.ref_kind = 'entity' ORDER BY en.id", (signal_id,)).fetchall()
+    topics = conn.execute(
+        "SELECT t.id, t.display_name FROM signal_evidence ev JOIN topics t ON t.id = ev.ref_id "
+        "WHERE ev.signal_id = ? AND ev.ref_kind = 'topic' ORDER BY t.id", (signal_id,)).fetchall()
+    stories = conn.execute(
+        "SELECT s.id, s.headline FROM signal_evidence ev JOIN stories s ON s.id = ev.ref_id "
+        "WHERE ev.signal_id = ? AND ev.ref_kind = 'story' ORDER BY s.id", (signal_id,)).fetchall()
+    return {"records": records, "entities": entities, "topics": topics, "stories": stories}
+
+
+def signal_events_after(conn, event_id: int, limit: int = 500):
+    """Signal change events after ``event_id`` for kinds ``/v1`` serves, oldest first."""
+    return conn.execute(
+        "SELECT ev.id AS event_id, s.id, s.kind, s.severity, s.sigma_score, s.detected_at "
+        f"FROM signal_events ev JOIN signals s ON s.id = ev.signal_id WHERE ev.id > ? AND {_SIGNAL_SERVED} "
+        "ORDER BY ev.id LIMIT ?", (event_id, limit)).fetchall()
+
+
+def last_signal_event(conn) -> int:
+    return conn.execute("SELECT coalesce(max(id), 0) FROM signal_events").fetchone()[0]
+
+
+# -- topics ---------------------------------------------------------------------
+_TOPIC_LIST = (
+    "SELECT t.id, t.name, t.display_name, t.keywords, "
+    "(SELECT count(*) FROM topic_assignments ta WHERE ta.topic_id = t.id) AS record_count, "
+    "(SELECT max(r.published_at) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
+    " WHERE ta.topic_id = t.id) AS last_activity FROM topics t"
+)
+
+
+def topic_page(conn, after=None, limit=20):
+    total = conn.execute("SELECT count(*) FROM topics").fetchone()[0]
+    clauses, args = [], []
+    if after is not None:
+        clauses.append("t.id > ?")
+        args.append(after[0])
+    rows = conn.execute(f"{_TOPIC_LIST}{_where(clauses)} ORDER BY t.id LIMIT ?", args + [limit + 1]).fetchall()
+    return rows, total
+
+
+def topic_row(conn, topic_id: int):
+    return conn.execute(f"{_TOPIC_LIST} WHERE t.id = ?", (topic_id,)).fetchone()
+
+
+def topic_exists(conn, topic_id: int) -> bool:
+    return conn.execute("SELECT 1 FROM topics WHERE id = ?", (topic_id,)).fetchone() is not None
+
+
+def topic_story_count(conn, topic_id: int) -> int:
+    return conn.execute("SELECT count(*) FROM stories WHERE topic_id = ? AND is_current = 1",
+                        (topic_id,)).fetchone()[0]
+
+
+def topic_sample_records(conn, topic_id: int, n: int = 5):
+    """The topic's ``n`` most confident records (newest first among equals)."""
+    return conn.execute(
+        f"{_RECORD_COLUMNS}JOIN topic_assignments ta ON ta.record_id = r.id "
+        "LEFT JOIN enrichment e ON e.record_id = r.id WHERE ta.topic_id = ? "
+        "ORDER BY ta.confidence DESC, r.published_at DESC, r.id DESC LIMIT ?", (topic_id, n)).fetchall()
+
+
+# -- entities -------------------------------------------------------------------
+_PUBLIC_ENTITY = "en.mention_count > 0"
+
+
+def entity_page(conn, type=None, after=None, limit=20):
+    """``(rows, total)`` of public entities (mentioned at least once), most mentioned first."""
+    clauses, args = [_PUBLIC_ENTITY], []
+    if type is not None:
+        clauses.append("en.type = ?")
+        args.append(type)
+    total = conn.execute(f"SELECT count(*) FROM entities en{_where(clauses)}", args).fetchone()[0]
+    if after is not None:
+        clauses.append("(en.mention_count < ? OR (en.mention_count = ? AND en.id > ?))")
+        args += [after[0], after[0], after[1]]
+    rows = conn.execute(f"SELECT en.* FROM entities en{_where(clauses)} "
+                        "ORDER BY en.mention_count DESC, en.id LIMIT ?", args + [limit + 1]).fetchall()
+    return rows, total
+
+
+def entity_row(conn, entity_id: int):
+    return conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()
+
+
+def entity_slug_page(conn, after=None, limit=500):
+    clauses, args = [_PUBLIC_ENTITY], []
+    if after is not None:
+        clauses.append("en.slug > ?")
+        args.append(after[0])
+    return conn.execute(f"SELECT en.id, en.slug FROM entities en{_where(clauses)} ORDER BY en.slug LIMIT ?",
+                        args + [limit + 1]).fetchall()
+
+
+def entity_sitemap_pages(conn, page_size: int = SITEMAP_PAGE_SIZE):
+    """``(pages, total)``: the slug-ordered public entities cut into pages of ``page_size``."""
+    rows = conn.execute(
+        f"SELECT (row_number() OVER (ORDER BY en.slug) - 1) / ? AS page, en.updated_at "
+        f"FROM entities en WHERE {_PUBLIC_ENTITY}", (page_size,)).fetchall()
+    pages: dict[int, list] = {}
+    for page, updated in rows:
+        entry = pages.setdefault(page, [0, None])
+        entry[0] += 1
+        if updated is not None and (entry[1] is None or updated > entry[1]):
+            entry[1] = updated
+    return [(p + 1, n, newest) for p, (n, newest) in sorted(pages.items())], len(rows)
+
+
+# -- arcs -----------------------------------------------------------------------
+def arc_page(conn, after=None, limit=20):
+    total = conn.execute("SELECT count(*) FROM arcs").fetchone()[0]
+    clauses, args = [], []
+    if after is not None:
+        clauses.append("(a.last_updated_at < ? OR (a.last_updated_at = ? AND a.id < ?))")
+        args += [after[0], after[0], after[1]]
+    rows = conn.execute(f"SELECT a.* FROM arcs a{_where(clauses)} ORDER BY a.last_updated_at DESC, a.id DESC "
+                        "LIMIT ?", args + [limit + 1]).fetchall()
+    return rows, total
+
+
+def json_field(text, default):
+    """Decode a stored JSON column, falling back to ``default`` on NULL or bad JSON."""
+    if text is None:
+        return default
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return default

@@ -1,0 +1,461 @@
+"""Every ``/v1`` endpoint of ``bearer-api-v1.md``: thin handlers over the library.
+
+Each handler authenticates (``Authorization: Bearer``), counts the request
+against the key's allowance, validates its parameters (``corpuskit.api.params``),
+calls one read function and shapes the JSON. Unknown or malformed ids are 404;
+see ``docs/api.md`` for every choice the spec leaves open.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+
+import bottle
+
+from corpuskit.api import params
+from corpuskit.api.auth import authenticate, rate_limit_headers
+from corpuskit.api.bearer import queries, shapes
+from corpuskit.api.bearer.stream import signal_stream
+from corpuskit.api.errors import abort_json, json_response
+from corpuskit.api.ids import decode_id, encode_id
+from corpuskit.api.paging import decode_cursor, page_envelope
+from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.ingest.records import SOURCE_KINDS
+
+LIMIT_DEFAULT, LIMIT_MAX = 20, 100
+FEED_DEFAULT, FEED_MAX = 10, 50
+SLUGS_DEFAULT, SLUGS_MAX = 500, 5000
+DAYS_DEFAULT, DAYS_MAX = 30, 365
+SENTIMENT_DAYS_DEFAULT, SENTIMENT_LIVE_DAYS = 7, 30
+TRENDING_DEFAULT, TRENDING_MAX = 10, 50
+SENTIMENTS = ("positive", "neutral", "negative")
+SEVERITIES = ("high", "medium", "low")
+STATUSES = ("open", "resolved")
+ENTITY_TYPES = ("person", "org", "product", "place", "concept")
+
+
+def _library(module: str):
+    """A library module another stage provides (imported on first use); 503 when absent."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            abort_json(503, f"this endpoint needs {module}, which this build does not include")
+        raise
+
+
+def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None:
+    """Add the ``/v1`` routes for ``corpus`` to ``app``."""
+
+    def bearer(path):
+        def decorate(handler):
+            @functools.wraps(handler)
+            def wrapper(*args, **kwargs):
+                key = authenticate(corpus, bottle.request)
+                headers = rate_limit_headers(corpus, key)
+                for name, value in headers.items():
+                    bottle.response.set_header(name, value)
+                try:
+                    try:
+                        return handler(*args, **kwargs)
+                    except NotFoundError as exc:
+                        abort_json(404, str(exc))
+                    except ValidationError as exc:
+                        abort_json(400, str(exc))
+                except bottle.HTTPResponse as answer:
+                    for name, value in headers.items():
+                        if name not in answer.headers:
+                            answer.set_header(name, value)
+                    raise
+
+            app.route(path, "GET", wrapper)
+            return handler
+
+        return decorate
+
+    def limit(default=LIMIT_DEFAULT, maximum=LIMIT_MAX):
+        return params.int_param("limit", default, minimum=1, maximum=maximum)
+
+    def cursor():
+        return params.string_param("cursor", max_len=1024)
+
+    def paged(scope, filters, arity, fetch, sort_key, shape, size):
+        after = decode_cursor(corpus, scope, filters, cursor(), arity)
+        rows, total = fetch(after)
+        return page_envelope(corpus, scope, filters, rows, size, total, sort_key, shape)
+
+    def need(kind, text, what):
+        value = decode_id(corpus, kind, text)
+        if value is None:
+            abort_json(404, f"{what} not found")
+        return value
+
+    def filter_id(name, kind):
+        text = params.string_param(name, max_len=64)
+        if text is None:
+            return None, None
+        value = decode_id(corpus, kind, text)
+        if value is None:
+            abort_json(400, f"parameter {name!r} is not a valid {kind}_ identifier")
+        return value, text
+
+    def redirect(location):
+        raise json_response({"location": location}, status=301, headers={"Location": location})
+
+    conn = lambda: corpus.conn  # noqa: E731 - each server thread has its own connection
+
+    # -- records ----------------------------------------------------------------
+    @bearer("/v1/records")
+    def records():
+        source = params.enum_param("source", SOURCE_KINDS)
+        sentiment = params.enum_param("sentiment", SENTIMENTS)
+        since, until = params.time_range()
+        size = limit()
+        filters = {"source": source, "sentiment": sentiment, "from": since, "to": until}
+        return paged("records", filters, 2,
+                     lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size),
+                     lambda r: [r["published_at"], r["id"]], lambda r: shapes.record_item(corpus, r), size)
+
+    @bearer("/v1/records/<rid>")
+    def record(rid):
+        row = queries.record_row(conn(), need("rec", rid, "record"))
+        if row is None:
+            abort_json(404, "record not found")
+        return shapes.record_detail(corpus, row)
+
+    @bearer("/v1/records/<rid>/embedding")
+    def record_embedding(rid):
+        record_id = need("rec", rid, "record")
+        if not queries.record_exists(conn(), record_id):
+            abort_json(404, "record not found")
+        found = queries.record_embedding(conn(), record_id)
+        if found is None:
+            abort_json(404, "record has no embedding (run the enrichment stage)")
+        return shapes.embedding(corpus, record_id, *found)
+
+    @bearer("/v1/records/<rid>/entities")
+    def record_entities(rid):
+        record_id = need("rec", rid, "record")
+        if not queries.record_exists(conn(), record_id):
+            abort_json(404, "record not found")
+        size = limit()
+        return paged("record-entities", {"record": record_id}, 2,
+                     lambda after: queries.mention_page(conn(), record_id, after, size),
+                     lambda r: [r["mention_count"], r["entity_id"]],
+                     lambda r: shapes.mention_item(corpus, r), size)
+
+    @bearer("/v1/records/<rid>/topics")
+    def record_topics(rid):
+        record_id = need("rec", rid, "record")
+        if not queries.record_exists(conn(), record_id):
+            abort_json(404, "record not found")
+        return {"items": [shapes.topic_assignment(corpus, r) for r in queries.record_topics(conn(), record_id)]}
+
+    # -- stories ----------------------------------------------------------------
+    def story_filters():
+        topic_id, topic_text = filter_id("topicId", "top")
+        entity_id, entity_text = filter_id("entityId", "ent")
+        since, until = params.time_range()
+        return topic_id, entity_id, since, until
+
+    def story_list(scope, topic_id=None, entity_id=None, since=None, until=None):
+        size = limit()
+        filters = {"topic": topic_id, "entity": entity_id, "from": since, "to": until}
+        return paged(scope, filters, 2,
+                     lambda after: queries.story_page(conn(), topic_id, entity_id, since, until, after, size),
+                     lambda r: [r["publish_at"], r["id"]], lambda r: shapes.story_list_item(corpus, r), size)
+
+    @bearer("/v1/stories/lead")
+    def lead_story():
+        return shapes.story(corpus, _library("corpuskit.narrate.read").lead_story(corpus))
+
+    @bearer("/v1/stories/count")
+    def story_count():
+        topic_id, entity_id, since, until = story_filters()
+        return {"count": queries.story_count(conn(), topic_id, entity_id, since, until)}
+
+    @bearer("/v1/stories/by-slug/<slug>")
+    def story_by_slug(slug):
+        if len(slug) > 300:
+            abort_json(404, "story not found")
+        read = _library("corpuskit.narrate.read")
+        try:
+            _, canonical, is_canonical = _library("corpuskit.narrate.slugs").resolve_story_slug(conn(), slug)
+        except NotFoundError:
+            abort_json(404, "story not found")
+        if not is_canonical:
+            redirect(shapes.story_slug_path(canonical))
+        return shapes.story(corpus, read.story_by_slug(corpus, canonical))
+
+    @bearer("/v1/stories/by-topic/<tid>")
+    def stories_by_topic(tid):
+        topic_id = need("top", tid, "topic")
+        if not queries.topic_exists(conn(), topic_id):
+            abort_json(404, "topic not found")
+        return story_list("stories-by-topic", topic_id=topic_id)
+
+    @bearer("/v1/stories/by-entity/<eid>")
+    def stories_by_entity(eid):
+        entity_id = need("ent", eid, "entity")
+        if queries.entity_row(conn(), entity_id) is None:
+            abort_json(404, "entity not found")
+        return story_list("stories-by-entity", entity_id=entity_id)
+
+    @bearer("/v1/stories")
+    def stories():
+        topic_id, entity_id, since, until = story_filters()
+        return story_list("stories", topic_id, entity_id, since, until)
+
+    def story_call(sid, function):
+        story_id = need("sto", sid, "story")
+        try:
+            return getattr(_library("corpuskit.narrate.read"), function)(corpus, story_id)
+        except NotFoundError:
+            abort_json(404, "story not found")
+
+    @bearer("/v1/stories/<sid>")
+    def story(sid):
+        return shapes.story(corpus, story_call(sid, "story_detail"))
+
+    @bearer("/v1/stories/<sid>/versions")
+    def story_versions(sid):
+        data = story_call(sid, "story_versions")
+        return {"storyId": encode_id(corpus, "sto", data["storyId"]),
+                "versions": [dict(v, id=encode_id(corpus, "sto", v["id"])) for v in data["versions"]]}
+
+    @bearer("/v1/stories/<sid>/sources")
+    def story_sources(sid):
+        data = story_call(sid, "story_sources")
+        return {"storyId": encode_id(corpus, "sto", data["storyId"]),
+                "sources": [dict(s, recordId=encode_id(corpus, "rec", s["recordId"]),
+                                 sentimentScore=shapes.score(s["sentimentScore"]),
+                                 confidence=shapes.score(s["confidence"]),
+                                 credibilityScore=shapes.score(s["credibilityScore"]))
+                            for s in data["sources"]],
+                "externalCitations": data["externalCitations"]}
+
+    # -- signals ----------------------------------------------------------------
+    @bearer("/v1/signals")
+    def signals():
+        kind = params.enum_param("kind", tuple(queries.V1_SIGNAL_KINDS))
+        severity = params.enum_param("severity", SEVERITIES)
+        status = params.enum_param("status", STATUSES)
+        size = limit()
+        filters = {"kind": kind, "severity": severity, "status": status}
+        return paged("signals", filters, 2,
+                     lambda after: queries.signal_page(conn(), kind, severity, status, after, size),
+                     lambda r: [r["detected_at"], r["id"]], lambda r: shapes.signal_item(corpus, r), size)
+
+    @bearer("/v1/signals/feed")
+    def signal_feed():
+        size = limit(FEED_DEFAULT, FEED_MAX)
+        rows = queries.signal_feed(conn(), size)
+        from corpuskit.clock import iso
+
+        return {"items": [shapes.signal_feed_item(corpus, r) for r in rows], "generatedAt": iso(corpus.now())}
+
+    def signal_or_404(sid):
+        row = queries.signal_row(conn(), need("sig", sid, "signal"))
+        if row is None:
+            abort_json(404, "signal not found")
+        return row
+
+    @bearer("/v1/signals/<sid>")
+    def signal(sid):
+        return shapes.signal_detail(corpus, signal_or_404(sid))
+
+    @bearer("/v1/signals/<sid>/evidence")
+    def signal_evidence(sid):
+        row = signal_or_404(sid)
+        found = queries.signal_evidence(conn(), row["id"])
+        return {
+            "signalId": encode_id(corpus, "sig", row["id"]),
+            "records": [{"id": encode_id(corpus, "rec", r[0]), "source": r[1], "sentimentScore": shapes.score(r[2])}
+                        for r in found["records"]],
+            "entities": [{"id": encode_id(corpus, "ent", r[0]), "name": r[1], "type": r[2]}
+                         for r in found["entities"]],
+            "topics": [{"id": encode_id(corpus, "top", r[0]), "label": r[1]} for r in found["topics"]],
+            "stories": [{"id": encode_id(corpus, "sto", r[0]), "headline": r[1]} for r in found["stories"]],
+        }
+
+    # -- topics -----------------------------------------------------------------
+    @bearer("/v1/topics")
+    def topics():
+        size = limit()
+        return paged("topics", {}, 1, lambda after: queries.topic_page(conn(), after, size),
+                     lambda r: [r["id"]], lambda r: shapes.topic_item(corpus, r), size)
+
+    @bearer("/v1/topics/<tid>")
+    def topic(tid):
+        row = queries.topic_row(conn(), need("top", tid, "topic"))
+        if row is None:
+            abort_json(404, "topic not found")
+        item = shapes.topic_item(corpus, row)
+        keywords = queries.json_field(row["keywords"], [])
+        item["keywords"] = [str(k) for k in keywords] if isinstance(keywords, list) else []
+        item["storyCount"] = queries.topic_story_count(conn(), row["id"])
+        item["sampleRecords"] = [shapes.record_item(corpus, r) for r in queries.topic_sample_records(conn(), row["id"])]
+        return item
+
+    # -- entities ---------------------------------------------------------------
+    def entity_list_extras(ids):
+        stats = _library("corpuskit.analysis.entity_stats")
+        found = stats.entity_list_rows(corpus, ids)
+        if isinstance(found, dict):
+            return {int(k): v for k, v in found.items()}
+        return {int(row["id"]): row for row in found}
+
+    def entity_detail_for(entity_id):
+        row = queries.entity_row(conn(), entity_id)
+        if row is None:
+            abort_json(404, "entity not found")
+        try:
+            detail = dict(_library("corpuskit.analysis.entity_stats").entity_detail(corpus, entity_id))
+        except NotFoundError:
+            abort_json(404, "entity not found")
+        detail.update(shapes.entity_base(corpus, row))
+        return detail
+
+    @bearer("/v1/entities")
+    def entities():
+        kind = params.enum_param("type", ENTITY_TYPES)
+        size = limit()
+        after = decode_cursor(corpus, "entities", {"type": kind}, cursor(), 2)
+        rows, total = queries.entity_page(conn(), kind, after, size)
+        extras = entity_list_extras([r["id"] for r in rows[:size]])
+
+        def shape(r):
+            extra = extras.get(r["id"], {})
+            item = shapes.entity_base(corpus, r)
+            item["lede"] = extra.get("lede")
+            item["mentionCount"] = extra.get("mentionCount", r["mention_count"])
+            item["recentMentions"] = extra.get("recentMentions")
+            item["growthFactor"] = extra.get("growthFactor")
+            return item
+
+        return page_envelope(corpus, "entities", {"type": kind}, rows, size, total,
+                             lambda r: [r["mention_count"], r["id"]], shape)
+
+    @bearer("/v1/entities/sitemap-pages")
+    def entity_sitemap():
+        pages, total = queries.entity_sitemap_pages(conn())
+        return {"pages": [{"page": p, "count": n, "maxUpdatedAt": newest} for p, n, newest in pages],
+                "total": total}
+
+    @bearer("/v1/entities/slugs")
+    def entity_slugs():
+        size = limit(SLUGS_DEFAULT, SLUGS_MAX)
+        after = decode_cursor(corpus, "entity-slugs", {}, cursor(), 1)
+        rows = queries.entity_slug_page(conn(), after, size)
+        return page_envelope(corpus, "entity-slugs", {}, rows, size, None, lambda r: [r["slug"]],
+                             lambda r: {"id": encode_id(corpus, "ent", r["id"]), "slug": r["slug"],
+                                        "canonicalPath": shapes.entity_path(r["slug"])})
+
+    @bearer("/v1/entities/by-slug/<key>")
+    def entity_by_slug(key):
+        if len(key) > 300:
+            abort_json(404, "entity not found")
+        try:
+            entity_id, is_canonical = _library("corpuskit.enrich.entities").resolve_entity_key(conn(), key)
+        except NotFoundError:
+            abort_json(404, "entity not found")
+        if not is_canonical:
+            row = queries.entity_row(conn(), entity_id)
+            redirect(shapes.entity_path(row["slug"]))
+        return entity_detail_for(entity_id)
+
+    @bearer("/v1/entities/<eid>")
+    def entity(eid):
+        return entity_detail_for(need("ent", eid, "entity"))
+
+    # -- sources and stats ------------------------------------------------------
+    @bearer("/v1/sources")
+    def sources():
+        rows = _library("corpuskit.ingest.collectors.health").source_health(corpus)
+        return {"sources": [{"id": r["source"], "recordCount": r["recordCount"],
+                             "lastIngestedAt": r["lastIngestedAt"], "healthy": r["healthy"]} for r in rows]}
+
+    def days(default=DAYS_DEFAULT, maximum=DAYS_MAX):
+        return params.int_param("days", default, minimum=1, maximum=maximum)
+
+    def stats():
+        return _library("corpuskit.analysis.corpus_stats")
+
+    @bearer("/v1/stats/global/timeline")
+    def global_timeline():
+        return {"timeline": stats().global_timeline(corpus, days())}
+
+    @bearer("/v1/stats/sources/<source>/timeline")
+    def source_timeline(source):
+        window = days()
+        if source not in SOURCE_KINDS:
+            abort_json(404, "source not found")
+        try:
+            return stats().source_timeline(corpus, source, window)
+        except NotFoundError:
+            abort_json(404, "source not found")
+
+    @bearer("/v1/stats/sentiment/timeline")
+    def sentiment_timeline():
+        window = min(days(SENTIMENT_DAYS_DEFAULT), SENTIMENT_LIVE_DAYS)
+        return stats().sentiment_timeline(corpus, window)
+
+    @bearer("/v1/stats/entities/trending")
+    def trending():
+        n = params.int_param("n", TRENDING_DEFAULT, minimum=1, maximum=TRENDING_MAX)
+        rows = _library("corpuskit.analysis.entity_stats").trending_entities(corpus, n)
+        out = []
+        for r in rows:
+            slug = r.get("slug")
+            if slug is None:
+                found = queries.entity_row(conn(), int(r["id"]))
+                slug = found["slug"] if found else ""
+            out.append({"id": encode_id(corpus, "ent", int(r["id"])), "name": r["name"], "type": r["type"],
+                        "mentionCount": r["mentionCount"], "growthFactor": r["growthFactor"],
+                        "recentMentions": r["recentMentions"], "canonicalPath": shapes.entity_path(slug)})
+        return {"entities": out}
+
+    @bearer("/v1/stats/topics/distribution")
+    def topic_distribution():
+        data = stats().topic_distribution(corpus)
+        return {"topics": [{"id": encode_id(corpus, "top", t["topicId"]), "label": t["label"],
+                            "share": t["share"], "recordCount": t["recordCount"]} for t in data["topics"]],
+                "totalRecords": data["totalRecords"]}
+
+    @bearer("/v1/stats/topics/<tid>/timeline")
+    def topic_timeline(tid):
+        window = days()
+        topic_id = need("top", tid, "topic")
+        try:
+            data = stats().topic_timeline(corpus, topic_id, window)
+        except NotFoundError:
+            abort_json(404, "topic not found")
+        return {"topicId": encode_id(corpus, "top", topic_id), "timeline": data["timeline"]}
+
+    # -- arcs -------------------------------------------------------------------
+    @bearer("/v1/arcs")
+    def arcs():
+        size = limit()
+        return paged("arcs", {}, 2, lambda after: queries.arc_page(conn(), after, size),
+                     lambda r: [r["last_updated_at"], r["id"]], lambda r: shapes.arc_item(corpus, r), size)
+
+    @bearer("/v1/arcs/<slug>")
+    def arc(slug):
+        if len(slug) > 300:
+            abort_json(404, "arc not found")
+        try:
+            data = _library("corpuskit.narrate.read").arc_detail(corpus, slug)
+        except NotFoundError:
+            abort_json(404, "arc not found")
+        data = dict(data, id=encode_id(corpus, "arc", data["id"]))
+        data["stories"] = [dict(s, id=encode_id(corpus, "sto", s["id"])) for s in data["stories"]]
+        return data
+
+    # -- streams ----------------------------------------------------------------
+    @bearer("/v1/stream/signals")
+    def stream_signals():
+        return signal_stream(corpus, bottle.request, bottle.response, heartbeat_seconds)
+
+    @bearer("/v1/stream/stories")
+    def stream_stories():
+        abort_json(501, "the story stream is reserved for a future release and not implemented")
