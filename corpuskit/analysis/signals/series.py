@@ -1,0 +1,238 @@
+"""Daily series per topic, per source, per topic and source, and per entity.
+
+Everything the detectors test is built here from the enrichment tables, as
+dense ``[rows, days]`` numpy arrays over every UTC day from the first loaded
+day to the corpus clock's day (days without records are zeros, so a quiet day
+counts as a quiet day and not as a missing one):
+
+* ``topic_count``, ``topic_sum``, ``topic_sq``: records per primary topic
+  (``enrichment.topic_id``) per day, and the sum and sum of squares of their
+  sentiment scores;
+* ``ts_count``, ``ts_sum``, ``ts_sq``: the same per topic and source
+  (``[topics, sources, days]``), for the divergence detector;
+* ``source_count``: records per source per day (every enriched record);
+* ``entity_count``: records mentioning each entity per day, and
+  ``entity_topic`` the topic most of those records belong to that day.
+
+The rolling-baseline helpers at the bottom compute, for every day ``t``, a
+statistic over the ``window`` days *before* ``t``. Nothing at day ``t`` reads
+a day after ``t``, which is what makes the day-by-day replay in
+:mod:`corpuskit.analysis.signals.replay` equal to a live run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+import numpy as np
+import pandas as pd
+
+
+def day_range(first: str, last: str) -> list[str]:
+    """Every ``YYYY-MM-DD`` from ``first`` to ``last`` inclusive."""
+    start, end = date.fromisoformat(first), date.fromisoformat(last)
+    return [(start + timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
+
+
+def shift_day(day: str, days: int) -> str:
+    """``day`` moved by ``days`` (negative: earlier)."""
+    return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
+
+
+@dataclass
+class DailySeries:
+    """Dense daily series over ``days`` (see the module docstring for the arrays)."""
+
+    days: list
+    topics: list                      # topic ids, row order of the topic arrays
+    topic_names: dict                 # id -> name
+    topic_labels: dict                # id -> display name
+    sources: list                     # source kinds, row order of the source arrays
+    entities: list                    # entity ids, row order of the entity arrays
+    entity_info: dict                 # id -> (name, slug, type)
+    topic_count: np.ndarray
+    topic_sum: np.ndarray
+    topic_sq: np.ndarray
+    ts_count: np.ndarray
+    ts_sum: np.ndarray
+    ts_sq: np.ndarray
+    source_count: np.ndarray
+    source_topic: np.ndarray          # dominant topic row per source and day (-1: none)
+    entity_count: np.ndarray
+    entity_topic: np.ndarray          # dominant topic row per entity and day (-1: none)
+    day_index: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.day_index = {d: i for i, d in enumerate(self.days)}
+
+    def topic_id_at(self, row: int) -> int | None:
+        """Topic id of a topic row (``None`` for ``-1``)."""
+        return None if row < 0 else self.topics[row]
+
+
+def load_series(corpus, first_day: str | None = None, last_day: str | None = None,
+                min_entity_count: int = 1) -> DailySeries:
+    """Build the daily series from ``first_day`` (default: the first record's day) to
+    ``last_day`` (default: the corpus clock's day).
+
+    Only enriched records count. Entities whose busiest day has fewer than
+    ``min_entity_count`` records are left out (no detector could fire on them).
+    """
+    conn = corpus.conn
+    if last_day is None:
+        last_day = corpus.now().date().isoformat()
+    if first_day is None:
+        row = conn.execute("SELECT min(r.day) FROM records r JOIN enrichment e "
+                           "ON e.record_id = r.id").fetchone()
+        first_day = row[0] or last_day
+    first_day = min(first_day, last_day)
+    days = day_range(first_day, last_day)
+    n_days = len(days)
+
+    topic_rows = conn.execute("SELECT id, name, display_name FROM topics ORDER BY id").fetchall()
+    topics = [r[0] for r in topic_rows]
+    topic_names = {r[0]: r[1] for r in topic_rows}
+    topic_labels = {r[0]: r[2] for r in topic_rows}
+    t_index = {t: i for i, t in enumerate(topics)}
+
+    frame = pd.DataFrame(
+        [tuple(r) for r in conn.execute(
+            "SELECT r.id, r.day, r.source, e.topic_id, e.sentiment_score FROM records r "
+            "JOIN enrichment e ON e.record_id = r.id WHERE r.day >= ? AND r.day <= ?",
+            (first_day, last_day))],
+        columns=["record_id", "day", "source", "topic_id", "sentiment"])
+    sources = sorted(frame["source"].unique().tolist())
+    s_index = {s: i for i, s in enumerate(sources)}
+    n_t, n_s = len(topics), len(sources)
+    d_index = {d: i for i, d in enumerate(days)}
+
+    frame["d"] = frame["day"].map(d_index).astype(int)
+    frame["s"] = frame["source"].map(s_index).astype(int)
+    frame["t"] = frame["topic_id"].map(t_index).fillna(-1).astype(int)
+    sent = frame["sentiment"].to_numpy(float)
+
+    source_count = np.zeros((n_s, n_days))
+    np.add.at(source_count, (frame["s"].to_numpy(), frame["d"].to_numpy()), 1)
+
+    topical = frame[frame["t"] >= 0]
+    tt, ss, dd = topical["t"].to_numpy(), topical["s"].to_numpy(), topical["d"].to_numpy()
+    ts_sent = topical["sentiment"].to_numpy(float)
+    ts_count = np.zeros((n_t, n_s, n_days))
+    ts_sum = np.zeros((n_t, n_s, n_days))
+    ts_sq = np.zeros((n_t, n_s, n_days))
+    np.add.at(ts_count, (tt, ss, dd), 1)
+    np.add.at(ts_sum, (tt, ss, dd), ts_sent)
+    np.add.at(ts_sq, (tt, ss, dd), ts_sent ** 2)
+    source_topic = _dominant(ts_count.transpose(1, 0, 2))
+    del sent
+
+    mentions = pd.DataFrame(
+        [tuple(r) for r in conn.execute(
+            "SELECT m.record_id, m.entity_id FROM mentions m JOIN records r ON r.id = m.record_id "
+            "WHERE r.day >= ? AND r.day <= ?", (first_day, last_day))],
+        columns=["record_id", "entity_id"])
+    mentions = mentions.merge(frame[["record_id", "d", "t"]], on="record_id", how="inner")
+    entities: list = []
+    entity_count = np.zeros((0, n_days))
+    entity_topic = np.zeros((0, n_days), dtype=int)
+    entity_info: dict = {}
+    if len(mentions):
+        per_day = mentions.groupby(["entity_id", "d"]).size()
+        busiest = per_day.groupby(level=0).max()
+        entities = sorted(int(e) for e in busiest[busiest >= min_entity_count].index)
+        if entities:
+            e_index = {e: i for i, e in enumerate(entities)}
+            kept = mentions[mentions["entity_id"].isin(e_index)]
+            ee = kept["entity_id"].map(e_index).to_numpy()
+            entity_count = np.zeros((len(entities), n_days))
+            np.add.at(entity_count, (ee, kept["d"].to_numpy()), 1)
+            topical_m = kept[kept["t"] >= 0]
+            et = np.zeros((len(entities), n_t + 1, n_days))
+            np.add.at(et, (topical_m["entity_id"].map(e_index).to_numpy(),
+                           topical_m["t"].to_numpy(), topical_m["d"].to_numpy()), 1)
+            entity_topic = _dominant(et[:, :n_t, :])
+            marks = ",".join("?" * len(entities))
+            for chunk_start in range(0, len(entities), 900):
+                chunk = entities[chunk_start:chunk_start + 900]
+                marks = ",".join("?" * len(chunk))
+                for r in conn.execute(f"SELECT id, name, slug, type FROM entities WHERE id IN ({marks})",
+                                      chunk):
+                    entity_info[r[0]] = (r[1], r[2], r[3])
+
+    return DailySeries(
+        days=days, topics=topics, topic_names=topic_names, topic_labels=topic_labels,
+        sources=sources, entities=entities, entity_info=entity_info,
+        topic_count=ts_count.sum(axis=1), topic_sum=ts_sum.sum(axis=1), topic_sq=ts_sq.sum(axis=1),
+        ts_count=ts_count, ts_sum=ts_sum, ts_sq=ts_sq,
+        source_count=source_count, source_topic=source_topic,
+        entity_count=entity_count, entity_topic=entity_topic,
+    )
+
+
+def _dominant(counts: np.ndarray) -> np.ndarray:
+    """Index of the largest count along axis 1 (ties: lowest index); -1 where all are zero."""
+    if counts.shape[1] == 0:
+        return np.full((counts.shape[0], counts.shape[2]), -1, dtype=int)
+    best = counts.argmax(axis=1)
+    return np.where(counts.max(axis=1) > 0, best, -1)
+
+
+# -- rolling baselines ------------------------------------------------------
+
+def _windows(values: np.ndarray, window: int, lag: int) -> np.ndarray:
+    """``[..., days, window]`` views of the ``window`` values ending ``lag`` days before each day.
+
+    Days before the first day are NaN.
+    """
+    pad = np.full(values.shape[:-1] + (window + lag,), np.nan)
+    padded = np.concatenate([pad, values.astype(float)], axis=-1)
+    view = np.lib.stride_tricks.sliding_window_view(padded, window, axis=-1)
+    return view[..., : values.shape[-1], :]
+
+
+def rolling_median_mad(values: np.ndarray, window: int, min_periods: int, lag: int = 1,
+                       chunk: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Median, MAD and number of finite values over the ``window`` days before each day.
+
+    ``lag`` is how many days before ``t`` the window ends (1: the window is
+    ``[t - window, t - 1]``). NaN values (untestable days) are skipped; where
+    fewer than ``min_periods`` values are finite the median and MAD are NaN.
+    Works on ``[rows, days]`` arrays in row chunks to bound memory.
+    """
+    values = np.asarray(values, dtype=float)
+    flat = values.reshape(-1, values.shape[-1])
+    med = np.full(flat.shape, np.nan)
+    mad = np.full(flat.shape, np.nan)
+    n_obs = np.zeros(flat.shape)
+    for start in range(0, flat.shape[0], chunk):
+        block = _windows(flat[start:start + chunk], window, lag)
+        finite = np.isfinite(block).sum(axis=-1)
+        with np.errstate(all="ignore"):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", category=RuntimeWarning)
+                m = np.nanmedian(block, axis=-1)
+                d = np.nanmedian(np.abs(block - m[..., None]), axis=-1)
+        ok = finite >= min_periods
+        med[start:start + chunk] = np.where(ok, m, np.nan)
+        mad[start:start + chunk] = np.where(ok, d, np.nan)
+        n_obs[start:start + chunk] = finite
+    shape = values.shape
+    return med.reshape(shape), mad.reshape(shape), n_obs.reshape(shape)
+
+
+def rolling_sum(values: np.ndarray, window: int, lag: int = 1) -> np.ndarray:
+    """Sum over the ``window`` days ending ``lag`` days before each day (missing days count 0)."""
+    values = np.nan_to_num(np.asarray(values, dtype=float))
+    cum = np.concatenate([np.zeros(values.shape[:-1] + (1,)), np.cumsum(values, axis=-1)], axis=-1)
+    n = values.shape[-1]
+    idx = np.arange(n)
+    hi = np.clip(idx - lag + 1, 0, n)
+    lo = np.clip(idx - lag + 1 - window, 0, n)
+    return cum[..., hi] - cum[..., lo]
+
+
+def trailing_sum(values: np.ndarray, k: int) -> np.ndarray:
+    """Sum over the ``k`` days ending on each day (``[t - k + 1, t]``)."""
+    return rolling_sum(values, k, lag=0)
