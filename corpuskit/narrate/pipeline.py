@@ -1,0 +1,269 @@
+"""The narrate stage: stories of every kind, their versions and slugs, arcs, links back to signals.
+
+Run it with ``corpus.narrate()`` or ``corpuskit narrate --db DB``. One run is
+one ``narrate`` stage run and one transaction: a failure leaves the corpus as
+it was. The stage is deterministic (the corpus clock, sorted iteration, no
+randomness) and incremental: a story whose evidence is unchanged is not
+rewritten (see :mod:`corpuskit.narrate.versions`).
+
+Story fields (rules stated here once):
+
+- ``publish_at``: the evidence time, the later of the trigger signal's
+  ``detected_at`` and the newest cited record's ``published_at``;
+  ``generated_at``: the corpus clock when the version was written.
+- ``read_min``: words of the body (markers removed) / 200, rounded up, at least 1.
+- ``featured``: the lead story, and dispatches of high-severity signals.
+- ``signal_count``: open signals on the story's entity (entity narratives) or beat (others).
+- ``source_count``: distinct source kinds among the cited records.
+- ``category``: the beat's category (``general`` without a beat).
+- ``refs``: the beat, then the subject entity and the most-mentioned entities of the cited records.
+- Each trigger signal gets ``signals.narrative_id`` (its dispatch, else the lead, else a
+  beat or entity narrative) and a ``signal_evidence`` row (``ref_kind = 'story'``) per
+  current story it triggered.
+"""
+from __future__ import annotations
+
+import math
+
+from tqdm.auto import tqdm
+
+from corpuskit.clock import iso
+from corpuskit.errors import ValidationError
+from corpuskit.narrate import evidence as ev
+from corpuskit.narrate.arcs import build_arcs
+from corpuskit.narrate.citations import external_citations, renumber, strip_markers
+from corpuskit.narrate.credibility import credibility_scores
+from corpuskit.narrate.versions import StoryDraft, evidence_hash, write_version
+from corpuskit.narrate.writer import ExtractiveWriter, StoryWriter, check_text
+
+_KIND_PRIORITY = {"dispatch": 0, "lead_story": 1, "beat_narrative": 2, "entity_narrative": 3}
+
+
+class Narrator:
+    """Writes the stories of a corpus (the narrate stage as an estimator).
+
+    Parameters
+    ----------
+    writer : StoryWriter, optional
+        Turns evidence into text; :class:`ExtractiveWriter` by default.
+    beat_window_days : int
+        Window of a beat narrative's evidence, and of "active beat".
+    min_beat_records : int
+        Records a beat needs in its window to be active.
+    entity_window_days : int
+        Window for entity prominence and entity narrative evidence.
+    top_entities : int
+        Entities with the most mentions that get a narrative.
+    signal_window_days : int
+        Days before a signal fired from which similar records may be pulled in.
+    dispatch_severities : tuple of str
+        Severities whose signals get a dispatch.
+    max_citations : int
+        Most records cited by one story (at least 2).
+    arc_active_days, arc_dormant_days : int
+        Arc status thresholds (see :mod:`corpuskit.narrate.arcs`).
+
+    Attributes
+    ----------
+    summary_ : dict
+        Counts of the last run: stories per kind written and unchanged, skipped subjects, arcs.
+    """
+
+    def __init__(self, writer: StoryWriter | None = None, beat_window_days: int = 7,
+                 min_beat_records: int = 5, entity_window_days: int = 30, top_entities: int = 5,
+                 signal_window_days: int = 3, dispatch_severities=("high", "medium"),
+                 max_citations: int = 6, arc_active_days: int = 7, arc_dormant_days: int = 30):
+        self.writer = writer
+        self.beat_window_days = beat_window_days
+        self.min_beat_records = min_beat_records
+        self.entity_window_days = entity_window_days
+        self.top_entities = top_entities
+        self.signal_window_days = signal_window_days
+        self.dispatch_severities = dispatch_severities
+        self.max_citations = max_citations
+        self.arc_active_days = arc_active_days
+        self.arc_dormant_days = arc_dormant_days
+
+    def settings(self) -> dict:
+        """The parameters as recorded with the run."""
+        writer = self.writer if self.writer is not None else ExtractiveWriter()
+        return {
+            "writer": getattr(writer, "name", type(writer).__name__),
+            "beat_window_days": self.beat_window_days, "min_beat_records": self.min_beat_records,
+            "entity_window_days": self.entity_window_days, "top_entities": self.top_entities,
+            "signal_window_days": self.signal_window_days,
+            "dispatch_severities": list(self.dispatch_severities), "max_citations": self.max_citations,
+            "arc_active_days": self.arc_active_days, "arc_dormant_days": self.arc_dormant_days,
+        }
+
+    def _check(self):
+        for name in ("beat_window_days", "min_beat_records", "entity_window_days", "signal_window_days",
+                     "arc_active_days", "arc_dormant_days"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValidationError(f"{name} must be a positive integer, not {value!r}")
+        if not isinstance(self.top_entities, int) or self.top_entities < 0:
+            raise ValidationError(f"top_entities must be a non-negative integer, not {self.top_entities!r}")
+        if not isinstance(self.max_citations, int) or self.max_citations < 2:
+            raise ValidationError(f"max_citations must be an integer of at least 2, not {self.max_citations!r}")
+        if self.arc_dormant_days < self.arc_active_days:
+            raise ValidationError("arc_dormant_days must be at least arc_active_days")
+        bad = set(self.dispatch_severities) - {"high", "medium", "low"}
+        if bad:
+            raise ValidationError(f"unknown dispatch severities {sorted(bad)}; use high, medium, low")
+        if self.writer is not None and not callable(getattr(self.writer, "write", None)):
+            raise ValidationError("writer must have a write(evidence) method (see StoryWriter)")
+
+    # -- the subjects of this run ---------------------------------------------
+    def _subjects(self, conn, now):
+        """``(label, thunk)`` pairs, each thunk returning StoryEvidence or None, in a fixed order."""
+        subjects = []
+        lead = ev.lead_signal(conn)
+        if lead is not None:
+            subjects.append(("lead", lambda s=lead: ev.signal_evidence(
+                conn, s, "lead_story", "lead", self.max_citations, self.signal_window_days)))
+        for beat, n in ev.active_beats(conn, now, self.beat_window_days, self.min_beat_records):
+            signal = self._strongest_open(conn, topic_id=beat["id"])
+            subjects.append((f"beat:{beat['name']}", lambda b=beat, n=n, s=signal: ev.beat_evidence(
+                conn, b, n, now, self.max_citations, self.beat_window_days, s)))
+        for entity, mentions in ev.prominent_entities(conn, now, self.entity_window_days, self.top_entities):
+            signal = self._strongest_open(conn, entity_id=entity["id"])
+            subjects.append((f"entity:{entity['slug']}", lambda e=entity, m=mentions, s=signal:
+                             ev.entity_evidence(conn, e, m, now, self.max_citations,
+                                                self.entity_window_days, s)))
+        for signal in ev.notable_signals(conn, tuple(self.dispatch_severities)):
+            key = f"dispatch:{signal['signal_key']}"
+            subjects.append((key, lambda s=signal, k=key: ev.signal_evidence(
+                conn, s, "dispatch", k, self.max_citations, self.signal_window_days)))
+        return subjects
+
+    @staticmethod
+    def _strongest_open(conn, topic_id=None, entity_id=None):
+        column, value = ("entity_id", entity_id) if entity_id is not None else ("topic_id", topic_id)
+        row = conn.execute(
+            f"SELECT * FROM signals WHERE status = 'open' AND {column} = ? "
+            "ORDER BY sigma_score DESC, detected_at DESC, id LIMIT 1", (value,)
+        ).fetchone()
+        return ev.signal_dict(row) if row else None
+
+    # -- one story ---------------------------------------------------------------
+    def _draft(self, conn, writer, evidence, signal_count: int, digest: str) -> StoryDraft:
+        label = evidence.story_key
+        fields = check_text(writer.write(evidence), len(evidence.records), label)
+        body, order = renumber(fields["body"], len(evidence.records))
+        records = [evidence.records[n - 1] for n in order]
+        cred = credibility_scores(conn, records)
+        beat, entity, signal = evidence.beat, evidence.entity, evidence.signal
+        refs = []
+        if beat is not None:
+            refs.append({"refType": "beat", "refSlug": beat["name"], "displayText": beat["display_name"]})
+        ents = ([entity] if entity is not None else []) + evidence.entities
+        seen = set()
+        for e in ents:
+            if e["slug"] not in seen and len(seen) < 5:
+                seen.add(e["slug"])
+                refs.append({"refType": "entity", "refSlug": e["slug"], "displayText": e["name"]})
+        times = [r.published_at for r in records] + ([signal["detected_at"]] if signal else [])
+        words = len(strip_markers(body).split())
+        kind = evidence.kind
+        if kind == "lead_story":
+            base = f"lead {fields['headline']}"
+        elif kind == "beat_narrative":
+            base = f"{beat['name']} beat report"
+        elif kind == "entity_narrative":
+            base = f"{entity['slug']} narrative"
+        else:
+            base = signal["headline"]
+        metadata = {
+            "summary": fields["summary"],
+            "framing": list(fields.get("framing") or []),
+            "headlineSource": fields.get("headlineSource"),
+            "figures": evidence.figures,
+            "writer": getattr(writer, "name", type(writer).__name__),
+        }
+        if signal is not None:
+            metadata["triggerSignalKey"] = signal["signal_key"]
+        if evidence.cluster is not None:
+            metadata["cluster"] = {"id": evidence.cluster["id"], "lineageId": evidence.cluster["lineage_id"]}
+        return StoryDraft(
+            story_key=evidence.story_key, kind=kind, headline=fields["headline"].strip(),
+            lede=fields["lede"].strip(), body=body, evidence_hash=digest, publish_at=max(times),
+            base_slug=base, topic_id=beat["id"] if beat else None,
+            entity_id=entity["id"] if kind == "entity_narrative" and entity else None,
+            category=beat["category"] if beat else "general",
+            signal_severity=signal["severity"] if signal else None,
+            trigger_signal_id=signal["id"] if signal else None,
+            featured=kind == "lead_story" or (kind == "dispatch" and signal["severity"] == "high"),
+            signal_count=signal_count, source_count=len({r.source for r in records}),
+            read_min=max(1, math.ceil(words / 200)), metadata=metadata, refs=refs,
+            external_citations=external_citations(records),
+            citations=[(r.id, r.confidence, r.inferred, cred[r.id]) for r in records],
+        )
+
+    # -- the run -------------------------------------------------------------------
+    def run(self, corpus, progress: bool = True) -> "Narrator":
+        """Write the corpus's stories, versions, slugs and arcs; returns self (see ``summary_``)."""
+        self._check()
+        writer = self.writer if self.writer is not None else ExtractiveWriter()
+        conn = corpus.conn
+        now = corpus.now()
+        generated_at = iso(now)
+        summary = {"written": {}, "unchanged": {}, "skipped": []}
+        with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction():
+            subjects = self._subjects(conn, now)
+            for label, gather in tqdm(subjects, desc="narrate", disable=not progress):
+                evidence = gather()
+                if evidence is None:
+                    summary["skipped"].append(label)
+                    continue
+                if evidence.kind == "entity_narrative":
+                    count = ev.open_signal_count(conn, entity_id=evidence.entity["id"])
+                else:
+                    count = ev.open_signal_count(conn, topic_id=evidence.beat["id"] if evidence.beat else None)
+                digest = evidence_hash(evidence, count)
+                current = conn.execute(
+                    "SELECT evidence_hash FROM stories WHERE story_key = ? AND is_current = 1",
+                    (evidence.story_key,)).fetchone()
+                bucket = "unchanged"
+                if current is None or current[0] != digest:
+                    _, created = write_version(conn, self._draft(conn, writer, evidence, count, digest),
+                                               run_id, generated_at)
+                    bucket = "written" if created else "unchanged"
+                summary[bucket][evidence.kind] = summary[bucket].get(evidence.kind, 0) + 1
+            self._link_signals(conn)
+            summary["arcs"] = build_arcs(conn, now, run_id, self.arc_active_days, self.arc_dormant_days)
+            summary["runId"] = run_id
+        summary["stories"] = conn.execute("SELECT count(*) FROM stories").fetchone()[0]
+        summary["current"] = dict(conn.execute(
+            "SELECT kind, count(*) FROM stories WHERE is_current = 1 GROUP BY kind ORDER BY kind").fetchall())
+        self.summary_ = summary
+        return self
+
+    @staticmethod
+    def _link_signals(conn):
+        rows = conn.execute(
+            "SELECT trigger_signal_id, id, kind FROM stories WHERE is_current = 1 AND trigger_signal_id "
+            "IS NOT NULL ORDER BY trigger_signal_id, id"
+        ).fetchall()
+        conn.execute("DELETE FROM signal_evidence WHERE ref_kind = 'story'")
+        best = {}
+        for signal_id, story_id, kind in rows:
+            conn.execute("INSERT OR IGNORE INTO signal_evidence VALUES (?, 'story', ?)", (signal_id, story_id))
+            rank = (_KIND_PRIORITY[kind], story_id)
+            if signal_id not in best or rank < best[signal_id]:
+                best[signal_id] = rank
+        stale = [r[0] for r in conn.execute("SELECT id FROM signals WHERE narrative_id IS NOT NULL")
+                 if r[0] not in best]
+        for signal_id in stale:
+            conn.execute("UPDATE signals SET narrative_id = NULL WHERE id = ?", (signal_id,))
+        for signal_id, (_, story_id) in sorted(best.items()):
+            conn.execute("UPDATE signals SET narrative_id = ? WHERE id = ? AND narrative_id IS NOT ?",
+                         (story_id, signal_id, story_id))
+
+
+def narrate_corpus(corpus, progress: bool = True, writer: StoryWriter | None = None, **settings) -> dict:
+    """Run the narrate stage on ``corpus``; returns the run summary.
+
+    ``settings`` are :class:`Narrator` parameters.
+    """
+    return Narrator(writer=writer, **settings).run(corpus, progress=progress).summary_
