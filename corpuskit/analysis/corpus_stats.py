@@ -142,12 +142,20 @@ def topic_timeline(corpus, topic_id, days: int = 30) -> dict:
 
 
 def source_ingestion(corpus) -> list[dict]:
-    """Per source kind with records: ``[{source, recordCount, lastIngestion}]``, by source.
+    """Per source kind: ``[{source, recordCount, lastIngestion}]``, sorted by source.
 
-    ``lastIngestion`` is the newest ``capturedAt`` of the source's records, or
-    the collectors' ``source_health`` row when that is newer (a live source
-    that was polled but brought nothing new is still being ingested).
+    Uses the collectors' :func:`corpuskit.ingest.collectors.health.source_health`
+    (the ``source_health`` table joined with the records) when that module is
+    installed; otherwise ``lastIngestion`` is the newest ``capturedAt`` of the
+    source's records, or the ``source_health`` row's time when that is newer.
     """
+    try:
+        from corpuskit.ingest.collectors.health import source_health
+    except ImportError:
+        source_health = None
+    if source_health is not None:
+        return [{"source": h["source"], "recordCount": h["recordCount"],
+                 "lastIngestion": h["lastIngestedAt"]} for h in source_health(corpus)]
     rows = corpus.conn.execute(
         "SELECT source, count(*), max(captured_at) FROM records GROUP BY source ORDER BY source"
     ).fetchall()
