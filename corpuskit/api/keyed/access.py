@@ -1,0 +1,60 @@
+"""Who is calling the keyed interface: the API key in ``x-api-key`` or ``Authorization: Bearer``.
+
+Rules, in order:
+
+1. a corpus with no key at all (none ever created) answers 503
+   'API access not configured' on every keyed endpoint;
+2. no key in either header: 401 'API key required';
+3. both headers carry a key and the two differ: 401 'Conflicting API keys in
+   x-api-key and Authorization headers' (we never guess which one the client
+   meant; the same key in both is fine);
+4. a key that does not start with the configured prefix
+   (``corpuskit.store.keys.key_prefix()``), or is unknown or revoked, or an
+   ``Authorization`` header that is not ``Bearer <key>``: 401
+   'Invalid or missing API key'.
+
+Every 401 carries ``WWW-Authenticate: Bearer realm="corpuskit"``.
+"""
+from __future__ import annotations
+
+from corpuskit.api.auth import bearer_token, cached_lookup
+from corpuskit.api.errors import abort_json
+from corpuskit.store.keys import has_keys, key_prefix
+
+NOT_CONFIGURED = "API access not configured"
+KEY_REQUIRED = "API key required"
+INVALID_KEY = "Invalid or missing API key"
+CONFLICTING_KEYS = "Conflicting API keys in x-api-key and Authorization headers"
+UNAUTHORIZED_HEADERS = {"WWW-Authenticate": 'Bearer realm="corpuskit"'}
+_MAX_KEY_LENGTH = 256
+
+
+def presented_key(request) -> str | None:
+    """The key the client sent, or None when it sent none; 401 on a conflict or a malformed header."""
+    header_key = request.get_header("x-api-key")
+    header_key = header_key.strip() if header_key is not None else None
+    authorization = request.get_header("Authorization")
+    bearer = None
+    if authorization is not None and authorization.strip():
+        bearer = bearer_token(request)
+        if bearer is None and not header_key:
+            abort_json(401, INVALID_KEY, UNAUTHORIZED_HEADERS)
+    if header_key and bearer and header_key != bearer:
+        abort_json(401, CONFLICTING_KEYS, UNAUTHORIZED_HEADERS)
+    return header_key or bearer or None
+
+
+def require_key(corpus, request):
+    """The caller's :class:`~corpuskit.store.keys.KeyInfo`, or the 503/401 JSON answer."""
+    if not has_keys(corpus.conn):
+        abort_json(503, NOT_CONFIGURED)
+    key = presented_key(request)
+    if key is None:
+        abort_json(401, KEY_REQUIRED, UNAUTHORIZED_HEADERS)
+    if (len(key) > _MAX_KEY_LENGTH or not key.startswith(key_prefix())
+            or not key.isascii() or not key.isprintable()):
+        abort_json(401, INVALID_KEY, UNAUTHORIZED_HEADERS)
+    info = cached_lookup(corpus, key)
+    if info is None:
+        abort_json(401, INVALID_KEY, UNAUTHORIZED_HEADERS)
+    return info

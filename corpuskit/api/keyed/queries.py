@@ -1,0 +1,236 @@
+"""Read-side queries for the keyed interface (``/api/v1``): discourse, topics, signals, clusters.
+
+Each function takes a corpus and already-validated arguments (stored
+timestamp strings, integers) and returns a dict in the exact shape of
+``keyed-api-v1.md``. Unknown topics raise :class:`NotFoundError` with the
+spec's message. Narratives come from :mod:`corpuskit.narrate.read`; snapshots,
+trends, entities, observations and the status from :mod:`corpuskit.analysis`.
+"""
+from __future__ import annotations
+
+import json
+
+from corpuskit.errors import NotFoundError
+
+TOPIC_NOT_FOUND = "Topic not found"
+RECENT_SIGNALS = 10
+
+
+def pagination(total: int, limit: int, offset: int, returned: int) -> dict:
+    """The offset-paging block ``{total, limit, offset, hasMore}``."""
+    return {"total": total, "limit": limit, "offset": offset, "hasMore": offset + returned < total}
+
+
+def topic_row(corpus, name: str):
+    """The ``topics`` row called ``name`` (case-sensitive); NotFoundError('Topic not found')."""
+    row = corpus.conn.execute("SELECT * FROM topics WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise NotFoundError(TOPIC_NOT_FOUND)
+    return row
+
+
+# -- discourse ----------------------------------------------------------------
+_DISCOURSE_COLUMNS = (
+    "r.id, r.source, r.content_type, r.source_id, r.title, r.content_text, r.url, r.author, "
+    "r.published_at, r.captured_at, r.subreddit, r.language, r.topic AS topic_hint, "
+    "e.record_id AS enriched, e.sentiment_label, e.sentiment_score, e.themes, t.name AS topic_name"
+)
+_DISCOURSE_FROM = (
+    " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+    "LEFT JOIN topics t ON t.id = e.topic_id"
+)
+
+
+def list_discourse(corpus, source: str | None = None, topic: str | None = None,
+                   since: str | None = None, until: str | None = None,
+                   limit: int = 50, offset: int = 0) -> dict:
+    """Discourse records, ``capturedAt`` descending (ties: id descending).
+
+    A record's ``topic`` is its primary topic from enrichment, else the topic
+    hint it was imported with; the ``topic`` filter matches that same value.
+    ``since``/``until`` bound ``capturedAt`` inclusively.
+    """
+    where, args = [], []
+    if source is not None:
+        where.append("r.source = ?")
+        args.append(source)
+    if topic is not None:
+        tid = topic_row(corpus, topic)["id"]
+        where.append("(e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?))")
+        args += [tid, topic]
+    if since is not None:
+        where.append("r.captured_at >= ?")
+        args.append(since)
+    if until is not None:
+        where.append("r.captured_at <= ?")
+        args.append(until)
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    conn = corpus.conn
+    if topic is None:
+        # No join is needed to count: records alone decide the total.
+        total = conn.execute("SELECT count(*) FROM records r" + clause, args).fetchone()[0]
+    else:
+        total = conn.execute("SELECT count(*) FROM records r LEFT JOIN enrichment e "
+                             "ON e.record_id = r.id" + clause, args).fetchone()[0]
+    rows = conn.execute(
+        "SELECT " + _DISCOURSE_COLUMNS + _DISCOURSE_FROM + clause
+        + " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?",
+        args + [limit, offset],
+    ).fetchall()
+    entities = _record_entities(conn, [r["id"] for r in rows if r["enriched"] is not None])
+    data = [_discourse_item(r, entities.get(r["id"], [])) for r in rows]
+    return {"data": data, "pagination": pagination(total, limit, offset, len(data))}
+
+
+def _record_entities(conn, record_ids: list[int]) -> dict[int, list[dict]]:
+    if not record_ids:
+        return {}
+    marks = ",".join("?" * len(record_ids))
+    rows = conn.execute(
+        "SELECT m.record_id, m.surface, en.type FROM mentions m JOIN entities en ON en.id = m.entity_id "
+        f"WHERE m.record_id IN ({marks}) ORDER BY m.record_id, m.mention_count DESC, en.name, en.id",
+        record_ids,
+    ).fetchall()
+    out: dict[int, list[dict]] = {}
+    for record_id, surface, kind in rows:
+        out.setdefault(record_id, []).append({"text": surface, "type": kind})
+    return out
+
+
+def _discourse_item(row, entities: list[dict]) -> dict:
+    analysis = None
+    if row["enriched"] is not None:
+        analysis = {
+            "sentiment": {"label": row["sentiment_label"], "score": row["sentiment_score"]},
+            "themes": json.loads(row["themes"] or "[]"),
+            "entities": entities,
+        }
+    return {
+        "id": str(row["id"]),
+        "source": row["source"],
+        "contentType": row["content_type"],
+        "sourceId": row["source_id"],
+        "title": row["title"],
+        "contentText": row["content_text"],
+        "url": row["url"],
+        "author": row["author"],
+        "publishedAt": row["published_at"],
+        "capturedAt": row["captured_at"],
+        "topic": row["topic_name"] if row["topic_name"] is not None else row["topic_hint"],
+        "subreddit": row["subreddit"],
+        "language": row["language"],
+        "analysis": analysis,
+    }
+
+
+# -- topics -------------------------------------------------------------------
+def _topic_base(row) -> dict:
+    return {
+        "name": row["name"],
+        "displayName": row["display_name"],
+        "description": row["description"],
+        "category": row["category"],
+        "keywords": json.loads(row["keywords"] or "[]"),
+    }
+
+
+def list_topics(corpus, active: bool | None = True) -> dict:
+    """``{topics, count}``: topics whose ``active`` flag equals ``active`` (all when None), by name."""
+    sql, args = "SELECT * FROM topics", []
+    if active is not None:
+        sql += " WHERE active = ?"
+        args.append(1 if active else 0)
+    rows = corpus.conn.execute(sql + " ORDER BY name", args).fetchall()
+    topics = []
+    for row in rows:
+        item = _topic_base(row)
+        item["subreddits"] = json.loads(row["subreddits"] or "[]")
+        item["active"] = bool(row["active"])
+        item["createdAt"] = row["created_at"]
+        topics.append(item)
+    return {"topics": topics, "count": len(topics)}
+
+
+def topic_detail(corpus, name: str) -> dict:
+    """One topic with its current narrative, recent signals, 30 days of snapshots,
+    the latest run's clusters and its record volume per source (all time, most first)."""
+    from corpuskit.analysis.clusters import latest_clusters
+    from corpuskit.analysis.snapshots import get_snapshots
+    from corpuskit.narrate.read import topic_current_narrative
+
+    row = topic_row(corpus, name)
+    conn = corpus.conn
+    item = _topic_base(row)
+    item["active"] = bool(row["active"])
+    item["currentNarrative"] = topic_current_narrative(corpus, row["id"])
+    signals = conn.execute(
+        "SELECT kind, severity, headline, detected_at FROM signals WHERE topic_id = ? "
+        "ORDER BY detected_at DESC, id DESC LIMIT ?", (row["id"], RECENT_SIGNALS),
+    ).fetchall()
+    item["recentSignals"] = [{"type": s[0], "severity": s[1], "headline": s[2], "detectedAt": s[3]}
+                             for s in signals]
+    item["snapshots"] = get_snapshots(corpus, name)["data"]  # the last 30 days by the corpus clock
+    item["clusters"] = [
+        {"clusterLabel": c["clusterLabel"], "recordCount": c["recordCount"], "topTerms": c["topTerms"],
+         "summaryLabel": c["summaryLabel"], "createdAt": c["createdAt"]}
+        for c in latest_clusters(corpus, topic=name, limit=50)
+    ]
+    volume = conn.execute(
+        "SELECT r.source, count(*) AS n FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+        "WHERE e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?) "
+        "GROUP BY r.source ORDER BY n DESC, r.source", (row["id"], name),
+    ).fetchall()
+    item["volumeBySource"] = [{"source": v[0], "count": v[1]} for v in volume]
+    return item
+
+
+# -- signals ------------------------------------------------------------------
+def signal_item(row) -> dict:
+    """A signal as the keyed interface shows it (``type`` is the stored kind)."""
+    return {
+        "id": row["id"],
+        "type": row["kind"],
+        "topic": row["topic_name"],
+        "severity": row["severity"],
+        "headline": row["headline"],
+        "detail": json.loads(row["detail"] or "{}"),
+        "detectedAt": row["detected_at"],
+        "acknowledged": bool(row["acknowledged"]),
+        "narrativeId": row["narrative_id"],
+    }
+
+
+def list_signals(corpus, topic: str | None = None, severity: str | None = None,
+                 since: str | None = None, limit: int = 50, offset: int = 0) -> dict:
+    """Signals of every kind, ``detectedAt`` descending (ties: id descending)."""
+    where, args = [], []
+    if topic is not None:
+        where.append("s.topic_id = ?")
+        args.append(topic_row(corpus, topic)["id"])
+    if severity is not None:
+        where.append("s.severity = ?")
+        args.append(severity)
+    if since is not None:
+        where.append("s.detected_at >= ?")
+        args.append(since)
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    conn = corpus.conn
+    total = conn.execute("SELECT count(*) FROM signals s" + clause, args).fetchone()[0]
+    rows = conn.execute(
+        "SELECT s.*, t.name AS topic_name FROM signals s LEFT JOIN topics t ON t.id = s.topic_id"
+        + clause + " ORDER BY s.detected_at DESC, s.id DESC LIMIT ? OFFSET ?",
+        args + [limit, offset],
+    ).fetchall()
+    data = [signal_item(r) for r in rows]
+    return {"data": data, "pagination": pagination(total, limit, offset, len(data))}
+
+
+# -- clusters -----------------------------------------------------------------
+def list_clusters(corpus, topic: str | None = None, limit: int = 50) -> dict:
+    """``{data, count}``: clusters of the most recent analysis run (``count`` = items returned)."""
+    from corpuskit.analysis.clusters import latest_clusters
+
+    if topic is not None:
+        topic_row(corpus, topic)
+    data = latest_clusters(corpus, topic=topic, limit=limit)
+    return {"data": data, "count": len(data)}

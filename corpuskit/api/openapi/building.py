@@ -1,0 +1,107 @@
+"""Small builders for the OpenAPI 3.1 documents: schemas, parameters and responses as dicts.
+
+JSON Schema 2020-12 is the schema dialect of OpenAPI 3.1, so nullability is
+written as a type list (``["string", "null"]``).
+"""
+from __future__ import annotations
+
+TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def ref(name: str) -> dict:
+    """A reference to ``#/components/schemas/<name>``."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def string(**extra) -> dict:
+    return {"type": "string", **extra}
+
+
+def nullable(schema: dict) -> dict:
+    """``schema`` or null."""
+    if "$ref" in schema or "enum" in schema:
+        return {"anyOf": [schema, {"type": "null"}]}
+    kind = schema["type"]
+    kinds = [kind] if isinstance(kind, str) else list(kind)
+    return {**schema, "type": kinds + ["null"]}
+
+
+def integer(minimum: int | None = 0, **extra) -> dict:
+    out = {"type": "integer", **extra}
+    if minimum is not None:
+        out["minimum"] = minimum
+    return out
+
+
+def number(**extra) -> dict:
+    return {"type": "number", **extra}
+
+
+def boolean() -> dict:
+    return {"type": "boolean"}
+
+
+def timestamp(description: str | None = None) -> dict:
+    out = {"type": "string", "format": "date-time", "pattern": TIMESTAMP_PATTERN}
+    if description:
+        out["description"] = description
+    return out
+
+
+def day() -> dict:
+    return {"type": "string", "format": "date", "pattern": DATE_PATTERN}
+
+
+def array(items: dict, **extra) -> dict:
+    return {"type": "array", "items": items, **extra}
+
+
+def obj(properties: dict, required=None, additional=True, description: str | None = None) -> dict:
+    """An object schema; every property is required unless ``required`` says otherwise."""
+    out = {"type": "object", "properties": properties,
+           "required": sorted(properties) if required is None else list(required)}
+    if additional is not True:
+        out["additionalProperties"] = additional
+    if description:
+        out["description"] = description
+    return out
+
+
+def enum(values, nullable_: bool = False) -> dict:
+    values = list(values)
+    if nullable_:
+        return {"type": ["string", "null"], "enum": values + [None]}
+    return {"type": "string", "enum": values}
+
+
+def query(name: str, schema: dict, description: str, required: bool = False) -> dict:
+    return {"name": name, "in": "query", "required": required, "description": description,
+            "schema": schema}
+
+
+def path_param(name: str, description: str, schema: dict | None = None) -> dict:
+    return {"name": name, "in": "path", "required": True, "description": description,
+            "schema": schema or {"type": "string", "minLength": 1}}
+
+
+def limit_param(default: int, maximum: int) -> dict:
+    return query("limit", {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+                 f"Page size, default {default}, maximum {maximum}; a larger value is clamped to "
+                 f"{maximum}. Zero, negative or non-integer: 400.")
+
+
+def json_content(schema: dict) -> dict:
+    return {"application/json": {"schema": schema}}
+
+
+def response(description: str, schema: dict, headers: dict | None = None) -> dict:
+    out = {"description": description, "content": json_content(schema)}
+    if headers:
+        out["headers"] = headers
+    return out
+
+
+def header(description: str, schema: dict | None = None, required: bool = True) -> dict:
+    return {"description": description, "required": required,
+            "schema": schema or {"type": "integer", "minimum": 0}}
