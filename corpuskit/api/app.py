@@ -92,7 +92,8 @@ def create_app(corpus, heartbeat_seconds: float | None = None) -> bottle.Bottle:
         heartbeat_seconds = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS") or DEFAULT_HEARTBEAT_SECONDS)
     if not heartbeat_seconds > 0:
         raise ValidationError(f"heartbeat interval must be positive, not {heartbeat_seconds!r}")
-    app = bottle.Bottle(catchall=True, autojson=False)
+    app = bottle.Bottle(catchall=True)
+    app.uninstall("json")  # json_plugin encodes (compact, UTF-8, ensure_ascii=False)
     app.default_error_handler = _error_handler
     app.install(json_plugin)
     app.config["corpuskit.corpus"] = corpus

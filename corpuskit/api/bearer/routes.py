@@ -403,16 +403,16 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
     @bearer("/v1/stats/entities/trending")
     def trending():
         n = params.int_param("n", TRENDING_DEFAULT, minimum=1, maximum=TRENDING_MAX)
-        rows = _library("corpuskit.analysis.entity_stats").trending_entities(corpus, n)
+        found = _library("corpuskit.analysis.entity_stats").trending_entities(corpus, n)
+        rows = found["entities"] if isinstance(found, dict) else found
         out = []
         for r in rows:
-            slug = r.get("slug")
-            if slug is None:
-                found = queries.entity_row(conn(), int(r["id"]))
-                slug = found["slug"] if found else ""
-            out.append({"id": encode_id(corpus, "ent", int(r["id"])), "name": r["name"], "type": r["type"],
+            entity = queries.entity_row(conn(), int(r["id"]))
+            if entity is None:
+                continue
+            out.append({"id": encode_id(corpus, "ent", entity["id"]), "name": r["name"], "type": r["type"],
                         "mentionCount": r["mentionCount"], "growthFactor": r["growthFactor"],
-                        "recentMentions": r["recentMentions"], "canonicalPath": shapes.entity_path(slug)})
+                        "recentMentions": r["recentMentions"], "canonicalPath": shapes.entity_path(entity["slug"])})
         return {"entities": out}
 
     @bearer("/v1/stats/topics/distribution")
