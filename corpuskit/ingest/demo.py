@@ -23,7 +23,7 @@ import math
 import random
 import re
 from functools import lru_cache
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 from pathlib import Path
 from time import perf_counter
 
@@ -33,6 +33,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.ingest import demo_vocab as V
 
 END_DAY = date(2026, 10, 31)
+_EPOCH = date(1970, 1, 1)
 BASELINE_DAYS = 21
 OFFBEAT_SHARE = 0.05
 WEEKEND_FACTOR = 0.9
@@ -403,14 +404,15 @@ def _authors(rng) -> dict:
     return out
 
 
-def _finish(rng, rec: dict, seq: dict, authors: dict, when: datetime) -> None:
+def _finish(rng, rec: dict, seq: dict, authors: dict, ts: int) -> None:
     """Give a record its source id, url, author, capture time and source metadata."""
     source = rec["source"]
     names, weights = authors[source]
     author = rng.choices(names, cum_weights=weights)[0]
     focus_boost = 3.0 if rec["metadata"]["demo"]["event"] else 1.0
     lo, hi = _CAPTURE_DELAY[source]
-    rec["capturedAt"] = (when + timedelta(seconds=rng.randrange(lo, hi))).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rec["capturedAt"] = _iso(ts + rng.randrange(lo, hi))
+    ymd = rec["publishedAt"][:10].replace("-", "/")
     meta = rec["metadata"]
     slug = _slug(rec["title"] or rec["contentText"][:60])
     seq[source] = seq.get(source, 0) + 1
@@ -440,7 +442,7 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, when: datetime) -> None:
             meta["num_comments"] = int(score * rng.uniform(0.1, 0.8))
         rec["author"] = author
     elif source == "twitter":
-        ms = int(when.timestamp() * 1000)
+        ms = ts * 1000
         tid = ((ms - 1288834974657) << 22) | (n % 4096)
         rec["sourceId"] = str(tid)
         handle = author
@@ -450,10 +452,10 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, when: datetime) -> None:
                      "reply_count": int(likes * rng.uniform(0.02, 0.3)), "handle": handle})
         rec["author"] = handle
     elif source == "bluesky":
-        micros = int(when.timestamp()) * 1_000_000 + n % 1_000_000
+        micros = ts * 1_000_000 + n % 1_000_000
         value = (micros << 10) | (n % 1024)
         rkey = "".join(_B32_SORT[(value >> (5 * i)) & 31] for i in reversed(range(13)))
-        did = "did:plc:" + "".join(_B32_SORT[(hash_int(author, k)) & 31] for k in range(24))
+        did = _did(author)
         rec["sourceId"] = f"at://{did}/app.bsky.feed.post/{rkey}"
         rec["url"] = f"https://bsky.app/profile/{author}/post/{rkey}"
         likes = int(math.exp(rng.gauss(1.8, 1.3)) * focus_boost)
@@ -462,8 +464,8 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, when: datetime) -> None:
         rec["author"] = author
     elif source == "news":
         outlet, domain = V.NEWS_OUTLETS[rng.randrange(len(V.NEWS_OUTLETS))]
-        rec["sourceId"] = f"{domain}/{when:%Y/%m/%d}/{slug}-{n}"
-        rec["url"] = f"https://{domain}/{when:%Y/%m/%d}/{slug}-{n}"
+        rec["sourceId"] = f"{domain}/{ymd}/{slug}-{n}"
+        rec["url"] = f"https://{domain}/{ymd}/{slug}-{n}"
         meta.update({"outlet": outlet, "section": V.NEWS_SECTIONS[meta["demo"]["beat"]],
                      "word_count": len(rec["contentText"].split())})
         rec["author"] = author
@@ -477,7 +479,7 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, when: datetime) -> None:
                      "duration_seconds": rng.randrange(180, 1800), "channel": author})
         rec["author"] = author
     else:  # arxiv
-        key = f"{when:%y%m}"
+        key = ymd[2:4] + ymd[5:7]
         seq[key] = seq.get(key, rng.randrange(100, 900)) + rng.randrange(1, 30)
         arxiv_id = f"{key}.{seq[key]:05d}"
         rec["sourceId"] = arxiv_id
@@ -489,6 +491,22 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, when: datetime) -> None:
         meta.update({"arxiv_id": arxiv_id, "primary_category": primary,
                      "categories": sorted(set([primary] + cats[:1])), "authors": authors_list})
         rec["author"] = ", ".join(authors_list)
+
+
+def _iso(ts: int) -> str:
+    day, second = divmod(ts, 86400)
+    hour, rest = divmod(second, 3600)
+    return f"{_day_text(day)}T{hour:02d}:{rest // 60:02d}:{rest % 60:02d}Z"
+
+
+@lru_cache(maxsize=None)
+def _day_text(day: int) -> str:
+    return (_EPOCH + timedelta(days=day)).isoformat()
+
+
+@lru_cache(maxsize=None)
+def _did(handle: str) -> str:
+    return "did:plc:" + "".join(_B32_SORT[hash_int(handle, k) & 31] for k in range(24))
 
 
 def hash_int(text: str, salt: int) -> int:
@@ -527,11 +545,11 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
             b = beats.index(event["beat"])
             for offset, mult in enumerate(event["multipliers"]):
                 weights[b, event["startIndex"] + offset] *= mult
-    counts = count_rng.multinomial(records, (weights / weights.sum()).ravel()).reshape(weights.shape)
+    counts = _daily_counts(count_rng, records, weights / weights.sum())
 
     out = []
     for d, day in enumerate(dates):
-        midnight = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+        midnight = (day - _EPOCH).days * 86400
         for b, beat in enumerate(beats):
             active = [e for e in planned if e["beat"] == beat and e["startIndex"] <= d]
             shares = V.SOURCE_SHARES[beat]
@@ -574,22 +592,36 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
                     subreddit = subs[rng.randrange(len(subs))]
                 rec = {
                     "source": source, "sourceId": None, **fields, "url": "", "author": "",
-                    "publishedAt": (midnight + timedelta(seconds=second)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "publishedAt": _iso(midnight + second),
                     "capturedAt": None, "subreddit": subreddit, "language": "en", "topic": None,
                     "metadata": {"demo": {"beat": beat, "entities": labels["entities"],
                                           "sentiment": sentiment, "theme": theme,
                                           "event": focus["id"] if focus else None}},
                 }
-                out.append((second, d, len(out), rec))
-    out.sort(key=lambda item: (item[1], item[0], item[2]))
+                out.append((midnight + second, len(out), rec))
+    out.sort(key=lambda item: (item[0], item[1]))
     authors = _authors(random.Random(seed * 1000 + 404))
     seq: dict = {}
     result = []
-    for second, d, _, rec in out:
-        when = datetime(dates[d].year, dates[d].month, dates[d].day, tzinfo=timezone.utc) + timedelta(seconds=second)
-        _finish(rng, rec, seq, authors, when)
+    for ts, _, rec in out:
+        _finish(rng, rec, seq, authors, ts)
         result.append(rec)
-    truth = {
+    return result, _ground_truth(seed, records, days, events, planned)
+
+
+def demo_ground_truth(seed: int = 7, records: int = 20000, days: int = 60, events: bool = True) -> dict:
+    """The ground truth :func:`generate_demo` returns for these arguments, without the records.
+
+    Cheap: the planted events depend only on ``seed`` and ``days``.
+    """
+    _check_params(seed, records, days)
+    planned = plan_events(int(seed), int(days)) if events else []
+    return _ground_truth(int(seed), int(records), int(days), events, planned)
+
+
+def _ground_truth(seed: int, records: int, days: int, events: bool, planned: list) -> dict:
+    dates = _day_range(days)
+    return {
         "generator": "corpuskit.ingest.demo",
         "version": GROUND_TRUTH_VERSION,
         "seed": seed, "records": records, "days": days, "eventsPlanted": bool(events),
@@ -599,7 +631,27 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
         "sources": list(V.SOURCES),
         "events": [_public_event(e) for e in planned],
     }
-    return result, truth
+
+
+def _daily_counts(rng, records: int, p: np.ndarray) -> np.ndarray:
+    """Records per (beat, day) cell: multinomial noise, clipped to 2.5 sigma, exact total.
+
+    Clipping keeps the quiet periods quiet: an unplanted 4-sigma day would
+    be a true spike for any detector, yet no event in the ground truth.
+    """
+    expected = records * p.ravel()
+    counts = rng.multinomial(records, p.ravel())
+    spread = 2.5 * np.sqrt(expected)
+    lo = np.floor(expected - spread).clip(min=0).astype(int)
+    hi = np.ceil(expected + spread).astype(int)
+    counts = counts.clip(lo, hi)
+    while (diff := records - int(counts.sum())) != 0:
+        room = hi - counts if diff > 0 else counts - lo
+        weight = np.where(room > 0, expected, 0.0)
+        cells = rng.choice(len(counts), size=min(abs(diff), int((room > 0).sum())), replace=False,
+                           p=weight / weight.sum())
+        counts[cells] += 1 if diff > 0 else -1
+    return counts.reshape(p.shape)
 
 
 def ground_truth_counts(truth: dict) -> dict:
