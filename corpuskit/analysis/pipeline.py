@@ -1,0 +1,115 @@
+"""The analysis stage: clusters, signals, snapshots and observations in one atomic run.
+
+The steps run in this order, each reading what the one before wrote:
+
+1. :func:`corpuskit.analysis.clusters.cluster_corpus`: clusters per topic;
+2. :func:`corpuskit.analysis.signals.detect_signals`: signals, replayed day by day;
+3. :func:`corpuskit.analysis.snapshots.build_snapshots`: daily snapshot rows
+   (their ``signalCount`` needs step 2);
+4. :func:`corpuskit.analysis.observations.build_observations`.
+
+The whole stage, including its ``runs`` row, is one transaction: if any step
+fails, nothing of the run is kept and the corpus file is as it was before.
+Each step is incremental on its own (clusters are carried over for topics that
+barely changed, signal replay resumes where it stopped, snapshots rewrite only
+the days whose inputs changed, observations update only the rows that
+changed), so re-analysing after one new day costs a fraction of a full run.
+Entity and corpus aggregates (:mod:`.entity_stats`, :mod:`.corpus_stats`,
+:mod:`.trends`) are computed on request and need no stored step.
+"""
+from __future__ import annotations
+
+from time import perf_counter
+
+from corpuskit.errors import ValidationError
+
+STEPS = ("clusters", "signals", "snapshots", "observations")
+
+
+def _clusters(corpus, run_id, seed, progress, options):
+    from corpuskit.analysis.clusters import cluster_corpus
+
+    return cluster_corpus(corpus, run_id, seed=seed, progress=progress, **options)
+
+
+def _signals(corpus, run_id, seed, progress, options):
+    from corpuskit.analysis.signals import detect_signals
+
+    return detect_signals(corpus, run_id, progress=progress, **options)
+
+
+def _snapshots(corpus, run_id, seed, progress, options):
+    from corpuskit.analysis.snapshots import build_snapshots
+
+    return build_snapshots(corpus, run_id, progress=progress, **options)
+
+
+def _observations(corpus, run_id, seed, progress, options):
+    from corpuskit.analysis.observations import build_observations
+
+    return build_observations(corpus, run_id, progress=progress, **options)
+
+
+RUNNERS = {"clusters": _clusters, "signals": _signals, "snapshots": _snapshots,
+           "observations": _observations}
+
+
+def _check_settings(settings: dict) -> tuple[list, dict]:
+    unknown = sorted(set(settings) - set(STEPS) - {"steps"})
+    if unknown:
+        raise ValidationError(
+            f"unknown analyse setting(s) {', '.join(unknown)}; expected steps or per-step "
+            f"options named {', '.join(STEPS)}")
+    steps = settings.get("steps") or STEPS
+    if isinstance(steps, str):
+        steps = [s.strip() for s in steps.split(",") if s.strip()]
+    bad = [s for s in steps if s not in STEPS]
+    if bad:
+        raise ValidationError(f"unknown analyse step(s) {', '.join(bad)}; expected {', '.join(STEPS)}")
+    options = {}
+    for step in STEPS:
+        value = settings.get(step) or {}
+        if not isinstance(value, dict):
+            raise ValidationError(f"options for {step} must be a dict of keyword arguments")
+        options[step] = value
+    return [s for s in STEPS if s in steps], options
+
+
+def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> dict:
+    """Run the analysis stage on ``corpus``; returns a summary.
+
+    Parameters
+    ----------
+    progress : bool
+        Show tqdm progress bars (one for the stage, and each step's own).
+    seed : int
+        Seed for the clusterer (every other step is deterministic by construction).
+    steps : list of str, optional
+        A subset of ``clusters, signals, snapshots, observations`` (run in
+        that order); all by default.
+    clusters, signals, snapshots, observations : dict, optional
+        Keyword arguments passed to that step's function.
+
+    Returns ``{runId, steps: {step: step summary}, seconds: {step: s, total: s}}``.
+    Raises :class:`ValidationError` for unknown settings; any failure leaves
+    the corpus unchanged.
+    """
+    from tqdm.auto import tqdm
+
+    steps, options = _check_settings(settings)
+    recorded = {"seed": seed, **settings}
+    summary = {"steps": {}, "seconds": {}}
+    started = perf_counter()
+    with corpus.transaction():
+        with corpus.run_stage("analyse", recorded) as run_id:
+            summary["runId"] = run_id
+            bar = tqdm(steps, desc="analyse", unit="step", disable=not progress)
+            for step in bar:
+                bar.set_postfix_str(step)
+                t0 = perf_counter()
+                summary["steps"][step] = RUNNERS[step](corpus, run_id, seed, progress,
+                                                       options[step])
+                summary["seconds"][step] = round(perf_counter() - t0, 3)
+            bar.close()
+    summary["seconds"]["total"] = round(perf_counter() - started, 3)
+    return summary
