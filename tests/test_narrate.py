@@ -185,8 +185,8 @@ def test_external_citations_and_sources_view(narrated):
 
 def test_external_citations_dedupe_and_strip_punctuation():
     rec = EvidenceRecord(1, "news", "T", "See https://a.org/x. And https://a.org/x/ again.", "https://a.org/x",
-                         "", "2026-01-01T00:00:00Z", {})
-    other = EvidenceRecord(2, "reddit", "", "Nothing here at all to link to.", "", "", "2026-01-01T00:00:00Z", {})
+                         "", "2026-01-01T00:00:00Z", "{}")
+    other = EvidenceRecord(2, "reddit", "", "Nothing here at all to link to.", "", "", "2026-01-01T00:00:00Z", "{}")
     assert external_citations([rec, other]) == [{"url": "https://a.org/x", "title": "T"}]
 
 

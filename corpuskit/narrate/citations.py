@@ -21,15 +21,17 @@ def renumber(body: str, n_records: int) -> tuple[str, list[int]]:
 
     Returns the new body and ``order``: ``order[k]`` is the writer's index
     (1-based) of the record that becomes ordinal ``k + 1``. Records the body
-    never cites follow in their original order, so every record given to the
-    writer is a citation.
+    never cites are dropped, unless the body cites fewer than two: then the
+    uncited ones follow in their original order so a story always has at
+    least two citations.
     """
     order: list[int] = []
     for m in MARKER.finditer(body):
         n = int(m.group(1))
         if n not in order:
             order.append(n)
-    order += [n for n in range(1, n_records + 1) if n not in order]
+    if len(order) < 2:
+        order += [n for n in range(1, n_records + 1) if n not in order]
     new_of = {old: new for new, old in enumerate(order, 1)}
     return MARKER.sub(lambda m: f"[{new_of[int(m.group(1))]}]", body), order
 

@@ -49,10 +49,16 @@ class EvidenceRecord:
     url: str
     author: str
     published_at: str
-    metadata: dict
+    metadata_json: str
     topic_id: int | None = None
     inferred: bool = False
     confidence: float = 0.0
+
+    @property
+    def metadata(self) -> dict:
+        """The record's metadata (decoded on use)."""
+        value = json.loads(self.metadata_json or "{}")
+        return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -89,7 +95,7 @@ def _records(conn, where: str, args, limit: int = POOL_LIMIT) -> list[EvidenceRe
         list(args) + [limit],
     ).fetchall()
     return [EvidenceRecord(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5] or "", r[6],
-                           json.loads(r[7] or "{}"), r[8]) for r in rows]
+                           r[7] or "{}", r[8]) for r in rows]
 
 
 def has_quotable(record: EvidenceRecord) -> bool:
@@ -279,8 +285,8 @@ def cited_entities(conn, record_ids, limit: int = 5) -> list[dict]:
 
 
 def _topic_where(alias="r"):
-    return (f"({alias}.id IN (SELECT record_id FROM topic_assignments WHERE topic_id = ?) "
-            f"OR {alias}.id IN (SELECT record_id FROM enrichment WHERE topic_id = ?))")
+    return (f"{alias}.id IN (SELECT record_id FROM topic_assignments WHERE topic_id = ? "
+            f"UNION SELECT record_id FROM enrichment WHERE topic_id = ?)")
 
 
 # -- evidence per kind ----------------------------------------------------------
@@ -326,7 +332,10 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
     if len(chosen) < 2:
         return None
     cluster = latest_cluster(conn, beat["id"])
-    sources = len({r.source for r in direct})
+    sources = conn.execute(
+        f"SELECT count(DISTINCT r.source) FROM records r WHERE {_topic_where()} "
+        "AND r.published_at > ? AND r.published_at <= ?", (beat["id"], beat["id"], since, iso(now)),
+    ).fetchone()[0]
     terms = list(beat["keywords"]) + (cluster["top_terms"] if cluster else [])
     if signal:
         terms += _words(signal["headline"])
@@ -347,12 +356,16 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
     if len(chosen) < 2:
         return None
     topic_id = _dominant_topic(chosen)
-    sources = len({r.source for r in direct})
+    n_records, sources = conn.execute(
+        "SELECT count(*), count(DISTINCT r.source) FROM records r WHERE r.id IN "
+        "(SELECT record_id FROM mentions WHERE entity_id = ?) AND r.published_at > ? AND r.published_at <= ?",
+        (entity["id"], since, iso(now)),
+    ).fetchone()
     return StoryEvidence(
         kind="entity_narrative", story_key=f"entity:{entity['slug']}", records=chosen, signal=signal,
         beat=topic_dict(conn, topic_id), entity=entity,
         entities=cited_entities(conn, [r.id for r in chosen]), terms=_words(entity["name"]),
-        figures={"mentions": mentions, "records": len(direct), "sources": sources, "windowDays": window_days},
+        figures={"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days},
     )
 
 

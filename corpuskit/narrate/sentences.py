@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WS = re.compile(r"\s+")
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before
@@ -9,6 +10,7 @@ _WS = re.compile(r"\s+")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(A-Z0-9])")
 _MARKER = re.compile(r"\[\d+\]")
 _URL = re.compile(r"https?://\S+")
+_LETTER = re.compile(r"[^\W\d_]")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "mr.", "mrs.", "ms.", "dr.", "prof.", "inc.", "st.",
                   "jr.", "sr.", "u.s.", "u.k.", "etc.", "fig.", "no.", "approx.")
 
@@ -19,6 +21,12 @@ def squash(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (whitespace collapsed), in order (see :func:`_split`)."""
+    return list(_split(str(text or "")))
+
+
+@lru_cache(maxsize=65536)
+def _split(text: str) -> tuple[str, ...]:
     """Sentences of ``text`` (whitespace collapsed), in order.
 
     Boundaries after common abbreviations (``e.g.``, ``Dr.``) are not split.
@@ -26,7 +34,7 @@ def split_sentences(text: str) -> list[str]:
     """
     flat = squash(text)
     if not flat:
-        return []
+        return ()
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(flat):
         head = flat[start:match.start()].lower()
@@ -40,7 +48,7 @@ def split_sentences(text: str) -> list[str]:
     tail = flat[start:].strip()
     if tail:
         pieces.append(tail)
-    return pieces
+    return tuple(pieces)
 
 
 def quotable(sentence: str, min_words: int = 5, max_words: int = 60) -> bool:
@@ -50,5 +58,4 @@ def quotable(sentence: str, min_words: int = 5, max_words: int = 60) -> bool:
         return False
     if _MARKER.search(sentence) or _URL.search(sentence):
         return False
-    letters = sum(ch.isalpha() for ch in sentence)
-    return letters >= 0.5 * len(sentence)
+    return len(_LETTER.findall(sentence)) >= 0.5 * len(sentence)

@@ -5,7 +5,9 @@ A writer is any object with a ``write(evidence) -> dict`` method returning
 ``{"text", "tracedTo"}`` for body paragraphs that quote no record, and
 ``headlineSource``). In ``body`` a writer cites ``evidence.records[i]`` with
 the marker ``[i+1]``; the pipeline renumbers the markers in order of first
-appearance and stores them as ``story_citations.ordinal``. Subclass
+appearance and stores them as ``story_citations.ordinal``; records the body
+never cites are not citations (unless it cites fewer than two, see
+:func:`corpuskit.narrate.citations.renumber`). Subclass
 :class:`StoryWriter` to plug in your own (an LLM call, a template engine).
 
 The default, :class:`ExtractiveWriter`, needs no network and no model. It
@@ -94,10 +96,11 @@ class ExtractiveWriter(StoryWriter):
     Sentences of the cited records are scored by TF-IDF centrality (cosine to
     the mean sentence vector) plus ``term_weight`` times their overlap with the
     story's terms. Each record first contributes its best sentence (so every
-    record is cited), then the best remaining sentences fill the body up to
-    ``body_sentences``, at most ``max_per_record`` per record, skipping any
-    sentence whose cosine to one already chosen exceeds ``redundancy`` and any
-    verbatim repeat. The lede is the best-scoring chosen sentence and opens the
+    record is cited unless its best is weak, see ``min_relative_score``), then
+    the best remaining sentences fill the body up to ``body_sentences``, at
+    most ``max_per_record`` per record, skipping verbatim repeats and near
+    repeats: a TF-IDF cosine or a word-set Jaccard overlap above
+    ``redundancy`` with a sentence already chosen. The lede is the best-scoring chosen sentence and opens the
     body; the headline is the signal's headline, else the best cited record's
     title, else the lede cut to ``headline_words`` words.
 
@@ -111,6 +114,9 @@ class ExtractiveWriter(StoryWriter):
         Cosine above which a candidate repeats a chosen sentence.
     term_weight : float
         Weight of the overlap with the story's terms.
+    min_relative_score : float
+        A record whose best sentence scores below this fraction of the best
+        sentence overall is not quoted (once two records are), and so not cited.
     paragraph_sentences : int
         Quoted sentences per body paragraph.
     headline_words : int
@@ -119,12 +125,14 @@ class ExtractiveWriter(StoryWriter):
 
     name = "extractive"
 
-    def __init__(self, body_sentences: int = 6, max_per_record: int = 2, redundancy: float = 0.6,
-                 term_weight: float = 0.5, paragraph_sentences: int = 3, headline_words: int = 14):
+    def __init__(self, body_sentences: int = 6, max_per_record: int = 2, redundancy: float = 0.5,
+                 term_weight: float = 0.5, min_relative_score: float = 0.35, paragraph_sentences: int = 3,
+                 headline_words: int = 14):
         self.body_sentences = body_sentences
         self.max_per_record = max_per_record
         self.redundancy = redundancy
         self.term_weight = term_weight
+        self.min_relative_score = min_relative_score
         self.paragraph_sentences = paragraph_sentences
         self.headline_words = headline_words
 
@@ -161,24 +169,33 @@ class ExtractiveWriter(StoryWriter):
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
         chosen, used_text, per_record = [], set(), {}
 
+        words = [set(re.findall(r"[a-z0-9']+", c[2].lower())) for c in cands]
+
         def admissible(i):
             ordinal, _, sentence = cands[i]
             if sentence in used_text or per_record.get(ordinal, 0) >= self.max_per_record:
                 return False
-            return all(float(matrix[i] @ matrix[j]) <= self.redundancy for j in chosen)
+            for j in chosen:
+                if float(matrix[i] @ matrix[j]) > self.redundancy:
+                    return False
+                if len(words[i] & words[j]) > self.redundancy * len(words[i] | words[j]):
+                    return False
+            return True
 
         def take(i):
             chosen.append(i)
             used_text.add(cands[i][2])
             per_record[cands[i][0]] = per_record.get(cands[i][0], 0) + 1
 
+        floor = self.min_relative_score * float(scores[order[0]])
         for ordinal in range(1, len(evidence.records) + 1):  # every record cited once
             for i in order:
                 if cands[i][0] == ordinal and admissible(i):
-                    take(i)
+                    if scores[i] >= floor or len(per_record) < 2:
+                        take(i)
                     break
         for i in order:
-            if len(chosen) >= max(self.body_sentences, len(evidence.records)):
+            if len(chosen) >= max(self.body_sentences, len(per_record)):
                 break
             if i not in chosen and admissible(i):
                 take(i)
@@ -209,16 +226,18 @@ class ExtractiveWriter(StoryWriter):
             prefix = evidence.entity["name"]
         elif evidence.kind == "beat_narrative" and evidence.beat is not None:
             prefix = evidence.beat["display_name"]
-        for i in chosen:
-            rec = evidence.records[cands[i][0] - 1]
-            words = rec.title.split()
-            if 4 <= len(words) <= self.headline_words:
-                text = rec.title
-                break
+        subject = prefix.lower()
+        cited = [evidence.records[cands[i][0] - 1] for i in chosen]
+        titled = [r for r in cited if 4 <= len(r.title.split()) <= self.headline_words]
+        about = [r for r in titled if subject and subject in r.title.lower()]
+        if about or titled:
+            rec = (about or titled)[0]
+            text = rec.title
         else:
-            rec = evidence.records[cands[chosen[0]][0] - 1]
-            words = lede.rstrip(".!?").split()
-            text = " ".join(words[:self.headline_words])
+            sentences = [cands[i] for i in chosen]
+            pick = next((c for c in sentences if subject and subject in c[2].lower()), sentences[0])
+            rec = evidence.records[pick[0] - 1]
+            text = " ".join(pick[2].rstrip(".!?").split()[:self.headline_words])
         if prefix and prefix.lower() not in text.lower():
             text = f"{prefix}: {text}"
         return text, {"record": rec.id}
