@@ -1,0 +1,416 @@
+"""Clusters: HDBSCAN per topic over dimension-reduced embeddings, with lineages across runs.
+
+For each topic (a record belongs to its primary topic, ``enrichment.topic_id``):
+
+1. read the records' 512-d embeddings from ``record_vectors``;
+2. reduce them with an exact PCA (deterministic signs) to ``n_components`` dimensions (HDBSCAN over
+   raw 512-d vectors neither scales nor separates well) and L2-normalise;
+3. run HDBSCAN (``min_cluster_size`` defaults to 2% of the topic's records,
+   between 10 and 100);
+4. describe every cluster: top terms by class-based TF-IDF
+   (:mod:`.cluster_terms`), a summary label (the title of the record closest
+   to the centroid, else the top three terms), the mean silhouette of its
+   members on the reduced space (sampled when large), 2-D map coordinates;
+5. give it a lineage id: a cluster whose members overlap a cluster of the
+   topic's previous run with Jaccard >= ``lineage_jaccard`` (one-to-one,
+   best overlap first) keeps that lineage, otherwise it gets a new id derived
+   from the topic, the run and its members.
+
+Every run's clusters are kept (``clusters`` with ``run_id``); the read rule
+is that only the latest run is served (:func:`latest_clusters`). Incremental:
+a topic whose records are unchanged since its last fit, or only grew by at
+most ``refit_growth`` (a fraction), is not re-fitted; its clusters are copied
+into the new run with ``metadata.refit = false``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from corpuskit.analysis.cluster_terms import class_tfidf_terms
+from corpuskit.clock import iso
+from corpuskit.errors import ValidationError
+
+STATE_KEY = "clusters_state"
+DIMENSIONS = 512
+
+
+def read_vectors(conn, record_ids, scan_all: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, matrix)`` of the stored embeddings of ``record_ids`` (ids without one are dropped).
+
+    Reads by id for a few records and scans the whole table (faster per row)
+    when ``record_ids`` is a large share of it, or when ``scan_all`` says so.
+    """
+    ids, blobs = [], []
+    record_ids = sorted({int(r) for r in record_ids})
+    if scan_all is None:
+        total = conn.execute("SELECT count(*) FROM record_vectors").fetchone()[0]
+        scan_all = len(record_ids) > 0.2 * total
+    if scan_all:
+        wanted = set(record_ids)
+        for rid, blob in conn.execute("SELECT record_id, embedding FROM record_vectors"):
+            if rid in wanted:
+                ids.append(rid)
+                blobs.append(blob)
+    else:
+        for start in range(0, len(record_ids), 5000):
+            chunk = ",".join(map(str, record_ids[start:start + 5000]))
+            for rid, blob in conn.execute(
+                    f"SELECT record_id, embedding FROM record_vectors WHERE record_id IN ({chunk})"):
+                ids.append(rid)
+                blobs.append(blob)
+    if not ids:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, DIMENSIONS), dtype=np.float32)
+    order = np.argsort(ids)
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1)
+    return np.asarray(ids, dtype=np.int64)[order], matrix[order]
+
+
+def _ids_hash(ids) -> str:
+    return hashlib.sha256(",".join(map(str, sorted(int(i) for i in ids))).encode()).hexdigest()[:16]
+
+
+def reduce_dimensions(vectors: np.ndarray, n_components: int) -> np.ndarray:
+    """Exact PCA to ``n_components`` dimensions, then L2-normalised rows.
+
+    Computed from the ``d x d`` covariance matrix (one pass over the data and a
+    small eigendecomposition: much faster than an SVD of the data for
+    ``n >> d``), with each component's sign fixed so its largest loading is
+    positive: the same vectors always give the same coordinates.
+    """
+    x = np.asarray(vectors, dtype=np.float32)
+    n, d = x.shape
+    k = max(1, min(n_components, n - 1, d))
+    centred = x - x.mean(axis=0, dtype=np.float64).astype(np.float32)
+    from scipy.linalg import eigh
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: these matrices are small, and threads fighting over shared cores cost 10x
+    with threadpool_limits(1):
+        cov = (centred.T @ centred).astype(np.float64) / max(n - 1, 1)
+        values, vecs = eigh(cov, subset_by_index=(d - k, d - 1))
+    components = vecs[:, np.argsort(values)[::-1]]
+    signs = np.sign(components[np.abs(components).argmax(axis=0), np.arange(k)])
+    components = components * np.where(signs == 0, 1, signs)
+    reduced = centred.astype(np.float64) @ components
+    norms = np.linalg.norm(reduced, axis=1, keepdims=True)
+    return reduced / np.where(norms > 0, norms, 1.0)
+
+
+class TopicClusterer:
+    """HDBSCAN over PCA-reduced embeddings of one topic's records.
+
+    Parameters
+    ----------
+    n_components : int
+        Dimensions kept by the seeded PCA before clustering.
+    min_cluster_size : int, optional
+        HDBSCAN's smallest cluster; default ``clip(2% of records, 10, 100)``.
+    min_samples : int, optional
+        HDBSCAN's density parameter; default ``min(5, min_cluster_size)``.
+    silhouette_sample : int
+        Most points used for the silhouette.
+    seed : int
+        Seeds the silhouette sample (the PCA is exact).
+    """
+
+    def __init__(self, n_components: int = 15, min_cluster_size: int | None = None,
+                 min_samples: int | None = None, silhouette_sample: int = 2000, seed: int = 0):
+        self.n_components = n_components
+        self.min_cluster_size = min_cluster_size
+        self.min_samples = min_samples
+        self.silhouette_sample = silhouette_sample
+        self.seed = seed
+
+    def fit(self, vectors: np.ndarray) -> "TopicClusterer":
+        """Reduce and cluster; sets ``reduced_``, ``labels_``, ``coords_``, ``silhouettes_``."""
+        import hdbscan
+
+        n = len(vectors)
+        if n < 3:
+            raise ValidationError(f"need at least 3 records to cluster, got {n}")
+        reduced = reduce_dimensions(vectors, self.n_components)
+        mcs = self.min_cluster_size or int(np.clip(round(0.02 * n), 10, 100))
+        mcs = max(2, min(mcs, n))
+        ms = self.min_samples or min(5, mcs)
+        model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
+        self.labels_ = model.fit_predict(reduced)
+        self.reduced_ = reduced
+        self.coords_ = reduced[:, :2]
+        self.silhouettes_ = self._silhouettes(reduced, self.labels_)
+        return self
+
+    def _silhouettes(self, reduced, labels) -> dict:
+        """Mean silhouette per cluster label on the reduced space (see module docstring)."""
+        from sklearn.metrics import silhouette_samples
+
+        clusters = sorted(set(labels.tolist()) - {-1})
+        if not clusters:
+            return {}
+        scoring = labels.copy()
+        if len(clusters) == 1:
+            if (labels == -1).sum() < 2:
+                return {clusters[0]: 0.0}
+            points = np.arange(len(labels))  # one cluster: scored against the unclustered rest
+        else:
+            points = np.flatnonzero(labels >= 0)
+        if len(points) > self.silhouette_sample:
+            rng = np.random.default_rng(self.seed)
+            points = np.sort(rng.choice(points, self.silhouette_sample, replace=False))
+        if len(set(scoring[points].tolist())) < 2:
+            return {c: 0.0 for c in clusters}
+        values = silhouette_samples(reduced[points], scoring[points], metric="euclidean")
+        out = {}
+        overall = float(values[scoring[points] >= 0].mean())
+        for c in clusters:
+            mine = values[scoring[points] == c]
+            out[c] = round(float(mine.mean()) if len(mine) else overall, 4)
+        return out
+
+
+def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
+                   n_components: int = 15, min_cluster_size: int | None = None,
+                   min_samples: int | None = None, top_terms: int = 8,
+                   lineage_jaccard: float = 0.3, refit_growth: float = 0.1,
+                   min_topic_records: int = 20, silhouette_sample: int = 2000) -> dict:
+    """Cluster every topic's records and store the clusters under ``run_id``.
+
+    See the module docstring. Returns ``{topics, fitted, carried, skipped,
+    clusters, records, clustered}``. Writes in one transaction.
+    """
+    conn = corpus.conn
+    params = {"n_components": n_components, "min_cluster_size": min_cluster_size,
+              "min_samples": min_samples, "top_terms": top_terms, "seed": seed,
+              "silhouette_sample": silhouette_sample}
+    now = iso(corpus.now())
+    state = corpus.get_meta(STATE_KEY) or {}
+    topics = conn.execute("SELECT id, name FROM topics ORDER BY id").fetchall()
+    members: dict[int, list[int]] = {}
+    for rid, tid in conn.execute("SELECT record_id, topic_id FROM enrichment WHERE topic_id IS NOT NULL "
+                                 "ORDER BY record_id"):
+        members.setdefault(tid, []).append(rid)
+    summary = {"topics": 0, "fitted": 0, "carried": 0, "skipped": 0, "clusters": 0, "records": 0,
+               "clustered": 0}
+    new_state = {}
+    with corpus.transaction():
+        conn.execute("DELETE FROM clusters WHERE run_id = ?", (run_id,))
+        to_fit = []
+        for tid, tname in topics:
+            ids = members.get(tid, [])
+            summary["topics"] += 1
+            summary["records"] += len(ids)
+            previous = state.get(str(tid))
+            if len(ids) < min_topic_records:
+                summary["skipped"] += 1
+                continue
+            if previous and previous.get("params") == params and _unchanged(previous, ids, refit_growth):
+                n = _carry(conn, previous["run_id"], tid, run_id)
+                if n or previous.get("clusters") == 0:
+                    new_state[str(tid)] = {**previous, "run_id": run_id}
+                    summary["carried"] += 1
+                    summary["clusters"] += n
+                    summary["clustered"] += conn.execute(
+                        "SELECT coalesce(sum(record_count), 0) FROM clusters WHERE run_id=? AND topic_id=?",
+                        (run_id, tid)).fetchone()[0]
+                    continue
+            to_fit.append((tid, tname, ids))
+        wanted = [i for _, _, ids in to_fit for i in ids]
+        all_ids, all_vectors = read_vectors(conn, wanted)
+        if progress:
+            from tqdm.auto import tqdm
+
+            to_fit = tqdm(to_fit, desc="clusters", unit="topic")
+        for tid, tname, ids in to_fit:
+            pos = np.searchsorted(all_ids, np.asarray(ids, dtype=np.int64))
+            pos = pos[(pos < len(all_ids))]
+            pos = pos[np.isin(all_ids[pos], ids)]
+            found, vectors = all_ids[pos], all_vectors[pos]
+            if len(found) < min_topic_records:
+                summary["skipped"] += 1
+                continue
+            model = TopicClusterer(n_components=n_components, min_cluster_size=min_cluster_size,
+                                   min_samples=min_samples, silhouette_sample=silhouette_sample,
+                                   seed=seed).fit(vectors)
+            n, clustered = _store_topic(conn, corpus, run_id, tid, tname, found, model, top_terms,
+                                        lineage_jaccard, now)
+            new_state[str(tid)] = {"params": params, "run_id": run_id, "fitted_count": len(ids),
+                                   "max_id": int(max(ids)), "ids_hash": _ids_hash(ids), "clusters": n}
+            summary["fitted"] += 1
+            summary["clusters"] += n
+            summary["clustered"] += clustered
+        corpus.set_meta(STATE_KEY, new_state)
+    return summary
+
+
+def _unchanged(previous: dict, ids: list[int], refit_growth: float) -> bool:
+    """True when the records fitted last time are all still here and growth is small."""
+    old = [i for i in ids if i <= previous["max_id"]]
+    if len(old) != previous["fitted_count"] or _ids_hash(old) != previous["ids_hash"]:
+        return False
+    grown = len(ids) - len(old)
+    return grown <= refit_growth * max(previous["fitted_count"], 1)
+
+
+def _carry(conn, old_run: str, topic_id: int, run_id: str) -> int:
+    """Copy a topic's clusters (and members) from ``old_run`` into ``run_id``; returns the count."""
+    rows = conn.execute("SELECT id, cluster_label, lineage_id, record_count, top_terms, summary_label, "
+                        "metadata, created_at FROM clusters WHERE run_id=? AND topic_id=? ORDER BY id",
+                        (old_run, topic_id)).fetchall()
+    for row in rows:
+        meta = json.loads(row["metadata"])
+        meta["refit"] = False
+        cur = conn.execute(
+            "INSERT INTO clusters(run_id, topic_id, cluster_label, lineage_id, record_count, top_terms, "
+            "summary_label, metadata, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            (run_id, topic_id, row["cluster_label"], row["lineage_id"], row["record_count"],
+             row["top_terms"], row["summary_label"], json.dumps(meta, sort_keys=True), row["created_at"]))
+        conn.execute("INSERT INTO cluster_members(cluster_id, record_id) SELECT ?, record_id "
+                     "FROM cluster_members WHERE cluster_id = ?", (cur.lastrowid, row["id"]))
+    return len(rows)
+
+
+def _previous_clusters(conn, topic_id: int, run_id: str) -> dict[str, set]:
+    """Lineage id -> member set of the topic's clusters in its most recent other run."""
+    row = conn.execute("SELECT run_id FROM clusters WHERE topic_id = ? AND run_id != ? "
+                       "ORDER BY id DESC LIMIT 1", (topic_id, run_id)).fetchone()
+    if row is None:
+        return {}
+    out: dict[str, set] = {}
+    for lineage, rid in conn.execute(
+            "SELECT c.lineage_id, m.record_id FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
+            "WHERE c.run_id = ? AND c.topic_id = ?", (row[0], topic_id)):
+        out.setdefault(lineage, set()).add(rid)
+    return out
+
+
+def match_lineages(new: dict[int, set], old: dict[str, set], threshold: float) -> dict[int, str]:
+    """One-to-one matching of new clusters to old lineages by Jaccard overlap, best first."""
+    pairs = []
+    for label, members in new.items():
+        for lineage, old_members in old.items():
+            inter = len(members & old_members)
+            if inter:
+                jac = inter / len(members | old_members)
+                if jac >= threshold:
+                    pairs.append((-jac, label, lineage))
+    taken_new, taken_old, out = set(), set(), {}
+    for _, label, lineage in sorted(pairs):
+        if label in taken_new or lineage in taken_old:
+            continue
+        out[label] = lineage
+        taken_new.add(label)
+        taken_old.add(lineage)
+    return out
+
+
+def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, threshold, now):
+    labels = model.labels_
+    clusters = sorted(set(labels.tolist()) - {-1})
+    if not clusters:
+        return 0, 0
+    texts = {r[0]: (r[1], r[2]) for r in conn.execute(
+        f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, ids.tolist()))})")}
+    docs = [f"{texts[i][0]} {texts[i][1]}" for i in ids.tolist()]
+    terms = class_tfidf_terms(docs, labels, top_n=top_n)
+    new_members = {c: set(ids[labels == c].tolist()) for c in clusters}
+    lineages = match_lineages(new_members, _previous_clusters(conn, topic_id, run_id), threshold)
+    clustered = 0
+    for c in clusters:
+        mask = labels == c
+        member_ids = ids[mask]
+        points = model.reduced_[mask]
+        centroid = points.mean(axis=0)
+        central = int(member_ids[np.argmin(np.linalg.norm(points - centroid, axis=1))])
+        title = (texts[central][0] or "").strip()
+        top = terms.get(c, [])
+        if title:
+            label_text = title if len(title) <= 90 else title[:87].rstrip() + "..."
+        else:
+            label_text = ", ".join(top[:3]) or f"{topic_name} cluster {c}"
+        lineage = lineages.get(c) or "lin-" + hashlib.sha256(
+            f"{topic_name}|{run_id}|{c}|{_ids_hash(member_ids)}".encode()).hexdigest()[:12]
+        xy = model.coords_[mask].mean(axis=0)
+        meta = {"silhouetteScore": model.silhouettes_.get(c, 0.0), "x": round(float(xy[0]), 4),
+                "y": round(float(xy[1]), 4), "centralRecordId": central, "refit": True,
+                "topicRecords": int(len(ids)), "noise": int((labels == -1).sum())}
+        cur = conn.execute(
+            "INSERT INTO clusters(run_id, topic_id, cluster_label, lineage_id, record_count, top_terms, "
+            "summary_label, metadata, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            (run_id, topic_id, int(c), lineage, int(mask.sum()), json.dumps(top), label_text,
+             json.dumps(meta, sort_keys=True), now))
+        conn.executemany("INSERT INTO cluster_members(cluster_id, record_id) VALUES (?, ?)",
+                         [(cur.lastrowid, int(r)) for r in member_ids])
+        clustered += int(mask.sum())
+    return len(clusters), clustered
+
+
+def _cluster_dict(row) -> dict:
+    meta = json.loads(row["metadata"])
+    meta["lineageId"] = row["lineage_id"]
+    return {"id": row["id"], "runId": row["run_id"], "topic": row["topic"],
+            "clusterLabel": row["cluster_label"], "recordCount": row["record_count"],
+            "topTerms": json.loads(row["top_terms"]), "summaryLabel": row["summary_label"],
+            "metadata": meta, "createdAt": row["created_at"]}
+
+
+def latest_run(corpus) -> str | None:
+    """The run id of the most recent clustering run (``None`` before any)."""
+    row = corpus.conn.execute("SELECT run_id FROM clusters ORDER BY id DESC LIMIT 1").fetchone()
+    return row[0] if row else None
+
+
+def latest_clusters(corpus, topic: str | None = None, limit: int = 50) -> list[dict]:
+    """Clusters of the latest run in the keyed spec's Cluster shape, largest first.
+
+    ``metadata`` holds ``silhouetteScore`` (closer to 1 is better), ``lineageId``
+    and the map coordinates ``x``/``y``. Unknown topic names give an empty list.
+    """
+    if limit < 1:
+        raise ValidationError(f"limit must be at least 1, not {limit}")
+    run = latest_run(corpus)
+    if run is None:
+        return []
+    sql = ("SELECT c.*, t.name AS topic FROM clusters c JOIN topics t ON t.id = c.topic_id "
+           "WHERE c.run_id = ?")
+    args: list = [run]
+    if topic is not None:
+        sql += " AND t.name = ?"
+        args.append(topic)
+    sql += " ORDER BY c.record_count DESC, t.name, c.cluster_label LIMIT ?"
+    args.append(int(limit))
+    return [_cluster_dict(r) for r in corpus.conn.execute(sql, args)]
+
+
+def cluster_points(corpus, topic: str, run_id: str | None = None):
+    """Members of a topic's clusters (latest run) with 2-D map coordinates, as a DataFrame.
+
+    Columns: ``record_id, clusterLabel, x, y, title`` (``clusterLabel`` -1 for
+    the topic's unclustered records). The coordinates are recomputed with the
+    same seeded reduction the clustering used.
+    """
+    import pandas as pd
+
+    conn = corpus.conn
+    run_id = run_id or latest_run(corpus)
+    row = conn.execute("SELECT id FROM topics WHERE name = ?", (topic,)).fetchone()
+    if row is None:
+        from corpuskit.errors import NotFoundError
+
+        raise NotFoundError(f"topic {topic!r} not found")
+    tid = row[0]
+    ids = [r[0] for r in conn.execute("SELECT record_id FROM enrichment WHERE topic_id = ? ORDER BY record_id",
+                                      (tid,))]
+    found, vectors = read_vectors(conn, ids)
+    labels = dict(conn.execute(
+        "SELECT m.record_id, c.cluster_label FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
+        "WHERE c.run_id = ? AND c.topic_id = ?", (run_id, tid)).fetchall())
+    settings = corpus.get_meta(STATE_KEY, {}).get(str(tid), {}).get("params", {})
+    if len(found) < 3:
+        return pd.DataFrame(columns=["record_id", "clusterLabel", "x", "y", "title"])
+    reduced = reduce_dimensions(vectors, settings.get("n_components", 15))
+    titles = dict(conn.execute(f"SELECT id, title FROM records WHERE id IN ({','.join(map(str, found.tolist()))})"))
+    return pd.DataFrame({"record_id": found, "clusterLabel": [labels.get(int(i), -1) for i in found],
+                         "x": reduced[:, 0], "y": reduced[:, 1],
+                         "title": [titles.get(int(i), "") for i in found]})
