@@ -30,6 +30,7 @@ Integer ids are returned; the HTTP layer turns them into opaque ids.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from urllib.parse import quote
 
 from corpuskit.analysis.windows import (check_int, clock_day, day_range, parse_since,
                                         topic_id_by_name)
@@ -58,8 +59,8 @@ def herfindahl(counts) -> float:
 
 
 def canonical_path(slug: str) -> str:
-    """The public path of an entity page: ``/entities/<slug>``."""
-    return f"/entities/{slug}"
+    """The canonical path of an entity: ``/v1/entities/by-slug/<slug>`` (as the ``/v1`` API serves it)."""
+    return "/v1/entities/by-slug/" + quote(slug, safe="")
 
 
 def _windows(corpus) -> tuple[str, str, str]:
