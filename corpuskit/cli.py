@@ -58,6 +58,23 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_collect(args) -> int:
+    from corpuskit.ingest.collectors.command import run_collect
+
+    return run_collect(args, _open(args))
+
+
+def cmd_import_dump(args) -> int:
+    from corpuskit.ingest.dumps import import_dump
+
+    report = import_dump(_open(args), args.path, kind=args.kind, topic=args.topic,
+                         strict=args.strict, progress=not args.quiet)
+    for number, reason in report.rejections[:20]:
+        print(f"rejected row {number}: {reason}", file=sys.stderr)
+    print(f"{args.path} ({report.layout}): {report.summary()}")
+    return 0
+
+
 def cmd_keys(args) -> int:
     from corpuskit.store import keys
 
@@ -120,6 +137,31 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
     add("run", cmd_run, "run every stage in order")
+
+    p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
+    p.add_argument("source", nargs="?",
+                   help="hackernews, reddit, bluesky, gdelt, google_news, arxiv or youtube")
+    p.add_argument("--query", default="",
+                   help="search words; for reddit the subreddits joined with + (science+technology)")
+    p.add_argument("--topic", help="topic hint for every collected record")
+    p.add_argument("--since", help="collect nothing published before this date")
+    p.add_argument("--max", type=int, help="at most N items per collection")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="a collector option, e.g. tags=comment (hackernews), lang=en (bluesky)")
+    p.add_argument("--base-url", help="the API address (a mirror or a local replay server)")
+    p.add_argument("--every", help="collect on a schedule: 30s, 15m, 2h ...")
+    p.add_argument("--config", help="TOML file listing the scheduled collections")
+    p.add_argument("--rounds", type=int, help="stop after N rounds (default: until interrupted)")
+    p.add_argument("--run-pipeline", action="store_true",
+                   help="run every stage after a round that added records")
+
+    p = add("import-dump", cmd_import_dump,
+            "import a bulk dump: Pushshift NDJSON (.zst), Bluesky firehose JSONL, HN items JSON")
+    p.add_argument("path")
+    p.add_argument("--kind", choices=("pushshift", "bluesky", "hackernews"),
+                   help="dump kind (detected from the first record when omitted)")
+    p.add_argument("--topic", help="topic hint for every imported record")
+    p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
 
     p = add("keys", cmd_keys, "create, list and revoke API keys", db_required=False)
     ksub = p.add_subparsers(dest="keys_command", required=True)
