@@ -78,14 +78,14 @@ def install(app, corpus) -> None:
 
     routes = [
         ("/narratives", handlers.narratives),
-        ("/narratives/<slug:path>", handlers.narrative),
+        ("/narratives/<slug:re:[\\s\\S]+>", handlers.narrative),
         ("/topics", handlers.topics),
-        ("/topics/<name:path>", handlers.topic),
+        ("/topics/<name:re:[\\s\\S]+>", handlers.topic),
         ("/discourse", handlers.discourse),
         ("/search", handlers.search),
         ("/signals", handlers.signals),
         ("/entities", handlers.entities),
-        ("/entities/<name:path>", handlers.entity),
+        ("/entities/<name:re:[\\s\\S]+>", handlers.entity),
         ("/snapshots", handlers.snapshots),
         ("/trends", handlers.trends),
         ("/compare", handlers.compare),

@@ -234,7 +234,8 @@ def _responses() -> dict:
             "The key's per-minute or per-day allowance is spent", ref("RateLimitError"),
             {**_RATE_HEADERS, "Retry-After": header("seconds until the exhausted window resets",
                                                     integer(1))}),
-        "NotConfigured": response("No API key exists in this corpus", error),
+        "NotConfigured": response("API access not configured (no key exists in this corpus), "
+                                  "or a stage this endpoint needs is not installed", error),
         "SearchFailed": response("The search failed on an internal fault (logged)", error,
                                  _RATE_HEADERS),
     }
