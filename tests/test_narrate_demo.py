@@ -1,0 +1,65 @@
+"""The narrate stage on the session demo corpus (built with every stage by ``build_demo``)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("corpuskit.enrich.pipeline", reason="the enrich stage has not landed")
+pytest.importorskip("corpuskit.analysis.pipeline", reason="the analyse stage has not landed")
+
+from corpuskit.narrate import read  # noqa: E402
+from corpuskit.narrate.citations import trace_body  # noqa: E402
+from corpuskit.narrate.evidence import lead_signal  # noqa: E402
+from corpuskit.narrate.slugs import resolve_story_slug  # noqa: E402
+
+
+def test_demo_has_stories_of_every_kind(demo_corpus):
+    kinds = dict(demo_corpus.conn.execute(
+        "SELECT kind, count(*) FROM stories WHERE is_current = 1 GROUP BY kind").fetchall())
+    assert set(kinds) == {"lead_story", "beat_narrative", "dispatch", "entity_narrative"}
+    assert kinds["lead_story"] == 1
+    beats = demo_corpus.conn.execute("SELECT count(*) FROM topics WHERE active = 1").fetchone()[0]
+    assert 1 <= kinds["beat_narrative"] <= beats
+
+
+def test_demo_stories_are_traced_and_cited(demo_corpus):
+    conn = demo_corpus.conn
+    rows = conn.execute("SELECT id, story_key, body, metadata FROM stories").fetchall()
+    assert rows
+    for sid, key, body, meta in rows:
+        texts = dict(conn.execute(
+            "SELECT c.ordinal, r.content_text FROM story_citations c JOIN records r ON r.id = c.record_id "
+            "WHERE c.story_id = ?", (sid,)).fetchall())
+        assert len(texts) >= 2, key
+        assert trace_body(body, texts, [f["text"] for f in json.loads(meta)["framing"]]) == [], key
+
+
+def test_demo_lead_follows_the_rule_and_dispatches_cover_notable_signals(demo_corpus):
+    conn = demo_corpus.conn
+    lead = read.lead_story(demo_corpus)
+    expected = lead_signal(conn)
+    trigger = conn.execute("SELECT trigger_signal_id FROM stories WHERE id = ?", (lead["id"],)).fetchone()[0]
+    assert expected is not None and trigger == expected["id"]
+    notable = conn.execute("SELECT count(*) FROM signals WHERE severity IN ('high', 'medium')").fetchone()[0]
+    dispatches = conn.execute(
+        "SELECT count(DISTINCT story_key) FROM stories WHERE kind = 'dispatch'").fetchone()[0]
+    assert notable >= 1 and dispatches >= 0.8 * notable  # only signals with under 2 quotable records are skipped
+    linked = conn.execute("SELECT count(*) FROM signals WHERE narrative_id IS NOT NULL").fetchone()[0]
+    assert linked >= dispatches
+
+
+def test_demo_read_functions_answer_for_every_story(demo_corpus):
+    conn = demo_corpus.conn
+    for sid, slug, kind in conn.execute("SELECT id, slug, kind FROM stories WHERE is_current = 1").fetchall():
+        assert resolve_story_slug(conn, slug) == (sid, slug, True)
+        detail = read.narrative_detail(demo_corpus, slug)
+        assert detail["metadata"]["summary"]
+        assert any(r["refType"] == "beat" for r in detail["references"]) or detail["topic"] is None
+        if kind == "entity_narrative":
+            assert detail["entityName"]
+        sources = read.story_sources(demo_corpus, sid)["sources"]
+        assert all(0 <= s["credibilityScore"] <= 1 for s in sources)
+    arcs = read.list_arcs(demo_corpus)["items"]
+    assert arcs and {a["arcStatus"] for a in arcs} <= {"active", "dormant", "concluded"}
+    assert all(read.arc_detail(demo_corpus, a["slug"])["storyCount"] == a["storyCount"] for a in arcs)
