@@ -218,8 +218,9 @@ class Collector:
                         keep.append(rec)
                     if self.max_records is not None:
                         room = self.max_records - report.fetched
-                        if len(keep) >= room:
+                        if len(keep) > room:
                             keep = keep[:room]
+                            reached_bottom = False   # items above the watermark were left out
                     report.fetched += len(keep)
                     for rec in keep:
                         run_newest = _newer(run_newest, rec)

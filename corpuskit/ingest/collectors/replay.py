@@ -19,6 +19,13 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+#: Where each collector's API lives below a replay server's address: the public
+#: APIs' own paths, so one server (and one cassette) can stand in for all of them.
+API_PATHS = {
+    "hackernews": "/api/v1", "reddit": "", "bluesky": "", "gdelt": "/api/v2/doc/doc",
+    "google_news": "/rss/search", "arxiv": "/api/query", "youtube": "/youtube/v3",
+}
+
 
 class ReplayServer:
     """Recorded answers on ``127.0.0.1``; ``url`` is its base address once started."""
@@ -101,6 +108,10 @@ class ReplayServer:
             raise RuntimeError("the replay server is not started")
         return f"http://{self.host}:{self._server.server_address[1]}"
 
+    def base_url(self, source: str) -> str:
+        """The ``base_url`` to give the ``source`` collector to reach this server."""
+        return self.url + API_PATHS[source]
+
     def start(self) -> "ReplayServer":
         replay = self
 
@@ -131,7 +142,8 @@ class ReplayServer:
 
         self._server = ThreadingHTTPServer((self.host, self.port), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
