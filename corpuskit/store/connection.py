@@ -46,16 +46,28 @@ def driver_name(prefer: str | None = None) -> str:
     return _driver(prefer).__name__
 
 
+# Files whose header was already read by this process. Reading it again would be
+# harmful: closing any descriptor of a file drops every POSIX lock this process
+# holds on it, so other connections' locks vanish and another process may then
+# checkpoint and delete the WAL under them (a corrupted database).
+_HEADER_CHECKED: set[str] = set()
+
+
 def _check_path(path: Path) -> None:
     if not path.parent.exists():
         raise StoreError(f"cannot open corpus {path}: directory {path.parent} does not exist")
     if path.exists():
         if path.is_dir():
             raise StoreError(f"cannot open corpus {path}: it is a directory")
+        key = str(path.resolve())
+        if key in _HEADER_CHECKED:
+            return
         with open(path, "rb") as fh:
             head = fh.read(16)
         if head and head != _SQLITE_MAGIC:
             raise StoreError(f"cannot open corpus {path}: not an SQLite database file")
+        if head:
+            _HEADER_CHECKED.add(key)
 
 
 def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: float = 30.0):
@@ -91,4 +103,6 @@ def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: floa
     except module.DatabaseError as exc:
         conn.close()
         raise StoreError(f"cannot open corpus {path}: {exc}") from exc
+    if not is_memory:
+        _HEADER_CHECKED.add(str(path.resolve()))
     return conn
