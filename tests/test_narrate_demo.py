@@ -38,7 +38,7 @@ def test_demo_stories_are_traced_and_cited(demo_corpus):
 def test_demo_lead_follows_the_rule_and_dispatches_cover_notable_signals(demo_corpus):
     conn = demo_corpus.conn
     lead = read.lead_story(demo_corpus)
-    expected = lead_signal(conn)
+    expected = lead_signal(conn, demo_corpus.now())
     trigger = conn.execute("SELECT trigger_signal_id FROM stories WHERE id = ?", (lead["id"],)).fetchone()[0]
     assert expected is not None and trigger == expected["id"]
     notable = conn.execute("SELECT count(*) FROM signals WHERE severity IN ('high', 'medium')").fetchone()[0]

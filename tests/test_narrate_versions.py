@@ -202,3 +202,23 @@ def test_a_broken_writer_leaves_the_corpus_as_it_was(corpus, writer, message):
     assert corpus.conn.execute("SELECT count(*) FROM stories").fetchone()[0] == 0
     assert corpus.conn.execute("SELECT count(*) FROM story_slugs").fetchone()[0] == 0
     assert corpus.conn.execute("SELECT status FROM runs WHERE stage = 'narrate'").fetchone()[0] == "failed"
+
+
+def test_lead_falls_back_to_recent_then_latest_notable_signal(narrated):
+    corpus, ids = narrated
+    conn = corpus.conn
+    conn.execute("UPDATE signals SET status = 'resolved', resolved_at = ?", (iso(corpus.now()),))
+    narrate_corpus(corpus, progress=False)
+    lead = read.lead_story(corpus)
+    trigger = conn.execute("SELECT trigger_signal_id FROM stories WHERE id = ?", (lead["id"],)).fetchone()[0]
+    assert trigger == ids["signals"]["sig-chips-spike"]  # strongest notable signal of the last 7 days
+    later = open_corpus(":memory:", now=iso(corpus.now() + timedelta(days=40)))
+    try:
+        from corpuskit.narrate.evidence import lead_signal
+
+        # nothing open, nothing recent: the most recently detected notable signal
+        assert lead_signal(conn, corpus.now() + timedelta(days=40))["id"] == ids["signals"]["sig-policy-shift"]
+        assert lead_signal(later.conn, later.now()) is None  # no signal at all: no lead
+    finally:
+        later.close()
+    assert conn.execute("SELECT count(*) FROM stories WHERE kind = 'lead_story' AND is_current = 1").fetchone()[0] == 1

@@ -4,9 +4,12 @@ Rules (all windows are measured back from the corpus clock):
 
 - **lead_story** (one story, key ``lead``): the lead signal is the open signal
   of severity high or medium with the highest ``sigma_score``; ties go to the
-  later ``detected_at``, then the lower id. A new lead signal makes a *new
-  version* of the one lead story, so there is exactly one current lead. When no
-  open high or medium signal exists, the current lead (if any) is left as it is.
+  later ``detected_at``, then the lower id. When no high or medium signal is
+  open, the strongest (same order) detected in the last ``lead_recent_days``
+  days, open or resolved; failing that, the most recently detected high or
+  medium signal. With no high or medium signal at all there is no lead (or
+  the current one stays). A new lead signal makes a *new version* of the one
+  lead story, so there is exactly one current lead.
 - **dispatch** (key ``dispatch:<signal_key>``): one per signal of a notable
   severity (high or medium, open or resolved; its status is part of the evidence).
 - **beat_narrative** (key ``beat:<topic name>``): one per active beat, i.e. a
@@ -178,12 +181,22 @@ def signal_dict(row) -> dict:
     return out
 
 
-def lead_signal(conn) -> dict | None:
+def lead_signal(conn, now=None, recent_days: int = 7) -> dict | None:
     """The signal the lead story is about (rule in the module docstring), or None."""
+    strongest = "ORDER BY sigma_score DESC, detected_at DESC, id ASC LIMIT 1"
     row = conn.execute(
-        "SELECT * FROM signals WHERE status = 'open' AND severity IN ('high', 'medium') "
-        "ORDER BY sigma_score DESC, detected_at DESC, id ASC LIMIT 1"
+        f"SELECT * FROM signals WHERE status = 'open' AND severity IN ('high', 'medium') {strongest}"
     ).fetchone()
+    if row is None and now is not None:
+        row = conn.execute(
+            f"SELECT * FROM signals WHERE severity IN ('high', 'medium') AND detected_at > ? {strongest}",
+            (iso(now - timedelta(days=recent_days)),),
+        ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT * FROM signals WHERE severity IN ('high', 'medium') "
+            "ORDER BY detected_at DESC, sigma_score DESC, id ASC LIMIT 1"
+        ).fetchone()
     return signal_dict(row) if row else None
 
 

@@ -60,6 +60,8 @@ class Narrator:
         Severities whose signals get a dispatch.
     max_citations : int
         Most records cited by one story (at least 2).
+    lead_recent_days : int
+        When no notable signal is open, the lead is the strongest one detected in these last days.
     arc_active_days, arc_dormant_days : int
         Arc status thresholds (see :mod:`corpuskit.narrate.arcs`).
 
@@ -72,7 +74,8 @@ class Narrator:
     def __init__(self, writer: StoryWriter | None = None, beat_window_days: int = 7,
                  min_beat_records: int = 5, entity_window_days: int = 30, top_entities: int = 5,
                  signal_window_days: int = 3, dispatch_severities=("high", "medium"),
-                 max_citations: int = 6, arc_active_days: int = 7, arc_dormant_days: int = 30):
+                 max_citations: int = 6, lead_recent_days: int = 7, arc_active_days: int = 7,
+                 arc_dormant_days: int = 30):
         self.writer = writer
         self.beat_window_days = beat_window_days
         self.min_beat_records = min_beat_records
@@ -81,6 +84,7 @@ class Narrator:
         self.signal_window_days = signal_window_days
         self.dispatch_severities = dispatch_severities
         self.max_citations = max_citations
+        self.lead_recent_days = lead_recent_days
         self.arc_active_days = arc_active_days
         self.arc_dormant_days = arc_dormant_days
 
@@ -93,12 +97,12 @@ class Narrator:
             "entity_window_days": self.entity_window_days, "top_entities": self.top_entities,
             "signal_window_days": self.signal_window_days,
             "dispatch_severities": list(self.dispatch_severities), "max_citations": self.max_citations,
-            "arc_active_days": self.arc_active_days, "arc_dormant_days": self.arc_dormant_days,
+            "lead_recent_days": self.lead_recent_days, "arc_active_days": self.arc_active_days, "arc_dormant_days": self.arc_dormant_days,
         }
 
     def _check(self):
         for name in ("beat_window_days", "min_beat_records", "entity_window_days", "signal_window_days",
-                     "arc_active_days", "arc_dormant_days"):
+                     "lead_recent_days", "arc_active_days", "arc_dormant_days"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer, not {value!r}")
@@ -118,7 +122,7 @@ class Narrator:
     def _subjects(self, conn, now):
         """``(label, thunk)`` pairs, each thunk returning StoryEvidence or None, in a fixed order."""
         subjects = []
-        lead = ev.lead_signal(conn)
+        lead = ev.lead_signal(conn, now, self.lead_recent_days)
         if lead is not None:
             subjects.append(("lead", lambda s=lead: ev.signal_evidence(
                 conn, s, "lead_story", "lead", self.max_citations, self.signal_window_days)))
