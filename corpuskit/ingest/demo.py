@@ -55,10 +55,10 @@ _PLAN = (
     ("divergence", 0.86, 0, {"length": 5}),
     ("volume_spike", 0.95, 1, {"multipliers": (3.5, 3.0)}),
 )
-SHIFT_MIX = {"negative": (0.05, 0.12, 0.83), "positive": (0.85, 0.10, 0.05)}
+SHIFT_MIX = {"negative": (0.03, 0.07, 0.90), "positive": (0.92, 0.06, 0.02)}
 DIVERGENCE_MIX = {"positive": (0.88, 0.08, 0.04), "negative": (0.04, 0.08, 0.88)}
 # Share of a beat's records that are about the event's featured entity.
-FOCUS_SHARE = {"sentiment_shift": 0.5, "divergence": 0.5, "novelty": 0.45}
+FOCUS_SHARE = {"sentiment_shift": 0.5, "divergence": 0.5, "novelty": 0.55}
 NOVELTY_TAIL_SHARE = 0.12  # after its window a novel entity keeps turning up in this share
 
 _HOURS = tuple(range(24))
@@ -324,15 +324,9 @@ def _compose_offbeat(rng, source: str, sentiment: str) -> tuple[dict, dict]:
     if sentiment != "neutral":
         lines += _sentiment_sentences(rng, sentiment, 1)
     text = " ".join(lines)
-    title, content_type = "", "post"
-    if source == "youtube":
-        title, content_type = "A quiet day, a short vlog", "video"
-    elif source == "news":
-        title, content_type = "Weekend notes from readers", "article"
-    elif source == "hackernews":
-        title, content_type = "Ask: what are you reading this month?", "story"
-    elif source == "reddit":
-        title = "Small things that made the week better"
+    content_type = {"youtube": "video", "news": "article", "hackernews": "story"}.get(source, "post")
+    titles = V.OFFBEAT_TITLES.get(source)
+    title = rng.choice(titles) if titles else ""
     labels = [[p, "place"] for p in dict.fromkeys(places)]
     return {"title": title, "contentText": text, "contentType": content_type}, {"entities": labels}
 
@@ -555,9 +549,11 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
             shares = V.SOURCE_SHARES[beat]
             src_cum = list(itertools.accumulate(shares[s] for s in V.SOURCES))
             themes = sorted(V.THEMES[beat]) if beat else [None]
-            for _ in range(int(counts[b, d])):
-                source = rng.choices(V.SOURCES, cum_weights=src_cum)[0]
-                mix = V.BASE_MIX[beat]
+            n = int(counts[b, d])
+            cell_sources = rng.choices(V.SOURCES, cum_weights=src_cum, k=n)
+            cell_sentiments = _stratified_sentiments(
+                rng, [_mix(beat, source, d, active) for source in cell_sources])
+            for source, sentiment in zip(cell_sources, cell_sentiments):
                 focus = None
                 for e in active:
                     in_window = d <= e["endIndex"]
@@ -567,13 +563,6 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
                         continue
                     if not in_window:
                         continue
-                    if e["kind"] == "sentiment_shift":
-                        mix = SHIFT_MIX[e["direction"]]
-                    elif e["kind"] == "divergence":
-                        if source == e["positiveSource"]:
-                            mix = DIVERGENCE_MIX["positive"]
-                        elif source == e["negativeSource"]:
-                            mix = DIVERGENCE_MIX["negative"]
                     if e["kind"] == "volume_spike":
                         mult = e["multipliers"][d - e["startIndex"]]
                         share = (mult - 1) / mult
@@ -581,7 +570,6 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
                         share = FOCUS_SHARE[e["kind"]]
                     if focus is None and rng.random() < share:
                         focus = e
-                sentiment = rng.choices(SENTIMENTS, weights=mix)[0]
                 theme = focus["theme"] if focus else themes[rng.randrange(len(themes))]
                 fields, labels = _compose(rng, source, beat, theme, sentiment, focus)
                 second = rng.choices(_HOURS, cum_weights=_HOUR_CUM)[0] * 3600 + rng.randrange(3600)
@@ -652,6 +640,49 @@ def _daily_counts(rng, records: int, p: np.ndarray) -> np.ndarray:
                            p=weight / weight.sum())
         counts[cells] += 1 if diff > 0 else -1
     return counts.reshape(p.shape)
+
+
+def _mix(beat, source: str, d: int, active: list) -> tuple:
+    """The (positive, neutral, negative) mix of a record of ``beat`` from ``source`` on day ``d``."""
+    mix = V.BASE_MIX[beat]
+    for e in active:
+        if d > e["endIndex"]:
+            continue
+        if e["kind"] == "sentiment_shift":
+            mix = SHIFT_MIX[e["direction"]]
+        elif e["kind"] == "divergence" and source == e["positiveSource"]:
+            mix = DIVERGENCE_MIX["positive"]
+        elif e["kind"] == "divergence" and source == e["negativeSource"]:
+            mix = DIVERGENCE_MIX["negative"]
+    return mix
+
+
+def _stratified_sentiments(rng, mixes: list) -> list[str]:
+    """One sentiment per record, each group of records sharing a mix getting that mix's shares.
+
+    Stratified rather than independent draws: a day's mix matches the target up to
+    rounding (the fractions are rounded at random), so quiet days stay steady and
+    planted shifts show on every day even for a small corpus.
+    """
+    out: list = [None] * len(mixes)
+    groups: dict = {}
+    for i, mix in enumerate(mixes):
+        groups.setdefault(mix, []).append(i)
+    for mix, members in sorted(groups.items()):
+        n = len(members)
+        total = sum(mix)
+        exact = [n * p / total for p in mix]
+        counts = [int(x) for x in exact]
+        fractions = [x - c for x, c in zip(exact, counts)]
+        for _ in range(n - sum(counts)):
+            k = rng.choices(range(3), weights=[f + 1e-9 for f in fractions])[0]
+            counts[k] += 1
+            fractions[k] = 0.0
+        labels = [label for label, c in zip(SENTIMENTS, counts) for _ in range(c)]
+        rng.shuffle(labels)
+        for i, label in zip(members, labels):
+            out[i] = label
+    return out
 
 
 def ground_truth_counts(truth: dict) -> dict:

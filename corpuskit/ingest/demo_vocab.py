@@ -438,6 +438,14 @@ OFFBEAT_SENTENCES = [
     "Rain all day in {place}, staying in with a book.",
 ]
 
+OFFBEAT_TITLES = {
+    "reddit": ["Small things from this week", "What is everyone cooking tonight?", "A slow weekend",
+               "Photos from a long walk"],
+    "youtube": ["A quiet day, a short vlog", "Baking bread at home", "Morning routine in the kitchen"],
+    "news": ["Weekend notes from readers", "Letters: the corner shop", "Readers on their gardens"],
+    "hackernews": ["Ask: what are you reading this month?", "Ask: how do you spend a slow weekend?"],
+}
+
 # Name parts for authors (never written into the text).
 FIRST_NAMES = ["Alex", "Sam", "Jordan", "Taylor", "Morgan", "Casey", "Riley", "Jamie", "Robin", "Avery",
                "Quinn", "Drew", "Kai", "Noor", "Ines", "Mateo", "Leah", "Ravi", "Mina", "Owen"]
