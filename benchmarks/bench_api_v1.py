@@ -1,0 +1,142 @@
+"""Throughput and tail latency of the /v1 interface on the demo corpus.
+
+    python benchmarks/bench_api_v1.py [--db demo.db] [--seconds 10] [--connections 16]
+
+Starts ``server.py`` (waitress, threaded) on the corpus (building a 6,000-record
+demo corpus first when ``--db`` is missing), creates an enterprise key with a
+limit high enough not to refuse, and drives three endpoints with ``wrk``
+(Debian package; one load thread so it leaves the server most of the CPU):
+the record list, a filtered record list and a record detail. Each request is
+authenticated and counted by the rate limiter (one SQLite write per request).
+When ``/work/venv-datasette/bin/datasette`` (or ``--datasette PATH``) exists,
+the same file's ``records`` table is served by Datasette and measured in the
+same run. Prints one table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url: str, headers=None, seconds: float = 60) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=2).read()
+            return
+        except Exception:
+            time.sleep(0.3)
+    raise SystemExit(f"server at {url} did not come up")
+
+
+def wrk(url: str, seconds: int, connections: int, headers=None) -> dict:
+    cmd = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    for name, value in (headers or {}).items():
+        cmd += ["-H", f"{name}: {value}"]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def ms(label):
+        value, unit = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out).groups()
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": rps, "p50": ms("50"), "p99": ms("99"), "errors": int(non2xx.group(1)) if non2xx else 0}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default="/tmp/corpuskit-bench-demo.db")
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--server-threads", type=int, default=16)
+    parser.add_argument("--datasette", default="/work/venv-datasette/bin/datasette")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk not found: apt-get install wrk")
+
+    sys.path.insert(0, str(ROOT))
+    from corpuskit import open_corpus
+    from corpuskit.store.keys import create_key
+
+    path = Path(args.db)
+    corpus = open_corpus(path)
+    if corpus.count() == 0:
+        from corpuskit.ingest.demo import build_demo
+
+        print(f"building the demo corpus in {path} ...", flush=True)
+        build_demo(corpus, records=6000, days=60, run_stages=True, progress=False)
+    key = create_key(corpus.conn, tier="enterprise", name="bench", per_minute=10**9, per_day=10**9)
+    n_records = corpus.count()
+    corpus.close()
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, str(ROOT / "server.py"), "--db", str(path), "--port", str(port),
+                               "--no-key", "--threads", str(args.server_threads)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    results = []
+    try:
+        base = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {key}"}
+        wait_for(base + "/v1/records?limit=1", auth)
+        first = json.loads(urllib.request.urlopen(
+            urllib.request.Request(base + "/v1/records?limit=1", headers=auth)).read())["items"][0]
+        cases = [("corpuskit /v1/records?limit=20", "/v1/records?limit=20"),
+                 ("corpuskit /v1/records?limit=20&source=reddit&sentiment=positive",
+                  "/v1/records?limit=20&source=reddit&sentiment=positive"),
+                 ("corpuskit /v1/records/{id}", f"/v1/records/{first['id']}")]
+        for label, route in cases:
+            results.append((label, wrk(base + route, args.seconds, args.connections, auth)))
+    finally:
+        server.terminate()
+        server.wait(10)
+
+    if Path(args.datasette).exists():
+        port = free_port()
+        ds = subprocess.Popen([args.datasette, "serve", "-i", str(path), "--port", str(port),
+                               "--setting", "num_sql_threads", "3"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            db = path.stem
+            base = f"http://127.0.0.1:{port}/{db}"
+            wait_for(base + "/records.json?_size=1")
+            results.append(("datasette /records.json?_size=20", wrk(base + "/records.json?_size=20&_shape=array",
+                                                                     args.seconds, args.connections)))
+            results.append(("datasette /records.json?source=reddit&_size=20",
+                            wrk(base + "/records.json?source=reddit&_size=20&_shape=array", args.seconds,
+                                args.connections)))
+            results.append(("datasette /records/{id}.json", wrk(base + "/records/1.json", args.seconds,
+                                                                 args.connections)))
+        finally:
+            ds.terminate()
+            ds.wait(10)
+    else:
+        print(f"(datasette not found at {args.datasette}; skipped)")
+
+    print(f"\n{n_records} records, {args.connections} connections, {args.seconds} s each, wrk -t1, "
+          f"server threads {args.server_threads}, {os.cpu_count()} CPUs")
+    print(f"{'endpoint':<66} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
+    for label, r in results:
+        print(f"{label:<66} {r['rps']:>8.0f} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['errors']:>8}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
