@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -139,12 +140,15 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime) -> 
             # First request of a new minute: drop this key's finished windows.
             conn.execute("DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?, ?)",
                          (key_id, minute_name, day_name))
-        conn.executemany(
-            "INSERT INTO rate_counters(key_id, window, count) VALUES (?, ?, 1) "
+        conn.execute(
+            "INSERT INTO rate_counters(key_id, window, count) VALUES (?, ?, 1), (?, ?, 1) "
             "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1",
-            ((key_id, minute_name), (key_id, day_name)),
+            (key_id, minute_name, key_id, day_name),
         )
-        conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (iso(now), key_id))
+        stamp = iso(now)
+        # skip the page write when the stamp is already this second's
+        conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ? "
+                     "AND (last_used_at IS NULL OR last_used_at <> ?)", (stamp, key_id, stamp))
     minute_used += 1
     day_used += 1
     minute_left, day_left = per_minute - minute_used, per_day - day_used
@@ -165,6 +169,26 @@ def usage(conn, key_id: int, now: datetime) -> dict[str, int]:
     return {"minute": counts.get(minute_name, 0), "day": counts.get(day_name, 0)}
 
 
+_write_locks: dict = {}
+_write_locks_guard = threading.Lock()
+
+
+def write_lock(corpus) -> threading.Lock:
+    """One lock per corpus file in this process, held around the limiter's transaction.
+
+    Server threads then queue on a Python lock (a fast hand-off) instead of
+    meeting SQLite's write lock, whose busy handler sleeps for milliseconds
+    between retries; other processes still meet the SQLite lock, which keeps
+    the count exact across processes.
+    """
+    name = str(corpus.path) if str(corpus.path) != ":memory:" else f"memory:{id(corpus)}"
+    lock = _write_locks.get(name)
+    if lock is None:
+        with _write_locks_guard:
+            lock = _write_locks.setdefault(name, threading.Lock())
+    return lock
+
+
 def check_and_count(corpus, key_info, now=None) -> dict[str, str]:
     """Count one authenticated request; return the headers to add to the answer.
 
@@ -176,7 +200,8 @@ def check_and_count(corpus, key_info, now=None) -> dict[str, str]:
     from corpuskit.api.errors import JsonResponse
 
     moment = (now or clock)()
-    decision = consume(corpus.conn, key_info.id, key_info.per_minute, key_info.per_day, moment)
+    with write_lock(corpus):
+        decision = consume(corpus.conn, key_info.id, key_info.per_minute, key_info.per_day, moment)
     if not decision.allowed:
         raise JsonResponse({"error": decision.message, "upgradeUrl": upgrade_url(corpus)},
                            status=429, headers=decision.headers())

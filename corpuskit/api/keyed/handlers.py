@@ -10,7 +10,7 @@ import logging
 import bottle
 
 from corpuskit.api import params
-from corpuskit.api.errors import abort_json
+from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
 from corpuskit.errors import NotFoundError, ValidationError
 
@@ -107,8 +107,10 @@ def discourse(corpus):
     source = params.enum_param("source", KEYED_SOURCES)
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     since, until = _since_until()
-    return queries.list_discourse(corpus, source=source, topic=topic, since=since, until=until,
+    body = queries.discourse_json(corpus, source=source, topic=topic, since=since, until=until,
                                   limit=_limit("discourse"), offset=_offset())
+    bottle.response.content_type = JSON_TYPE + "; charset=utf-8"
+    return body
 
 
 # -- search ----------------------------------------------------------------------

@@ -30,26 +30,30 @@ def topic_row(corpus, name: str):
 
 
 # -- discourse ----------------------------------------------------------------
-_DISCOURSE_COLUMNS = (
-    "r.id, r.source, r.content_type, r.source_id, r.title, r.content_text, r.url, r.author, "
-    "r.published_at, r.captured_at, r.subreddit, r.language, r.topic AS topic_hint, "
-    "e.record_id AS enriched, e.sentiment_label, e.sentiment_score, e.themes, t.name AS topic_name"
-)
+# Each record is shaped into JSON by SQLite itself (json_object), so a page of
+# records costs one query and no per-row Python work: this is the hot path of
+# /api/v1/discourse. ``topic`` is the primary topic from enrichment, else the
+# import hint; ``analysis`` is null until the record is enriched.
+_DISCOURSE_ITEM = """json_object(
+    'id', CAST(r.id AS TEXT), 'source', r.source, 'contentType', r.content_type,
+    'sourceId', r.source_id, 'title', r.title, 'contentText', r.content_text, 'url', r.url,
+    'author', r.author, 'publishedAt', r.published_at, 'capturedAt', r.captured_at,
+    'topic', coalesce(t.name, r.topic), 'subreddit', r.subreddit, 'language', r.language,
+    'analysis', CASE WHEN e.record_id IS NULL THEN NULL ELSE json_object(
+        'sentiment', json_object('label', e.sentiment_label, 'score', e.sentiment_score),
+        'themes', json(coalesce(e.themes, '[]')),
+        'entities', (SELECT json_group_array(json_object('text', m.surface, 'type', en.type)
+                                             ORDER BY m.mention_count DESC, en.name, en.id)
+                     FROM mentions m JOIN entities en ON en.id = m.entity_id
+                     WHERE m.record_id = r.id)) END)"""
 _DISCOURSE_FROM = (
     " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
     "LEFT JOIN topics t ON t.id = e.topic_id"
 )
 
 
-def list_discourse(corpus, source: str | None = None, topic: str | None = None,
-                   since: str | None = None, until: str | None = None,
-                   limit: int = 50, offset: int = 0) -> dict:
-    """Discourse records, ``capturedAt`` descending (ties: id descending).
-
-    A record's ``topic`` is its primary topic from enrichment, else the topic
-    hint it was imported with; the ``topic`` filter matches that same value.
-    ``since``/``until`` bound ``capturedAt`` inclusively.
-    """
+def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
+    """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id)."""
     where, args = [], []
     if source is not None:
         where.append("r.source = ?")
@@ -73,54 +77,34 @@ def list_discourse(corpus, source: str | None = None, topic: str | None = None,
         total = conn.execute("SELECT count(*) FROM records r LEFT JOIN enrichment e "
                              "ON e.record_id = r.id" + clause, args).fetchone()[0]
     rows = conn.execute(
-        "SELECT " + _DISCOURSE_COLUMNS + _DISCOURSE_FROM + clause
+        "SELECT " + _DISCOURSE_ITEM + _DISCOURSE_FROM + clause
         + " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?",
         args + [limit, offset],
     ).fetchall()
-    entities = _record_entities(conn, [r["id"] for r in rows if r["enriched"] is not None])
-    data = [_discourse_item(r, entities.get(r["id"], [])) for r in rows]
-    return {"data": data, "pagination": pagination(total, limit, offset, len(data))}
+    return [r[0] for r in rows], total
 
 
-def _record_entities(conn, record_ids: list[int]) -> dict[int, list[dict]]:
-    if not record_ids:
-        return {}
-    marks = ",".join("?" * len(record_ids))
-    rows = conn.execute(
-        "SELECT m.record_id, m.surface, en.type FROM mentions m JOIN entities en ON en.id = m.entity_id "
-        f"WHERE m.record_id IN ({marks}) ORDER BY m.record_id, m.mention_count DESC, en.name, en.id",
-        record_ids,
-    ).fetchall()
-    out: dict[int, list[dict]] = {}
-    for record_id, surface, kind in rows:
-        out.setdefault(record_id, []).append({"text": surface, "type": kind})
-    return out
+def list_discourse(corpus, source: str | None = None, topic: str | None = None,
+                   since: str | None = None, until: str | None = None,
+                   limit: int = 50, offset: int = 0) -> dict:
+    """Discourse records, ``capturedAt`` descending (ties: id descending): ``{data, pagination}``.
+
+    A record's ``topic`` is its primary topic from enrichment, else the topic
+    hint it was imported with; the ``topic`` filter matches that same value.
+    ``since``/``until`` bound ``capturedAt`` inclusively.
+    """
+    items, total = _discourse_page(corpus, source, topic, since, until, limit, offset)
+    return {"data": [json.loads(i) for i in items],
+            "pagination": pagination(total, limit, offset, len(items))}
 
 
-def _discourse_item(row, entities: list[dict]) -> dict:
-    analysis = None
-    if row["enriched"] is not None:
-        analysis = {
-            "sentiment": {"label": row["sentiment_label"], "score": row["sentiment_score"]},
-            "themes": json.loads(row["themes"] or "[]"),
-            "entities": entities,
-        }
-    return {
-        "id": str(row["id"]),
-        "source": row["source"],
-        "contentType": row["content_type"],
-        "sourceId": row["source_id"],
-        "title": row["title"],
-        "contentText": row["content_text"],
-        "url": row["url"],
-        "author": row["author"],
-        "publishedAt": row["published_at"],
-        "capturedAt": row["captured_at"],
-        "topic": row["topic_name"] if row["topic_name"] is not None else row["topic_hint"],
-        "subreddit": row["subreddit"],
-        "language": row["language"],
-        "analysis": analysis,
-    }
+def discourse_json(corpus, source: str | None = None, topic: str | None = None,
+                   since: str | None = None, until: str | None = None,
+                   limit: int = 50, offset: int = 0) -> bytes:
+    """:func:`list_discourse` already encoded as UTF-8 JSON (what the server sends)."""
+    items, total = _discourse_page(corpus, source, topic, since, until, limit, offset)
+    page = json.dumps(pagination(total, limit, offset, len(items)), separators=(",", ":"))
+    return ('{"data":[' + ",".join(items) + '],"pagination":' + page + "}").encode("utf-8")
 
 
 # -- topics -------------------------------------------------------------------
