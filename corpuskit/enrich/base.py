@@ -1,0 +1,126 @@
+"""The small base classes behind each swappable enrichment step.
+
+Pass your own object to :func:`corpuskit.enrich.pipeline.enrich_corpus`
+(``scorer=``, ``extractor=``, ``embedder=``) to replace a default: a
+transformer sentiment model, spaCy, a sentence-transformers model. Each base
+class states the one or two methods a replacement must provide.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SENTIMENT_LABELS = ("positive", "neutral", "negative")
+ENTITY_TYPES = ("person", "org", "product", "place", "concept")
+
+
+def sentiment_label(score: float, cut: float = 0.05) -> str:
+    """``positive`` / ``neutral`` / ``negative`` at the usual ``±cut`` on a [-1, 1] score."""
+    if score >= cut:
+        return "positive"
+    if score <= -cut:
+        return "negative"
+    return "neutral"
+
+
+class SentimentScorer:
+    """Scores text sentiment on [-1, 1].
+
+    Subclasses implement :meth:`score`; :meth:`score_many` may be overridden
+    for batching. ``model_name`` names the model in run records.
+    """
+
+    model_name = "sentiment"
+
+    def score(self, text: str) -> float:
+        """Sentiment of ``text`` in [-1, 1]; empty text must give 0.0."""
+        raise NotImplementedError
+
+    def score_many(self, texts) -> np.ndarray:
+        """Scores of many texts, as a float array."""
+        return np.array([self.score(t) for t in texts], dtype=float)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One entity found in one text.
+
+    ``key`` is the canonical slug the mention resolves to; ``positions`` are
+    character offsets of every occurrence (first character), ascending.
+    """
+
+    key: str
+    name: str
+    type: str
+    surface: str
+    positions: tuple = field(default_factory=tuple)
+    aliases: tuple = field(default_factory=tuple)
+
+    @property
+    def mention_count(self) -> int:
+        return len(self.positions)
+
+
+class EntityExtractor:
+    """Finds entity mentions in text.
+
+    Subclasses implement :meth:`extract`, returning one :class:`Mention` per
+    distinct canonical entity in the text (all its positions collected).
+    """
+
+    model_name = "entities"
+
+    def extract(self, text: str) -> list[Mention]:
+        raise NotImplementedError
+
+    def extract_many(self, texts) -> list[list[Mention]]:
+        return [self.extract(t) for t in texts]
+
+
+class Embedder:
+    """Maps texts to fixed-size, L2-normalised float vectors.
+
+    Subclasses implement :meth:`fit` (may do nothing for a pretrained model),
+    :meth:`transform`, and, to be saved with the corpus, :meth:`to_state` /
+    :meth:`from_state`. ``model_name`` and ``dimensions`` are recorded with
+    every run and checked against the ``record_vectors`` table (512).
+    """
+
+    model_name = "embedder"
+    dimensions = 512
+
+    def fit(self, texts):
+        return self
+
+    def transform(self, texts) -> np.ndarray:
+        raise NotImplementedError
+
+    def fit_transform(self, texts) -> np.ndarray:
+        return self.fit(texts).transform(texts)
+
+    def to_state(self) -> bytes:
+        """Serialised fitted state (stored in the ``models`` table)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be saved with the corpus")
+
+    @classmethod
+    def from_state(cls, state: bytes, settings: dict):
+        raise NotImplementedError(f"{cls.__name__} cannot be loaded from the corpus")
+
+
+def l2_normalise(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), as float32."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def record_text(title: str | None, text: str | None) -> str:
+    """The text enrichment analyses: ``title + "\\n" + contentText``, or ``contentText`` alone
+    when the title is empty or equal to the text. Entity positions are offsets into it."""
+    title = title or ""
+    text = text or ""
+    if not title or title == text:
+        return text
+    return f"{title}\n{text}"

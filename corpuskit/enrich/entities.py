@@ -1,0 +1,349 @@
+"""Entity extraction: an offline rules + gazetteer extractor, a spaCy backend, and entity keys.
+
+Positions are character offsets into the record's *analysed text*
+(:func:`corpuskit.enrich.base.record_text`): ``title + "\\n" + contentText``
+when the title is non-empty and differs from the text, else ``contentText``.
+
+Aliases merge on :func:`alias_key`: case, spacing and punctuation, a leading
+``@`` and a possessive ``'s`` are ignored, so ``OpenAI``, ``Open AI``,
+``@openai`` and ``OpenAI's`` are one entity. Each canonical entity has one
+slug (:func:`slugify` of its canonical name); ``entities.id`` doubles as the
+legacy numeric key, and :func:`resolve_entity_key` accepts all three key forms.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
+from corpuskit.errors import MissingDependencyError, NotFoundError, ValidationError
+
+_TOKEN = re.compile(r"@?[A-Za-z0-9](?:[A-Za-z0-9&+#_]|[.\-'’](?=[A-Za-z0-9]))*")
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+_KEY_DROP = re.compile(r"[^a-z0-9+#]")
+_SLUG_DROP = re.compile(r"[^a-z0-9]+")
+_ACRONYM = re.compile(r"^[A-Z][A-Z.&]{0,6}$")
+_TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen", "Rep",
+           "CEO", "Judge", "Governor", "Gov", "Minister", "Chancellor", "Sir", "Dame"}
+_ORG_SUFFIXES = {"Inc", "Corp", "Corporation", "Labs", "Lab", "Technologies", "Systems",
+                 "University", "Institute", "Foundation", "Group", "Ventures", "Capital",
+                 "Robotics", "Motors", "Bank", "Agency", "Association", "Society", "Council",
+                 "Party", "Ltd", "LLC", "Company", "Industries", "Studios", "Partners"}
+_NOT_NAMES = {"The", "A", "An", "This", "That", "These", "Those", "And", "Or", "But", "If", "In",
+              "On", "At", "For", "With", "From", "By", "Of", "To", "As", "Is", "Are", "Was", "It",
+              "Its", "New", "Why", "How", "What", "When", "Who", "Ask", "Show", "HN", "Tell",
+              "My", "Our", "Your", "Their", "His", "Her", "We", "I", "You", "They", "He", "She"}
+
+
+def alias_key(text: str) -> str:
+    """Normalised alias: lower case, no ``@``, no possessive, no spacing or punctuation."""
+    text = _POSSESSIVE.sub("", text.strip().lstrip("@"))
+    return _KEY_DROP.sub("", text.lower())
+
+
+def slugify(name: str) -> str:
+    """URL slug of a canonical name: ``Sam Altman`` -> ``sam-altman``, ``AT&T`` -> ``at-and-t``."""
+    text = name.lower().replace("&", " and ").replace("++", " plus plus ").replace("#", " sharp ")
+    slug = _SLUG_DROP.sub("-", text).strip("-")
+    return slug or "entity"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    type: str
+    case: str  # any, capital, upper
+
+
+def _case_rule(alias: str, canonical_lower: bool) -> str:
+    bare = alias.lstrip("@")
+    if alias.startswith("@") or canonical_lower and bare == bare.lower():
+        return "any"
+    if _ACRONYM.match(bare) and len(bare.replace(".", "")) <= 5:
+        return "upper"
+    if any(c.isdigit() for c in bare) or any(c.isupper() for c in bare[1:]) or bare[:1].islower():
+        return "any"
+    return "capital"
+
+
+def load_gazetteers(package: str = "corpuskit.enrich") -> tuple[dict, frozenset]:
+    """The shipped gazetteers: ``({alias_key: _Entry}, first_names)``."""
+    folder = resources.files(package).joinpath("gazetteers")
+    table: dict[str, _Entry] = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        kind = data.get("type")
+        if kind not in ENTITY_TYPES:
+            raise ValidationError(f"gazetteer {entry.name}: type {kind!r} is not one of {ENTITY_TYPES}")
+        for item in data["entities"]:
+            if isinstance(item, str):
+                item = {"name": item}
+            name = item["name"]
+            lower = name == name.lower()
+            for alias in [name, *item.get("aliases", [])]:
+                key = alias_key(alias)
+                if key and key not in table:
+                    table[key] = _Entry(name, kind, _case_rule(alias, lower))
+    names = folder.joinpath("first_names.txt").read_text(encoding="utf-8").split()
+    return table, frozenset(names)
+
+
+class GazetteerExtractor(EntityExtractor):
+    """Offline entities: shipped gazetteers plus three rules.
+
+    Rules, applied to text the gazetteers left unmatched: a title (``Dr``,
+    ``CEO``, ``Senator``...) or a known first name followed by capitalised
+    words gives a person; capitalised words ending in an organisation word
+    (``Inc``, ``Labs``, ``University``...) or ``University of X`` give an org.
+
+    Parameters
+    ----------
+    extra : dict, optional
+        More entries, ``{name: type}`` or ``{name: (type, [aliases])}``.
+    rules : bool
+        Apply the person and org rules (default True).
+    """
+
+    model_name = "corpuskit-gazetteer-1"
+
+    def __init__(self, extra: dict | None = None, rules: bool = True):
+        self.extra = extra
+        self.rules = rules
+
+    def _tables(self):
+        if getattr(self, "table_", None) is None:
+            table, first = load_gazetteers()
+            for name, spec in (self.extra or {}).items():
+                kind, aliases = (spec, []) if isinstance(spec, str) else spec
+                if kind not in ENTITY_TYPES:
+                    raise ValidationError(f"entity type {kind!r} of {name!r} is not one of {ENTITY_TYPES}")
+                lower = name == name.lower()
+                for alias in [name, *aliases]:
+                    table[alias_key(alias)] = _Entry(name, kind, _case_rule(alias, lower))
+            prefixes = set()
+            for key in table:
+                prefixes.update(key[:i] for i in range(1, len(key) + 1))
+            self.table_, self.first_names_, self.prefixes_ = table, first, prefixes
+        return self.table_
+
+    def extract(self, text: str) -> list[Mention]:
+        table = self._tables()
+        prefixes = self.prefixes_
+        tokens = []  # (start, end, surface, key)
+        for m in _TOKEN.finditer(text or ""):
+            surface = m.group()
+            end = m.end()
+            stripped = _POSSESSIVE.sub("", surface)
+            end -= len(surface) - len(stripped)
+            tokens.append((m.start(), end, stripped, alias_key(stripped)))
+        found: dict[str, list] = {}
+        used = [False] * len(tokens)
+        i = 0
+        while i < len(tokens):
+            acc, best = "", None
+            j = i
+            while j < len(tokens) and j - i < 6:
+                acc += tokens[j][3]
+                if acc not in prefixes:
+                    break
+                entry = table.get(acc)
+                if entry is not None and self._case_ok(entry, tokens[i][2], text[tokens[i][0]:tokens[j][1]]):
+                    best = (j, entry)
+                j += 1
+            if best is None:
+                i += 1
+                continue
+            j, entry = best
+            start, end = tokens[i][0], tokens[j][1]
+            self._add(found, entry.name, entry.type, text[start:end], start)
+            for k in range(i, j + 1):
+                used[k] = True
+            i = j + 1
+        if self.rules:
+            self._apply_rules(tokens, used, found)
+        return self._mentions(found)
+
+    @staticmethod
+    def _mentions(found) -> list[Mention]:
+        out = []
+        for (name, kind), (surfaces, positions) in found.items():
+            out.append(Mention(key=slugify(name), name=name, type=kind, surface=surfaces[0],
+                               positions=tuple(sorted(positions)), aliases=tuple(sorted(set(surfaces)))))
+        out.sort(key=lambda m: m.positions[0])
+        return out
+
+    @staticmethod
+    def _add(found, name, kind, surface, start):
+        slot = found.setdefault((name, kind), ([], []))
+        slot[0].append(surface)
+        slot[1].append(start)
+
+    @staticmethod
+    def _case_ok(entry: _Entry, first: str, surface: str) -> bool:
+        if entry.case == "any" or first.startswith("@"):
+            return True
+        if entry.case == "upper":
+            letters = [c for c in surface if c.isalpha()]
+            return all(c.isupper() for c in letters)
+        return surface[:1].isupper()
+
+    def _apply_rules(self, tokens, used, found) -> None:
+        n = len(tokens)
+
+        def capital(k):
+            return (k < n and not used[k] and tokens[k][2][:1].isupper()
+                    and tokens[k][2] not in _NOT_NAMES and not tokens[k][2].startswith("@"))
+
+        i = 0
+        while i < n:
+            if used[i]:
+                i += 1
+                continue
+            word = tokens[i][2]
+            if (word in _TITLES or word in self.first_names_) and capital(i + 1):
+                start = i + 1 if word in _TITLES else i
+                j = i + 1
+                while j + 1 < n and j - start < 2 and capital(j + 1) and tokens[j + 1][2] not in _ORG_SUFFIXES:
+                    j += 1
+                if j > start or word in _TITLES:
+                    self._person_or_org(tokens, used, found, start, j)
+                    i = j + 1
+                    continue
+            if word == "University" and i + 2 < n and tokens[i + 1][2] == "of" and capital(i + 2):
+                self._emit(tokens, used, found, i, i + 2, "org")
+                i += 3
+                continue
+            if capital(i):
+                j = i
+                while j + 1 < n and j - i < 3 and capital(j + 1):
+                    j += 1
+                if j > i and tokens[j][2] in _ORG_SUFFIXES:
+                    self._emit(tokens, used, found, i, j, "org")
+                    i = j + 1
+                    continue
+            i += 1
+
+    def _person_or_org(self, tokens, used, found, start, end):
+        kind = "org" if tokens[end][2] in _ORG_SUFFIXES else "person"
+        self._emit(tokens, used, found, start, end, kind)
+
+    def _emit(self, tokens, used, found, start, end, kind):
+        name = " ".join(t[2] for t in tokens[start:end + 1])
+        entry = self.table_.get(alias_key(name))
+        if entry is not None:
+            name, kind = entry.name, entry.type
+        self._add(found, name, kind, name, tokens[start][0])
+        for k in range(start, end + 1):
+            used[k] = True
+
+
+class SpacyExtractor(EntityExtractor):
+    """spaCy named entities mapped to corpuskit's five types (needs the ``spacy`` extra).
+
+    Labels map as PERSON -> person; ORG -> org; PRODUCT, WORK_OF_ART -> product;
+    GPE, LOC, FAC -> place; NORP, EVENT, LAW -> concept. Others are dropped.
+    """
+
+    LABELS = {"PERSON": "person", "ORG": "org", "PRODUCT": "product", "WORK_OF_ART": "product",
+              "GPE": "place", "LOC": "place", "FAC": "place", "NORP": "concept",
+              "EVENT": "concept", "LAW": "concept"}
+
+    def __init__(self, model: str = "en_core_web_sm", batch_size: int = 256):
+        self.model = model
+        self.batch_size = batch_size
+
+    @property
+    def model_name(self) -> str:
+        return f"spacy/{self.model}"
+
+    def _nlp(self):
+        nlp = getattr(self, "nlp_", None)
+        if nlp is None:
+            try:
+                import spacy
+            except ImportError as exc:
+                raise MissingDependencyError(
+                    "the spaCy entity extractor needs the spacy extra: pip install 'corpuskit[spacy]'"
+                ) from exc
+            try:
+                nlp = spacy.load(self.model, disable=["parser", "lemmatizer"])
+            except OSError as exc:
+                raise MissingDependencyError(
+                    f"spaCy model {self.model!r} is not installed: python -m spacy download {self.model}"
+                ) from exc
+            self.nlp_ = nlp
+        return nlp
+
+    def extract(self, text: str) -> list[Mention]:
+        return self.extract_many([text])[0]
+
+    def extract_many(self, texts) -> list[list[Mention]]:
+        out = []
+        for doc in self._nlp().pipe(list(texts), batch_size=self.batch_size):
+            found: dict = {}
+            for ent in doc.ents:
+                kind = self.LABELS.get(ent.label_)
+                name = _POSSESSIVE.sub("", ent.text.strip().lstrip("@"))
+                if kind is None or not alias_key(name):
+                    continue
+                GazetteerExtractor._add(found, name, kind, ent.text, ent.start_char)
+            merged: dict = {}
+            for (name, kind), (surfaces, positions) in found.items():
+                key = (alias_key(name), kind)
+                slot = merged.setdefault(key, (name, [], []))
+                slot[1].extend(surfaces)
+                slot[2].extend(positions)
+            out.append(sorted(
+                (Mention(key=slugify(name), name=name, type=kind[1], surface=surfaces[0],
+                         positions=tuple(sorted(positions)), aliases=tuple(sorted(set(surfaces))))
+                 for kind, (name, surfaces, positions) in merged.items()),
+                key=lambda m: m.positions[0]))
+        return out
+
+
+_TRAILING_ID = re.compile(r"^(.*?)-(\d+)$")
+
+
+def resolve_entity_key(conn, key: str) -> tuple[int, bool]:
+    """Resolve an entity key to ``(entity_id, is_canonical)``.
+
+    Accepted, in this order: the canonical slug (``openai``: canonical); a
+    legacy numeric id (``42``); a slug with a trailing id (``openai-42``, the
+    id wins even when the slug part is stale); any alias spelling
+    (``OpenAI``, ``@openai``). Only the first is canonical: the HTTP layer
+    answers the others with a 301 to ``/v1/entities/by-slug/<slug>``.
+    Raises :class:`NotFoundError` when nothing matches.
+    """
+    key = (key or "").strip()
+    if not key:
+        raise NotFoundError("empty entity key")
+    row = conn.execute("SELECT id FROM entities WHERE slug = ?", (key,)).fetchone()
+    if row:
+        return int(row[0]), True
+    if key.isdigit():
+        row = conn.execute("SELECT id FROM entities WHERE id = ?", (int(key),)).fetchone()
+        if row:
+            return int(row[0]), False
+    match = _TRAILING_ID.match(key)
+    if match:
+        row = conn.execute("SELECT id FROM entities WHERE id = ?", (int(match.group(2)),)).fetchone()
+        if row:
+            return int(row[0]), False
+    for candidate in (slugify(key),):
+        row = conn.execute("SELECT id FROM entities WHERE slug = ?", (candidate,)).fetchone()
+        if row:
+            return int(row[0]), False
+    row = conn.execute("SELECT entity_id FROM entity_aliases WHERE alias_key = ?",
+                       (alias_key(key),)).fetchone()
+    if row:
+        return int(row[0]), False
+    raise NotFoundError(f"entity {key!r} not found")
+
+
+def canonical_path(slug: str) -> str:
+    """The canonical ``/v1`` path of an entity."""
+    return f"/v1/entities/by-slug/{slug}"

@@ -1,0 +1,338 @@
+"""The enrichment stage: sentiment, entities, topics and embeddings for every record.
+
+Incremental: only records without an ``enrichment`` row are processed, with
+the embedder and beat centroids saved by the first run. ``refit=True``
+refits the embedder (and the beats) and re-enriches everything. Records are
+processed in chunks, each written in one transaction, so an interruption keeps
+the finished chunks and leaves nothing half-written; the next run resumes.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from corpuskit.clock import iso
+from corpuskit.enrich.base import Embedder, record_text, sentiment_label
+from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, embedder_from_state,
+                                         embedding_text)
+from corpuskit.enrich.entities import GazetteerExtractor, alias_key
+from corpuskit.enrich.sentiment import VaderScorer
+from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.errors import ValidationError
+
+VERSION_KEY = "enrich.version"
+_TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
+                  "active", "discovered")
+
+
+def _load_blas() -> None:
+    """Import the libraries that bring their own BLAS, so ``threadpool_limits`` can reach them."""
+    import scipy.linalg  # noqa: F401
+    import sklearn.decomposition  # noqa: F401
+
+
+def _fetch(conn, ids=None):
+    sql = "SELECT id, title, content_text, subreddit, published_at FROM records"
+    if ids is None:
+        return conn.execute(sql + " ORDER BY id").fetchall()
+    return conn.execute(sql + " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+                        (json.dumps([int(i) for i in ids]),)).fetchall()
+
+
+def _save_model(conn, name, kind, dimensions, state, settings, run_id, now):
+    conn.execute(
+        "INSERT INTO models(name, kind, dimensions, state, settings, run_id, created_at) "
+        "VALUES (?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET kind=excluded.kind, "
+        "dimensions=excluded.dimensions, state=excluded.state, settings=excluded.settings, "
+        "run_id=excluded.run_id, created_at=excluded.created_at",
+        (name, kind, dimensions, state, json.dumps(settings, sort_keys=True), run_id, now))
+
+
+def load_embedder(conn) -> Embedder | None:
+    """The embedder saved with the corpus (``models`` row ``embedder``), or None."""
+    row = conn.execute("SELECT kind, state, settings FROM models WHERE name = 'embedder'").fetchone()
+    if row is None:
+        return None
+    return embedder_from_state(row["kind"], bytes(row["state"]), json.loads(row["settings"]))
+
+
+def _beats_from_rows(rows) -> list[Beat]:
+    return [Beat(name=r["name"], display_name=r["display_name"], description=r["description"],
+                 category=r["category"], keywords=json.loads(r["keywords"]),
+                 subreddits=json.loads(r["subreddits"]), active=bool(r["active"]),
+                 discovered=bool(r["discovered"])) for r in rows]
+
+
+def _upsert_topics(conn, beats, now) -> dict:
+    for b in beats:
+        conn.execute(
+            "INSERT INTO topics(name, display_name, description, category, keywords, subreddits, "
+            "active, discovered, created_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET "
+            "display_name=excluded.display_name, description=excluded.description, "
+            "category=excluded.category, keywords=excluded.keywords, subreddits=excluded.subreddits, "
+            "active=excluded.active, discovered=excluded.discovered",
+            (b.name, b.display_name, b.description, b.category, json.dumps(b.keywords),
+             json.dumps(b.subreddits), int(b.active), int(b.discovered), now))
+    return {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
+
+
+def _same_beats(a: list[Beat], b: list[Beat]) -> bool:
+    return [vars(x) for x in a] == [vars(x) for x in b]
+
+
+def _wipe(conn) -> None:
+    """Drop every enrichment row (a refit re-enriches everything with the new models)."""
+    for table in ("enrichment", "topic_assignments", "mentions", "record_vectors"):
+        conn.execute(f"DELETE FROM {table}")
+    conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL")
+
+
+def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress):
+    """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids)``."""
+    conn = corpus.conn
+    now = iso(corpus.now())
+    saved = None if refit else load_embedder(conn)
+    if saved is not None and embedder is not None and saved.model_name != embedder.model_name:
+        raise ValidationError(
+            f"this corpus was embedded with {saved.model_name}; pass refit=True to re-embed "
+            f"everything with {embedder.model_name}")
+    all_rows, all_vectors = None, None
+
+    def corpus_vectors(model):
+        nonlocal all_rows, all_vectors
+        if all_vectors is None:
+            all_rows = _fetch(conn)
+            all_vectors = model.transform([embedding_text(r["title"], r["content_text"]) for r in all_rows])
+        return all_rows, all_vectors
+
+    fitted = saved is None
+    if fitted:
+        model = embedder if embedder is not None else TfidfSvdEmbedder(seed=seed)
+        all_rows = _fetch(conn)
+        texts = [embedding_text(r["title"], r["content_text"]) for r in all_rows]
+        model.fit(texts)
+        if model.dimensions != VECTOR_DIMENSIONS:
+            raise ValidationError(f"embedder gives {model.dimensions} dimensions; the vector table holds "
+                                  f"{VECTOR_DIMENSIONS}")
+        all_vectors = model.transform(texts)
+    else:
+        model = saved
+
+    if beats_arg is not None:
+        definitions = load_beats(beats_arg)
+    elif corpus.get_meta("beats") is not None:
+        definitions = load_beats(corpus.get_meta("beats"))
+    else:
+        definitions = None
+    stored = _beats_from_rows(conn.execute(
+        "SELECT * FROM topics WHERE active = 1 OR discovered = 0 ORDER BY id").fetchall())
+    topic_state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
+
+    discovered = None
+    if definitions is None and stored and all(b.discovered for b in stored) and not refit and not fitted:
+        definitions = [b for b in stored if b.active]
+    if definitions is None and stored and not any(b.discovered for b in stored) and not refit:
+        definitions = stored
+    if definitions is None:
+        rows, vectors = corpus_vectors(model)
+        texts = [record_text(r["title"], r["content_text"]) for r in rows]
+        definitions, centroids, _ = discover_beats(texts, vectors, n_topics=n_topics, seed=seed)
+        discovered = centroids
+    is_discovered = all(b.discovered for b in definitions)
+    if assigner is None:
+        assigner = (BeatAssigner(min_confidence=0.05, weights=(0.3, 0.0, 0.7))
+                    if is_discovered else BeatAssigner())
+
+    refit_topics = fitted or refit or topic_state is None or not _same_beats(definitions, stored)
+    if not refit_topics:
+        names, centroids = BeatAssigner.centroids_from_state(bytes(topic_state["state"]))
+        if names != [b.name for b in definitions]:
+            refit_topics = True
+        else:
+            assigner.fit(definitions, [], [], None, centroids=centroids)
+    if refit_topics:
+        rows, vectors = corpus_vectors(model)
+        assigner.fit(definitions, [record_text(r["title"], r["content_text"]) for r in rows],
+                     [r["subreddit"] for r in rows], vectors, embed=model.transform,
+                     centroids=discovered)
+
+    with corpus.transaction():
+        if fitted or refit:
+            _wipe(conn)
+            state = model.to_state()
+            settings = model.settings() if hasattr(model, "settings") else {}
+            _save_model(conn, "embedder", model.model_name, VECTOR_DIMENSIONS, state, settings,
+                        run_id, now)
+        if refit_topics:
+            if is_discovered:
+                # beats discovered by an earlier run that this one did not find again retire
+                conn.execute("UPDATE topics SET active = 0 WHERE discovered = 1")
+            ids = _upsert_topics(conn, definitions, now)
+            _save_model(conn, "topics", assigner.model_name, VECTOR_DIMENSIONS, assigner.to_state(),
+                        {"beats": [b.name for b in definitions], "discovered": is_discovered,
+                         "min_confidence": assigner.min_confidence,
+                         "weights": list(assigner.weights)}, run_id, now)
+            corpus.set_meta(VERSION_KEY, f"{run_id}:topics")
+        ids = {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
+    return model, assigner, [ids[b.name] for b in definitions], fitted or refit
+
+
+class _EntityWriter:
+    """Maps canonical slugs to entity ids, creating entities on first sight."""
+
+    def __init__(self, conn, now):
+        self.conn = conn
+        self.now = now
+        self.ids = {r["slug"]: r["id"] for r in conn.execute("SELECT id, slug FROM entities")}
+
+    def entity_id(self, mention) -> int:
+        found = self.ids.get(mention.key)
+        if found is None:
+            cur = self.conn.execute(
+                "INSERT INTO entities(slug, name, type, mention_count, updated_at) VALUES (?,?,?,0,?)",
+                (mention.key, mention.name, mention.type, self.now))
+            found = self.ids[mention.key] = cur.lastrowid
+        return found
+
+
+def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids, writer, run_id,
+                 version):
+    conn = corpus.conn
+    ids = [r["id"] for r in rows]
+    id_json = json.dumps(ids)
+    with corpus.transaction():
+        for table in ("topic_assignments", "mentions", "record_vectors"):
+            conn.execute(f"DELETE FROM {table} WHERE record_id IN (SELECT value FROM json_each(?))",
+                         (id_json,))
+        enrichment, topic_rows, mention_rows, alias_rows = [], [], [], {}
+        touched: dict[int, list] = {}
+        for row, score, found, picks in zip(rows, scores, mentions, assignments):
+            rid = row["id"]
+            primary = topic_ids[picks[0][0]] if picks else None
+            enrichment.append((rid, round(float(score), 4), sentiment_label(float(score)), primary,
+                               "[]", run_id))
+            topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
+            for m in found:
+                eid = writer.entity_id(m)
+                mention_rows.append((rid, eid, m.surface, m.mention_count, json.dumps(list(m.positions))))
+                for surface in m.aliases:
+                    alias_rows.setdefault(alias_key(surface), (eid, surface))
+                agg = touched.setdefault(eid, [0, row["published_at"], row["published_at"]])
+                agg[0] += m.mention_count
+                agg[1] = min(agg[1], row["published_at"])
+                agg[2] = max(agg[2], row["published_at"])
+        conn.executemany(
+            "INSERT OR REPLACE INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, "
+            "themes, run_id) VALUES (?,?,?,?,?,?)", enrichment)
+        conn.executemany("INSERT INTO topic_assignments(record_id, topic_id, confidence) VALUES (?,?,?)",
+                         topic_rows)
+        conn.executemany("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
+                         "VALUES (?,?,?,?,?)", mention_rows)
+        conn.executemany("INSERT OR IGNORE INTO entity_aliases(alias_key, entity_id, surface) VALUES (?,?,?)",
+                         [(k, e, s) for k, (e, s) in alias_rows.items() if k])
+        conn.executemany(
+            "UPDATE entities SET mention_count = mention_count + ?, "
+            "first_seen = min(coalesce(first_seen, ?), ?), last_seen = max(coalesce(last_seen, ?), ?), "
+            "updated_at = ? WHERE id = ?",
+            [(c, lo, lo, hi, hi, writer.now, eid) for eid, (c, lo, hi) in sorted(touched.items())])
+        conn.executemany("INSERT INTO record_vectors(record_id, embedding) VALUES (?, ?)",
+                         [(rid, vectors[i].tobytes()) for i, rid in enumerate(ids)])
+        corpus.set_meta(VERSION_KEY, version)
+
+
+def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None,
+                  n_topics: int | None = None, chunk_size: int = 2000, seed: int = 0,
+                  embedder: Embedder | None = None, scorer=None, extractor=None,
+                  assigner: BeatAssigner | None = None) -> dict:
+    """Enrich the records of ``corpus`` that are not enriched yet.
+
+    Parameters
+    ----------
+    corpus : Corpus
+    progress : bool
+        Show a progress bar.
+    refit : bool
+        Refit the embedder and beats, and re-enrich every record.
+    beats : path, list or dict, optional
+        Beat definitions (see :func:`corpuskit.enrich.topics.load_beats`);
+        default: the corpus's ``beats`` metadata, else the stored topics, else
+        beats discovered from the text.
+    n_topics : int, optional
+        Number of beats to discover when there are no definitions.
+    chunk_size : int
+        Records per transaction.
+    seed : int
+        Seed of the embedder and of beat discovery.
+    embedder, scorer, extractor, assigner : optional
+        Replacements for the defaults (:class:`TfidfSvdEmbedder`,
+        :class:`VaderScorer`, :class:`GazetteerExtractor`, :class:`BeatAssigner`).
+
+    Returns
+    -------
+    dict
+        ``recordsEnriched, totalEnriched, topics, discoveredTopics, entities,
+        model, dimensions, refitted, runId, seconds, recordsPerSecond``.
+    """
+    if not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValidationError(f"chunk_size must be a positive integer, not {chunk_size!r}")
+    started = time.perf_counter()
+    scorer = scorer if scorer is not None else VaderScorer()
+    extractor = extractor if extractor is not None else GazetteerExtractor()
+    conn = corpus.conn
+    settings = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
+                "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
+                "scorer": scorer.model_name, "extractor": extractor.model_name}
+    done = 0
+    _load_blas()
+    # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
+    # 1 s single-threaded took 20 s with 2 threads under load). The stage is serial anyway.
+    with threadpool_limits(limits=1), corpus.run_stage("enrich", settings) as run_id:
+        pending_count = conn.execute(
+            "SELECT count(*) FROM records r WHERE NOT EXISTS "
+            "(SELECT 1 FROM enrichment e WHERE e.record_id = r.id)").fetchone()[0]
+        model_row = conn.execute("SELECT 1 FROM models WHERE name = 'embedder'").fetchone()
+        if corpus.count() == 0 or (pending_count == 0 and not refit and beats is None and model_row):
+            model, refitted = load_embedder(conn), False
+        else:
+            model, assigner, topic_ids, refitted = _prepare(
+                corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress)
+            pending = [r[0] for r in conn.execute(
+                "SELECT r.id FROM records r WHERE NOT EXISTS "
+                "(SELECT 1 FROM enrichment e WHERE e.record_id = r.id) ORDER BY r.id")]
+            writer = _EntityWriter(conn, iso(corpus.now()))
+            bar = None
+            if progress and pending:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=len(pending), desc="enrich", unit="rec")
+            try:
+                for n, start in enumerate(range(0, len(pending), chunk_size)):
+                    rows = _fetch(conn, pending[start:start + chunk_size])
+                    texts = [record_text(r["title"], r["content_text"]) for r in rows]
+                    scores = scorer.score_many(texts)
+                    mentions = extractor.extract_many(texts)
+                    vectors = model.transform([embedding_text(r["title"], r["content_text"]) for r in rows])
+                    picks = assigner.assign(texts, [r["subreddit"] for r in rows], vectors)
+                    _write_chunk(corpus, rows, scores, mentions, vectors, picks, topic_ids, writer,
+                                 run_id, f"{run_id}:{n}")
+                    done += len(rows)
+                    if bar is not None:
+                        bar.update(len(rows))
+            finally:
+                if bar is not None:
+                    bar.close()
+    seconds = time.perf_counter() - started
+    counts = conn.execute(
+        "SELECT (SELECT count(*) FROM enrichment), (SELECT count(*) FROM topics WHERE active = 1), "
+        "(SELECT count(*) FROM topics WHERE active = 1 AND discovered = 1), "
+        "(SELECT count(*) FROM entities WHERE mention_count > 0)").fetchone()
+    return {
+        "recordsEnriched": done, "totalEnriched": counts[0], "topics": counts[1],
+        "discoveredTopics": counts[2], "entities": counts[3],
+        "model": model.model_name if model is not None else None, "dimensions": VECTOR_DIMENSIONS,
+        "refitted": bool(done and refitted), "runId": run_id, "seconds": round(seconds, 3),
+        "recordsPerSecond": round(done / seconds, 1) if done and seconds > 0 else None,
+    }
