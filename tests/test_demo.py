@@ -1,9 +1,13 @@
 """The demo corpus generator: determinism, shape, labels, planted events, storing, CLI."""
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import statistics
+import subprocess
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -64,6 +68,18 @@ def test_same_seed_same_records_and_other_seed_differs():
     c = generate_demo(4, 800, 30)
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     assert [r["contentText"] for r in a[0]] != [r["contentText"] for r in c[0]]
+
+
+def test_same_output_in_processes_with_different_string_hashing():
+    code = ("import hashlib, json; from corpuskit.ingest.demo import generate_demo; "
+            "print(hashlib.sha256(json.dumps(generate_demo(5, 600, 28), sort_keys=True).encode()).hexdigest())")
+    digests = set()
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
+    assert digests == {hashlib.sha256(json.dumps(generate_demo(5, 600, 28), sort_keys=True).encode()).hexdigest()}
 
 
 def test_export_of_two_builds_is_byte_identical(tmp_path):
@@ -365,6 +381,7 @@ def test_plan_is_a_pure_function_of_seed_and_days():
 @pytest.mark.parametrize("kwargs,match", [
     ({"records": 99}, "records must be an int >= 100"),
     ({"days": 27}, "days must be an int >= 28"),
+    ({"days": 5000}, "days must be <= 3650"),
     ({"seed": "7"}, "seed must be an int"),
     ({"seed": 1.5}, "seed must be an int"),
     ({"seed": True}, "seed must be an int"),

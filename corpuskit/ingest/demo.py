@@ -500,10 +500,10 @@ def _day_text(day: int) -> str:
 
 @lru_cache(maxsize=None)
 def _did(handle: str) -> str:
-    return "did:plc:" + "".join(_B32_SORT[hash_int(handle, k) & 31] for k in range(24))
+    return "did:plc:" + "".join(_B32_SORT[_hash_int(handle, k) & 31] for k in range(24))
 
 
-def hash_int(text: str, salt: int) -> int:
+def _hash_int(text: str, salt: int) -> int:
     """A process-independent small hash of ``text`` (Python's ``hash`` is salted per process)."""
     value = 2166136261 ^ salt
     for ch in text.encode("utf-8"):
