@@ -28,6 +28,9 @@ def _series_filter(evidence: dict) -> tuple[str, str, list]:
     if "topic_id" in evidence:
         where.append("e.topic_id = ?")
         args.append(evidence["topic_id"])
+    if "term" in evidence:
+        where.append("instr(r.title || ' ' || r.content_text, ?) > 0")
+        args.append(evidence["term"])
     if "source" in evidence:
         where.append("r.source = ?")
         args.append(evidence["source"])
@@ -95,7 +98,8 @@ def get_signal_evidence(corpus, signal_id: int) -> dict:
     """Evidence of one signal in the ``/v1`` shape (integer ids; the HTTP layer prefixes them).
 
     ``{signalId, records: [{id, source, sentimentScore}], entities: [{id, name, type}],
-    topics: [{id, label}], stories: [{id, headline}]}``. Raises
+    topics: [{id, label}], stories: [{id, headline}]}``; the signal's own entity
+    comes first. Raises
     :class:`~corpuskit.errors.NotFoundError` for an unknown signal.
     """
     from corpuskit.errors import NotFoundError
@@ -110,7 +114,8 @@ def get_signal_evidence(corpus, signal_id: int) -> dict:
         (signal_id,))]
     entities = [{"id": r[0], "name": r[1], "type": r[2]} for r in conn.execute(
         "SELECT en.id, en.name, en.type FROM signal_evidence se JOIN entities en ON en.id = se.ref_id "
-        "WHERE se.signal_id = ? AND se.ref_kind = 'entity' ORDER BY en.mention_count DESC, en.id",
+        "JOIN signals s ON s.id = se.signal_id WHERE se.signal_id = ? AND se.ref_kind = 'entity' "
+        "ORDER BY en.id IS s.entity_id DESC, en.mention_count DESC, en.id",
         (signal_id,))]
     topics = [{"id": r[0], "label": r[1]} for r in conn.execute(
         "SELECT t.id, t.display_name FROM signal_evidence se JOIN topics t ON t.id = se.ref_id "

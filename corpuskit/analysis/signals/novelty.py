@@ -1,6 +1,8 @@
 """novelty: an entity that was (almost) absent from the baseline becoming prominent.
 
-Series: per entity and day, the number of records mentioning it.
+Series: per entity and day, the number of records mentioning it; and per
+*term* (a proper-noun phrase that is not a known entity name, see
+:mod:`~corpuskit.analysis.signals.terms`), the number of records writing it.
 
 Baseline window: the ``window`` days before the tested day (default 21);
 the tested day must have at least ``min_periods`` corpus days before it, so
@@ -32,6 +34,13 @@ from corpuskit.analysis.signals.track import Track
 SIGMA_CAP = 40.0
 
 
+def _firing(sigma: np.ndarray) -> np.ndarray:
+    """Rows whose sigma reaches ``OPEN_SIGMA`` on some day."""
+    if sigma.size == 0:
+        return np.zeros(0, dtype=int)
+    return np.flatnonzero(np.nanmax(np.where(np.isfinite(sigma), sigma, -1), axis=1) >= OPEN_SIGMA)
+
+
 def poisson_sigma(count, lam) -> np.ndarray:
     """Normal quantile of ``P(X >= count)`` for ``X ~ Poisson(lam)``, capped at ``SIGMA_CAP``."""
     tail = poisson.sf(np.asarray(count) - 1, lam)
@@ -53,13 +62,17 @@ class NoveltyDetector:
         Fewest records mentioning it on the day.
     rate_floor : float
         Floor of the null Poisson rate, in mentions per day.
+    terms : bool
+        Also test proper-noun phrases that are not known entities
+        (:mod:`~corpuskit.analysis.signals.terms`): names the entity extractor missed.
     """
 
     kind = "novelty"
 
     def __init__(self, window: int = 21, min_periods: int = 7, max_baseline: int = 1,
-                 min_count: int = 6, rate_floor: float = 0.5):
+                 min_count: int = 6, rate_floor: float = 0.5, terms: bool = True):
         self.window = window
+        self.terms = terms
         self.min_periods = min_periods
         self.max_baseline = max_baseline
         self.min_count = min_count
@@ -80,14 +93,41 @@ class NoveltyDetector:
         return sigma, base
 
     def tracks(self, series: DailySeries) -> list[Track]:
-        """One track per entity that is novel on some day."""
-        if not len(series.entities):
-            return []
-        sigma, base = self.score(series.entity_count)
+        """One track per entity (and, with ``terms``, per term) that is novel on some day."""
         out = []
-        for row in np.flatnonzero(np.nanmax(np.where(np.isfinite(sigma), sigma, -1), axis=1) >= OPEN_SIGMA):
-            out.append(self._track(series, int(row), sigma[row], base[row]))
+        if len(series.entities):
+            sigma, base = self.score(series.entity_count)
+            for row in _firing(sigma):
+                out.append(self._track(series, int(row), sigma[row], base[row]))
+        if self.terms and len(series.terms):
+            sigma, base = self.score(series.term_count)
+            for row in _firing(sigma):
+                out.append(self._term_track(series, int(row), sigma[row], base[row]))
         return out
+
+    def _term_track(self, series, row, sigma, base) -> Track:
+        term = series.terms[row]
+        counts = series.term_count[row]
+        window = self.window
+
+        def topic_row(d):
+            return int(series.term_topic[row, d])
+
+        def describe(d):
+            t = topic_row(d)
+            topic = series.topic_names[series.topics[t]] if t >= 0 else None
+            where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
+            detail = {"entity": term, "term": term, "entityId": None, "entityType": None,
+                      "mentions": int(counts[d]), "baselineMentions": int(base[d]),
+                      "windowDays": window, "topic": topic, "day": series.days[d]}
+            headline = (f"New{where}: \"{term}\" ({int(counts[d])} records; "
+                        f"{int(base[d])} in the previous {window} days)")
+            return detail, headline
+
+        slug = term.lower().replace(" ", "-")
+        return Track(kind=self.kind, subject=f"term:{slug}", sigma=sigma, topic_row=topic_row,
+                     describe=describe, threshold_count=lambda d: self.threshold(base[d]),
+                     evidence={"term": term})
 
     def threshold(self, baseline: float) -> int:
         """Fewest mentions on a day that reach ``OPEN_SIGMA`` with this baseline count."""

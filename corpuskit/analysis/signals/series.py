@@ -60,6 +60,9 @@ class DailySeries:
     source_topic: np.ndarray          # dominant topic row per source and day (-1: none)
     entity_count: np.ndarray
     entity_topic: np.ndarray          # dominant topic row per entity and day (-1: none)
+    terms: list = field(default_factory=list)                  # proper-noun phrases (see terms.py)
+    term_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    term_topic: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     day_index: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -71,12 +74,14 @@ class DailySeries:
 
 
 def load_series(corpus, first_day: str | None = None, last_day: str | None = None,
-                min_entity_count: int = 1) -> DailySeries:
+                min_entity_count: int = 1, terms: bool = False) -> DailySeries:
     """Build the daily series from ``first_day`` (default: the first record's day) to
     ``last_day`` (default: the corpus clock's day).
 
     Only enriched records count. Entities whose busiest day has fewer than
     ``min_entity_count`` records are left out (no detector could fire on them).
+    With ``terms``, also count the proper-noun phrases of
+    :mod:`~corpuskit.analysis.signals.terms` that are not known entity names.
     """
     conn = corpus.conn
     if last_day is None:
@@ -159,7 +164,16 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
                                       chunk):
                     entity_info[r[0]] = (r[1], r[2], r[3])
 
+    term_list, term_count, term_topic = [], np.zeros((0, n_days)), np.zeros((0, n_days), dtype=int)
+    if terms:
+        from corpuskit.analysis.signals.terms import term_counts
+
+        known = {r[0].lower() for r in conn.execute("SELECT name FROM entities")}
+        known |= {r[0].lower() for r in conn.execute("SELECT alias_key FROM entity_aliases")}
+        term_list, term_count, term_topic = term_counts(conn, frame, n_days, n_t, min_entity_count, known)
+
     return DailySeries(
+        terms=term_list, term_count=term_count, term_topic=term_topic,
         days=days, topics=topics, topic_names=topic_names, topic_labels=topic_labels,
         sources=sources, entities=entities, entity_info=entity_info,
         topic_count=ts_count.sum(axis=1), topic_sum=ts_sum.sum(axis=1), topic_sq=ts_sq.sum(axis=1),
@@ -182,9 +196,10 @@ def _dominant(counts: np.ndarray) -> np.ndarray:
 def _windows(values: np.ndarray, window: int, lag: int) -> np.ndarray:
     """``[..., days, window]`` views of the ``window`` values ending ``lag`` days before each day.
 
-    Days before the first day are NaN.
+    Day ``t``'s window covers days ``t - lag - window + 1 .. t - lag``; days
+    before the first day are NaN. ``lag`` must be at least 1.
     """
-    pad = np.full(values.shape[:-1] + (window + lag,), np.nan)
+    pad = np.full(values.shape[:-1] + (window + lag - 1,), np.nan)
     padded = np.concatenate([pad, values.astype(float)], axis=-1)
     view = np.lib.stride_tricks.sliding_window_view(padded, window, axis=-1)
     return view[..., : values.shape[-1], :]

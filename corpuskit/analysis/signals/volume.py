@@ -6,18 +6,19 @@ mentioning it).
 Baseline window: the ``window`` days before the tested day (default 21),
 at least ``min_periods`` of them inside the corpus (default 7).
 
-Test: robust z-score ``(current - median) / scale`` with
-``scale = max(1.4826 * MAD, sqrt(max(median, 1)))``: the MAD of the baseline
-days, floored by the Poisson standard deviation of the median count so that a
-flat series (MAD 0) does not turn every extra record into a spike. The sigma
-score is that z. Gates (below them the day scores nothing): ``current >=
+Test: two z-scores that must both be high, and the sigma score is the
+smaller: the robust z ``(current - median) / (1.4826 * MAD)`` (the day
+against the baseline's own day-to-day variation), and the Poisson z, the
+standard normal quantile of ``P(X >= current)`` for ``X ~ Poisson(max(median,
+1))`` (a flat series, MAD 0, does not turn every extra record into a spike,
+and small counts are judged by their exact tail, not a normal
+approximation). Gates (below them the day scores nothing): ``current >=
 min_count``, ``current / max(median, 1) >= min_multiplier`` and ``median >=
 min_baseline`` (an entity with no baseline at all is novelty's business).
 
 Detail: ``{baseline, current, multiplier, windowDays, series}``; the signal
-fires live on the record that brought the day's count to the threshold count
-``max(min_count, ceil(median + OPEN_SIGMA * scale), ceil(min_multiplier *
-max(median, 1)))``.
+fires live on the record that brought the day's count to the threshold
+count, the smallest count that passes the gates and scores ``OPEN_SIGMA``.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import math
 
 import numpy as np
 
+from corpuskit.analysis.signals.novelty import poisson_sigma
 from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
@@ -61,14 +63,21 @@ class VolumeSpikeDetector:
         self.entities = entities
 
     def score(self, counts: np.ndarray, min_baseline: float):
-        """Sigma per row and day, with the median and scale used (arrays ``[rows, days]``)."""
+        """Sigma per row and day, with the baseline median and MAD (arrays ``[rows, days]``)."""
         med, mad, _ = rolling_median_mad(counts, self.window, self.min_periods)
-        scale = np.maximum(1.4826 * mad, np.sqrt(np.maximum(med, 1.0)))
         with np.errstate(invalid="ignore", divide="ignore"):
-            sigma = (counts - med) / scale
+            robust = (counts - med) / np.maximum(1.4826 * mad, 1e-9)
             mult = counts / np.maximum(med, 1.0)
         ok = (counts >= self.min_count) & (mult >= self.min_multiplier) & (med >= min_baseline)
-        return np.where(ok, sigma, np.nan), med, scale
+        sigma = np.full(counts.shape, np.nan)
+        if ok.any():
+            sigma[ok] = np.minimum(robust[ok], poisson_sigma(counts[ok], np.maximum(med[ok], 1.0)))
+        return sigma, med, mad
+
+    def score_count(self, count: float, median: float, mad: float) -> float:
+        """The sigma score of one count against a baseline median and MAD (gates aside)."""
+        robust = (count - median) / max(1.4826 * mad, 1e-9)
+        return float(min(robust, poisson_sigma(count, max(median, 1.0))))
 
     def tracks(self, series: DailySeries) -> list[Track]:
         """Volume tracks for every topic, source and (optionally) entity."""
@@ -80,21 +89,24 @@ class VolumeSpikeDetector:
         for group, counts, min_base in groups:
             if counts.shape[0] == 0:
                 continue
-            sigma, med, scale = self.score(counts, min_base)
+            sigma, med, mad = self.score(counts, min_base)
             for row in range(counts.shape[0]):
                 if not np.any(sigma[row] >= OPEN_SIGMA):
                     continue
                 out.append(self._track(series, group, row, counts[row], sigma[row], med[row],
-                                       scale[row]))
+                                       mad[row]))
         return out
 
-    def _track(self, series, group, row, counts, sigma, med, scale) -> Track:
+    def _track(self, series, group, row, counts, sigma, med, mad) -> Track:
         window = self.window
 
         def threshold(d):
+            """Smallest count that scores ``OPEN_SIGMA`` on day ``d`` (searched upwards)."""
             m = max(float(med[d]), 1.0)
-            return int(max(self.min_count, math.ceil(med[d] + OPEN_SIGMA * scale[d]),
-                           math.ceil(self.min_multiplier * m)))
+            c = int(max(self.min_count, math.ceil(self.min_multiplier * m), math.floor(med[d]) + 1))
+            while c < counts[d] and self.score_count(c, med[d], mad[d]) < OPEN_SIGMA:
+                c += 1
+            return c
 
         if group == "topic":
             tid = series.topics[row]
