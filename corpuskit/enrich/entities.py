@@ -25,6 +25,7 @@ _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 _KEY_DROP = re.compile(r"[^a-z0-9+#]")
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 _ACRONYM = re.compile(r"^[A-Z][A-Z.&]{0,6}$")
+_MODEL = re.compile(r"^(?:\d+[A-Za-z]{0,3}|[A-Z]\d{1,4}[A-Za-z]{0,2}|Pro|Max|Ultra|Mini|Plus|Lite)$")
 _TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen", "Rep",
            "CEO", "Judge", "Governor", "Gov", "Minister", "Chancellor", "Sir", "Dame"}
 _ORG_SUFFIXES = {"Inc", "Corp", "Corporation", "Labs", "Lab", "Technologies", "Systems",
@@ -34,7 +35,9 @@ _ORG_SUFFIXES = {"Inc", "Corp", "Corporation", "Labs", "Lab", "Technologies", "S
 _NOT_NAMES = {"The", "A", "An", "This", "That", "These", "Those", "And", "Or", "But", "If", "In",
               "On", "At", "For", "With", "From", "By", "Of", "To", "As", "Is", "Are", "Was", "It",
               "Its", "New", "Why", "How", "What", "When", "Who", "Ask", "Show", "HN", "Tell",
-              "My", "Our", "Your", "Their", "His", "Her", "We", "I", "You", "They", "He", "She"}
+              "My", "Our", "Your", "Their", "His", "Her", "We", "I", "You", "They", "He", "She",
+              "Inside", "After", "Before", "Why", "Where", "Here", "There", "Today", "Breaking",
+              "Update", "Report", "Watch", "Live", "Review", "Explained", "Thread", "Opinion", "Analysis"}
 
 
 def alias_key(text: str) -> str:
@@ -55,6 +58,8 @@ class _Entry:
     name: str
     type: str
     case: str  # any, capital, upper
+    single: bool  # the alias is written as one word (so one token may match it)
+    form: str = ""  # a one-word alias as written, punctuation dropped (for spaced spellings)
 
 
 def _case_rule(alias: str, canonical_lower: bool) -> str:
@@ -68,12 +73,33 @@ def _case_rule(alias: str, canonical_lower: bool) -> str:
     return "capital"
 
 
-def load_gazetteers(package: str = "corpuskit.enrich") -> tuple[dict, frozenset]:
-    """The shipped gazetteers: ``({alias_key: _Entry}, first_names)``."""
+def _add_alias(table, alias, name, kind, lower):
+    key = alias_key(alias)
+    if not key:
+        return
+    single = " " not in alias.strip()
+    form = _case_form(alias) if single else ""
+    old = table.get(key)
+    if old is None:
+        table[key] = _Entry(name, kind, _case_rule(alias, lower), single, form)
+    elif single and not old.single and old.name == name:
+        table[key] = _Entry(old.name, old.type, old.case, True, form)
+
+
+def _case_form(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9+#]", "", _POSSESSIVE.sub("", text.strip().lstrip("@")))
+
+
+def load_gazetteers(package: str = "corpuskit.enrich", generic: bool = False) -> tuple[dict, frozenset]:
+    """The shipped gazetteers: ``({alias_key: _Entry}, first_names)``.
+
+    ``*_generic.json`` files (lower-case subjects such as "machine learning")
+    are read only when ``generic`` is true.
+    """
     folder = resources.files(package).joinpath("gazetteers")
     table: dict[str, _Entry] = {}
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".json"):
+        if not entry.name.endswith(".json") or (entry.name.endswith("_generic.json") and not generic):
             continue
         data = json.loads(entry.read_text(encoding="utf-8"))
         kind = data.get("type")
@@ -85,9 +111,7 @@ def load_gazetteers(package: str = "corpuskit.enrich") -> tuple[dict, frozenset]
             name = item["name"]
             lower = name == name.lower()
             for alias in [name, *item.get("aliases", [])]:
-                key = alias_key(alias)
-                if key and key not in table:
-                    table[key] = _Entry(name, kind, _case_rule(alias, lower))
+                _add_alias(table, alias, name, kind, lower)
     names = folder.joinpath("first_names.txt").read_text(encoding="utf-8").split()
     return table, frozenset(names)
 
@@ -105,25 +129,30 @@ class GazetteerExtractor(EntityExtractor):
     extra : dict, optional
         More entries, ``{name: type}`` or ``{name: (type, [aliases])}``.
     rules : bool
-        Apply the person and org rules (default True).
+        Apply the person, org and product-model rules (default True).
+    generic_concepts : bool
+        Also tag generic lower-case subjects ("machine learning", "privacy")
+        as concepts (default False: they are topics more than named entities).
     """
 
     model_name = "corpuskit-gazetteer-1"
 
-    def __init__(self, extra: dict | None = None, rules: bool = True):
+    def __init__(self, extra: dict | None = None, rules: bool = True, generic_concepts: bool = False):
         self.extra = extra
         self.rules = rules
+        self.generic_concepts = generic_concepts
 
     def _tables(self):
         if getattr(self, "table_", None) is None:
-            table, first = load_gazetteers()
+            table, first = load_gazetteers(generic=self.generic_concepts)
             for name, spec in (self.extra or {}).items():
                 kind, aliases = (spec, []) if isinstance(spec, str) else spec
                 if kind not in ENTITY_TYPES:
                     raise ValidationError(f"entity type {kind!r} of {name!r} is not one of {ENTITY_TYPES}")
                 lower = name == name.lower()
                 for alias in [name, *aliases]:
-                    table[alias_key(alias)] = _Entry(name, kind, _case_rule(alias, lower))
+                    table.pop(alias_key(alias), None)
+                    _add_alias(table, alias, name, kind, lower)
             prefixes = set()
             for key in table:
                 prefixes.update(key[:i] for i in range(1, len(key) + 1))
@@ -151,15 +180,24 @@ class GazetteerExtractor(EntityExtractor):
                 if acc not in prefixes:
                     break
                 entry = table.get(acc)
-                if entry is not None and self._case_ok(entry, tokens[i][2], text[tokens[i][0]:tokens[j][1]]):
+                if (entry is not None and (j > i or entry.single)
+                        and self._case_ok(entry, tokens[i][2], text[tokens[i][0]:tokens[j][1]])
+                        and (j == i or not entry.single or entry.case == "any" and not entry.form
+                             or "".join(_case_form(t[2]) for t in tokens[i:j + 1]) == entry.form)):
                     best = (j, entry)
                 j += 1
             if best is None:
                 i += 1
                 continue
             j, entry = best
+            name = entry.name
+            if entry.type == "product" and self.rules:  # a model of a product line: "iPhone 17"
+                while j + 1 < len(tokens) and j - i < 4 and _MODEL.match(tokens[j + 1][2]) \
+                        and tokens[j + 1][0] == tokens[j][1] + 1:
+                    j += 1
+                    name = f"{name} {tokens[j][2]}"
             start, end = tokens[i][0], tokens[j][1]
-            self._add(found, entry.name, entry.type, text[start:end], start)
+            self._add(found, name, entry.type, text[start:end], start)
             for k in range(i, j + 1):
                 used[k] = True
             i = j + 1
