@@ -229,3 +229,19 @@ def test_bad_settings_are_refused(corpus, bad):
     with pytest.raises(ValidationError):
         narrate_corpus(corpus, progress=False, **bad)
     assert corpus.conn.execute("SELECT count(*) FROM runs WHERE stage = 'narrate'").fetchone()[0] == 0
+
+
+def test_sentence_splitting_and_quotability():
+    from corpuskit.narrate.sentences import quotable, split_sentences
+
+    text = ("Threads keep multiplying. mRNA comes up again, e.g. in trials. Dr. Lee agreed!  "
+            "The U.S. market moved?\n\"Yes,\" she said. 3 more to go")
+    assert split_sentences(text) == [
+        "Threads keep multiplying.", "mRNA comes up again, e.g. in trials.", "Dr. Lee agreed!",
+        "The U.S. market moved?", "\"Yes,\" she said.", "3 more to go"]
+    assert split_sentences("") == [] and split_sentences(None) == []
+    assert quotable("This sentence has enough words to stand.")
+    assert not quotable("Too short.")
+    assert not quotable("See https://example.org for the whole story today.")
+    assert not quotable("A sentence that cites [2] like a story body does.")
+    assert not quotable("12 34 56 78 90 11 22 33 44 55 66")

@@ -6,8 +6,9 @@ from functools import lru_cache
 
 _WS = re.compile(r"\s+")
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before
-# whitespace and an upper-case letter, digit or opening quote.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(A-Z0-9])")
+# whitespace and a letter, digit or opening quote (social posts often start a sentence
+# in lower case: "mRNA ...", "iPhone ...").
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(A-Za-z0-9])")
 _MARKER = re.compile(r"\[\d+\]")
 _URL = re.compile(r"https?://\S+")
 _LETTER = re.compile(r"[^\W\d_]")
