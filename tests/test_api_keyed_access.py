@@ -184,3 +184,43 @@ def test_unknown_keyed_path_is_json_404(served):
     _, app, key = served
     status, headers, data = call(app, "GET", "/api/v1/nothing-here", {"x-api-key": key})
     assert_json_error(status, data, 404, headers)
+
+
+def test_parallel_clients_over_http_get_exactly_the_allowance(tmp_path, monkeypatch):
+    """A real threaded server (waitress) and 8 client threads: 60 of 96 requests pass."""
+    import http.client
+    import threading
+
+    import waitress
+
+    corpus = open_keyed_corpus(tmp_path / "http-limits.db")
+    key = corpus.create_key("research", name="parallel")
+    monkeypatch.setattr(ratelimit, "clock", lambda: datetime(2026, 5, 3, 9, 0, 5, tzinfo=timezone.utc))
+    server = waitress.create_server(create_app(corpus), host="127.0.0.1", port=0, threads=8)
+    threading.Thread(target=server.run, daemon=True).start()
+    statuses, lock = [], threading.Lock()
+    start = threading.Barrier(8)
+
+    def client():
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=30)
+        start.wait()
+        mine = []
+        for _ in range(12):
+            conn.request("GET", "/api/v1/topics", headers={"x-api-key": key})
+            response = conn.getresponse()
+            response.read()
+            mine.append(response.status)
+        conn.close()
+        with lock:
+            statuses.extend(mine)
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    server.close()
+    clear_cache()
+    assert sorted(set(statuses)) == [200, 429]
+    assert statuses.count(200) == 60 and statuses.count(429) == 36
+    corpus.close()
