@@ -45,6 +45,10 @@ class BeatDefinitionError(CorpusKitError, ValueError):
     """A beat (topic) definition file or list is unreadable or malformed."""
 
 
+class StageNotRunError(CorpusKitError):
+    """An operation needs a stage's output (e.g. search needs enrich) that the corpus lacks."""
+
+
 class NotFoundError(CorpusKitError, LookupError):
     """A record, story, topic, entity, signal or arc does not exist."""
 
