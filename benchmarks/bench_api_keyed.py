@@ -9,7 +9,14 @@ then drives keep-alive connections from client threads:
 
 - ``GET /api/v1/search?q=...`` at 8 connections (rotating queries);
 - ``GET /api/v1/discourse?limit=50`` at 16 connections (target: >= 800
-  requests/s with p99 <= 60 ms).
+  requests/s with p99 <= 60 ms);
+- ``GET /api/v1/topics`` at 16 connections (a small answer: the fixed cost
+  of auth + rate limit + routing).
+
+The load comes from ``wrk`` when it is installed (one thread, so the server
+keeps the CPU), else from Python threads. Besides requests/s and p50/p99 it
+reports the server process's CPU time per request, a figure that does not
+depend on what else the machine is running.
 
 Without ``--db`` the default demo corpus (20,000 records, 60 days, every
 stage) is built once into ``benchmarks/.cache/demo.db``. Also prints the cost
@@ -21,9 +28,14 @@ import argparse
 import http.client
 import json
 import multiprocessing
+import os
+import re
+import shutil
 import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from datetime import datetime, timezone
@@ -117,6 +129,49 @@ def drive(port: int, paths, connections: int, seconds: float, headers: dict) -> 
     }
 
 
+_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def drive_wrk(port: int, paths, connections: int, seconds: float, headers: dict) -> dict:
+    """The same measurement with ``wrk`` (one load thread, so the server keeps the CPU)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write("local paths = {" + ",".join(json.dumps(p) for p in paths) + "}\n"
+                     "local i = 0\n"
+                     "request = function()\n  i = i + 1\n"
+                     "  return wrk.format('GET', paths[(i % #paths) + 1])\nend\n")
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency",
+               "-s", script.name]
+    for name, value in headers.items():
+        command += ["-H", f"{name}: {value}"]
+    out = subprocess.run(command + [f"http://127.0.0.1:{port}/"], capture_output=True,
+                         text=True, check=True).stdout
+    Path(script.name).unlink()
+
+    def percentile(label):
+        match = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        return float(match.group(1)) * _UNITS[match.group(2)] if match else float("nan")
+
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: (.*)", out)
+    statuses = {"2xx/3xx": requests - (int(bad.group(1)) if bad else 0)}
+    if bad:
+        statuses["other"] = int(bad.group(1))
+    if errors:
+        statuses["socket errors"] = errors.group(1).strip()
+    return {"requests": requests, "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "p50": percentile("50"), "p99": percentile("99"), "statuses": statuses}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 def limiter_cost(db: str, n: int = 2000) -> float:
     """Microseconds per rate-limit transaction on the corpus file."""
     from corpuskit import open_corpus
@@ -154,6 +209,8 @@ def main(argv=None) -> int:
     parser.add_argument("--db", help="corpus file (default: the demo corpus, built once)")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--threads", type=int, default=24, help="waitress worker threads")
+    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto",
+                        help="load generator: wrk when installed (default), else Python threads")
     args = parser.parse_args(argv)
     db = Path(args.db) if args.db else default_demo()
 
@@ -165,6 +222,7 @@ def main(argv=None) -> int:
     corpus.close()
     headers = {"x-api-key": key, "Connection": "keep-alive"}
 
+    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     port = free_port()
     server = multiprocessing.get_context("spawn").Process(
         target=_serve, args=(str(db), port, args.threads), daemon=True)
@@ -179,14 +237,22 @@ def main(argv=None) -> int:
         if not search_ok:
             print(f"search answers {answer.status}: {probe}", file=sys.stderr)
         runs = []
+        use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk"))
+        run = drive_wrk if use_wrk else drive
         drive(port, ["/api/v1/discourse?limit=50"], 4, 1.0, headers)  # warm-up
+
+        def measured(name, paths, conns, seconds, hdrs):
+            cpu0 = cpu_seconds(server.pid)
+            result = run(port, paths, conns, seconds, hdrs)
+            result["cpu_ms"] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(result["requests"], 1)
+            runs.append((name, conns, result))
+
         if search_ok:
             paths = ["/api/v1/search?q=" + q.replace(" ", "+") for q in SEARCH_QUERIES]
-            runs.append(("GET /api/v1/search?q=...", 8, drive(port, paths, 8, args.seconds, headers)))
-        runs.append(("GET /api/v1/discourse?limit=50", 16,
-                     drive(port, ["/api/v1/discourse?limit=50"], 16, args.seconds, headers)))
-        runs.append(("GET /api/v1/status (no key)", 16,
-                     drive(port, ["/api/v1/status"], 16, args.seconds / 2, {})))
+            measured("GET /api/v1/search?q=...", paths, 8, args.seconds, headers)
+        measured("GET /api/v1/discourse?limit=50", ["/api/v1/discourse?limit=50"], 16,
+                 args.seconds, headers)
+        measured("GET /api/v1/topics", ["/api/v1/topics"], 16, args.seconds / 2, headers)
     finally:
         server.terminate()
         server.join(10)
@@ -194,12 +260,14 @@ def main(argv=None) -> int:
 
     print()
     print(f"corpus: {db} ({records:,} records); waitress threads: {args.threads}; "
-          f"{args.seconds:g} s per run; rate limiter on (enterprise key)")
-    print(f"{'endpoint':34} {'conns':>5} {'requests':>9} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}  statuses")
+          f"{args.seconds:g} s per run; client: {'wrk' if use_wrk else 'python'}; "
+          f"rate limiter on (enterprise key); load average before: {load_before}")
+    print(f"{'endpoint':32} {'conns':>5} {'requests':>9} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'server CPU ms/req':>18}  statuses")
     for name, conns, r in runs:
-        print(f"{name:34} {conns:5d} {r['requests']:9d} {r['rps']:8.0f} {r['p50']:7.1f} "
-              f"{r['p99']:7.1f}  {r['statuses']}")
-    print(f"rate-limit transaction alone (BEGIN IMMEDIATE, check + 2 upserts + last_used_at): "
+        print(f"{name:32} {conns:5d} {r['requests']:9d} {r['rps']:8.0f} {r['p50']:7.1f} "
+              f"{r['p99']:7.1f} {r['cpu_ms']:18.2f}  {r['statuses']}")
+    print(f"rate-limit transaction alone (BEGIN IMMEDIATE, check + upsert + last_used_at): "
           f"{cost:.0f} us per request")
     return 0
 

@@ -24,7 +24,7 @@ from corpuskit.api.auth import clear_cache  # noqa: E402
 from corpuskit.api.openapi import document  # noqa: E402
 from tests.keyed_fixtures import open_keyed_corpus  # noqa: E402
 
-EXAMPLES = {"keyed": 25, "bearer": 15}
+EXAMPLES = {"keyed": 20, "bearer": 10}
 SKIPPED = {"/v1/stream/signals"}
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_headers_conformance, response_schema_conformance]
