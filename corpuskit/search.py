@@ -1,0 +1,242 @@
+"""Semantic search: the ``/api/v1/search`` answer, computed from the corpus's vectors.
+
+``record_vectors`` (sqlite-vec ``vec0``) is the store of record. For speed the
+search path keeps, per corpus file, an in-process copy of the vectors as one
+float32 matrix whose rows are ordered by (source, publishedAt, id), with the
+filter columns beside it (source offsets, published time, primary topic). A
+source filter is then a contiguous slice, a ``days`` filter a binary search
+inside it, and ranking an exact matrix-vector product plus ``argpartition``
+over just the rows that pass every filter: filters apply before the top-k cut,
+and the answer is exact (the same ranking a full cosine scan gives). The copy
+is rebuilt when the enrichment version stamp (bumped by every enrichment
+write) changes; checking it costs one primary-key read per query.
+
+Choices where the interface leaves room:
+- ``topic`` filters on the record's primary topic (the ``topic`` a result shows).
+- ``totalMatched`` counts the records that pass the filters and have a positive
+  cosine with the query; ``hasMore`` is true when it exceeds the results returned.
+- ``href`` is the ``/api/v1/discourse`` query that returns the record
+  (its source and exact ``capturedAt`` as ``since`` and ``until``).
+- ``limit`` above 50 is clamped to 50; below 1 is an error.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urlencode
+
+import numpy as np
+
+from corpuskit.errors import StageNotRunError, ValidationError
+from corpuskit.ingest.records import SOURCE_KINDS
+
+MIN_QUERY, MAX_QUERY = 3, 500
+MAX_LIMIT = 50
+EXCERPT_CHARS = 240
+
+_lock = threading.Lock()
+_indexes: dict = {}
+
+
+@dataclass
+class SearchIndex:
+    """The in-process copy of a corpus's vectors and filter columns."""
+
+    stamp: tuple
+    embedder: object
+    matrix: np.ndarray      # (n, 512) float32, rows ordered by source, published, id
+    ids: np.ndarray         # int64 record ids
+    published: np.ndarray   # int64 unix seconds
+    topics: np.ndarray      # int64 primary topic id, -1 for none
+    spans: dict             # source -> (start, end) row range
+
+
+def _stamp(conn) -> tuple:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'enrich.version'").fetchone()
+    model = conn.execute("SELECT run_id, created_at FROM models WHERE name = 'embedder'").fetchone()
+    return (row[0] if row else None, tuple(model) if model else None)
+
+
+def build_index(conn, stamp=None) -> SearchIndex:
+    """Load the vectors and filter columns of the corpus behind ``conn``."""
+    from corpuskit.enrich.pipeline import load_embedder
+
+    embedder = load_embedder(conn)
+    if embedder is None:
+        raise StageNotRunError("this corpus has no embeddings yet: run corpus.enrich() "
+                               "(or `corpuskit enrich --db FILE`) before searching")
+    rows = conn.execute(
+        "SELECT v.record_id, v.embedding, r.source, r.published_at, coalesce(e.topic_id, -1) "
+        "FROM record_vectors v JOIN records r ON r.id = v.record_id "
+        "LEFT JOIN enrichment e ON e.record_id = v.record_id").fetchall()
+    rows.sort(key=lambda r: (r[2], r[3], r[0]))
+    n = len(rows)
+    matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32).reshape(n, -1) \
+        if n else np.zeros((0, 512), dtype=np.float32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
+    published = np.array([r[3][:19] for r in rows], dtype="datetime64[s]").astype(np.int64) \
+        if n else np.zeros(0, dtype=np.int64)
+    topics = np.fromiter((r[4] for r in rows), dtype=np.int64, count=n)
+    spans, start = {}, 0
+    for i in range(1, n + 1):
+        if i == n or rows[i][2] != rows[start][2]:
+            spans[rows[start][2]] = (start, i)
+            start = i
+    return SearchIndex(stamp=stamp if stamp is not None else _stamp(conn), embedder=embedder,
+                       matrix=np.ascontiguousarray(matrix), ids=ids, published=published,
+                       topics=topics, spans=spans)
+
+
+def search_index(corpus) -> SearchIndex:
+    """The cached index of ``corpus``, rebuilt when its enrichment changed."""
+    conn = corpus.conn
+    stamp = _stamp(conn)
+    key = getattr(corpus, "_uri", str(corpus.path))
+    index = _indexes.get(key)
+    if index is None or index.stamp != stamp:
+        with _lock:
+            index = _indexes.get(key)
+            if index is None or index.stamp != stamp:
+                index = _indexes[key] = build_index(conn, stamp)
+    return index
+
+
+def check_params(q, source=None, days=None, limit=20) -> tuple[str, int]:
+    """Validate search parameters; returns ``(q stripped, limit clamped)``."""
+    if not isinstance(q, str):
+        raise ValidationError("q parameter is required")
+    q = q.strip()
+    if len(q) < MIN_QUERY:
+        raise ValidationError(f"q must be at least {MIN_QUERY} characters (got {len(q)})")
+    if len(q) > MAX_QUERY:
+        raise ValidationError(f"q must be at most {MAX_QUERY} characters (got {len(q)})")
+    if source is not None and source not in SOURCE_KINDS:
+        raise ValidationError(f"unknown source {source!r}; expected one of: {', '.join(SOURCE_KINDS)}")
+    if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
+        raise ValidationError(f"days must be a positive integer, not {days!r}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValidationError(f"limit must be a positive integer, not {limit!r}")
+    return q, min(limit, MAX_LIMIT)
+
+
+def rank(index: SearchIndex, query: np.ndarray, source=None, topic_id=None, since=None,
+         limit=20) -> tuple[np.ndarray, np.ndarray, int]:
+    """Exact filtered top-``limit``: ``(record ids, cosines, matched count)``."""
+    start, end = (0, len(index.ids)) if source is None else index.spans.get(source, (0, 0))
+    mask = None
+    if since is not None:
+        if source is not None:  # rows of one source are sorted by time: cut the slice
+            start += int(np.searchsorted(index.published[start:end], since, side="left"))
+        else:
+            mask = index.published[start:end] >= since
+    if topic_id is not None:
+        hit = index.topics[start:end] == topic_id
+        mask = hit if mask is None else mask & hit
+    if end <= start:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32), 0
+    if mask is not None:
+        rows = np.flatnonzero(mask)
+        if len(rows) * 3 < end - start:
+            scores = index.matrix[start + rows] @ query
+        else:
+            scores = (index.matrix[start:end] @ query)[rows]
+        rows = rows + start
+    else:
+        rows = None
+        scores = index.matrix[start:end] @ query
+    positive = scores > 0
+    matched = int(positive.sum())
+    k = min(limit, matched)
+    if k == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32), matched
+    masked = np.where(positive, scores, -np.inf)
+    top = np.argpartition(-masked, k - 1)[:k] if k < len(masked) else np.arange(len(masked))
+    top = top[np.isfinite(masked[top])]
+    positions = top if rows is None else rows[top] - start
+    ids = index.ids[start + positions]
+    order = np.lexsort((ids, -scores[top]))
+    return ids[order], scores[top][order], matched
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join((text or "").split())
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    cut = text.rfind(" ", 0, EXCERPT_CHARS)
+    return text[: cut if cut > EXCERPT_CHARS // 2 else EXCERPT_CHARS].rstrip(" ,;:") + "…"
+
+
+def search(corpus, q: str, source: str | None = None, topic: str | None = None,
+           days: int | None = None, limit: int = 20) -> dict:
+    """Rank records by cosine similarity to ``q``; the ``/api/v1/search`` envelope.
+
+    Parameters
+    ----------
+    q : str
+        Query text, 3 to 500 characters (after trimming).
+    source : str, optional
+        Only records of this source kind.
+    topic : str, optional
+        Only records whose primary topic has this name (unknown name: no results).
+    days : int, optional
+        Only records published in the last ``days`` days of the corpus clock.
+    limit : int
+        Results wanted, 1 to 50 (larger values are clamped to 50).
+
+    Returns ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
+    Raises :class:`ValidationError` for bad parameters and
+    :class:`StageNotRunError` when the corpus has not been enriched.
+    """
+    q, limit = check_params(q, source, days, limit)
+    index = search_index(corpus)
+    t0 = time.perf_counter()
+    query = index.embedder.transform([q])[0].astype(np.float32)
+    t1 = time.perf_counter()
+    conn = corpus.conn
+    topic_id = None
+    if topic is not None:
+        row = conn.execute("SELECT id FROM topics WHERE name = ?", (topic,)).fetchone()
+        topic_id = row[0] if row else -2  # an unknown topic matches nothing
+    since = None
+    if days is not None:
+        since = int((corpus.now() - timedelta(days=days)).timestamp())
+    ids, scores, matched = (np.zeros(0, np.int64), np.zeros(0), 0) if not query.any() else \
+        rank(index, query, source=source, topic_id=topic_id, since=since, limit=limit)
+    results = _results(conn, ids, scores)
+    t2 = time.perf_counter()
+    return {
+        "results": results, "query": q, "totalMatched": matched,
+        "hasMore": matched > len(results),
+        "embeddingMs": int(round((t1 - t0) * 1000)), "searchMs": int(round((t2 - t1) * 1000)),
+    }
+
+
+def _results(conn, ids, scores) -> list[dict]:
+    if len(ids) == 0:
+        return []
+    rows = {r["id"]: r for r in conn.execute(
+        "SELECT r.id, r.source, r.content_type, r.title, r.content_text, r.url, r.author, "
+        "r.published_at, r.captured_at, r.subreddit, e.sentiment_label, t.name AS topic, "
+        "t.display_name, t.category FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+        "LEFT JOIN topics t ON t.id = e.topic_id WHERE r.id IN (SELECT value FROM json_each(?))",
+        (json.dumps([int(i) for i in ids]),))}
+    out = []
+    for rid, score in zip(ids.tolist(), scores.tolist()):
+        r = rows.get(rid)
+        if r is None:  # deleted since the index was built
+            continue
+        out.append({
+            "id": str(rid), "resultType": "record", "source": r["source"],
+            "contentType": r["content_type"], "title": r["title"] or _excerpt(r["content_text"])[:120],
+            "excerpt": _excerpt(r["content_text"]), "url": r["url"],
+            "href": "/api/v1/discourse?" + urlencode({"source": r["source"], "since": r["captured_at"],
+                                                      "until": r["captured_at"]}),
+            "author": r["author"], "topic": r["topic"], "topicDisplayName": r["display_name"],
+            "category": r["category"], "relevance": round(float(score), 4),
+            "publishedAt": r["published_at"], "subreddit": r["subreddit"],
+            "sentimentLabel": r["sentiment_label"],
+        })
+    return out
