@@ -303,3 +303,12 @@ def test_bad_parameters(corpus):
 def test_recorded_answers_are_valid_json():
     for path in FIXTURES.glob("*.json"):
         json.loads(path.read_text())
+
+
+def test_youtube_search_snippet_without_details_is_unescaped():
+    from corpuskit.ingest.collectors.youtube import video_to_record
+
+    raw = video_to_record("abc", {"title": "Don&#39;t buy a heat pump &amp; regret",
+                                  "publishedAt": "2024-05-01T10:00:00Z", "channelTitle": "C"})
+    assert raw["title"] == raw["contentText"] == "Don't buy a heat pump & regret"
+    assert raw["url"] == "https://www.youtube.com/watch?v=abc" and raw["contentType"] == "video"

@@ -9,6 +9,7 @@ A search costs 100 quota units of the default 10,000 per day.
 """
 from __future__ import annotations
 
+import html
 import os
 
 from corpuskit.clock import iso
@@ -94,10 +95,13 @@ def video_to_record(video_id: str, snippet: dict, detail: dict | None = None) ->
         if stats.get(key) is not None:
             meta[key] = int(stats[key])
     title = full.get("title") or ""
+    description = full.get("description") or ""
+    if not detail:   # search snippets carry HTML-escaped text (&#39;), the videos resource does not
+        title, description = html.unescape(title), html.unescape(description)
     return {
         "sourceId": video_id,
         "title": title,
-        "contentText": full.get("description") or title,
+        "contentText": description or title,
         "url": WATCH_URL.format(video_id),
         "author": full.get("channelTitle") or "",
         "publishedAt": full.get("publishedAt"),
