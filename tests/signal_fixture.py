@@ -75,9 +75,9 @@ def build_fixture(corpus, days: int = 50, per_day: int = 30, seed: int = 3, even
                     ts = f"{day.isoformat()}T{rng.integers(24):02d}:{rng.integers(60):02d}:00Z"
                     conn.execute(
                         "INSERT INTO records(id, source, source_id, content_hash, title, content_text, "
-                        "published_at, captured_at) VALUES (?,?,?,?,?,?,?,?)",
+                        "published_at, captured_at, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
                         (rid, source, f"s{rid}", hashlib.sha1(str(rid).encode()).hexdigest(),
-                         f"{name} story {rid}", text, ts, ts))
+                         f"{name} story {rid}", text, ts, ts, json.dumps({"sub": int(sub)})))
                     label = "positive" if score > 0.05 else "negative" if score < -0.05 else "neutral"
                     conn.execute("INSERT INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, "
                                  "run_id) VALUES (?,?,?,?,?)", (rid, score, label, t, "enrich-1"))

@@ -1,0 +1,168 @@
+"""Clusters on a small seeded fixture: three topics, three planted sub-themes each."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from corpuskit import open_corpus
+from corpuskit.analysis.cluster_terms import class_tfidf_terms
+from corpuskit.analysis.clusters import (TopicClusterer, cluster_corpus, cluster_points, latest_clusters,
+                                         match_lineages, read_vectors, reduce_dimensions)
+from corpuskit.errors import NotFoundError, ValidationError
+from tests.signal_fixture import build_fixture
+
+
+@pytest.fixture(scope="module")
+def clustered(tmp_path_factory):
+    path = tmp_path_factory.mktemp("clusters") / "fixture.db"
+    c = open_corpus(path)
+    build_fixture(c, days=14, per_day=25, vectors=True, events=False)
+    summary = cluster_corpus(c, "analyse-1", seed=0)
+    c.close()
+    return path, summary
+
+
+@pytest.fixture
+def corpus_copy(clustered, tmp_path):
+    src = open_corpus(clustered[0])
+    src.conn.execute(f"VACUUM INTO '{tmp_path / 'copy.db'}'")
+    src.close()
+    c = open_corpus(tmp_path / "copy.db")
+    yield c
+    c.close()
+
+
+def _truth(c):
+    """Planted (topic, sub-theme) of each record (written by the fixture in its metadata)."""
+    return {rid: (tid, json.loads(meta)["sub"]) for rid, tid, meta in c.conn.execute(
+        "SELECT r.id, e.topic_id, r.metadata FROM records r JOIN enrichment e ON e.record_id = r.id")}
+
+
+def test_clusters_recover_planted_subthemes(clustered, corpus_copy):
+    from sklearn.metrics import adjusted_rand_score
+
+    _, summary = clustered
+    assert summary["fitted"] == 3 and summary["clusters"] >= 6
+    assert summary["clustered"] / summary["records"] >= 0.8
+    label = dict(corpus_copy.conn.execute(
+        "SELECT m.record_id, c.id FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id"))
+    truth = _truth(corpus_copy)
+    ids = sorted(label)
+    assert adjusted_rand_score([str(truth[i]) for i in ids], [label[i] for i in ids]) >= 0.8
+
+
+def test_latest_clusters_shape(corpus_copy):
+    rows = latest_clusters(corpus_copy)
+    assert rows and all(r["runId"] == "analyse-1" for r in rows)
+    counts = [r["recordCount"] for r in rows]
+    assert counts == sorted(counts, reverse=True)
+    for r in rows:
+        assert set(r) == {"id", "runId", "topic", "clusterLabel", "recordCount", "topTerms",
+                          "summaryLabel", "metadata", "createdAt"}
+        assert isinstance(r["clusterLabel"], int) and r["clusterLabel"] >= 0
+        assert -1 <= r["metadata"]["silhouetteScore"] <= 1
+        assert r["metadata"]["lineageId"].startswith("lin-")
+        assert 1 <= len(r["topTerms"]) <= 8 and r["summaryLabel"]
+        # the top terms come from the cluster's own vocabulary (the topic's prefix)
+        assert all(t.startswith(r["topic"].split("-")[0]) for t in r["topTerms"][:3])
+        assert r["createdAt"] == corpus_copy.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    mean_sil = np.mean([r["metadata"]["silhouetteScore"] for r in rows])
+    assert mean_sil >= 0.3
+    only = latest_clusters(corpus_copy, topic="climate", limit=2)
+    assert len(only) == 2 and {r["topic"] for r in only} == {"climate"}
+    assert latest_clusters(corpus_copy, topic="no-such-topic") == []
+    with pytest.raises(ValidationError, match="limit"):
+        latest_clusters(corpus_copy, limit=0)
+
+
+def test_unchanged_rerun_carries_and_keeps_lineage(corpus_copy):
+    first = {r["metadata"]["lineageId"]: r["recordCount"] for r in latest_clusters(corpus_copy)}
+    summary = cluster_corpus(corpus_copy, "analyse-2", seed=0)
+    assert summary["carried"] == 3 and summary["fitted"] == 0
+    rows = latest_clusters(corpus_copy)
+    assert {r["runId"] for r in rows} == {"analyse-2"}
+    assert {r["metadata"]["lineageId"]: r["recordCount"] for r in rows} == first
+    assert all(r["metadata"]["refit"] is False for r in rows)
+    # every run is kept
+    runs = {r[0] for r in corpus_copy.conn.execute("SELECT DISTINCT run_id FROM clusters")}
+    assert runs == {"analyse-1", "analyse-2"}
+
+
+def test_refit_keeps_lineages_of_surviving_clusters(corpus_copy):
+    first = {r["metadata"]["lineageId"] for r in latest_clusters(corpus_copy)}
+    summary = cluster_corpus(corpus_copy, "analyse-2", seed=0, min_cluster_size=12)  # new settings: refit
+    assert summary["fitted"] == 3
+    rows = latest_clusters(corpus_copy)
+    assert all(r["metadata"]["refit"] is True for r in rows)
+    assert len(first & {r["metadata"]["lineageId"] for r in rows}) >= len(first) - 1
+
+
+def test_small_growth_is_carried_large_growth_refits(corpus_copy):
+    c = corpus_copy
+    top = c.conn.execute("SELECT max(id) FROM records").fetchone()[0]
+    vec = np.zeros(512, dtype=np.float32)
+    vec[0] = 1.0
+
+    def add(n, start):
+        with c.transaction():
+            for i in range(n):
+                rid = start + i
+                c.conn.execute("INSERT INTO records(id, source, source_id, content_hash, title, content_text, "
+                               "published_at, captured_at) VALUES (?,?,?,?,?,?,?,?)",
+                               (rid, "news", f"g{rid}", f"g{rid}", "t", "ai0 ai1 ai2", "2025-01-15T10:00:00Z",
+                                "2025-01-15T10:00:00Z"))
+                c.conn.execute("INSERT INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, "
+                               "run_id) VALUES (?, 0, 'neutral', 1, 'e')", (rid,))
+                c.conn.execute("INSERT INTO record_vectors(record_id, embedding) VALUES (?, ?)",
+                               (rid, vec.tobytes()))
+
+    add(5, top + 1)
+    summary = cluster_corpus(c, "analyse-2", seed=0)
+    assert summary["carried"] == 3
+    add(200, top + 10)
+    summary = cluster_corpus(c, "analyse-3", seed=0)
+    assert summary["fitted"] == 1 and summary["carried"] == 2
+
+
+def test_deterministic(clustered, tmp_path):
+    a = open_corpus(clustered[0])
+    rows_a = [(r["topic"], r["clusterLabel"], r["recordCount"], r["topTerms"], r["summaryLabel"],
+               r["metadata"]) for r in latest_clusters(a)]
+    a.close()
+    b = open_corpus(tmp_path / "again.db")
+    build_fixture(b, days=14, per_day=25, vectors=True, events=False)
+    cluster_corpus(b, "analyse-1", seed=0)
+    rows_b = [(r["topic"], r["clusterLabel"], r["recordCount"], r["topTerms"], r["summaryLabel"],
+               r["metadata"]) for r in latest_clusters(b)]
+    b.close()
+    assert rows_a == rows_b
+
+
+def test_cluster_points(corpus_copy):
+    points = cluster_points(corpus_copy, "markets")
+    assert len(points) == corpus_copy.conn.execute(
+        "SELECT count(*) FROM enrichment WHERE topic_id = 3").fetchone()[0]
+    assert set(points.columns) >= {"record_id", "clusterLabel", "x", "y"}
+    assert (points["clusterLabel"] >= 0).mean() >= 0.8
+    with pytest.raises(NotFoundError):
+        cluster_points(corpus_copy, "nope")
+
+
+def test_helpers_and_edges(corpus):
+    assert cluster_corpus(corpus, "analyse-1") ["clusters"] == 0
+    assert latest_clusters(corpus) == []
+    ids, matrix = read_vectors(corpus.conn, [1, 2])
+    assert len(ids) == 0 and matrix.shape == (0, 512)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 512)).astype(np.float32)
+    r = reduce_dimensions(x, 10)
+    assert r.shape == (50, 10) and np.allclose(np.linalg.norm(r, axis=1), 1)
+    assert np.allclose(reduce_dimensions(x, 10), r)
+    with pytest.raises(ValidationError, match="at least 3"):
+        TopicClusterer().fit(x[:2])
+    assert match_lineages({0: {1, 2, 3}, 1: {7, 8}}, {"lin-a": {1, 2, 3, 4}, "lin-b": {9}}, 0.3) == {0: "lin-a"}
+    terms = class_tfidf_terms(["apple banana", "apple cherry", "zebra yak"], np.array([0, 0, 1]), top_n=2)
+    assert terms[0][0] == "apple" and terms[1] == ["yak", "zebra"]
+    assert class_tfidf_terms(["a"], np.array([-1])) == {}
