@@ -23,6 +23,28 @@ STORED_TO_V1_KIND = {v: k for k, v in V1_SIGNAL_KINDS.items()}
 SITEMAP_PAGE_SIZE = 500
 
 
+_TOTALS: dict = {}
+
+
+def _data_version(conn) -> tuple:
+    """Changes whenever records are added or removed or any stage runs (a few index lookups)."""
+    return tuple(conn.execute(
+        "SELECT (SELECT count(*) FROM records), (SELECT max(id) FROM records), "
+        "(SELECT max(rowid) FROM runs)").fetchone())
+
+
+def cached_total(conn, sql: str, args) -> int:
+    """``count(*)`` of a list, remembered until :func:`_data_version` changes."""
+    key = (sql, tuple(args), _data_version(conn))
+    total = _TOTALS.get(key)
+    if total is None:
+        total = conn.execute(sql, args).fetchone()[0]
+        if len(_TOTALS) > 4096:
+            _TOTALS.clear()
+        _TOTALS[key] = total
+    return total
+
+
 def _where(clauses: list[str]) -> str:
     return (" WHERE " + " AND ".join(clauses)) if clauses else ""
 
@@ -49,7 +71,8 @@ def record_page(conn, source=None, sentiment=None, since=None, until=None, after
     if until is not None:
         clauses.append("r.published_at <= ?")
         args.append(until)
-    total = conn.execute(f"SELECT count(*) FROM records r {join}{_where(clauses)}", args).fetchone()[0]
+    count_join = "" if sentiment is None else join   # a LEFT JOIN on a key never changes the count
+    total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{_where(clauses)}", args)
     if after is not None:
         clauses.append("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))")
         args += [after[0], after[0], after[1]]
