@@ -63,3 +63,26 @@ def test_demo_read_functions_answer_for_every_story(demo_corpus):
     arcs = read.list_arcs(demo_corpus)["items"]
     assert arcs and {a["arcStatus"] for a in arcs} <= {"active", "dormant", "concluded"}
     assert all(read.arc_detail(demo_corpus, a["slug"])["storyCount"] == a["storyCount"] for a in arcs)
+
+
+def test_demo_narration_is_deterministic(demo_path, tmp_path):
+    import shutil
+
+    from corpuskit import open_corpus
+
+    dumps = []
+    for name in ("a.db", "b.db"):
+        path = tmp_path / name
+        shutil.copy(demo_path, path)
+        wal = demo_path.with_name(demo_path.name + "-wal")
+        if wal.exists():
+            shutil.copy(wal, path.with_name(name + "-wal"))
+        c = open_corpus(path)
+        with c.transaction():
+            for table in ("story_citations", "story_slugs", "arc_stories", "arcs", "stories"):
+                c.conn.execute(f"DELETE FROM {table}")
+        c.narrate(progress=False)
+        dumps.append([[tuple(r) for r in c.conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2")]
+                      for t in ("stories", "story_citations", "story_slugs", "arcs", "arc_stories")])
+        c.close()
+    assert dumps[0] == dumps[1] and dumps[0][0]

@@ -222,3 +222,19 @@ def test_lead_falls_back_to_recent_then_latest_notable_signal(narrated):
     finally:
         later.close()
     assert conn.execute("SELECT count(*) FROM stories WHERE kind = 'lead_story' AND is_current = 1").fetchone()[0] == 1
+
+
+def test_cli_narrate_command(tmp_path, capsys):
+    import json
+
+    from corpuskit.cli import main
+
+    db = tmp_path / "c.db"
+    c = open_corpus(db)
+    build_fixture(c)
+    c.close()
+    assert main(["narrate", "--db", str(db), "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runId"] == "narrate-1" and out["current"]["lead_story"] == 1
+    assert main(["narrate", "--db", str(db), "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == {}
