@@ -157,3 +157,43 @@ def test_corpus_method_and_cli(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed["runId"] == "analyse-2"
     assert set(printed["steps"]) == set(pipeline.STEPS)
+
+
+# -- on the session demo corpus (every stage run by build_demo) ----------------------
+
+def _demo_truth(demo_corpus):
+    return demo_corpus.get_meta("demo_ground_truth")
+
+
+def test_demo_snapshots_match_the_topic_assignments(demo_corpus):
+    conn = demo_corpus.conn
+    stored = dict(conn.execute("SELECT topic_id, sum(total_records) FROM snapshots GROUP BY topic_id"))
+    assigned = dict(conn.execute("SELECT topic_id, count(*) FROM topic_assignments GROUP BY topic_id"))
+    assert stored and stored == assigned
+    assert conn.execute("SELECT count(*) FROM runs WHERE stage = 'analyse' AND status = 'done'"
+                        ).fetchone()[0] >= 1
+
+
+def test_demo_planted_volume_spikes_are_volume_anomalies(demo_corpus):
+    from corpuskit.analysis.observations import list_observations
+    from datetime import date, timedelta
+
+    found = [o["detail"] for o in list_observations(demo_corpus, type="anomaly", limit=1000)["data"]
+             if o["detail"]["metric"] == "volume" and o["detail"]["direction"] == "up"]
+    spikes = [e for e in _demo_truth(demo_corpus)["events"] if e["kind"] == "volume_spike"]
+    assert spikes
+    for event in spikes:
+        lo = (date.fromisoformat(event["start"]) - timedelta(days=1)).isoformat()
+        hi = (date.fromisoformat(event["end"]) + timedelta(days=1)).isoformat()
+        assert any(d["topic"] == event["beat"] and lo <= d["peakDay"] <= hi for d in found), event
+
+
+def test_demo_observation_types_and_severities(demo_corpus):
+    from corpuskit.analysis.observations import list_observations
+
+    data = list_observations(demo_corpus, limit=1000)["data"]
+    kinds = {o["type"] for o in data}
+    assert {"anomaly", "milestone"} <= kinds
+    high = [o for o in data if o["severity"] == "high"]
+    # a 60-day demo with a handful of planted events: observations stay a short, readable list
+    assert len(data) <= 120 and len(high) <= 30

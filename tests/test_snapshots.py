@@ -9,6 +9,10 @@ from corpuskit.errors import NotFoundError, ValidationError
 from tests.analysis_fixture import NOW, Fixture, table_rows
 
 
+def counts(summary: dict) -> dict:
+    return {k: summary[k] for k in ("written", "unchanged", "deleted")}
+
+
 @pytest.fixture
 def built():
     c = open_corpus(":memory:", now=NOW)
@@ -36,7 +40,7 @@ def built():
 
 def test_snapshot_row_has_every_field(built):
     c, _ = built
-    assert build_snapshots(c, "analyse-1") == {"written": 4, "unchanged": 0, "deleted": 0}
+    assert counts(build_snapshots(c, "analyse-1")) == {"written": 4, "unchanged": 0, "deleted": 0}
     out = get_snapshots(c, "ai-policy", "2024-03-30", "2024-03-30")
     assert out["topic"] == "ai-policy" and out["days"] == 1
     row = out["data"][0]
@@ -89,12 +93,12 @@ def test_errors(built):
 def test_only_changed_days_are_rewritten(built):
     c, f = built
     assert build_snapshots(c, "analyse-1")["written"] == 4
-    assert build_snapshots(c, "analyse-2") == {"written": 0, "unchanged": 4, "deleted": 0}
+    assert counts(build_snapshots(c, "analyse-2")) == {"written": 0, "unchanged": 4, "deleted": 0}
     assert {r[0] for r in c.conn.execute("SELECT DISTINCT run_id FROM snapshots")} == {"analyse-1"}
     with c.transaction():
         f.record("2024-03-31", source="reddit", topics=("climate",), score=0.1)   # a new day
         f.record("2024-03-28", source="news", topics=("climate",), score=0.1)     # an old day changes
-    assert build_snapshots(c, "analyse-3") == {"written": 2, "unchanged": 3, "deleted": 0}
+    assert counts(build_snapshots(c, "analyse-3")) == {"written": 2, "unchanged": 3, "deleted": 0}
     rewritten = c.conn.execute(
         "SELECT topic_id, date FROM snapshots WHERE run_id = 'analyse-3' ORDER BY date").fetchall()
     assert [tuple(r) for r in rewritten] == [(f.topics["climate"], "2024-03-28"),
@@ -108,7 +112,8 @@ def test_only_changed_days_are_rewritten(built):
     assert build_snapshots(c, "analyse-6")["written"] == 1
     # a day that loses all its inputs is deleted
     c.conn.execute("DELETE FROM signals WHERE detected_at LIKE '2024-03-29%'")
-    assert build_snapshots(c, "analyse-7") == {"written": 0, "unchanged": 4, "deleted": 1}
+    assert counts(build_snapshots(c, "analyse-7")) == {"written": 0, "unchanged": 4, "deleted": 1}
+    assert build_snapshots(c, "analyse-8", full=True)["written"] == 0
 
 
 def test_same_input_gives_identical_tables():
@@ -129,3 +134,51 @@ def test_same_input_gives_identical_tables():
         tables.append(table_rows(c, "snapshots", "topic_id, date"))
         c.close()
     assert tables[0] == tables[1] and len(tables[0]) > 19
+
+
+def test_only_dirty_days_are_aggregated_and_the_result_equals_a_full_build(monkeypatch):
+    monkeypatch.setattr("corpuskit.analysis.snapshot_changes.BUCKET_BITS", 2)  # 4 ids a bucket
+    c = open_corpus(":memory:", now=NOW)
+    f = Fixture(c)
+    f.topic("a")
+    f.topic("b")
+    f.entity("X", "org")
+    for filler in ("F1", "F2", "F3"):
+        f.entity(filler)                   # so Y sits in another bucket of entity ids than X
+    f.entity("Y", "person")
+    with c.transaction():
+        for day in range(1, 31):
+            for k in range(4):
+                f.record(f"2024-03-{day:02d}", topics=("a",) if k else ("a", "b"),
+                         source=("reddit", "news")[k % 2], score=(k - 1.5) / 2,
+                         entities={"X": 1} if k == 0 else ({"Y": 2} if day == 17 else None))
+    first = build_snapshots(c, "analyse-1")
+    assert first["daysRecomputed"] == 30 and first["written"] == 60
+    assert build_snapshots(c, "analyse-2")["daysRecomputed"] == 0
+    with c.transaction():
+        f.record("2024-03-31", topics=("b",), score=0.3)        # a new day, a new bucket
+    out = build_snapshots(c, "analyse-3")
+    assert out["daysRecomputed"] <= 2 and out["written"] == 1
+    c.conn.execute("UPDATE enrichment SET sentiment_score = 0.99, sentiment_label = 'positive' "
+                   "WHERE record_id = 42")                    # one record on 2024-03-11
+    out = build_snapshots(c, "analyse-4")
+    assert out["daysRecomputed"] <= 2 and out["written"] == 1
+    c.conn.execute("UPDATE entities SET name = 'Why' WHERE name = 'Y'")  # mentioned on one day
+    out = build_snapshots(c, "analyse-5")
+    assert out["daysRecomputed"] <= 2 and out["written"] == 1
+    c.conn.execute("DELETE FROM records WHERE id = 80")        # 2024-03-20 loses a record
+    out = build_snapshots(c, "analyse-6")
+    assert out["daysRecomputed"] <= 2 and out["written"] == 1
+    c.conn.execute("DELETE FROM topic_assignments WHERE topic_id = ? AND record_id IN "
+                   "(SELECT id FROM records WHERE day = '2024-03-05')", (f.topics["b"],))
+    out = build_snapshots(c, "analyse-7")
+    assert out["daysRecomputed"] <= 2 and out["deleted"] == 1
+    f.signal("a", "2024-03-09T08:00:00Z")
+    out = build_snapshots(c, "analyse-8")
+    assert out["daysRecomputed"] == 1 and out["written"] == 1
+    incremental = [r[:-1] for r in table_rows(c, "snapshots", "topic_id, date")]
+    assert build_snapshots(c, "analyse-9", full=True)["written"] == 0
+    c.conn.execute("DELETE FROM snapshots")
+    build_snapshots(c, "analyse-10", full=True)
+    assert [r[:-1] for r in table_rows(c, "snapshots", "topic_id, date")] == incremental
+    c.close()

@@ -114,8 +114,9 @@ class _Series:
         self.ssq = {t: np.zeros(n) for t in self.topics}
         for tid, day, cnt, scored, ssum, ssq in conn.execute(
                 "SELECT ta.topic_id, r.day, count(*), count(e.record_id), total(e.sentiment_score), "
-                "total(e.sentiment_score * e.sentiment_score) FROM topic_assignments ta "
-                "JOIN records r ON r.id = ta.record_id LEFT JOIN enrichment e ON e.record_id = r.id "
+                "total(e.sentiment_score * e.sentiment_score) FROM records r INDEXED BY records_day "
+                "CROSS JOIN topic_assignments ta ON ta.record_id = r.id "
+                "LEFT JOIN enrichment e ON e.record_id = r.id "
                 "WHERE r.day BETWEEN ? AND ? GROUP BY ta.topic_id, r.day",
                 (self.days[0], self.days[-1])):
             i = index[day]
@@ -124,9 +125,10 @@ class _Series:
         self.entity_names = {}
         self.entity = {}  # (topic_id, entity_id) -> daily mentions, entities in >= 2 topics only
         rows = conn.execute(
-            "SELECT ta.topic_id, m.entity_id, r.day, sum(m.mention_count) FROM mentions m "
+            "SELECT ta.topic_id, m.entity_id, r.day, sum(m.mention_count) "
+            "FROM records r INDEXED BY records_day CROSS JOIN mentions m ON m.record_id = r.id "
             "JOIN topic_assignments ta ON ta.record_id = m.record_id "
-            "JOIN records r ON r.id = m.record_id WHERE r.day BETWEEN ? AND ? AND m.entity_id IN "
+            "WHERE r.day BETWEEN ? AND ? AND m.entity_id IN "
             "(SELECT m2.entity_id FROM mentions m2 JOIN topic_assignments t2 "
             " ON t2.record_id = m2.record_id GROUP BY m2.entity_id "
             " HAVING count(DISTINCT t2.topic_id) >= 2) "

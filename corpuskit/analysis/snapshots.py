@@ -6,12 +6,17 @@ counts and mean score, platformCount, the day's top entities and the number of
 signals detected that day. A record counts in every topic it is assigned to,
 on the day of its ``publishedAt``; a signal on the day of its ``detectedAt``.
 
+The aggregate queries walk the ``records_day`` index (day and id only) and
+join by record id, so the wide record rows are never read.
+
 Incremental rule: each (topic, day) row stores ``input_hash``, a digest of the
 aggregated inputs the row is made from (per-source and per-label counts, score
 sums, the top entities with their names and types, the signal count).
-:func:`build_snapshots` aggregates every (topic, day) in three grouped
-queries, then writes only the rows whose digest changed and deletes the rows
-whose day has no inputs any more; an unchanged row keeps the run id that wrote it.
+:func:`build_snapshots` first finds the days whose inputs may have changed
+(cheap fingerprints, :mod:`corpuskit.analysis.snapshot_changes`), aggregates
+only those days in three grouped queries, then writes only the rows whose
+digest changed and deletes the rows whose day has no inputs any more; an
+unchanged row keeps the run id that wrote it.
 Days with no records and no signals are not stored; :func:`get_snapshots`
 returns them as zero rows so every window is dense.
 """
@@ -32,26 +37,28 @@ DEFAULT_DAYS = 30
 _RECORD_SQL = """
 SELECT ta.topic_id, r.day, r.source, e.sentiment_label, count(*), count(e.record_id),
        total(e.sentiment_score)
-FROM topic_assignments ta
-JOIN records r ON r.id = ta.record_id
+FROM records r INDEXED BY records_day
+CROSS JOIN topic_assignments ta ON ta.record_id = r.id
 LEFT JOIN enrichment e ON e.record_id = r.id
+WHERE {where}
 GROUP BY ta.topic_id, r.day, r.source, e.sentiment_label
 ORDER BY ta.topic_id, r.day, r.source, e.sentiment_label
 """
 
-_ENTITY_SQL = f"""
+_ENTITY_SQL = """
 SELECT topic_id, day, name, type, n FROM (
     SELECT x.topic_id, x.day, en.name, en.type, x.n,
            row_number() OVER (PARTITION BY x.topic_id, x.day
                               ORDER BY x.n DESC, en.name, en.type, en.id) AS rank
     FROM (
         SELECT ta.topic_id, r.day, m.entity_id, sum(m.mention_count) AS n
-        FROM mentions m
+        FROM records r INDEXED BY records_day
+        CROSS JOIN mentions m ON m.record_id = r.id
         JOIN topic_assignments ta ON ta.record_id = m.record_id
-        JOIN records r ON r.id = m.record_id
+        WHERE {where}
         GROUP BY ta.topic_id, r.day, m.entity_id
     ) x JOIN entities en ON en.id = x.entity_id
-) WHERE rank <= {TOP_ENTITIES}
+) WHERE rank <= {top}
 ORDER BY topic_id, day, rank
 """
 
@@ -70,21 +77,28 @@ def _empty_day() -> dict:
             "scored": 0, "score_sum": 0.0, "entities": [], "signals": 0}
 
 
-def _aggregate(conn) -> dict:
-    """(topic_id, day) -> the day's aggregated inputs."""
+def _aggregate(conn, only_days=None) -> dict:
+    """(topic_id, day) -> the day's aggregated inputs, for every day or only ``only_days``."""
+    if only_days is None:
+        where, args = "r.day IS NOT NULL", ()
+    else:
+        where, args = "r.day IN (SELECT value FROM json_each(?))", (json.dumps(sorted(only_days)),)
     days: dict[tuple, dict] = {}
-    for topic_id, day, source, label, n, scored, score_sum in conn.execute(_RECORD_SQL):
+    for topic_id, day, source, label, n, scored, score_sum in conn.execute(
+            _RECORD_SQL.format(where=where), args):
         agg = days.setdefault((topic_id, day), _empty_day())
         agg["volume"][source] = agg["volume"].get(source, 0) + n
         if label is not None:
             agg["labels"][label] += scored
             agg["scored"] += scored
             agg["score_sum"] += score_sum
-    for topic_id, day, name, etype, n in conn.execute(_ENTITY_SQL):
+    for topic_id, day, name, etype, n in conn.execute(
+            _ENTITY_SQL.format(where=where, top=TOP_ENTITIES), args):
         days.setdefault((topic_id, day), _empty_day())["entities"].append(
             {"name": name, "mentions": n, "type": etype})
     for topic_id, day, n in conn.execute(_SIGNAL_SQL):
-        days.setdefault((topic_id, day), _empty_day())["signals"] = n
+        if only_days is None or day in only_days:
+            days.setdefault((topic_id, day), _empty_day())["signals"] = n
     return days
 
 
@@ -103,30 +117,50 @@ def _digest(row: tuple) -> str:
     return hashlib.sha256(json.dumps(row, separators=(",", ":")).encode("utf-8")).hexdigest()[:32]
 
 
-def build_snapshots(corpus, run_id: str, progress: bool = False) -> dict:
-    """Bring the ``snapshots`` table up to date; returns ``{written, unchanged, deleted}``.
+def build_snapshots(corpus, run_id: str, progress: bool = False, full: bool = False) -> dict:
+    """Bring the ``snapshots`` table up to date.
 
-    Writes happen in one transaction (joined when the caller already holds one).
+    Only the days whose inputs changed since the last build are aggregated
+    again (see :mod:`corpuskit.analysis.snapshot_changes`; ``full=True``
+    aggregates every day), and of those only the rows whose ``input_hash``
+    changed are written. Returns ``{written, unchanged, deleted,
+    daysRecomputed}``. Writes happen in one transaction (joined when the
+    caller already holds one).
     """
     from tqdm.auto import tqdm
 
+    from corpuskit.analysis.snapshot_changes import ChangeTracker
+
     conn = corpus.conn
-    stored = dict(((t, d), h) for t, d, h in conn.execute(
-        "SELECT topic_id, date, input_hash FROM snapshots"))
-    days = _aggregate(conn)
+    tracker = ChangeTracker().fit(corpus)
+    stored = {(t, d): (h, n) for t, d, h, n in conn.execute(
+        "SELECT topic_id, date, input_hash, signal_count FROM snapshots")}
+    if full or tracker.dirty_days_ is None:
+        only_days = None
+    else:
+        signals = {(t, d): n for t, d, n in conn.execute(_SIGNAL_SQL)}
+        only_days = set(tracker.dirty_days_)
+        only_days |= {d for key, (_, n) in stored.items() if signals.get(key, 0) != n
+                      for d in [key[1]]}
+        only_days |= {d for (t, d) in signals if (t, d) not in stored}
+    days = _aggregate(conn, only_days)
     changed = []
     for key in tqdm(sorted(days), desc="snapshots", unit="day", disable=not progress):
         row = _row(key[0], key[1], days[key])
         digest = _digest(row)
-        if stored.get(key) != digest:
+        if stored.get(key, (None,))[0] != digest:
             changed.append(row + (digest, run_id))
-    gone = sorted(set(stored) - set(days))
+    gone = sorted(k for k in stored if k not in days and (only_days is None or k[1] in only_days))
     with corpus.transaction():
         conn.executemany(
             f"INSERT OR REPLACE INTO snapshots ({', '.join(_COLUMNS)}) "
             f"VALUES ({', '.join('?' * len(_COLUMNS))})", changed)
         conn.executemany("DELETE FROM snapshots WHERE topic_id = ? AND date = ?", gone)
-    return {"written": len(changed), "unchanged": len(days) - len(changed), "deleted": len(gone)}
+        tracker.save(corpus)
+    recomputed = len({d for _, d in days}) if only_days is None else len(only_days)
+    return {"written": len(changed), "unchanged": len(stored) - len(gone) - sum(
+        1 for row in changed if (row[0], row[1]) in stored), "deleted": len(gone),
+        "daysRecomputed": recomputed}
 
 
 def format_score(value) -> str | None:
