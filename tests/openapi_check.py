@@ -42,7 +42,7 @@ def _registry(interface: str) -> Registry:
 def _templates(interface: str) -> list[tuple[re.Pattern, str]]:
     out = []
     for template in _doc(interface)["paths"]:
-        pattern = "^" + re.sub(r"\\\{[^}]+\\\}", "(.+)", re.escape(template)) + "$"
+        pattern = "^" + re.sub(r"\\\{[^}]+\\\}", r"([\\s\\S]+)", re.escape(template)) + "$"
         # literal segments first, so /entities/sitemap-pages wins over /entities/{id}
         out.append((re.compile(pattern), template))
     out.sort(key=lambda item: (item[1].count("{"), -len(item[1])))

@@ -352,3 +352,57 @@ def test_search_internal_fault_is_logged_500(api, monkeypatch, caplog):
         body = bad(api, "/api/v1/search?q=carbon", 500)
     assert body["error"] == "Search failed"
     assert "index exploded" in caplog.text
+
+
+HOSTILE = ["'", "\"; DROP TABLE records; --", "%00", "%FF%FE", "x" * 5000, "%E2%80%AE", "..%2F..%2Fetc",
+           "<script>", "1e309", "-0", "%20", "NaN", "9" * 40]
+
+
+@pytest.mark.parametrize("endpoint, names", [
+    ("/api/v1/narratives", ["type", "topic", "featured", "since", "until", "limit", "offset"]),
+    ("/api/v1/topics", ["active"]),
+    ("/api/v1/discourse", ["source", "topic", "since", "until", "limit", "offset"]),
+    ("/api/v1/search?q=carbon+heat", ["source", "topic", "days", "limit"]),
+    ("/api/v1/signals", ["topic", "severity", "since", "limit", "offset"]),
+    ("/api/v1/entities", ["topic", "since", "limit"]),
+    ("/api/v1/snapshots?topic=climate", ["from", "to"]),
+    ("/api/v1/trends?topic=climate", ["days"]),
+    ("/api/v1/compare?topics=climate,chips", ["days"]),
+    ("/api/v1/observations", ["type", "severity", "since", "limit", "offset"]),
+    ("/api/v1/clusters", ["topic", "limit"]),
+])
+def test_hostile_parameters_never_500_never_html(api, endpoint, names):
+    from tests.http_client import call
+
+    for name in names:
+        for value in HOSTILE:
+            sep = "&" if "?" in endpoint else "?"
+            path = f"{endpoint}{sep}{name}={value}"
+            status, headers, body = api(path)
+            assert status in (200, 400, 404, 503), (path, status, body)
+            assert headers["content-type"].startswith("application/json"), path
+
+
+@pytest.mark.parametrize("path", [
+    "/api/v1/topics/%00", "/api/v1/topics/" + "a" * 3000,
+    "/api/v1/entities/..%2F..%2Fetc%2Fpasswd", "/api/v1/narratives/%27%20OR%201%3D1",
+    "/api/v1/narratives/a%0Ab", "/api/v1/entities/%20",
+])
+def test_hostile_paths_are_json_404(api, path):
+    status, headers, body = api(path)
+    assert_json_error(status, body, 404, headers)
+
+
+def test_undecodable_path_is_json_4xx(api):
+    """A path that is not UTF-8 never reaches a handler: a JSON error, no HTML."""
+    from tests.http_client import call
+
+    status, headers, data = call(create_app(api.corpus), "GET", "/api/v1/entities/%FF")
+    assert_json_error(status, data, None, headers)
+    assert 400 <= status < 500
+
+
+def test_search_before_enrichment_is_503_with_the_reason(api):
+    pytest.importorskip("corpuskit.search", reason="the search module has not landed")
+    body = bad(api, "/api/v1/search?q=carbon+heat", 503)
+    assert "enrich" in body["error"]

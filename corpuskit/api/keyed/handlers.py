@@ -12,7 +12,7 @@ import bottle
 from corpuskit.api import params
 from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
-from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
 
 log = logging.getLogger("corpuskit.api.keyed")
 
@@ -130,6 +130,8 @@ def search(corpus):
         abort_json(400, str(exc))
     except NotFoundError:
         abort_json(404, queries.TOPIC_NOT_FOUND)
+    except StageNotRunError as exc:
+        abort_json(503, str(exc))
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("corpuskit"):
             log.exception("search failed for q=%r", q[:80])

@@ -235,7 +235,8 @@ def _responses() -> dict:
             {**_RATE_HEADERS, "Retry-After": header("seconds until the exhausted window resets",
                                                     integer(1))}),
         "NotConfigured": response("API access not configured (no key exists in this corpus), "
-                                  "or a stage this endpoint needs is not installed", error),
+                                  "or a stage this endpoint needs is not installed or not run yet (search "
+                                  "before enrichment)", error),
         "SearchFailed": response("The search failed on an internal fault (logged)", error,
                                  _RATE_HEADERS),
     }
