@@ -1,6 +1,7 @@
 """Versions, slug redirects, arcs, determinism and the pluggable writer."""
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import timedelta
 
@@ -238,3 +239,24 @@ def test_cli_narrate_command(tmp_path, capsys):
     assert out["runId"] == "narrate-1" and out["current"]["lead_story"] == 1
     assert main(["narrate", "--db", str(db), "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["written"] == {}
+
+
+def test_unchanged_pools_skip_the_ranking(narrated, monkeypatch):
+    corpus, ids = narrated
+    import corpuskit.narrate.evidence as ev
+
+    def boom(*args, **kwargs):
+        raise AssertionError("ranked a story whose pool did not change")
+
+    monkeypatch.setattr(ev, "rank_and_select", boom)
+    summary = narrate_corpus(corpus, progress=False)
+    assert summary["written"] == {} and summary["unchanged"]["dispatch"] == 4
+    monkeypatch.undo()
+    # the beat's largest cluster changes (framing or scoring terms): the beat narrative gets a new version
+    corpus.conn.execute("UPDATE clusters SET top_terms = ?, record_count = 14 WHERE id = ?",
+                        ('["wafer", "packaging", "fab"]', ids["cluster"]))
+    summary = narrate_corpus(corpus, progress=False)
+    assert summary["written"] == {"beat_narrative": 1}
+    beat = _current(corpus.conn, "beat:chips")
+    assert beat["version"] == 2
+    assert json.loads(beat["metadata"])["figures"]["cluster"][2] == ["wafer", "packaging", "fab"]

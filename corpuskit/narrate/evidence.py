@@ -27,6 +27,7 @@ are ranked by TF-IDF cosine similarity to the centroid of the direct evidence.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -84,6 +85,20 @@ class StoryEvidence:
     cluster: dict | None = None
     terms: list[str] = field(default_factory=list)
     figures: dict = field(default_factory=dict)
+    pool_hash: str = ""
+
+
+UNCHANGED = "unchanged"  # what an evidence function returns when ``skip(pool_hash)`` says so
+
+
+def pool_hash(story_key: str, direct, inferred, k: int, extra) -> str:
+    """Fingerprint of everything a story's evidence is computed from (before ranking).
+
+    Equal fingerprints give equal evidence, so the pipeline can skip ranking a
+    story whose current version was made from the same pool.
+    """
+    payload = [story_key, [r.id for r in direct], [r.id for r in inferred], k, extra]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 _RECORD_SQL = (
@@ -303,8 +318,12 @@ def _topic_where(alias="r"):
 
 
 # -- evidence per kind ----------------------------------------------------------
-def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, window_days: int):
-    """Evidence for a dispatch or the lead story about ``signal`` (None if too thin)."""
+def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, window_days: int, skip=None):
+    """Evidence for a dispatch or the lead story about ``signal`` (None if too thin).
+
+    ``skip(pool_hash) -> bool``, when given, lets the caller stop before the
+    ranking (the function then returns :data:`UNCHANGED`).
+    """
     direct_ids = [r[0] for r in conn.execute(
         "SELECT ref_id FROM signal_evidence WHERE signal_id = ? AND ref_kind = 'record' ORDER BY ref_id",
         (signal["id"],))]
@@ -322,6 +341,10 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
         inferred = _records(conn, "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
                             "AND r.published_at > ? AND r.published_at <= ?",
                             [signal["entity_id"], since, detected])
+    figures = {"directRecords": len(direct_ids), "windowDays": window_days}
+    digest = pool_hash(story_key, direct, inferred, k, [signal["id"], figures])
+    if skip is not None and skip(digest):
+        return UNCHANGED
     chosen = rank_and_select(direct, inferred, k)
     if len(chosen) < 2:
         return None
@@ -332,53 +355,66 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
     return StoryEvidence(
         kind=kind, story_key=story_key, records=chosen, signal=signal, beat=topic_dict(conn, topic_id),
         entity=entity, entities=cited_entities(conn, [r.id for r in chosen]), cluster=cluster, terms=terms,
-        figures={"directRecords": len(direct_ids), "windowDays": window_days},
+        figures=figures, pool_hash=digest,
     )
 
 
-def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: int, signal: dict | None):
-    """Evidence for the beat narrative of ``beat`` (None if too thin)."""
+def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: int, signal: dict | None,
+                  skip=None):
+    """Evidence for the beat narrative of ``beat`` (None if too thin; ``skip`` as in :func:`signal_evidence`)."""
     since = iso(now - timedelta(days=window_days))
     direct = _records(conn, f"{_topic_where()} AND r.published_at > ? AND r.published_at <= ?",
                       [beat["id"], beat["id"], since, iso(now)])
-    chosen = rank_and_select(direct, [], k)
-    if len(chosen) < 2:
-        return None
     cluster = latest_cluster(conn, beat["id"])
     sources = conn.execute(
         f"SELECT count(DISTINCT r.source) FROM records r WHERE {_topic_where()} "
         "AND r.published_at > ? AND r.published_at <= ?", (beat["id"], beat["id"], since, iso(now)),
     ).fetchone()[0]
+    figures = {"records": n_records, "sources": sources, "windowDays": window_days}
+    if cluster is not None:  # the framing sentence states these
+        figures["cluster"] = [cluster["lineage_id"], cluster["record_count"], cluster["top_terms"][:3]]
+    digest = pool_hash(f"beat:{beat['name']}", direct, [], k,
+                       [figures, signal["id"] if signal else None, beat["display_name"]])
+    if skip is not None and skip(digest):
+        return UNCHANGED
+    chosen = rank_and_select(direct, [], k)
+    if len(chosen) < 2:
+        return None
     terms = list(beat["keywords"]) + (cluster["top_terms"] if cluster else [])
     if signal:
         terms += _words(signal["headline"])
     return StoryEvidence(
         kind="beat_narrative", story_key=f"beat:{beat['name']}", records=chosen, signal=signal, beat=beat,
         entities=cited_entities(conn, [r.id for r in chosen]), cluster=cluster, terms=terms,
-        figures={"records": n_records, "sources": sources, "windowDays": window_days},
+        figures=figures, pool_hash=digest,
     )
 
 
 def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days: int,
-                    signal: dict | None):
-    """Evidence for the entity narrative of ``entity`` (None if too thin)."""
+                    signal: dict | None, skip=None):
+    """Evidence for the entity narrative of ``entity`` (None if too thin; ``skip`` as in :func:`signal_evidence`)."""
     since = iso(now - timedelta(days=window_days))
     direct = _records(conn, "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
                       "AND r.published_at > ? AND r.published_at <= ?", [entity["id"], since, iso(now)])
-    chosen = rank_and_select(direct, [], k)
-    if len(chosen) < 2:
-        return None
-    topic_id = _dominant_topic(chosen)
     n_records, sources = conn.execute(
         "SELECT count(*), count(DISTINCT r.source) FROM records r WHERE r.id IN "
         "(SELECT record_id FROM mentions WHERE entity_id = ?) AND r.published_at > ? AND r.published_at <= ?",
         (entity["id"], since, iso(now)),
     ).fetchone()
+    figures = {"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days}
+    digest = pool_hash(f"entity:{entity['slug']}", direct, [], k,
+                       [figures, signal["id"] if signal else None, entity["name"]])
+    if skip is not None and skip(digest):
+        return UNCHANGED
+    chosen = rank_and_select(direct, [], k)
+    if len(chosen) < 2:
+        return None
+    topic_id = _dominant_topic(chosen)
     return StoryEvidence(
         kind="entity_narrative", story_key=f"entity:{entity['slug']}", records=chosen, signal=signal,
         beat=topic_dict(conn, topic_id), entity=entity,
         entities=cited_entities(conn, [r.id for r in chosen]), terms=_words(entity["name"]),
-        figures={"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days},
+        figures=figures, pool_hash=digest,
     )
 
 

@@ -4,7 +4,9 @@ Run it with ``corpus.narrate()`` or ``corpuskit narrate --db DB``. One run is
 one ``narrate`` stage run and one transaction: a failure leaves the corpus as
 it was. The stage is deterministic (the corpus clock, sorted iteration, no
 randomness) and incremental: a story whose evidence is unchanged is not
-rewritten (see :mod:`corpuskit.narrate.versions`).
+rewritten (see :mod:`corpuskit.narrate.versions`); when the pool a story is
+drawn from (its candidate record ids, figures, and the state of every signal)
+is the one its current version was made from, even the ranking is skipped.
 
 Story fields (rules stated here once):
 
@@ -23,6 +25,8 @@ Story fields (rules stated here once):
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 
 from tqdm.auto import tqdm
@@ -119,26 +123,28 @@ class Narrator:
             raise ValidationError("writer must have a write(evidence) method (see StoryWriter)")
 
     # -- the subjects of this run ---------------------------------------------
-    def _subjects(self, conn, now):
-        """``(label, thunk)`` pairs, each thunk returning StoryEvidence or None, in a fixed order."""
+    def _subjects(self, conn, now, skip_for):
+        """``(label, thunk)`` pairs, each thunk returning StoryEvidence, UNCHANGED or None, in a fixed order."""
         subjects = []
+        k, window = self.max_citations, self.signal_window_days
         lead = ev.lead_signal(conn, now, self.lead_recent_days)
         if lead is not None:
             subjects.append(("lead", lambda s=lead: ev.signal_evidence(
-                conn, s, "lead_story", "lead", self.max_citations, self.signal_window_days)))
+                conn, s, "lead_story", "lead", k, window, skip=skip_for("lead"))))
         for beat, n in ev.active_beats(conn, now, self.beat_window_days, self.min_beat_records):
             signal = self._strongest_open(conn, topic_id=beat["id"])
-            subjects.append((f"beat:{beat['name']}", lambda b=beat, n=n, s=signal: ev.beat_evidence(
-                conn, b, n, now, self.max_citations, self.beat_window_days, s)))
+            key = f"beat:{beat['name']}"
+            subjects.append((key, lambda b=beat, n=n, s=signal, key=key: ev.beat_evidence(
+                conn, b, n, now, k, self.beat_window_days, s, skip=skip_for(key))))
         for entity, mentions in ev.prominent_entities(conn, now, self.entity_window_days, self.top_entities):
             signal = self._strongest_open(conn, entity_id=entity["id"])
-            subjects.append((f"entity:{entity['slug']}", lambda e=entity, m=mentions, s=signal:
-                             ev.entity_evidence(conn, e, m, now, self.max_citations,
-                                                self.entity_window_days, s)))
+            key = f"entity:{entity['slug']}"
+            subjects.append((key, lambda e=entity, m=mentions, s=signal, key=key: ev.entity_evidence(
+                conn, e, m, now, k, self.entity_window_days, s, skip=skip_for(key))))
         for signal in ev.notable_signals(conn, tuple(self.dispatch_severities)):
             key = f"dispatch:{signal['signal_key']}"
-            subjects.append((key, lambda s=signal, k=key: ev.signal_evidence(
-                conn, s, "dispatch", k, self.max_citations, self.signal_window_days)))
+            subjects.append((key, lambda s=signal, key=key: ev.signal_evidence(
+                conn, s, "dispatch", key, k, window, skip=skip_for(key))))
         return subjects
 
     @staticmethod
@@ -214,11 +220,24 @@ class Narrator:
         generated_at = iso(now)
         summary = {"written": {}, "unchanged": {}, "skipped": []}
         with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction():
-            subjects = self._subjects(conn, now)
-            for label, gather in tqdm(subjects, desc="narrate", disable=not progress):
+            signals_state = _signals_fingerprint(conn)
+
+            def skip_for(story_key):
+                def skip(pool_hash):
+                    row = conn.execute("SELECT json_extract(metadata, '$.poolHash') FROM stories "
+                                       "WHERE story_key = ? AND is_current = 1", (story_key,)).fetchone()
+                    return row is not None and row[0] == _combine(pool_hash, signals_state)
+                return skip
+
+            for label, gather in tqdm(self._subjects(conn, now, skip_for), desc="narrate", disable=not progress):
                 evidence = gather()
                 if evidence is None:
                     summary["skipped"].append(label)
+                    continue
+                if evidence == ev.UNCHANGED:
+                    kind = conn.execute("SELECT kind FROM stories WHERE story_key = ? AND is_current = 1",
+                                        (label,)).fetchone()[0]
+                    summary["unchanged"][kind] = summary["unchanged"].get(kind, 0) + 1
                     continue
                 if evidence.kind == "entity_narrative":
                     count = ev.open_signal_count(conn, entity_id=evidence.entity["id"])
@@ -230,8 +249,9 @@ class Narrator:
                     (evidence.story_key,)).fetchone()
                 bucket = "unchanged"
                 if current is None or current[0] != digest:
-                    _, created = write_version(conn, self._draft(conn, writer, evidence, count, digest),
-                                               run_id, generated_at)
+                    draft = self._draft(conn, writer, evidence, count, digest)
+                    draft.metadata["poolHash"] = _combine(evidence.pool_hash, signals_state)
+                    _, created = write_version(conn, draft, run_id, generated_at)
                     bucket = "written" if created else "unchanged"
                 summary[bucket][evidence.kind] = summary[bucket].get(evidence.kind, 0) + 1
             self._link_signals(conn)
@@ -263,6 +283,19 @@ class Narrator:
         for signal_id, (_, story_id) in sorted(best.items()):
             conn.execute("UPDATE signals SET narrative_id = ? WHERE id = ? AND narrative_id IS NOT ?",
                          (story_id, signal_id, story_id))
+
+
+def _signals_fingerprint(conn) -> str:
+    """Hash of every signal's state: a change anywhere disables the unchanged-pool shortcut."""
+    digest = hashlib.sha256()
+    for row in conn.execute("SELECT id, status, severity, round(sigma_score, 3), topic_id, entity_id, "
+                            "headline FROM signals ORDER BY id"):
+        digest.update(json.dumps(tuple(row)).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _combine(pool_hash: str, signals_state: str) -> str:
+    return hashlib.sha256(f"{pool_hash}|{signals_state}".encode("utf-8")).hexdigest()
 
 
 def narrate_corpus(corpus, progress: bool = True, writer: StoryWriter | None = None, **settings) -> dict:
