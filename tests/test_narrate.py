@@ -245,3 +245,23 @@ def test_sentence_splitting_and_quotability():
     assert not quotable("See https://example.org for the whole story today.")
     assert not quotable("A sentence that cites [2] like a story body does.")
     assert not quotable("12 34 56 78 90 11 22 33 44 55 66")
+
+
+def test_stories_about_an_entity_include_its_dispatches(narrated):
+    corpus, ids, _ = narrated
+    zephyr = ids["entities"]["zephyr-labs"]
+    kinds = sorted(i["kind"] for i in read.list_stories(corpus, entity_id=zephyr)["items"])
+    assert kinds == ["dispatch", "entity_narrative"]
+    dispatch = read.narrative_detail(corpus, "zephyr-labs-newly-prominent-on-chips-and-compute")
+    assert dispatch["entityName"] is None  # shown for entity narratives only
+    assert read.entity_current_narrative(corpus, zephyr)["slug"] == "zephyr-labs-narrative"
+
+
+def test_public_names_load_lazily():
+    import subprocess
+    import sys
+
+    code = ("import sys, corpuskit.narrate.read; assert 'sklearn' not in sys.modules; "
+            "from corpuskit.narrate import StoryWriter, Narrator, ExtractiveWriter, resolve_story_slug; "
+            "assert issubclass(ExtractiveWriter, StoryWriter)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -19,6 +19,9 @@ Story fields (rules stated here once):
 - ``source_count``: distinct source kinds among the cited records.
 - ``category``: the beat's category (``general`` without a beat).
 - ``refs``: the beat, then the subject entity and the most-mentioned entities of the cited records.
+- ``entity_id``: the entity of an entity narrative, or of the signal behind a dispatch or the
+  lead (so the stories about an entity include them); ``entityName`` is shown for entity
+  narratives only.
 - Each trigger signal gets ``signals.narrative_id`` (its dispatch, else the lead, else a
   beat or entity narrative) and a ``signal_evidence`` row (``ref_kind = 'story'``) per
   current story it triggered.
@@ -199,7 +202,7 @@ class Narrator:
             story_key=evidence.story_key, kind=kind, headline=fields["headline"].strip(),
             lede=fields["lede"].strip(), body=body, evidence_hash=digest, publish_at=max(times),
             base_slug=base, topic_id=beat["id"] if beat else None,
-            entity_id=entity["id"] if kind == "entity_narrative" and entity else None,
+            entity_id=entity["id"] if entity else None,
             category=beat["category"] if beat else "general",
             signal_severity=signal["severity"] if signal else None,
             trigger_signal_id=signal["id"] if signal else None,

@@ -232,7 +232,7 @@ def _narrative_item(row) -> dict:
         "featured": bool(row["featured"]),
         "generatedAt": row["generated_at"],
         "version": row["version"],
-        "entityName": row["entity_name"],
+        "entityName": row["entity_name"] if row["kind"] == "entity_narrative" else None,
     }
 
 
