@@ -91,11 +91,13 @@ def main(argv=None) -> int:
         # one more day: resume from the stored replay state
         from corpuskit.ingest.demo import generate_demo
 
-        more, _ = generate_demo(args.seed + 1, records=max(50, args.records // args.days), days=1)
+        extra, _ = generate_demo(args.seed + 1, records=args.records * 28 // args.days, days=28,
+                                 events=False)
         last = demo.now().date()
         from datetime import timedelta
 
         nxt = (last + timedelta(days=1)).isoformat()
+        more = [rec for rec in extra if rec["publishedAt"][:10] == extra[-1]["publishedAt"][:10]]
         for rec in more:
             rec["publishedAt"] = nxt + rec["publishedAt"][10:]
             rec["capturedAt"] = None
