@@ -276,7 +276,7 @@ def _nmf_topics(texts, k, seed):
 
     stop = sorted(ENGLISH_STOP_WORDS | _FILLER)
     matrix = None
-    for min_df, max_df in ((3, 0.2), (1, 1.0)):
+    for min_df, max_df in ((3, 0.5), (1, 1.0)):
         try:
             tv = TfidfVectorizer(stop_words=stop, token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z0-9+#]+\b",
                                  min_df=min(min_df, max(1, len(texts) // 10)), max_df=max_df,
@@ -298,15 +298,19 @@ def _nmf_topics(texts, k, seed):
 
 
 def _distinct_terms(terms, n):
-    """Top terms without repeats: a bigram replaces the words it contains; plurals fold in."""
+    """Top terms without repeats: a bigram replaces the words it contains; a term sharing a
+    word (or its plural) with one already chosen is skipped."""
+    def stems(term):
+        return {w.rstrip("s") for w in term.split()}
+
     chosen = []
     for term in terms:
-        words = term.split()
-        overlap = [c for c in chosen if any(c.rstrip("s") == w.rstrip("s") for w in words)]
-        if len(words) > 1 and overlap and not any(" " in c for c in overlap):
+        words = stems(term)
+        overlap = [c for c in chosen if stems(c) & words]
+        if " " in term and overlap and all(" " not in c for c in overlap):
             chosen[chosen.index(overlap[0])] = term
             chosen = [c for c in chosen if c not in overlap[1:]]
-        elif not any(term in c or c in term for c in chosen):
+        elif not overlap:
             chosen.append(term)
         if len(chosen) >= n:
             break
