@@ -29,7 +29,7 @@ from itertools import combinations
 import numpy as np
 
 from corpuskit.analysis.signals.sentiment import mean_shift
-from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad, rolling_sum, trailing_sum
+from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_score
 

@@ -21,6 +21,7 @@ a day after ``t``, which is what makes the day-by-day replay in
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -156,7 +157,6 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
             np.add.at(et, (topical_m["entity_id"].map(e_index).to_numpy(),
                            topical_m["t"].to_numpy(), topical_m["d"].to_numpy()), 1)
             entity_topic = _dominant(et[:, :n_t, :])
-            marks = ",".join("?" * len(entities))
             for chunk_start in range(0, len(entities), 900):
                 chunk = entities[chunk_start:chunk_start + 900]
                 marks = ",".join("?" * len(chunk))
@@ -223,8 +223,6 @@ def rolling_median_mad(values: np.ndarray, window: int, min_periods: int, lag: i
         block = _windows(flat[start:start + chunk], window, lag)
         finite = np.isfinite(block).sum(axis=-1)
         with np.errstate(all="ignore"):
-            import warnings
-
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", category=RuntimeWarning)
                 m = np.nanmedian(block, axis=-1)
