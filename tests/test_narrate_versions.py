@@ -89,6 +89,7 @@ def test_a_new_lead_signal_is_a_new_version_of_the_lead(narrated):
     assert trigger[0] == ids["signals"]["sig-policy-shift"] and trigger[1] == 2  # sigma 3.4 > 3.1
     assert lead["slug"] == "lead-ai-policy-sentiment-turns-negative-v2"
     assert resolve_story_slug(conn, first["slug"]) == (lead["id"], lead["slug"], False)
+    assert resolve_story_slug(conn, "lead") == (lead["id"], lead["slug"], False)  # the stable alias
     # the resolved signal's dispatch got a new version too (its state is evidence)
     assert _current(conn, "dispatch:sig-chips-spike")["version"] == 2
 

@@ -7,7 +7,7 @@ new lead signal makes a new version of the one lead story. Every slug ever
 written goes into ``story_slugs`` (slug -> story_key), so an older version's
 slug, or a non-canonical spelling of any slug (upper case, spaces, stray
 punctuation), resolves to the current version's canonical slug and the HTTP
-layer can answer 301.
+layer can answer 301. The alias ``lead`` always resolves to the current lead story.
 """
 from __future__ import annotations
 

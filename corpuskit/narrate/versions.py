@@ -119,4 +119,6 @@ def write_version(conn, draft: StoryDraft, run_id: str, generated_at: str) -> tu
     register_slug(conn, slug, draft.story_key)
     if version == 1 and base != slug:
         register_slug(conn, base, draft.story_key)
+    if draft.kind == "lead_story":
+        register_slug(conn, "lead", draft.story_key)  # a stable alias: redirects to the current lead
     return story_id, True
