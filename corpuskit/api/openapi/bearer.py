@@ -10,7 +10,8 @@ from corpuskit.api.bearer import routes as r
 from corpuskit.api.bearer.queries import V1_SIGNAL_KINDS
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, nullable, number, obj, path_param,
-                                            query, ref, response, string, timestamp)
+                                            query, ref, response, string, timestamp,
+                                            timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
 
 V1_KINDS = tuple(V1_SIGNAL_KINDS)
@@ -210,8 +211,8 @@ def _paths() -> dict:
 
     cursor = query("cursor", string(maxLength=1024),
                    "Opaque cursor from the previous page's nextCursor; altered or foreign: 400.")
-    since = query("from", string(), "ISO 8601 timestamp or date, inclusive.")
-    until = query("to", string(), "ISO 8601 timestamp or date, inclusive (a date covers its day); "
+    since = query("from", timestamp_param(), "ISO 8601 timestamp or date, inclusive.")
+    until = query("to", timestamp_param(), "ISO 8601 timestamp or date, inclusive (a date covers its day); "
                                   "from after to: 400.")
 
     def days(default=r.DAYS_DEFAULT, maximum=r.DAYS_MAX):

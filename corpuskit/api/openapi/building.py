@@ -7,6 +7,10 @@ from __future__ import annotations
 
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+#: What a timestamp parameter accepts (``corpuskit.api.params``): a date, or a date and time
+#: with optional seconds, fraction and zone (no zone means UTC).
+TIMESTAMP_PARAM_PATTERN = (r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?"
+                           r"(Z|z|[+-]\d{2}:?\d{2})?$")
 
 
 def ref(name: str) -> dict:
@@ -47,6 +51,11 @@ def timestamp(description: str | None = None) -> dict:
     if description:
         out["description"] = description
     return out
+
+
+def timestamp_param() -> dict:
+    """The schema of an ISO 8601 query parameter (date or date-time)."""
+    return {"type": "string", "pattern": TIMESTAMP_PARAM_PATTERN, "maxLength": 64}
 
 
 def day() -> dict:

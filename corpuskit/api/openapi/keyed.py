@@ -8,7 +8,8 @@ from __future__ import annotations
 from corpuskit.api.keyed import handlers as h
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, limit_param, nullable, number, obj,
-                                            path_param, query, ref, response, string, timestamp)
+                                            path_param, query, ref, response, string, timestamp,
+                                            timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
 
 SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
@@ -266,8 +267,8 @@ def _paths() -> dict:
     topic = query("topic", string(minLength=1, maxLength=h.TOPIC_MAX_LENGTH),
                   "Topic name (case-sensitive); an unknown topic is 404.")
     source = query("source", enum(h.KEYED_SOURCES), "Source platform.")
-    since = query("since", string(), "ISO 8601 timestamp or date (inclusive lower bound).")
-    until = query("until", string(), "ISO 8601 timestamp or date (inclusive upper bound; a bare "
+    since = query("since", timestamp_param(), "ISO 8601 timestamp or date (inclusive lower bound).")
+    until = query("until", timestamp_param(), "ISO 8601 timestamp or date (inclusive upper bound; a bare "
                                      "date covers its whole day).")
     severity = query("severity", enum(h.SEVERITIES), "Severity.")
     required_topic = query("topic", string(minLength=1, maxLength=h.TOPIC_MAX_LENGTH),
@@ -314,7 +315,7 @@ def _paths() -> dict:
             operation_id="listSignals"),
         "/api/v1/entities": _op(
             "Entities ranked by mention count", "EntityAggregate",
-            [topic, query("since", string(), "ISO 8601; default 7 days before the corpus clock."),
+            [topic, query("since", timestamp_param(), "ISO 8601; default 7 days before the corpus clock."),
              limit("entities")], ("400", "404"), operation_id="listEntities"),
         "/api/v1/entities/{name}": _op(
             "One entity's profile (name case-sensitive, URL-encoded)", "EntityProfile",
