@@ -188,3 +188,10 @@ def test_demo_quality_floors(demo_corpus):
     assert q["typedPrecision"] >= 0.9 and q["typedRecall"] >= 0.9
     assert q["topicAccuracy"] >= 0.9
     assert q["sentimentAgreement"] >= 0.8
+
+
+def test_worker_processes_give_identical_tables():
+    a, b = small_demo(400), small_demo(400)
+    a.enrich(progress=False, workers=1, chunk_size=100)
+    b.enrich(progress=False, workers=2, chunk_size=100)
+    assert _dump(a) == _dump(b)

@@ -166,9 +166,12 @@ class GazetteerExtractor(EntityExtractor):
         for m in _TOKEN.finditer(text or ""):
             surface = m.group()
             end = m.end()
-            stripped = _POSSESSIVE.sub("", surface)
-            end -= len(surface) - len(stripped)
-            tokens.append((m.start(), end, stripped, alias_key(stripped)))
+            if surface.endswith(("'s", "’s", "'S", "’S")):
+                surface = surface[:-2]
+                end -= 2
+            low = surface.lower()
+            key = low if low.isalnum() and low.isascii() else alias_key(surface)
+            tokens.append((m.start(), end, surface, key))
         found: dict[str, list] = {}
         used = [False] * len(tokens)
         i = 0

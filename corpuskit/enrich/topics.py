@@ -146,42 +146,41 @@ class BeatAssigner:
 
     def _prepare(self, beats):
         self.beats_ = list(beats)
-        phrases, owner = [], []
+        owners: dict[str, list] = {}
         for b, beat in enumerate(self.beats_):
             for kw in beat.keywords:
-                tokens = _keyword_tokens(kw)
-                if tokens:
-                    phrases.append(tokens)
-                    owner.append(b)
-        self.phrases_ = phrases
-        self.owner_ = np.array(owner, dtype=np.int64)
+                phrase = _keyword_tokens(kw)
+                if phrase and b not in owners.setdefault(phrase, []):
+                    owners[phrase].append(b)
+        self.owners_ = owners
         self.subreddits_ = [set(beat.subreddits) for beat in self.beats_]
-        longest = max((p.count(" ") + 1 for p in phrases), default=1)
-        vocabulary = sorted(set(phrases))
-        self.vocab_index_ = {p: i for i, p in enumerate(vocabulary)}
-        self.phrase_cols_ = np.array([self.vocab_index_[p] for p in phrases], dtype=np.int64)
-        if vocabulary:
-            from sklearn.feature_extraction.text import CountVectorizer
-
-            self.counter_ = CountVectorizer(lowercase=True, token_pattern=_WORD.pattern,
-                                            ngram_range=(1, longest), vocabulary=vocabulary,
-                                            binary=True, dtype=np.float32)
-        else:
-            self.counter_ = None
+        self.unigrams_ = {p for p in owners if " " not in p}
+        self.firsts_: dict[str, list] = {}
+        for p in sorted(owners):
+            if " " in p:
+                self.firsts_.setdefault(p.split()[0], []).append((p, p.split()))
 
     def evidence(self, texts, subreddits) -> tuple[np.ndarray, np.ndarray]:
-        """Keyword and subreddit evidence, each ``(n, n_beats)`` in [0, 1]."""
+        """Keyword and subreddit evidence, each ``(n, n_beats)`` in [0, 1].
+
+        Keyword evidence is half a point per distinct keyword of the beat found
+        in the text (as whole words; a hyphen counts as a space), capped at 1.
+        """
         n, nb = len(texts), len(self.beats_)
         kw = np.zeros((n, nb), dtype=np.float32)
-        if self.counter_ is not None and n:
-            hits = self.counter_.transform(texts).tocsc()[:, self.phrase_cols_]
-            from scipy import sparse
-
-            owner = sparse.csr_matrix((np.ones(len(self.owner_), dtype=np.float32),
-                                       (np.arange(len(self.owner_)), self.owner_)),
-                                      shape=(len(self.owner_), nb))
-            kw = np.asarray((hits @ owner).todense(), dtype=np.float32)
-            kw = np.minimum(kw / 2.0, 1.0)
+        owners, unigrams, firsts = self.owners_, self.unigrams_, self.firsts_
+        for i, text in enumerate(texts):
+            words = _WORD.findall(text.lower()) if text else []
+            found = unigrams.intersection(words)
+            if firsts:
+                for j in [j for j, w in enumerate(words) if w in firsts]:
+                    for phrase, parts in firsts[words[j]]:
+                        if words[j:j + len(parts)] == parts:
+                            found.add(phrase)
+            for phrase in found:
+                for b in owners[phrase]:
+                    kw[i, b] += 0.5
+        np.minimum(kw, 1.0, out=kw)
         sub = np.zeros((n, nb), dtype=np.float32)
         for i, s in enumerate(subreddits):
             if s:
