@@ -51,6 +51,21 @@ def cmd_stage(args) -> int:
     return 0
 
 
+def cmd_search(args) -> int:
+    corpus = _open(args)
+    answer = corpus.search(args.q, source=args.source, topic=args.topic, days=args.days,
+                           limit=args.limit)
+    if args.json:
+        print(json.dumps(answer, indent=2, sort_keys=True))
+        return 0
+    for r in answer["results"]:
+        print(f"{r['relevance']:.3f}  {r['id']:>7}  {r['source']:<10} {r['publishedAt'][:10]}  "
+              f"{r['topic'] or '-':<18} {(r['title'] or r['excerpt'])[:90]}")
+    print(f"{len(answer['results'])} of {answer['totalMatched']} matching records "
+          f"(embedding {answer['embeddingMs']} ms, search {answer['searchMs']} ms)")
+    return 0
+
+
 def cmd_run(args) -> int:
     corpus = _open(args)
     results = corpus.run(progress=not args.quiet)
@@ -137,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
     add("run", cmd_run, "run every stage in order")
+
+    p = add("search", cmd_search, "semantic search over an enriched corpus")
+    p.add_argument("q", help="query text, 3 to 500 characters")
+    p.add_argument("--source", help="only this source kind")
+    p.add_argument("--topic", help="only records whose primary topic has this name")
+    p.add_argument("--days", type=int, help="only the last N days of the corpus clock")
+    p.add_argument("--limit", type=int, default=20, help="results, 1-50 (default 20)")
+    p.add_argument("--json", action="store_true", help="print the /api/v1/search envelope as JSON")
 
     p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
     p.add_argument("source", nargs="?",

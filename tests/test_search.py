@@ -1,0 +1,149 @@
+"""Semantic search: the /api/v1/search shape, filters before the top-k cut, exactness, errors."""
+import numpy as np
+import pytest
+
+from corpuskit import open_corpus
+from corpuskit.errors import StageNotRunError, ValidationError
+from corpuskit.ingest.demo import build_demo
+from corpuskit.search import build_index, rank
+
+FIELDS = {"id", "resultType", "source", "contentType", "title", "excerpt", "url", "href", "author",
+          "topic", "topicDisplayName", "category", "relevance", "publishedAt", "subreddit",
+          "sentimentLabel"}
+
+
+@pytest.fixture(scope="module")
+def searchable():
+    c = open_corpus(":memory:")
+    build_demo(c, seed=5, records=1500, days=30, run_stages=False, progress=False)
+    c.enrich(progress=False)
+    yield c
+    c.close()
+
+
+def test_envelope_and_result_shape(searchable):
+    answer = searchable.search("gpu inference chips for language models", limit=5)
+    assert set(answer) == {"results", "query", "totalMatched", "hasMore", "embeddingMs", "searchMs"}
+    assert answer["query"] == "gpu inference chips for language models"
+    assert isinstance(answer["embeddingMs"], int) and isinstance(answer["searchMs"], int)
+    assert len(answer["results"]) == 5 and answer["hasMore"] and answer["totalMatched"] > 5
+    for r in answer["results"]:
+        assert set(r) == FIELDS
+        assert r["resultType"] == "record" and r["id"].isdigit()
+        assert r["href"].startswith("/api/v1/discourse?source=")
+        assert 0 < r["relevance"] <= 1.0001
+    rel = [r["relevance"] for r in answer["results"]]
+    assert rel == sorted(rel, reverse=True)
+    assert sum(r["topic"] == "ai-models" for r in answer["results"]) >= 4
+
+
+def test_results_are_exact(searchable):
+    from corpuskit.search import search_index
+
+    index = search_index(searchable)
+    q = index.embedder.transform(["offshore wind and battery storage"])[0]
+    ids, scores, matched = rank(index, q, limit=10)
+    full = index.matrix @ q
+    best = np.argsort(-full, kind="stable")[:10]
+    assert np.allclose(np.sort(scores)[::-1], np.sort(full[best])[::-1], atol=1e-6)
+    assert set(ids) == set(index.ids[best]) and matched == int((full > 0).sum())
+
+
+@pytest.mark.parametrize("filters", [{"source": "arxiv"}, {"topic": "space"}, {"days": 2},
+                                     {"source": "reddit", "topic": "health-biotech", "days": 10}])
+def test_filters_apply_before_the_top_k_cut(searchable, filters):
+    answer = searchable.search("new results this week", limit=50, **filters)
+    where, args = ["1=1"], []
+    if "source" in filters:
+        where.append("r.source = ?")
+        args.append(filters["source"])
+    if "topic" in filters:
+        where.append("t.name = ?")
+        args.append(filters["topic"])
+    if "days" in filters:
+        from datetime import timedelta
+        from corpuskit.clock import iso
+        where.append("r.published_at >= ?")
+        args.append(iso(searchable.now() - timedelta(days=filters["days"])))
+    eligible = searchable.conn.execute(
+        "SELECT count(*) FROM records r JOIN enrichment e ON e.record_id = r.id "
+        "LEFT JOIN topics t ON t.id = e.topic_id WHERE " + " AND ".join(where), args).fetchone()[0]
+    assert answer["totalMatched"] <= eligible
+    assert len(answer["results"]) == min(50, answer["totalMatched"])
+    assert answer["totalMatched"] >= min(50, eligible) * 0.5  # most eligible records share some term
+    for r in answer["results"]:
+        if "source" in filters:
+            assert r["source"] == filters["source"]
+        if "topic" in filters:
+            assert r["topic"] == filters["topic"]
+        if "days" in filters:
+            assert r["publishedAt"] >= args[-1]
+
+
+def test_rare_filter_still_fills_the_page(searchable):
+    # a source with few records: the filtered search returns limit results, not the few that
+    # would survive a global top-k
+    answer = searchable.search("orbit launch rocket", source="youtube", limit=20)
+    assert len(answer["results"]) == 20 and {r["source"] for r in answer["results"]} == {"youtube"}
+
+
+def test_unknown_topic_matches_nothing(searchable):
+    answer = searchable.search("rockets", topic="no-such-topic")
+    assert answer["results"] == [] and answer["totalMatched"] == 0 and not answer["hasMore"]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"q": "ab"}, "at least 3"), ({"q": "   ab   "}, "at least 3"), ({"q": "x" * 501}, "at most 500"),
+    ({"q": None}, "q parameter is required"), ({"q": "rockets", "limit": 0}, "limit"),
+    ({"q": "rockets", "days": 0}, "days"), ({"q": "rockets", "days": "7"}, "days"),
+    ({"q": "rockets", "source": "myspace"}, "unknown source"),
+])
+def test_bad_parameters(searchable, kwargs, match):
+    with pytest.raises(ValidationError, match=match):
+        searchable.search(**kwargs)
+
+
+def test_limit_is_clamped_and_boundaries_accepted(searchable):
+    assert len(searchable.search("rockets and orbit", limit=500)["results"]) == 50
+    assert searchable.search("abc")["query"] == "abc"
+    searchable.search("x" * 500)
+
+
+def test_index_follows_new_enrichment():
+    c = open_corpus(":memory:")
+    rec = {"source": "reddit", "title": "", "publishedAt": "2026-01-01T00:00:00Z"}
+    c.add_records([dict(rec, sourceId=str(i), contentText=f"rocket launch number {i} to orbit")
+                   for i in range(20)])
+    with pytest.raises(StageNotRunError, match="enrich"):
+        c.search("rocket launch")
+    c.enrich(progress=False)
+    assert c.search("rocket launch")["totalMatched"] == 20
+    c.add_records([dict(rec, sourceId="new", contentText="rocket launch from the new pad")])
+    c.enrich(progress=False)
+    assert c.search("rocket launch")["totalMatched"] == 21
+
+
+def test_build_index_orders_rows_by_source(searchable):
+    index = build_index(searchable.conn)
+    spans = sorted(index.spans.values())
+    assert spans[0][0] == 0 and spans[-1][1] == len(index.ids)
+    for start, end in spans:
+        assert np.all(np.diff(index.published[start:end]) >= 0)
+
+
+def test_cli_search(tmp_path, capsys):
+    from corpuskit.cli import main
+
+    db = tmp_path / "c.db"
+    c = open_corpus(db)
+    c.add_records([{"source": "hackernews", "sourceId": str(i), "title": f"Rocket launch {i}",
+                    "contentText": f"A rocket launch to orbit, attempt {i}.",
+                    "publishedAt": "2026-02-01T00:00:00Z"} for i in range(12)])
+    c.close()
+    assert main(["enrich", "--db", str(db), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["search", "rocket orbit", "--db", str(db), "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "3 of 12 matching records" in out and "hackernews" in out
+    assert main(["search", "ab", "--db", str(db)]) == 2
+    assert "at least 3" in capsys.readouterr().err
