@@ -55,7 +55,7 @@ CREATE TABLE mentions (
     entity_id     INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
     surface       TEXT NOT NULL,              -- the text as written in the record (first occurrence)
     mention_count INTEGER NOT NULL,
-    positions     TEXT NOT NULL,              -- JSON array of character offsets into title + ' ' + content
+    positions     TEXT NOT NULL,              -- JSON array of offsets into title + newline + contentText (contentText alone when the title is empty or equal)
     PRIMARY KEY (record_id, entity_id)
 );
 CREATE INDEX mentions_entity ON mentions(entity_id, record_id);
