@@ -19,9 +19,10 @@ def small_demo(records=600, seed=3):
 
 
 def plain_records(n, offset=0):
-    subjects = ["rocket launch to orbit", "solar farm and grid batteries", "bond yields and inflation"]
+    subjects = ["OpenAI watched the rocket launch to orbit", "NASA studies a solar farm and grid batteries",
+                "Bond yields and inflation worry the markets"]
     return [{"source": "reddit", "sourceId": f"p{offset + i}", "title": f"Post {offset + i}",
-             "contentText": f"OpenAI and NASA talk about {subjects[i % 3]} number {offset + i}.",
+             "contentText": f"{subjects[i % 3]}, says report {offset + i}.",
              "publishedAt": f"2026-03-{1 + (offset + i) % 28:02d}T12:00:00Z", "subreddit": "news"}
             for i in range(n)]
 
@@ -101,7 +102,7 @@ class Exploding(GazetteerExtractor):
 def test_interruption_keeps_finished_chunks_and_nothing_half_written(corpus):
     corpus.add_records(plain_records(100))
     with pytest.raises(RuntimeError, match="simulated crash"):
-        corpus.enrich(progress=False, chunk_size=30, extractor=Exploding("number 75."))
+        corpus.enrich(progress=False, chunk_size=30, extractor=Exploding("report 75."))
     counts = table_counts(corpus)
     assert counts["enrichment"] == counts["record_vectors"] == 60  # two whole chunks
     orphans = corpus.conn.execute(

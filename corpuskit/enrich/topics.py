@@ -289,7 +289,8 @@ def _nmf_topics(texts, k, seed):
     vocab = tv.get_feature_names_out()
     k = max(1, min(k, matrix.shape[0], matrix.shape[1]))
     nmf = NMF(n_components=k, init="nndsvda", random_state=seed, max_iter=300, tol=1e-3)
-    weights = nmf.fit_transform(matrix)
+    with np.errstate(invalid="ignore"):  # NMF's loss report takes sqrt of a rounding -0.0
+        weights = nmf.fit_transform(matrix)
     labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
     terms = [[str(vocab[i]) for i in np.argsort(-row, kind="stable")[:40] if row[i] > 0]
              for row in nmf.components_]
