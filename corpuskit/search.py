@@ -68,26 +68,68 @@ def build_index(conn, stamp=None) -> SearchIndex:
     if embedder is None:
         raise StageNotRunError("this corpus has no embeddings yet: run corpus.enrich() "
                                "(or `corpuskit enrich --db FILE`) before searching")
-    rows = conn.execute(
-        "SELECT v.record_id, v.embedding, r.source, r.published_at, coalesce(e.topic_id, -1) "
-        "FROM record_vectors v JOIN records r ON r.id = v.record_id "
-        "LEFT JOIN enrichment e ON e.record_id = v.record_id").fetchall()
-    rows.sort(key=lambda r: (r[2], r[3], r[0]))
+    vec_ids, vectors = load_vectors(conn)
+    meta = conn.execute(
+        "SELECT r.id, r.source, r.published_at, coalesce(e.topic_id, -1) FROM records r "
+        "LEFT JOIN enrichment e ON e.record_id = r.id").fetchall()
+    where = {r[0]: i for i, r in enumerate(meta)}
+    keep = [(meta[where[rid]], k) for k, rid in enumerate(vec_ids.tolist()) if rid in where]
+    keep.sort(key=lambda item: (item[0][1], item[0][2], item[0][0]))
+    rows = [m for m, _ in keep]
     n = len(rows)
-    matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32).reshape(n, -1) \
-        if n else np.zeros((0, 512), dtype=np.float32)
+    matrix = vectors[np.fromiter((k for _, k in keep), dtype=np.int64, count=n)] if n \
+        else np.zeros((0, 512), dtype=np.float32)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-    published = np.array([r[3][:19] for r in rows], dtype="datetime64[s]").astype(np.int64) \
+    published = np.array([r[2][:19] for r in rows], dtype="datetime64[s]").astype(np.int64) \
         if n else np.zeros(0, dtype=np.int64)
-    topics = np.fromiter((r[4] for r in rows), dtype=np.int64, count=n)
+    topics = np.fromiter((r[3] for r in rows), dtype=np.int64, count=n)
     spans, start = {}, 0
     for i in range(1, n + 1):
-        if i == n or rows[i][2] != rows[start][2]:
-            spans[rows[start][2]] = (start, i)
+        if i == n or rows[i][1] != rows[start][1]:
+            spans[rows[start][1]] = (start, i)
             start = i
     return SearchIndex(stamp=stamp if stamp is not None else _stamp(conn), embedder=embedder,
                        matrix=np.ascontiguousarray(matrix), ids=ids, published=published,
                        topics=topics, spans=spans)
+
+
+def load_vectors(conn, dimensions: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """Every stored vector: ``(record ids, (n, dimensions) float32 matrix)``.
+
+    Reads sqlite-vec's chunk tables directly (one blob per 1,024 vectors: ~30x
+    faster than scanning the virtual table row by row), checks a sample
+    against the virtual table, and falls back to the plain scan when the
+    layout is not the one expected.
+    """
+    try:
+        ids, matrix = _load_vector_chunks(conn, dimensions)
+        sample = np.linspace(0, len(ids) - 1, num=min(len(ids), 16)).astype(np.int64) if len(ids) else []
+        for i in sample:
+            row = conn.execute("SELECT embedding FROM record_vectors WHERE record_id = ?",
+                               (int(ids[i]),)).fetchone()
+            if row is None or not np.array_equal(np.frombuffer(row[0], np.float32), matrix[i]):
+                raise LookupError("vec0 chunk layout differs")
+        count = conn.execute("SELECT count(*) FROM record_vectors_rowids").fetchone()[0]
+        if count != len(ids):
+            raise LookupError("vec0 rowids and chunks disagree")
+        return ids, matrix
+    except Exception:
+        rows = conn.execute("SELECT record_id, embedding FROM record_vectors").fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        blob = b"".join(bytes(r[1]) for r in rows)
+        return ids, np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dimensions).copy()
+
+
+def _load_vector_chunks(conn, dimensions):
+    chunks = {r[0]: np.frombuffer(r[1], dtype=np.float32).reshape(-1, dimensions)
+              for r in conn.execute("SELECT rowid, vectors FROM record_vectors_vector_chunks00")}
+    rows = conn.execute("SELECT coalesce(id, rowid), chunk_id, chunk_offset FROM record_vectors_rowids "
+                        "WHERE chunk_id IS NOT NULL ORDER BY rowid").fetchall()
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    matrix = np.empty((len(rows), dimensions), dtype=np.float32)
+    for i, (_, chunk, offset) in enumerate(rows):
+        matrix[i] = chunks[chunk][offset]
+    return ids, matrix
 
 
 def search_index(corpus) -> SearchIndex:

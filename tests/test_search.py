@@ -147,3 +147,19 @@ def test_cli_search(tmp_path, capsys):
     assert "3 of 12 matching records" in out and "hackernews" in out
     assert main(["search", "ab", "--db", str(db)]) == 2
     assert "at least 3" in capsys.readouterr().err
+
+
+def test_load_vectors_matches_the_virtual_table(corpus):
+    from corpuskit.search import load_vectors
+
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((1500, 512)).astype(np.float32)
+    with corpus.transaction():
+        corpus.conn.executemany("INSERT INTO record_vectors(record_id, embedding) VALUES (?, ?)",
+                                [(i + 1, v.tobytes()) for i, v in enumerate(vecs)])
+        corpus.conn.execute("DELETE FROM record_vectors WHERE record_id IN (5, 1100)")
+    ids, matrix = load_vectors(corpus.conn)
+    plain = dict(corpus.conn.execute("SELECT record_id, embedding FROM record_vectors").fetchall())
+    assert sorted(ids.tolist()) == sorted(plain) and len(ids) == 1498 and 5 not in ids
+    for rid, row in zip(ids.tolist(), matrix):
+        assert np.array_equal(row, np.frombuffer(plain[rid], np.float32))
