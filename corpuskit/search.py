@@ -68,6 +68,7 @@ def build_index(conn, stamp=None) -> SearchIndex:
     if embedder is None:
         raise StageNotRunError("this corpus has no embeddings yet: run corpus.enrich() "
                                "(or `corpuskit enrich --db FILE`) before searching")
+    embedder.transform(["warm up"])  # imports and builds the vectorizer now, not in a query
     vec_ids, vectors = load_vectors(conn)
     meta = conn.execute(
         "SELECT r.id, r.source, r.published_at, coalesce(e.topic_id, -1) FROM records r "
