@@ -55,9 +55,11 @@ class SearchIndex:
 
 
 def _stamp(conn) -> tuple:
+    # Every enrichment write (vectors, a refit's new model) sets enrich.version
+    # to a value unique to its run and chunk, so this one cheap read is enough.
+    # (Reading the models row would walk its whole embedder blob: ~40 ms.)
     row = conn.execute("SELECT value FROM meta WHERE key = 'enrich.version'").fetchone()
-    model = conn.execute("SELECT run_id, created_at FROM models WHERE name = 'embedder'").fetchone()
-    return (row[0] if row else None, tuple(model) if model else None)
+    return (row[0] if row else None,)
 
 
 def build_index(conn, stamp=None) -> SearchIndex:
