@@ -196,3 +196,24 @@ def test_worker_processes_give_identical_tables():
     a.enrich(progress=False, workers=1, chunk_size=100)
     b.enrich(progress=False, workers=2, chunk_size=100)
     assert _dump(a) == _dump(b)
+
+
+def test_themes_are_the_beat_keywords_in_the_text():
+    c = small_demo(records=300)
+    c.enrich(progress=False)
+    keywords = {}
+    for name, kws in c.conn.execute("SELECT name, keywords FROM topics"):
+        keywords[name] = {kw.lower() for kw in json.loads(kws)}
+    all_keywords = set().union(*keywords.values())
+    rows = c.conn.execute("SELECT r.title, r.content_text, e.themes FROM enrichment e "
+                          "JOIN records r ON r.id = e.record_id").fetchall()
+    with_themes = 0
+    for title, text, themes in rows:
+        themes = json.loads(themes)
+        assert themes == sorted(themes) and len(themes) <= 5
+        lowered = f"{title} {text}".lower().replace("-", " ")
+        for theme in themes:
+            assert theme in {" ".join(k.replace("-", " ").split()) for k in all_keywords}
+            assert theme in lowered
+        with_themes += bool(themes)
+    assert with_themes >= 0.5 * len(rows)

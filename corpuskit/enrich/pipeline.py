@@ -222,7 +222,7 @@ class _EntityWriter:
 
 
 def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids, writer, run_id,
-                 version):
+                 version, themes):
     conn = corpus.conn
     ids = [r["id"] for r in rows]
     id_json = json.dumps(ids)
@@ -232,11 +232,11 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
                          (id_json,))
         enrichment, topic_rows, mention_rows, alias_rows = [], [], [], {}
         touched: dict[int, list] = {}
-        for row, score, found, picks in zip(rows, scores, mentions, assignments):
+        for row, score, found, picks, record_themes in zip(rows, scores, mentions, assignments, themes):
             rid = row["id"]
             primary = topic_ids[picks[0][0]] if picks else None
             enrichment.append((rid, round(float(score), 4), sentiment_label(float(score)), primary,
-                               "[]", run_id))
+                               json.dumps(record_themes, ensure_ascii=False), run_id))
             topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
             for m in found:
                 eid = writer.entity_id(m)
@@ -361,7 +361,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                                                    for r in rows])
                     picks = assigner.assign(texts[n], [r["subreddit"] for r in rows], vectors)
                     _write_chunk(corpus, rows, scores, mentions, vectors, picks, topic_ids, writer,
-                                 run_id, f"{run_id}:{n}")
+                                 run_id, f"{run_id}:{n}", assigner.themes(texts[n]))
                     done += len(rows)
                     if bar is not None:
                         bar.update(len(rows))

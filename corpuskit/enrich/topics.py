@@ -160,6 +160,21 @@ class BeatAssigner:
             if " " in p:
                 self.firsts_.setdefault(p.split()[0], []).append((p, p.split()))
 
+    def _phrases(self, text: str) -> set:
+        """The beat keyword phrases found in ``text`` as whole words."""
+        words = _WORD.findall(text.lower()) if text else []
+        found = self.unigrams_.intersection(words)
+        if self.firsts_:
+            for j in [j for j, w in enumerate(words) if w in self.firsts_]:
+                for phrase, parts in self.firsts_[words[j]]:
+                    if words[j:j + len(parts)] == parts:
+                        found.add(phrase)
+        return found
+
+    def themes(self, texts, limit: int = 5) -> list[list[str]]:
+        """Per text, the beat keywords it contains (the record's ``themes``), sorted, at most ``limit``."""
+        return [sorted(self._phrases(text))[:limit] for text in texts]
+
     def evidence(self, texts, subreddits) -> tuple[np.ndarray, np.ndarray]:
         """Keyword and subreddit evidence, each ``(n, n_beats)`` in [0, 1].
 
@@ -168,16 +183,9 @@ class BeatAssigner:
         """
         n, nb = len(texts), len(self.beats_)
         kw = np.zeros((n, nb), dtype=np.float32)
-        owners, unigrams, firsts = self.owners_, self.unigrams_, self.firsts_
+        owners = self.owners_
         for i, text in enumerate(texts):
-            words = _WORD.findall(text.lower()) if text else []
-            found = unigrams.intersection(words)
-            if firsts:
-                for j in [j for j, w in enumerate(words) if w in firsts]:
-                    for phrase, parts in firsts[words[j]]:
-                        if words[j:j + len(parts)] == parts:
-                            found.add(phrase)
-            for phrase in found:
+            for phrase in self._phrases(text):
                 for b in owners[phrase]:
                     kw[i, b] += 0.5
         np.minimum(kw, 1.0, out=kw)

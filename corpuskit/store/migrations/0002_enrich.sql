@@ -5,7 +5,7 @@ CREATE TABLE enrichment (
     sentiment_score REAL NOT NULL,
     sentiment_label TEXT NOT NULL CHECK (sentiment_label IN ('positive', 'neutral', 'negative')),
     topic_id        INTEGER REFERENCES topics(id),   -- primary (highest-confidence) topic, or NULL
-    themes          TEXT NOT NULL DEFAULT '[]',      -- JSON array of strings
+    themes          TEXT NOT NULL DEFAULT '[]',      -- JSON array: the beat keywords found in the text
     run_id          TEXT NOT NULL
 );
 CREATE INDEX enrichment_topic ON enrichment(topic_id);
