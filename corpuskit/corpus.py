@@ -238,21 +238,16 @@ class Corpus:
         return search(self, q, source=source, topic=topic, days=days, limit=limit)
 
     def run(self, progress: bool = True, stages=None) -> dict:
-        """Run every available stage in order (enrich, analyse, narrate).
+        """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
 
-        Returns ``{stage: result}``. A stage whose module is not installed in
-        this build is skipped and reported as ``None``.
+        ``stages`` picks a subset, still run in the given order.
         """
+        known = ("enrich", "analyse", "narrate")
         results = {}
-        for name in stages or ("enrich", "analyse", "narrate"):
-            method = getattr(self, name)
-            try:
-                results[name] = method(progress=progress)
-            except ModuleNotFoundError as exc:
-                if exc.name and exc.name.startswith("corpuskit."):
-                    results[name] = None
-                    continue
-                raise
+        for name in stages or known:
+            if name not in known:
+                raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
+            results[name] = getattr(self, name)(progress=progress)
         return results
 
     # -- keys ---------------------------------------------------------------

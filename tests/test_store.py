@@ -106,3 +106,10 @@ def test_run_ids_are_deterministic(corpus):
     assert (first, second) == ("enrich-1", "enrich-2")
     statuses = [r[0] for r in corpus.conn.execute("SELECT status FROM runs ORDER BY id")]
     assert statuses == ["done", "done"]
+
+
+def test_run_rejects_unknown_stage(corpus):
+    from corpuskit.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="unknown stage 'summarise'"):
+        corpus.run(stages=("summarise",))

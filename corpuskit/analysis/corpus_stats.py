@@ -144,29 +144,13 @@ def topic_timeline(corpus, topic_id, days: int = 30) -> dict:
 def source_ingestion(corpus) -> list[dict]:
     """Per source kind: ``[{source, recordCount, lastIngestion}]``, sorted by source.
 
-    Uses the collectors' :func:`corpuskit.ingest.collectors.health.source_health`
-    (the ``source_health`` table joined with the records) when that module is
-    installed; otherwise ``lastIngestion`` is the newest ``capturedAt`` of the
-    source's records, or the ``source_health`` row's time when that is newer.
+    Read from :func:`corpuskit.ingest.collectors.health.source_health`, the one
+    place that knows when each source was last ingested.
     """
-    try:
-        from corpuskit.ingest.collectors.health import source_health
-    except ImportError:
-        source_health = None
-    if source_health is not None:
-        return [{"source": h["source"], "recordCount": h["recordCount"],
-                 "lastIngestion": h["lastIngestedAt"]} for h in source_health(corpus)]
-    rows = corpus.conn.execute(
-        "SELECT source, count(*), max(captured_at) FROM records GROUP BY source ORDER BY source"
-    ).fetchall()
-    health = dict(corpus.conn.execute(
-        "SELECT source, last_ingested_at FROM source_health WHERE last_ingested_at IS NOT NULL"
-    ).fetchall())
-    out = []
-    for source, n, captured in rows:
-        last = max(filter(None, (captured, health.get(source))))
-        out.append({"source": source, "recordCount": n, "lastIngestion": last})
-    return out
+    from corpuskit.ingest.collectors.health import source_health
+
+    return [{"source": h["source"], "recordCount": h["recordCount"],
+             "lastIngestion": h["lastIngestedAt"]} for h in source_health(corpus)]
 
 
 def status(corpus) -> dict:
