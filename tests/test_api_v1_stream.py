@@ -156,3 +156,47 @@ def test_open_streams_do_not_block_other_requests(served):
     finally:
         for stream in streams:
             stream.close()
+
+
+def _median_request_seconds(port, key, n=30):
+    import http.client
+    import statistics
+
+    client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        client.request("GET", "/v1/records?limit=5", headers={"Authorization": f"Bearer {key}"})
+        answer = client.getresponse()
+        answer.read()
+        assert answer.status == 200
+        times.append(time.perf_counter() - started)
+    client.close()
+    return statistics.median(times)
+
+
+def test_fifty_open_streams_do_not_slow_other_requests(tmp_path):
+    """server.py's thread pool (96 by default) holds 50 streams and still answers promptly."""
+    corpus = open_corpus(tmp_path / "corpus.db", now=NOW)
+    build_api_corpus(corpus)
+    key = corpus.create_key(tier="enterprise", per_minute=10**6, per_day=10**7)
+    server = waitress.server.create_server(create_app(corpus, heartbeat_seconds=1), host="127.0.0.1",
+                                           port=0, threads=64)
+    threading.Thread(target=server.run, daemon=True).start()
+    port = server.effective_port
+    streams = []
+    try:
+        baseline = _median_request_seconds(port, key)
+        streams = [SSE(port, key) for _ in range(50)]
+        assert all(s.status == 200 for s in streams)
+        loaded = _median_request_seconds(port, key)
+        assert loaded < 3 * baseline + 0.02, (baseline, loaded)
+        # every stream is alive: each receives its heartbeat
+        for stream in streams[::7]:
+            assert any(e["event"] == "heartbeat" for e in stream.events(3))
+    finally:
+        for stream in streams:
+            stream.close()
+        time.sleep(1.5)
+        server.close()
+        corpus.close()
