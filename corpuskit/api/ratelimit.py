@@ -6,15 +6,20 @@ The minute window starts at the top of each minute and the day window at
 midnight UTC, both on the **wall clock** (never the corpus clock: a frozen
 corpus still lets a key through again tomorrow).
 
-Counting rule, applied in one ``BEGIN IMMEDIATE`` transaction per request, so
-N processes or threads hitting one key let exactly the allowance through:
+Counting rule, applied by one SQL write statement per request (an implicit
+transaction that takes the write lock before reading, as ``BEGIN IMMEDIATE``
+does), so N processes or threads hitting one key let exactly the allowance
+through:
 
 1. read the key's counters for the current minute and day windows;
 2. if the day counter has reached ``per_day``: refuse ('Daily request limit
    reached', ``Retry-After`` = seconds to midnight UTC);
 3. else if the minute counter has reached ``per_minute``: refuse ('Rate limit
    exceeded', ``Retry-After`` = seconds to the next minute);
-4. else count the request in both windows and stamp ``api_keys.last_used_at``.
+4. else count the request in both windows.
+
+``api_keys.last_used_at`` is stamped (to the second) at most once per second per
+connection, and a key's finished windows are dropped once per minute.
 
 A refused request consumes nothing, in either window. The same allowance is
 shared by ``/v1`` and ``/api/v1``: both call :func:`check_and_count`.
@@ -33,7 +38,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from corpuskit.clock import iso, utc
-from corpuskit.store.transaction import transaction
 
 DAILY_MESSAGE = "Daily request limit reached"
 MINUTE_MESSAGE = "Rate limit exceeded"
@@ -114,44 +118,78 @@ def upgrade_url(corpus) -> str:
     return value or DEFAULT_UPGRADE_URL
 
 
-def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime) -> RateDecision:
+# One statement counts the request in both windows, or in neither when either
+# allowance is spent. A write statement in autocommit mode takes SQLite's write
+# lock before it reads anything (as BEGIN IMMEDIATE does; busy waits are retried by
+# the busy handler), and SQLite evaluates an INSERT ... SELECT that reads its own
+# target table in full before writing, so both checks see the counters as they
+# were before this request: check and count are one atomic step across every
+# connection and process.
+_COUNT_SQL = (
+    "INSERT INTO rate_counters(key_id, window, count) "
+    "SELECT ?1, w.column1, 1 FROM (VALUES (?2), (?3)) AS w "
+    "WHERE coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?3), 0) < ?5 "
+    "AND coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?2), 0) < ?4 "
+    "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1"
+)
+_USAGE_SQL = "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)"
+_CLEANUP_SQL = "DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?, ?)"
+# skip the page write when the stamp is already this second's
+_STAMP_SQL = ("UPDATE api_keys SET last_used_at = ? WHERE id = ? "
+              "AND (last_used_at IS NULL OR last_used_at <> ?)")
+
+#: (connection id, key id) -> the minute window this connection last cleaned up / the stamp it last wrote.
+_cleaned: dict = {}
+_stamped: dict = {}
+
+
+def _write(conn, lock, sql, args):
+    if lock is None:
+        return conn.execute(sql, args)
+    with lock:
+        return conn.execute(sql, args)
+
+
+def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, lock=None) -> RateDecision:
     """Count one request for ``key_id`` at ``now`` if its allowances permit.
 
-    One ``BEGIN IMMEDIATE`` transaction on ``conn`` (a connection in
-    autocommit mode): exact under any number of concurrent connections.
+    The check and the count are one SQL statement on ``conn`` (a connection
+    in autocommit mode), so they are exact under any number of concurrent
+    connections and processes. ``lock`` (optional) is held around each write
+    so that threads of one process queue on it rather than on SQLite's lock.
+    Then the counters are read back for the headers; each connection drops a
+    key's finished windows once per minute and stamps ``last_used_at`` once
+    per second.
     """
     now = utc(now)
     minute_name, day_name = window_names(now)
     to_minute, to_day = seconds_to_resets(now)
-    with transaction(conn, immediate=True):
-        counts = dict(conn.execute(
-            "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)",
-            (key_id, minute_name, day_name),
-        ).fetchall())
-        minute_used = counts.get(minute_name, 0)
-        day_used = counts.get(day_name, 0)
+    allowed = _write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day)).rowcount > 0
+    memo = (id(conn), key_id)
+    if len(_stamped) > 10_000:
+        _stamped.clear()
+        _cleaned.clear()
+    if allowed:
+        if _cleaned.get(memo) != minute_name:
+            _write(conn, lock, _CLEANUP_SQL, (key_id, minute_name, day_name))
+            _cleaned[memo] = minute_name
+        stamp = iso(now)
+        if _stamped.get(memo) != stamp:
+            _write(conn, lock, _STAMP_SQL, (stamp, key_id, stamp))
+            _stamped[memo] = stamp
+    counts = dict(conn.execute(_USAGE_SQL, (key_id, minute_name, day_name)).fetchall())
+    # Read after the write, the counters include this request (and maybe later ones); a
+    # process already in the next minute may have dropped this minute's row meanwhile.
+    minute_used = counts.get(minute_name, 0)
+    day_used = counts.get(day_name, 0)
+    if not allowed:
         if day_used >= per_day:
             return RateDecision(False, "day", per_day, 0, to_day, per_minute, per_day,
                                 minute_used, day_used, DAILY_MESSAGE)
-        if minute_used >= per_minute:
-            return RateDecision(False, "minute", per_minute, 0, to_minute, per_minute, per_day,
-                                minute_used, day_used, MINUTE_MESSAGE)
-        if minute_name not in counts:
-            # First request of a new minute: drop this key's finished windows.
-            conn.execute("DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?, ?)",
-                         (key_id, minute_name, day_name))
-        conn.execute(
-            "INSERT INTO rate_counters(key_id, window, count) VALUES (?, ?, 1), (?, ?, 1) "
-            "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1",
-            (key_id, minute_name, key_id, day_name),
-        )
-        stamp = iso(now)
-        # skip the page write when the stamp is already this second's
-        conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ? "
-                     "AND (last_used_at IS NULL OR last_used_at <> ?)", (stamp, key_id, stamp))
-    minute_used += 1
-    day_used += 1
-    minute_left, day_left = per_minute - minute_used, per_day - day_used
+        return RateDecision(False, "minute", per_minute, 0, to_minute, per_minute, per_day,
+                            max(minute_used, per_minute), day_used, MINUTE_MESSAGE)
+    minute_used, day_used = max(minute_used, 1), max(day_used, 1)
+    minute_left, day_left = max(per_minute - minute_used, 0), max(per_day - day_used, 0)
     if day_left < minute_left:
         return RateDecision(True, "day", per_day, day_left, to_day, per_minute, per_day,
                             minute_used, day_used)
@@ -174,7 +212,7 @@ _write_locks_guard = threading.Lock()
 
 
 def write_lock(corpus) -> threading.Lock:
-    """One lock per corpus file in this process, held around the limiter's transaction.
+    """One lock per corpus file in this process, held around the limiter's writes.
 
     Server threads then queue on a Python lock (a fast hand-off) instead of
     meeting SQLite's write lock, whose busy handler sleeps for milliseconds
@@ -200,8 +238,8 @@ def check_and_count(corpus, key_info, now=None) -> dict[str, str]:
     from corpuskit.api.errors import JsonResponse
 
     moment = (now or clock)()
-    with write_lock(corpus):
-        decision = consume(corpus.conn, key_info.id, key_info.per_minute, key_info.per_day, moment)
+    decision = consume(corpus.conn, key_info.id, key_info.per_minute, key_info.per_day, moment,
+                       lock=write_lock(corpus))
     if not decision.allowed:
         raise JsonResponse({"error": decision.message, "upgradeUrl": upgrade_url(corpus)},
                            status=429, headers=decision.headers())
