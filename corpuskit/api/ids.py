@@ -23,23 +23,24 @@ KINDS = ("rec", "sto", "sig", "top", "ent", "arc")
 _SECRET_META_KEY = "api_id_secret"
 _TOKEN_RE = re.compile(r"^[a-z2-7]{21}$")
 _TAG_BYTES = 5
-_secrets: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_secrets: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # corpus -> {meta key: secret}
 _lock = threading.Lock()
 
 
 def corpus_secret(corpus, meta_key: str = _SECRET_META_KEY) -> bytes:
     """The corpus's API secret named ``meta_key`` (created and stored in ``meta`` on first use)."""
-    cache = _secrets.setdefault(corpus, {}) if corpus is not None else {}
-    value = cache.get(meta_key)
-    if value is not None:
-        return value
+    cache = _secrets.get(corpus)
+    if cache is not None:
+        value = cache.get(meta_key)
+        if value is not None:
+            return value
     with _lock:
         conn = corpus.conn
         conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
                      (meta_key, '"' + secrets.token_hex(32) + '"'))
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (meta_key,)).fetchone()
         value = bytes.fromhex(row[0].strip('"'))
-        cache[meta_key] = value
+        _secrets.setdefault(corpus, {})[meta_key] = value
     return value
 
 

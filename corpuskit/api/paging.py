@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import json
@@ -23,6 +24,18 @@ MAX_CURSOR_LENGTH = 1024
 
 def fingerprint(scope: str, filters: dict) -> str:
     """A short digest of an endpoint name and its (normalised) filters."""
+    try:
+        return _fingerprint(scope, tuple(filters.items()))
+    except TypeError:  # an unhashable filter value
+        return _digest(scope, filters)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fingerprint(scope: str, items: tuple) -> str:
+    return _digest(scope, dict(items))
+
+
+def _digest(scope: str, filters: dict) -> str:
     text = json.dumps([scope, filters], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import weakref
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -138,9 +139,8 @@ _CLEANUP_SQL = "DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?,
 _STAMP_SQL = ("UPDATE api_keys SET last_used_at = ? WHERE id = ? "
               "AND (last_used_at IS NULL OR last_used_at <> ?)")
 
-#: (connection id, key id) -> the minute window this connection last cleaned up / the stamp it last wrote.
-_cleaned: dict = {}
-_stamped: dict = {}
+#: corpus -> {key id: [minute window this process last cleaned up, last_used_at stamp it last wrote]}
+_memos: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _write(conn, lock, sql, args):
@@ -150,33 +150,34 @@ def _write(conn, lock, sql, args):
         return conn.execute(sql, args)
 
 
-def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, lock=None) -> RateDecision:
+def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, lock=None,
+            memo: list | None = None) -> RateDecision:
     """Count one request for ``key_id`` at ``now`` if its allowances permit.
 
     The check and the count are one SQL statement on ``conn`` (a connection
     in autocommit mode), so they are exact under any number of concurrent
     connections and processes. ``lock`` (optional) is held around each write
     so that threads of one process queue on it rather than on SQLite's lock.
-    Then the counters are read back for the headers; each connection drops a
-    key's finished windows once per minute and stamps ``last_used_at`` once
-    per second.
+    Then the key's finished windows are dropped and ``last_used_at`` stamped
+    (to the second), and the counters read back for the headers. ``memo``
+    (optional, ``[minute window, stamp]`` shared by one process's calls for
+    this key) skips the cleanup and the stamp when this process already did
+    them this minute / this second.
     """
     now = utc(now)
     minute_name, day_name = window_names(now)
     to_minute, to_day = seconds_to_resets(now)
     allowed = _write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day)).rowcount > 0
-    memo = (id(conn), key_id)
-    if len(_stamped) > 10_000:
-        _stamped.clear()
-        _cleaned.clear()
     if allowed:
-        if _cleaned.get(memo) != minute_name:
+        if memo is None:
+            memo = [None, None]
+        if memo[0] != minute_name:
             _write(conn, lock, _CLEANUP_SQL, (key_id, minute_name, day_name))
-            _cleaned[memo] = minute_name
+            memo[0] = minute_name
         stamp = iso(now)
-        if _stamped.get(memo) != stamp:
+        if memo[1] != stamp:
             _write(conn, lock, _STAMP_SQL, (stamp, key_id, stamp))
-            _stamped[memo] = stamp
+            memo[1] = stamp
     counts = dict(conn.execute(_USAGE_SQL, (key_id, minute_name, day_name)).fetchall())
     # Read after the write, the counters include this request (and maybe later ones); a
     # process already in the next minute may have dropped this minute's row meanwhile.
@@ -238,8 +239,14 @@ def check_and_count(corpus, key_info, now=None) -> dict[str, str]:
     from corpuskit.api.errors import JsonResponse
 
     moment = (now or clock)()
+    memos = _memos.get(corpus)
+    if memos is None:
+        memos = _memos.setdefault(corpus, {})
+    memo = memos.get(key_info.id)
+    if memo is None:
+        memo = memos.setdefault(key_info.id, [None, None])
     decision = consume(corpus.conn, key_info.id, key_info.per_minute, key_info.per_day, moment,
-                       lock=write_lock(corpus))
+                       lock=write_lock(corpus), memo=memo)
     if not decision.allowed:
         raise JsonResponse({"error": decision.message, "upgradeUrl": upgrade_url(corpus)},
                            status=429, headers=decision.headers())

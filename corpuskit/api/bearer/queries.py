@@ -17,32 +17,12 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.api.totals import cached_total
+
 # /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
 V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
 STORED_TO_V1_KIND = {v: k for k, v in V1_SIGNAL_KINDS.items()}
 SITEMAP_PAGE_SIZE = 500
-
-
-_TOTALS: dict = {}
-
-
-def _data_version(conn) -> tuple:
-    """Changes whenever records are added or removed or any stage runs (a few index lookups)."""
-    return tuple(conn.execute(
-        "SELECT (SELECT count(*) FROM records), (SELECT max(id) FROM records), "
-        "(SELECT max(rowid) FROM runs)").fetchone())
-
-
-def cached_total(conn, sql: str, args) -> int:
-    """``count(*)`` of a list, remembered until :func:`_data_version` changes."""
-    key = (sql, tuple(args), _data_version(conn))
-    total = _TOTALS.get(key)
-    if total is None:
-        total = conn.execute(sql, args).fetchone()[0]
-        if len(_TOTALS) > 4096:
-            _TOTALS.clear()
-        _TOTALS[key] = total
-    return total
 
 
 def _where(clauses: list[str]) -> str:

@@ -18,7 +18,7 @@ Every 401 carries ``WWW-Authenticate: Bearer realm="corpuskit"``.
 from __future__ import annotations
 
 from corpuskit.api.auth import bearer_token, cached_lookup
-from corpuskit.api.errors import abort_json
+from corpuskit.api.errors import JsonError, abort_json
 from corpuskit.store.keys import has_keys, key_prefix
 
 NOT_CONFIGURED = "API access not configured"
@@ -46,15 +46,25 @@ def presented_key(request) -> str | None:
 
 def require_key(corpus, request):
     """The caller's :class:`~corpuskit.store.keys.KeyInfo`, or the 503/401 JSON answer."""
+    try:
+        key = presented_key(request)
+    except JsonError:
+        _configured(corpus)
+        raise
+    if key is None:
+        _configured(corpus)
+        abort_json(401, KEY_REQUIRED, UNAUTHORIZED_HEADERS)
+    info = None
+    if (len(key) <= _MAX_KEY_LENGTH and key.startswith(key_prefix())
+            and key.isascii() and key.isprintable()):
+        info = cached_lookup(corpus, key)
+    if info is None:
+        _configured(corpus)
+        abort_json(401, INVALID_KEY, UNAUTHORIZED_HEADERS)
+    return info  # a valid key: keys are configured, rule 1 holds without asking
+
+
+def _configured(corpus) -> None:
+    """Rule 1: 503 when the corpus has no key at all."""
     if not has_keys(corpus.conn):
         abort_json(503, NOT_CONFIGURED)
-    key = presented_key(request)
-    if key is None:
-        abort_json(401, KEY_REQUIRED, UNAUTHORIZED_HEADERS)
-    if (len(key) > _MAX_KEY_LENGTH or not key.startswith(key_prefix())
-            or not key.isascii() or not key.isprintable()):
-        abort_json(401, INVALID_KEY, UNAUTHORIZED_HEADERS)
-    info = cached_lookup(corpus, key)
-    if info is None:
-        abort_json(401, INVALID_KEY, UNAUTHORIZED_HEADERS)
-    return info

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.api.totals import cached_total
 from corpuskit.errors import NotFoundError
 
 TOPIC_NOT_FOUND = "Topic not found"
@@ -72,10 +73,10 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple
     conn = corpus.conn
     if topic is None:
         # No join is needed to count: records alone decide the total.
-        total = conn.execute("SELECT count(*) FROM records r" + clause, args).fetchone()[0]
+        total = cached_total(conn, "SELECT count(*) FROM records r" + clause, args)
     else:
-        total = conn.execute("SELECT count(*) FROM records r LEFT JOIN enrichment e "
-                             "ON e.record_id = r.id" + clause, args).fetchone()[0]
+        total = cached_total(conn, "SELECT count(*) FROM records r LEFT JOIN enrichment e "
+                             "ON e.record_id = r.id" + clause, args)
     rows = conn.execute(
         "SELECT " + _DISCOURSE_ITEM + _DISCOURSE_FROM + clause
         + " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?",

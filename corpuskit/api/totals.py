@@ -1,0 +1,49 @@
+"""List totals (``count(*)``) remembered until the corpus data changes.
+
+A paged list answers its ``total`` on every page; counting a filtered join on
+every request costs more than the page itself. :func:`cached_total` keeps each
+count per process, keyed by the query and a data version read from a few cheap
+queries: the number and newest id of records (records added or removed) and the
+number of runs and of finished runs (every stage, in any process, writes a run
+row when it starts and marks it when it ends). While a run is in progress
+nothing is cached, so a total is never older than the data it counts.
+"""
+from __future__ import annotations
+
+import threading
+
+_VERSION_SQL = ("SELECT (SELECT count(*) FROM records), (SELECT max(id) FROM records), "
+                "(SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE status = 'running')")
+_MAX_ENTRIES = 4096
+_totals: dict = {}
+_lock = threading.Lock()
+
+
+def data_version(conn) -> tuple | None:
+    """A stamp that changes whenever records or any stage's output change; None while a stage runs."""
+    records, newest, runs, running = conn.execute(_VERSION_SQL).fetchone()
+    if running:
+        return None
+    return records, newest, runs
+
+
+def cached_total(conn, sql: str, args=()) -> int:
+    """The single integer ``sql`` answers (a ``count(*)``), remembered until :func:`data_version` changes."""
+    version = data_version(conn)
+    if version is None:
+        return conn.execute(sql, args).fetchone()[0]
+    key = (sql, tuple(args), version)
+    total = _totals.get(key)
+    if total is None:
+        total = conn.execute(sql, args).fetchone()[0]
+        with _lock:
+            if len(_totals) >= _MAX_ENTRIES:
+                _totals.clear()
+            _totals[key] = total
+    return total
+
+
+def clear() -> None:
+    """Forget every remembered total (tests)."""
+    with _lock:
+        _totals.clear()
