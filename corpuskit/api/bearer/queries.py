@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.api.rowsets import fetch_rows
 from corpuskit.api.totals import cached_total
 
 # /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
@@ -56,11 +57,19 @@ def record_page(conn, source=None, sentiment=None, since=None, until=None, after
     if after is not None:
         clauses.append("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))")
         args += [after[0], after[0], after[1]]
-    rows = conn.execute(
-        f"{_RECORD_COLUMNS}{join}{_where(clauses)} ORDER BY r.published_at DESC, r.id DESC LIMIT ?",
-        args + [limit + 1],
-    ).fetchall()
+    rows = fetch_rows(conn, _RECORD_LIST,
+                      f"FROM records r {join}{_where(clauses)} ORDER BY r.published_at DESC, r.id DESC LIMIT ?",
+                      args + [limit + 1], order_key=_newest_first)
     return rows, total
+
+
+_RECORD_LIST = (("id", "r.id", False), ("source", "r.source", False), ("title", "r.title", False),
+                ("url", "r.url", False), ("published_at", "r.published_at", False),
+                ("sentiment_score", "e.sentiment_score", True), ("sentiment_label", "e.sentiment_label", False))
+
+
+def _newest_first(row):
+    return row["published_at"], row["id"]
 
 
 def record_row(conn, record_id: int):
