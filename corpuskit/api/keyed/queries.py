@@ -77,11 +77,20 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple
     else:
         total = cached_total(conn, "SELECT count(*) FROM records r LEFT JOIN enrichment e "
                              "ON e.record_id = r.id" + clause, args)
-    rows = conn.execute(
-        "SELECT " + _DISCOURSE_ITEM + _DISCOURSE_FROM + clause
-        + " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?",
-        args + [limit, offset],
-    ).fetchall()
+    order = " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?"
+    # The whole page in one row (one SQLite step, see corpuskit.api.rowsets), with the
+    # sort keys beside it: SQLite aggregates a subquery in its order in practice but
+    # does not promise to, so the order is checked and the page re-read row by row
+    # in the (never yet seen) case it is not.
+    joined, keys = conn.execute(
+        "SELECT group_concat(item, char(30)), json_group_array(json_array(captured_at, id)) FROM ("
+        "SELECT " + _DISCOURSE_ITEM + " AS item, r.captured_at AS captured_at, r.id AS id"
+        + _DISCOURSE_FROM + clause + order + ")", args + [limit, offset]).fetchone()
+    keys = [tuple(k) for k in json.loads(keys)]
+    if all(a > b for a, b in zip(keys, keys[1:])):
+        return (joined.split("\x1e") if joined else []), total
+    rows = conn.execute("SELECT " + _DISCOURSE_ITEM + _DISCOURSE_FROM + clause + order,
+                        args + [limit, offset]).fetchall()
     return [r[0] for r in rows], total
 
 
