@@ -1,9 +1,9 @@
 """Throughput and latency of the keyed interface over real HTTP, with the rate limiter on.
 
-    python benchmarks/bench_api_keyed.py [--db demo.db] [--seconds 10] [--threads 24]
+    python benchmarks/bench_api_keyed.py [--db demo.db] [--seconds 10] [--workers N] [--threads N]
 
-Serves the corpus with waitress in a separate process (so the load generator
-does not share the server's interpreter), creates an enterprise key with a
+Serves the corpus with ``server.py`` in separate processes (``--workers``,
+default one per CPU, each with ``--threads`` waitress threads), creates an enterprise key with a
 huge allowance (every request still goes through the rate-limit transaction),
 then drives keep-alive connections from client threads:
 
@@ -15,7 +15,7 @@ then drives keep-alive connections from client threads:
 
 The load comes from ``wrk`` when it is installed (one thread, so the server
 keeps the CPU), else from Python threads. Besides requests/s and p50/p99 it
-reports the server process's CPU time per request, a figure that does not
+reports the server processes' CPU time per request, a figure that does not
 depend on what else the machine is running.
 
 Without ``--db`` the default demo corpus (20,000 records, 60 days, every
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import multiprocessing
 import os
 import re
 import shutil
@@ -53,20 +52,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _serve(db: str, port: int, threads: int) -> None:
-    import logging
-
-    import waitress
-
-    from corpuskit import open_corpus
-    from corpuskit.api import create_app
-
-    logging.basicConfig(level=logging.WARNING)
-    corpus = open_corpus(db)
-    waitress.serve(create_app(corpus), host="127.0.0.1", port=port, threads=threads,
-                   connection_limit=200, ident="corpuskit-bench", _quiet=True)
 
 
 def wait_ready(port: int, timeout: float = 60.0) -> None:
@@ -164,12 +149,14 @@ def drive_wrk(port: int, paths, connections: int, seconds: float, headers: dict)
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux ``/proc``; NaN elsewhere)."""
+    """User + system CPU seconds of a process and its children (Linux ``/proc``; NaN elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except (OSError, IndexError, ValueError):
         return float("nan")
+    return total + sum(cpu_seconds(int(child)) for child in children)
 
 
 def limiter_cost(db: str, n: int = 2000) -> float:
@@ -208,7 +195,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="corpus file (default: the demo corpus, built once)")
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--threads", type=int, default=24, help="waitress worker threads")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server processes")
+    parser.add_argument("--threads", type=int, default=96, help="waitress threads per server process")
     parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto",
                         help="load generator: wrk when installed (default), else Python threads")
     args = parser.parse_args(argv)
@@ -224,9 +212,9 @@ def main(argv=None) -> int:
 
     load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     port = free_port()
-    server = multiprocessing.get_context("spawn").Process(
-        target=_serve, args=(str(db), port, args.threads), daemon=True)
-    server.start()
+    server = subprocess.Popen([sys.executable, str(ROOT / "server.py"), "--db", str(db), "--port", str(port),
+                               "--no-key", "--workers", str(args.workers), "--threads", str(args.threads)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:
         wait_ready(port)
         conn = http.client.HTTPConnection("127.0.0.1", port)
@@ -249,17 +237,18 @@ def main(argv=None) -> int:
 
         if search_ok:
             paths = ["/api/v1/search?q=" + q.replace(" ", "+") for q in SEARCH_QUERIES]
+            drive(port, paths, 8, 3.0, headers)  # warm-up: every server process loads its search index
             measured("GET /api/v1/search?q=...", paths, 8, args.seconds, headers)
         measured("GET /api/v1/discourse?limit=50", ["/api/v1/discourse?limit=50"], 16,
                  args.seconds, headers)
         measured("GET /api/v1/topics", ["/api/v1/topics"], 16, args.seconds / 2, headers)
     finally:
         server.terminate()
-        server.join(10)
+        server.wait(10)
     cost = limiter_cost(str(db))
 
     print()
-    print(f"corpus: {db} ({records:,} records); waitress threads: {args.threads}; "
+    print(f"corpus: {db} ({records:,} records); server: {args.workers} processes x {args.threads} threads; "
           f"{args.seconds:g} s per run; client: {'wrk' if use_wrk else 'python'}; "
           f"rate limiter on (enterprise key); load average before: {load_before}")
     print(f"{'endpoint':32} {'conns':>5} {'requests':>9} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "

@@ -1,8 +1,10 @@
 """Throughput and tail latency of the /v1 interface on the demo corpus.
 
     python benchmarks/bench_api_v1.py [--db demo.db] [--seconds 10] [--connections 16]
+                                      [--workers N] [--server-threads N]
 
-Starts ``server.py`` (waitress, threaded) on the corpus (building a 6,000-record
+Starts ``server.py`` (waitress; ``--workers`` processes, default one per CPU, each
+with ``--server-threads`` threads, default server.py's) on the corpus (building a 6,000-record
 demo corpus first when ``--db`` is missing), creates an enterprise key with a
 limit high enough not to refuse, and drives three endpoints with ``wrk``
 (Debian package; one load thread so it leaves the server most of the CPU):
@@ -66,7 +68,8 @@ def main() -> int:
     parser.add_argument("--db", default="/tmp/corpuskit-bench-demo.db")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--server-threads", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server processes")
+    parser.add_argument("--server-threads", type=int, default=96, help="threads per server process")
     parser.add_argument("--datasette", default="/work/venv-datasette/bin/datasette")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -87,9 +90,10 @@ def main() -> int:
     n_records = corpus.count()
     corpus.close()
 
+    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     port = free_port()
     server = subprocess.Popen([sys.executable, str(ROOT / "server.py"), "--db", str(path), "--port", str(port),
-                               "--no-key", "--threads", str(args.server_threads)],
+                               "--no-key", "--threads", str(args.server_threads), "--workers", str(args.workers)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     results = []
     try:
@@ -144,7 +148,8 @@ def main() -> int:
         print(f"(datasette not found at {args.datasette}; skipped)")
 
     print(f"\n{n_records} records, {args.connections} connections, {args.seconds} s each, wrk -t1, "
-          f"server threads {args.server_threads}, {os.cpu_count()} CPUs")
+          f"server {args.workers} processes x {args.server_threads} threads, {os.cpu_count()} CPUs, "
+          f"load average before: {load_before}")
     print(f"{'endpoint':<66} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
     for label, r in results:
         print(f"{label:<66} {r['rps']:>8.0f} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['errors']:>8}")

@@ -1,12 +1,13 @@
-"""List totals (``count(*)``) remembered until the corpus data changes.
+"""List totals (``count(*)``) and pages remembered until the corpus data changes.
 
 A paged list answers its ``total`` on every page; counting a filtered join on
 every request costs more than the page itself. :func:`cached_total` keeps each
-count per process, keyed by the query and a data version read from a few cheap
-queries: the number and newest id of records (records added or removed) and the
-number of runs and of finished runs (every stage, in any process, writes a run
-row when it starts and marks it when it ends). While a run is in progress
-nothing is cached, so a total is never older than the data it counts.
+count per process, and :func:`cached_page` a rendered page, keyed by the query
+and a data version read from a few cheap queries: the number and newest id of
+records (records added or removed) and the number of runs and of running runs
+(every stage, in any process, writes its output inside ``Corpus.run_stage``,
+which writes a run row when it starts and marks it when it ends). While a run
+is in progress nothing is cached, so an answer is never older than the data.
 """
 from __future__ import annotations
 
@@ -43,7 +44,28 @@ def cached_total(conn, sql: str, args=()) -> int:
     return total
 
 
+_pages: dict = {}
+_MAX_PAGES = 256
+
+
+def cached_page(conn, key: tuple, compute):
+    """``compute()`` (a rendered page), remembered per ``key`` until :func:`data_version` changes."""
+    version = data_version(conn)
+    if version is None:
+        return compute()
+    full_key = (key, version)
+    page = _pages.get(full_key)
+    if page is None:
+        page = compute()
+        with _lock:
+            if len(_pages) >= _MAX_PAGES:
+                _pages.clear()
+            _pages[full_key] = page
+    return page
+
+
 def clear() -> None:
-    """Forget every remembered total (tests)."""
+    """Forget every remembered total and page (tests)."""
     with _lock:
         _totals.clear()
+        _pages.clear()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from corpuskit.api.totals import cached_total
+from corpuskit.api.totals import cached_page, cached_total
 from corpuskit.errors import NotFoundError
 
 TOPIC_NOT_FOUND = "Topic not found"
@@ -54,7 +54,17 @@ _DISCOURSE_FROM = (
 
 
 def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
-    """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id)."""
+    """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id).
+
+    Pages are remembered until the data changes (:func:`corpuskit.api.totals.cached_page`).
+    """
+    if topic is not None:
+        topic_row(corpus, topic)  # an unknown topic is 404 even when nothing is cached
+    return cached_page(corpus.conn, ("discourse", source, topic, since, until, limit, offset),
+                       lambda: _read_discourse_page(corpus, source, topic, since, until, limit, offset))
+
+
+def _read_discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
     where, args = [], []
     if source is not None:
         where.append("r.source = ?")
