@@ -21,7 +21,9 @@ import weakref
 
 KINDS = ("rec", "sto", "sig", "top", "ent", "arc")
 _SECRET_META_KEY = "api_id_secret"
-_TOKEN_RE = re.compile(r"^[a-z2-7]{21}$")
+# 13 bytes are 104 bits: the 21st base32 character carries 4 bits and a zero pad bit, so it is
+# one of the 16 even-valued characters; any other last character would decode to the same id.
+_TOKEN_RE = re.compile(r"^[a-z2-7]{20}[acegikmoqsuwy246]$")
 _TAG_BYTES = 5
 _secrets: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # corpus -> {meta key: secret}
 _lock = threading.Lock()

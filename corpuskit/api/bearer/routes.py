@@ -19,6 +19,7 @@ from corpuskit.api.bearer.stream import signal_stream
 from corpuskit.api.errors import abort_json, json_response
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
+from corpuskit.api.totals import cached_page
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.ingest.records import SOURCE_KINDS
 
@@ -112,9 +113,13 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
         since, until = params.time_range()
         size = limit()
         filters = {"source": source, "sentiment": sentiment, "from": since, "to": until}
-        return paged("records", filters, 2,
-                     lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size),
-                     lambda r: [r["published_at"], r["id"]], lambda r: shapes.record_item(corpus, r), size)
+        token = cursor()
+        decode_cursor(corpus, "records", filters, token, 2)  # a bad cursor is 400, cached page or not
+        # records and their enrichment change only with imports and stage runs: the data version
+        return cached_page(conn(), ("v1/records", source, sentiment, since, until, token, size), lambda: paged(
+            "records", filters, 2,
+            lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size),
+            lambda r: [r["published_at"], r["id"]], lambda r: shapes.record_item(corpus, r), size))
 
     @bearer("/v1/records/<rid>")
     def record(rid):
