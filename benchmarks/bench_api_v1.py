@@ -107,6 +107,7 @@ def main() -> int:
                   "/v1/records?limit=20&source=reddit&sentiment=positive"),
                  ("corpuskit /v1/records/{id}", f"/v1/records/{first['id']}")]
         for label, route in cases:
+            wrk(base + route, 1, args.connections, auth)  # warm-up: every server process, every cache
             results.append((label, wrk(base + route, args.seconds, args.connections, auth)))
     finally:
         server.terminate()
