@@ -52,9 +52,10 @@ def main(argv=None) -> int:
     index = search_index(corpus)
     print(f"search cache built in {(time.perf_counter() - t0) * 1000:.0f} ms (once per enrichment change)")
     rng = np.random.default_rng(0)
-    titles = [r[0] for r in conn.execute(
-        "SELECT content_text FROM records WHERE id IN (SELECT id FROM records ORDER BY random() LIMIT ?)",
-        (args.queries,))]
+    all_ids = [r[0] for r in conn.execute("SELECT id FROM records ORDER BY id")]
+    picked = sorted(int(i) for i in rng.choice(len(all_ids), size=min(args.queries, len(all_ids)), replace=False))
+    titles = [conn.execute("SELECT content_text FROM records WHERE id = ?", (all_ids[i],)).fetchone()[0]
+              for i in picked]
     queries = [" ".join(t.split()[:8]) for t in titles]
     sources = sorted(index.spans)
     plan = [(q, sources[i % len(sources)]) for i, q in enumerate(queries)]

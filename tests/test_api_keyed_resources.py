@@ -372,8 +372,6 @@ HOSTILE = ["'", "\"; DROP TABLE records; --", "%00", "%FF%FE", "x" * 5000, "%E2%
     ("/api/v1/clusters", ["topic", "limit"]),
 ])
 def test_hostile_parameters_never_500_never_html(api, endpoint, names):
-    from tests.http_client import call
-
     for name in names:
         for value in HOSTILE:
             sep = "&" if "?" in endpoint else "?"

@@ -32,7 +32,6 @@ def planted(tmp_path_factory):
 @pytest.fixture
 def fixture_corpus(planted, tmp_path):
     """A private copy of the analysed fixture (tests may write to it)."""
-    import shutil
 
     path = tmp_path / "copy.db"
     src = open_corpus(planted[0])

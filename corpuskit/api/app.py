@@ -10,13 +10,14 @@ never Bottle's HTML page.
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import os
 
 import bottle
 
+from corpuskit.api.bearer import routes as bearer_routes
 from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
+from corpuskit.api.keyed import routes as keyed_routes
 from corpuskit.errors import NotFoundError, ValidationError
 
 log = logging.getLogger("corpuskit.api")
@@ -69,19 +70,6 @@ def json_plugin(callback):
     return wrapper
 
 
-def _install_optional(module_name: str, app, corpus, **kwargs) -> bool:
-    """Call ``<module>.install(app, corpus)`` when that module exists."""
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            log.debug("%s not present; its routes are not served", module_name)
-            return False
-        raise
-    module.install(app, corpus, **kwargs)
-    return True
-
-
 def create_app(corpus, heartbeat_seconds: float | None = None) -> bottle.Bottle:
     """The WSGI app serving ``corpus`` under ``/v1`` and ``/api/v1``.
 
@@ -98,6 +86,6 @@ def create_app(corpus, heartbeat_seconds: float | None = None) -> bottle.Bottle:
     app.install(json_plugin)
     app.config["corpuskit.corpus"] = corpus
     app.config["corpuskit.heartbeat_seconds"] = float(heartbeat_seconds)
-    _install_optional("corpuskit.api.bearer.routes", app, corpus, heartbeat_seconds=float(heartbeat_seconds))
-    _install_optional("corpuskit.api.keyed.routes", app, corpus)
+    bearer_routes.install(app, corpus, heartbeat_seconds=float(heartbeat_seconds))
+    keyed_routes.install(app, corpus)
     return app

@@ -11,6 +11,7 @@ import hashlib
 import threading
 import time
 
+from corpuskit.api import ratelimit
 from corpuskit.api.errors import abort_json
 from corpuskit.store.keys import lookup_key
 
@@ -80,15 +81,9 @@ def authenticate(corpus, request):
 
 
 def rate_limit_headers(corpus, key_info) -> dict:
-    """Count the request against the key's allowance, if the rate limiter is installed.
+    """Count the request against the key's allowance.
 
     Returns headers to add to the answer; the limiter raises a 429 JSON error
     when the allowance is spent.
     """
-    try:
-        from corpuskit.api import ratelimit
-    except ModuleNotFoundError as exc:
-        if exc.name == "corpuskit.api.ratelimit":
-            return {}
-        raise
     return ratelimit.check_and_count(corpus, key_info) or {}

@@ -11,7 +11,6 @@ same file always gives the same tables.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -18,7 +18,6 @@ it falls back to a full replay when the fingerprint or the settings differ
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 
 from corpuskit.analysis.signals.divergence import DivergenceDetector

@@ -8,7 +8,6 @@ see ``docs/api.md`` for every choice the spec leaves open.
 from __future__ import annotations
 
 import functools
-import importlib
 
 import bottle
 
@@ -20,8 +19,13 @@ from corpuskit.api.errors import abort_json, json_response
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
 from corpuskit.api.totals import cached_page
+from corpuskit.analysis import corpus_stats, entity_stats
+from corpuskit.enrich import entities as entity_keys
 from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.ingest.collectors import health as source_health_module
 from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.narrate import read as narrate_read
+from corpuskit.narrate import slugs as story_slugs
 
 LIMIT_DEFAULT, LIMIT_MAX = 20, 100
 FEED_DEFAULT, FEED_MAX = 10, 50
@@ -33,16 +37,6 @@ SENTIMENTS = ("positive", "neutral", "negative")
 SEVERITIES = ("high", "medium", "low")
 STATUSES = ("open", "resolved")
 ENTITY_TYPES = ("person", "org", "product", "place", "concept")
-
-
-def _library(module: str):
-    """A library module another stage provides (imported on first use); 503 when absent."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            abort_json(503, f"this endpoint needs {module}, which this build does not include")
-        raise
 
 
 def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None:
@@ -172,7 +166,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
 
     @bearer("/v1/stories/lead")
     def lead_story():
-        return shapes.story(corpus, _library("corpuskit.narrate.read").lead_story(corpus))
+        return shapes.story(corpus, narrate_read.lead_story(corpus))
 
     @bearer("/v1/stories/count")
     def story_count():
@@ -183,14 +177,13 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
     def story_by_slug(slug):
         if len(slug) > 300:
             abort_json(404, "story not found")
-        read = _library("corpuskit.narrate.read")
         try:
-            _, canonical, is_canonical = _library("corpuskit.narrate.slugs").resolve_story_slug(conn(), slug)
+            _, canonical, is_canonical = story_slugs.resolve_story_slug(conn(), slug)
         except NotFoundError:
             abort_json(404, "story not found")
         if not is_canonical:
             redirect(shapes.story_slug_path(canonical))
-        return shapes.story(corpus, read.story_by_slug(corpus, canonical))
+        return shapes.story(corpus, narrate_read.story_by_slug(corpus, canonical))
 
     @bearer("/v1/stories/by-topic/<tid>")
     def stories_by_topic(tid):
@@ -214,7 +207,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
     def story_call(sid, function):
         story_id = need("sto", sid, "story")
         try:
-            return getattr(_library("corpuskit.narrate.read"), function)(corpus, story_id)
+            return getattr(narrate_read, function)(corpus, story_id)
         except NotFoundError:
             abort_json(404, "story not found")
 
@@ -304,8 +297,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
 
     # -- entities ---------------------------------------------------------------
     def entity_list_extras(ids):
-        stats = _library("corpuskit.analysis.entity_stats")
-        found = stats.entity_list_rows(corpus, ids)
+        found = entity_stats.entity_list_rows(corpus, ids)
         if isinstance(found, dict):
             return {int(k): v for k, v in found.items()}
         return {int(row["id"]): row for row in found}
@@ -315,7 +307,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
         if row is None:
             abort_json(404, "entity not found")
         try:
-            detail = dict(_library("corpuskit.analysis.entity_stats").entity_detail(corpus, entity_id))
+            detail = dict(entity_stats.entity_detail(corpus, entity_id))
         except NotFoundError:
             abort_json(404, "entity not found")
         detail.update(shapes.entity_base(corpus, row))
@@ -361,7 +353,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
         if len(key) > 300:
             abort_json(404, "entity not found")
         try:
-            entity_id, is_canonical = _library("corpuskit.enrich.entities").resolve_entity_key(conn(), key)
+            entity_id, is_canonical = entity_keys.resolve_entity_key(conn(), key)
         except NotFoundError:
             abort_json(404, "entity not found")
         if not is_canonical:
@@ -376,19 +368,16 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
     # -- sources and stats ------------------------------------------------------
     @bearer("/v1/sources")
     def sources():
-        rows = _library("corpuskit.ingest.collectors.health").source_health(corpus)
+        rows = source_health_module.source_health(corpus)
         return {"sources": [{"id": r["source"], "recordCount": r["recordCount"],
                              "lastIngestedAt": r["lastIngestedAt"], "healthy": r["healthy"]} for r in rows]}
 
     def days(default=DAYS_DEFAULT, maximum=DAYS_MAX):
         return params.int_param("days", default, minimum=1, maximum=maximum)
 
-    def stats():
-        return _library("corpuskit.analysis.corpus_stats")
-
     @bearer("/v1/stats/global/timeline")
     def global_timeline():
-        return {"timeline": stats().global_timeline(corpus, days())}
+        return {"timeline": corpus_stats.global_timeline(corpus, days())}
 
     @bearer("/v1/stats/sources/<source>/timeline")
     def source_timeline(source):
@@ -396,19 +385,19 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
         if source not in SOURCE_KINDS:
             abort_json(404, "source not found")
         try:
-            return stats().source_timeline(corpus, source, window)
+            return corpus_stats.source_timeline(corpus, source, window)
         except NotFoundError:
             abort_json(404, "source not found")
 
     @bearer("/v1/stats/sentiment/timeline")
     def sentiment_timeline():
         window = min(days(SENTIMENT_DAYS_DEFAULT), SENTIMENT_LIVE_DAYS)
-        return stats().sentiment_timeline(corpus, window)
+        return corpus_stats.sentiment_timeline(corpus, window)
 
     @bearer("/v1/stats/entities/trending")
     def trending():
         n = params.int_param("n", TRENDING_DEFAULT, minimum=1, maximum=TRENDING_MAX)
-        found = _library("corpuskit.analysis.entity_stats").trending_entities(corpus, n)
+        found = entity_stats.trending_entities(corpus, n)
         rows = found["entities"] if isinstance(found, dict) else found
         out = []
         for r in rows:
@@ -422,7 +411,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
 
     @bearer("/v1/stats/topics/distribution")
     def topic_distribution():
-        data = stats().topic_distribution(corpus)
+        data = corpus_stats.topic_distribution(corpus)
         return {"topics": [{"id": encode_id(corpus, "top", t["topicId"]), "label": t["label"],
                             "share": t["share"], "recordCount": t["recordCount"]} for t in data["topics"]],
                 "totalRecords": data["totalRecords"]}
@@ -432,7 +421,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
         window = days()
         topic_id = need("top", tid, "topic")
         try:
-            data = stats().topic_timeline(corpus, topic_id, window)
+            data = corpus_stats.topic_timeline(corpus, topic_id, window)
         except NotFoundError:
             abort_json(404, "topic not found")
         return {"topicId": encode_id(corpus, "top", topic_id), "timeline": data["timeline"]}
@@ -449,7 +438,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
         if len(slug) > 300:
             abort_json(404, "arc not found")
         try:
-            data = _library("corpuskit.narrate.read").arc_detail(corpus, slug)
+            data = narrate_read.arc_detail(corpus, slug)
         except NotFoundError:
             abort_json(404, "arc not found")
         data = dict(data, id=encode_id(corpus, "arc", data["id"]))

@@ -132,11 +132,6 @@ def search(corpus):
         abort_json(404, queries.TOPIC_NOT_FOUND)
     except StageNotRunError as exc:
         abort_json(503, str(exc))
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith("corpuskit"):
-            log.exception("search failed for q=%r", q[:80])
-            abort_json(500, "Search failed")
-        abort_json(503, "search is not available in this build (corpuskit.search is missing)")
     except Exception:
         log.exception("search failed for q=%r", q[:80])
         abort_json(500, "Search failed")

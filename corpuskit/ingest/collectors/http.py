@@ -117,7 +117,7 @@ class HttpClient:
                 raise CollectorError(
                     f"{self.source}: HTTP {status} from {shown}: {body}".rstrip(": ")
                 ) from exc
-            except (socket.timeout, TimeoutError) as exc:
+            except (socket.timeout, TimeoutError):
                 last_problem = f"timed out after {self.timeout:g} s"
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (socket.timeout, TimeoutError)):
