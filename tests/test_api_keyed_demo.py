@@ -96,7 +96,6 @@ def test_narratives_and_entities_on_real_data(demo_api):
 
 
 def test_search_on_the_demo(demo_api):
-    pytest.importorskip("corpuskit.search", reason="the search module has not landed")
     body = demo_api("/api/v1/search?q=new+chip+export+rules&limit=10")
     assert body["query"] == "new chip export rules"
     assert 0 < len(body["results"]) <= 10

@@ -401,6 +401,5 @@ def test_undecodable_path_is_json_4xx(api):
 
 
 def test_search_before_enrichment_is_503_with_the_reason(api):
-    pytest.importorskip("corpuskit.search", reason="the search module has not landed")
     body = bad(api, "/api/v1/search?q=carbon+heat", 503)
     assert "enrich" in body["error"]

@@ -9,14 +9,12 @@ from tests.api_v1_common import V1
 from tests.http_client import assert_json_error, call
 
 from corpuskit import open_corpus
-from importlib.util import find_spec
 from corpuskit.api import auth
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, encode_cursor
 from corpuskit.store.keys import revoke_key
 
 
-HAVE_ENTITY_STATS = find_spec("corpuskit.analysis.entity_stats") is not None
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +138,6 @@ def test_every_endpoint_error_is_json_with_an_error_string(v1):
             if status in (200, 301):
                 continue  # endpoints without that parameter ignore it
             assert_json_error(status, body, None, headers)
-            if status == 503:
-                assert not HAVE_ENTITY_STATS and "entit" in case, (case, body)
-                continue
             assert 400 <= status < 500 or status == 501, (case, status, body)
 
 
@@ -168,7 +163,7 @@ def test_hostile_query_values_never_500_never_html(v1):
             # every (endpoint, value) pair meets three names; every name meets every value somewhere
             for name in (names[(i + j + k * 5) % len(names)] for k in range(3)):
                 status, headers, body = call(v1.app, "GET", f"{path}?{name}={quote(value, safe='%')}", v1.auth)
-                assert status < 500 or status == 501 or (status == 503 and not HAVE_ENTITY_STATS), (
+                assert status < 500 or status == 501, (
                     path, name, value, status, body[:200])
                 assert headers["content-type"].startswith("application/json"), (path, name, value)
                 if status >= 400:
@@ -202,8 +197,6 @@ def test_limits_and_days_are_clamped_and_bad_values_are_400(v1):
         path = "/v1/stats/global/timeline" if query.startswith("days") else (
             "/v1/stats/entities/trending" if query.startswith("n=") else "/v1/records")
         status, headers, body = v1.get(f"{path}?{query}")
-        if path.endswith("trending") and status == 503:
-            continue
         assert_json_error(status, body, 400, headers)
     for query in ("source=myspace", "sentiment=happy", "from=not-a-date", "to=2026-13-45",
                   "from=2026-03-01&to=2026-02-01", "sentiment=POSITIVE"):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from importlib.util import find_spec
 
 import pytest
 
@@ -10,10 +9,6 @@ from corpuskit.clock import iso
 from tests.api_fixtures import NOW, insert_record
 from tests.api_v1_common import V1
 from tests.http_client import assert_json_error
-
-needs_entity_stats = pytest.mark.skipif(find_spec("corpuskit.analysis.entity_stats") is None,
-                                        reason="corpuskit.analysis.entity_stats not in this build")
-
 
 @pytest.fixture(scope="module")
 def v1():
@@ -168,7 +163,6 @@ def test_topics_list_and_detail(v1):
     missing(v1, f"/v1/topics/{v1.id('top', 77)}")
 
 
-@needs_entity_stats
 def test_entities_list_detail_and_slug_redirects(v1):
     items = v1.walk("/v1/entities?limit=2")
     assert [e["slug"] for e in items] == ["openai", "ada-lovelace", "widgets"]   # mentioned entities only

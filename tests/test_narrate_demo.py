@@ -3,15 +3,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-pytest.importorskip("corpuskit.enrich.pipeline", reason="the enrich stage has not landed")
-pytest.importorskip("corpuskit.analysis.pipeline", reason="the analyse stage has not landed")
-
-from corpuskit.narrate import read  # noqa: E402
-from corpuskit.narrate.citations import trace_body  # noqa: E402
-from corpuskit.narrate.evidence import lead_signal  # noqa: E402
-from corpuskit.narrate.slugs import resolve_story_slug  # noqa: E402
+from corpuskit.narrate import read
+from corpuskit.narrate.citations import trace_body
+from corpuskit.narrate.evidence import lead_signal
+from corpuskit.narrate.slugs import resolve_story_slug
 
 
 def test_demo_has_stories_of_every_kind(demo_corpus):

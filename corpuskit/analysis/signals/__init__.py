@@ -1,7 +1,8 @@
 """Signals: statistical detectors over daily series, replayed day by day.
 
 Four kinds, one module each (each states its baseline window, test and sigma):
-:mod:`.volume` (``volume_spike``, ``velocity`` in ``/v1``), :mod:`.sentiment`
+:mod:`.volume` (``volume_spike``, ``velocity`` in ``/v1``; hourly bursts of busy
+topics in :mod:`.hourly`), :mod:`.sentiment`
 (``sentiment_shift``), :mod:`.novelty` and :mod:`.divergence`. Severity comes
 from the thresholds in :mod:`.severity`; the open/update/resolve rule and the
 change log for the stream are in :mod:`.lifecycle`; :mod:`.replay` walks the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.evidence import get_signal_evidence
+from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
 from corpuskit.analysis.signals.novelty import NoveltyDetector
 from corpuskit.analysis.signals.replay import SignalReplay, default_detectors
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
@@ -20,6 +22,7 @@ from corpuskit.analysis.signals.severity import severity_for, thresholds
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 
 __all__ = ["detect_signals", "get_signal_evidence", "SignalReplay", "VolumeSpikeDetector",
+           "HourlyVolumeDetector",
            "SentimentShiftDetector", "NoveltyDetector", "DivergenceDetector", "DailySeries",
            "load_series", "default_detectors", "severity_for", "thresholds"]
 

@@ -3,7 +3,8 @@
 Record evidence per kind (at most ``limit`` records, deterministic order):
 
 * volume_spike: the series' records on the first day of the episode, in the
-  order they arrived (the records that made it fire);
+  order they arrived (the records that made it fire); for an hourly burst
+  (detail ``hour``), the records of that hour;
 * novelty: the records mentioning the entity that day, in arrival order;
 * sentiment_shift: the topic's records in the after window of the peak day,
   the most extreme in the direction of the shift first;
@@ -51,6 +52,14 @@ def crossing_time(conn, evidence: dict, day: str, k: int) -> str | None:
 def evidence_records(conn, kind: str, evidence: dict, start_day: str, peak_day: str,
                      detail: dict, limit: int = 10) -> list[int]:
     """Ids of the records backing a signal (see the module docstring)."""
+    if kind == "volume_spike" and detail.get("hour"):
+        joins, where, args = _series_filter(evidence)
+        start = detail["hour"]
+        end = f"{start[:13]}:59:59.999999Z"
+        rows = conn.execute(
+            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.published_at BETWEEN ? AND ? "
+            "ORDER BY r.published_at, r.id LIMIT ?", (*args, start, end, limit)).fetchall()
+        return [r[0] for r in rows]
     if kind in ("volume_spike", "novelty"):
         joins, where, args = _series_filter(evidence)
         rows = conn.execute(

@@ -21,6 +21,7 @@ import hashlib
 from collections import Counter
 
 from corpuskit.analysis.signals.divergence import DivergenceDetector
+from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
 from corpuskit.analysis.signals.lifecycle import Episode, advance, signal_row, write_signals
 from corpuskit.analysis.signals.novelty import NoveltyDetector
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
@@ -34,7 +35,8 @@ STATE_KEY = "signals_replay_state"
 
 def default_detectors() -> list:
     """One detector of each kind with its default parameters."""
-    return [VolumeSpikeDetector(), SentimentShiftDetector(), NoveltyDetector(), DivergenceDetector()]
+    return [VolumeSpikeDetector(), HourlyVolumeDetector(), SentimentShiftDetector(), NoveltyDetector(),
+            DivergenceDetector()]
 
 
 def detector_settings(detectors) -> dict:

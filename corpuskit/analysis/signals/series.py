@@ -10,6 +10,8 @@ counts as a quiet day and not as a missing one):
   sentiment scores;
 * ``ts_count``, ``ts_sum``, ``ts_sq``: the same per topic and source
   (``[topics, sources, days]``), for the divergence detector;
+* ``topic_hour_count``: records per primary topic per UTC hour
+  (``[topics, days, 24]``), for the hourly burst detector;
 * ``source_count``: records per source per day (every enriched record);
 * ``entity_count``: records mentioning each entity per day, and
   ``entity_topic`` the topic most of those records belong to that day.
@@ -64,6 +66,7 @@ class DailySeries:
     terms: list = field(default_factory=list)                  # proper-noun phrases (see terms.py)
     term_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     term_topic: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
+    topic_hour_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 24)))
     day_index: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -103,10 +106,11 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
 
     frame = pd.DataFrame(
         [tuple(r) for r in conn.execute(
-            "SELECT r.id, r.day, r.source, e.topic_id, e.sentiment_score FROM records r "
+            "SELECT r.id, r.day, r.source, e.topic_id, e.sentiment_score, "
+            "CAST(substr(r.published_at, 12, 2) AS INTEGER) FROM records r "
             "JOIN enrichment e ON e.record_id = r.id WHERE r.day >= ? AND r.day <= ?",
             (first_day, last_day))],
-        columns=["record_id", "day", "source", "topic_id", "sentiment"])
+        columns=["record_id", "day", "source", "topic_id", "sentiment", "hour"])
     sources = sorted(frame["source"].unique().tolist())
     s_index = {s: i for i, s in enumerate(sources)}
     n_t, n_s = len(topics), len(sources)
@@ -130,6 +134,8 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
     np.add.at(ts_sum, (tt, ss, dd), ts_sent)
     np.add.at(ts_sq, (tt, ss, dd), ts_sent ** 2)
     source_topic = _dominant(ts_count.transpose(1, 0, 2))
+    topic_hour_count = np.zeros((n_t, n_days, 24))
+    np.add.at(topic_hour_count, (tt, dd, np.clip(topical["hour"].to_numpy(int), 0, 23)), 1)
     del sent
 
     mentions = pd.DataFrame(
@@ -177,7 +183,7 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
         days=days, topics=topics, topic_names=topic_names, topic_labels=topic_labels,
         sources=sources, entities=entities, entity_info=entity_info,
         topic_count=ts_count.sum(axis=1), topic_sum=ts_sum.sum(axis=1), topic_sq=ts_sq.sum(axis=1),
-        ts_count=ts_count, ts_sum=ts_sum, ts_sq=ts_sq,
+        ts_count=ts_count, ts_sum=ts_sum, ts_sq=ts_sq, topic_hour_count=topic_hour_count,
         source_count=source_count, source_topic=source_topic,
         entity_count=entity_count, entity_topic=entity_topic,
     )

@@ -184,7 +184,6 @@ def _responses() -> dict:
         "Redirect": {"description": "Moved to the canonical slug or key",
                      "headers": {"Location": header("the canonical path", string())},
                      "content": json_content(ref("Redirect"))},
-        "Unavailable": response("A library stage this endpoint needs is not installed", error),
     }
 
 
@@ -195,7 +194,6 @@ def _op(summary, schema_name, parameters=(), errors=(), operation_id="", descrip
         responses[code] = {"$ref": f"#/components/responses/{names[code]}"}
     responses["401"] = {"$ref": "#/components/responses/Unauthorized"}
     responses["429"] = {"$ref": "#/components/responses/TooManyRequests"}
-    responses["503"] = {"$ref": "#/components/responses/Unavailable"}
     out = {"summary": summary, "operationId": operation_id, "parameters": list(parameters),
            "responses": dict(sorted(responses.items()))}
     if description:
