@@ -4,8 +4,8 @@
                                       [--workers N] [--server-threads N]
 
 Starts ``server.py`` (waitress; ``--workers`` processes, default one per CPU, each
-with ``--server-threads`` threads, default server.py's) on the corpus (building a 6,000-record
-demo corpus first when ``--db`` is missing), creates an enterprise key with a
+with ``--server-threads`` threads, default server.py's) on the corpus (building the
+default demo corpus, 20,000 records, first when ``--db`` is missing), creates an enterprise key with a
 limit high enough not to refuse, and drives three endpoints with ``wrk``
 (Debian package; one load thread so it leaves the server most of the CPU):
 the record list, a filtered record list and a record detail. Each request is
@@ -65,7 +65,8 @@ def wrk(url: str, seconds: int, connections: int, headers=None) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", default="/tmp/corpuskit-bench-demo.db")
+    parser.add_argument("--db", default=str(ROOT / "benchmarks" / ".cache" / "demo.db"),
+                        help="corpus file (default: the default demo corpus, built once)")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server processes")
@@ -80,12 +81,13 @@ def main() -> int:
     from corpuskit.store.keys import create_key
 
     path = Path(args.db)
+    path.parent.mkdir(parents=True, exist_ok=True)
     corpus = open_corpus(path)
     if corpus.count() == 0:
         from corpuskit.ingest.demo import build_demo
 
-        print(f"building the demo corpus in {path} ...", flush=True)
-        build_demo(corpus, records=6000, days=60, run_stages=True, progress=False)
+        print(f"building the default demo corpus in {path} ...", flush=True)
+        build_demo(corpus, run_stages=True, progress=True)
     key = create_key(corpus.conn, tier="enterprise", name="bench", per_minute=10**9, per_day=10**9)
     n_records = corpus.count()
     corpus.close()
