@@ -144,8 +144,11 @@ class BeatAssigner:
         self.weights = weights
         self.similarity_full = similarity_full
 
+    _MEMO_LIMIT = 200_000
+
     def _prepare(self, beats):
         self.beats_ = list(beats)
+        self._memo: dict[str, frozenset] = {}   # text -> phrases: fit, assign and themes read each text
         owners: dict[str, list] = {}
         for b, beat in enumerate(self.beats_):
             for kw in beat.keywords:
@@ -160,8 +163,19 @@ class BeatAssigner:
             if " " in p:
                 self.firsts_.setdefault(p.split()[0], []).append((p, p.split()))
 
-    def _phrases(self, text: str) -> set:
-        """The beat keyword phrases found in ``text`` as whole words."""
+    def _phrases(self, text: str) -> frozenset:
+        """The beat keyword phrases found in ``text`` as whole words (remembered per text)."""
+        memo = getattr(self, "_memo", None)
+        if memo is not None:
+            found = memo.get(text)
+            if found is None:
+                found = self._find_phrases(text)
+                if len(memo) < self._MEMO_LIMIT:
+                    memo[text] = found
+            return found
+        return self._find_phrases(text)
+
+    def _find_phrases(self, text: str) -> frozenset:
         words = _WORD.findall(text.lower()) if text else []
         found = self.unigrams_.intersection(words)
         if self.firsts_:
@@ -169,7 +183,7 @@ class BeatAssigner:
                 for phrase, parts in self.firsts_[words[j]]:
                     if words[j:j + len(parts)] == parts:
                         found.add(phrase)
-        return found
+        return frozenset(found)
 
     def themes(self, texts, limit: int = 5) -> list[list[str]]:
         """Per text, the beat keywords it contains (the record's ``themes``), sorted, at most ``limit``."""
