@@ -165,15 +165,12 @@ class BeatAssigner:
 
     def _phrases(self, text: str) -> frozenset:
         """The beat keyword phrases found in ``text`` as whole words (remembered per text)."""
-        memo = getattr(self, "_memo", None)
-        if memo is not None:
-            found = memo.get(text)
-            if found is None:
-                found = self._find_phrases(text)
-                if len(memo) < self._MEMO_LIMIT:
-                    memo[text] = found
-            return found
-        return self._find_phrases(text)
+        found = self._memo.get(text)
+        if found is None:
+            found = self._find_phrases(text)
+            if len(self._memo) < self._MEMO_LIMIT:
+                self._memo[text] = found
+        return found
 
     def _find_phrases(self, text: str) -> frozenset:
         words = _WORD.findall(text.lower()) if text else []

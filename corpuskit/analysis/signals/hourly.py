@@ -40,11 +40,10 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from corpuskit.analysis.signals.novelty import poisson_sigma
 from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
-from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+from corpuskit.analysis.signals.volume import VolumeSpikeDetector, spike_sigma, threshold_count
 
 
 class HourlyVolumeDetector:
@@ -78,21 +77,14 @@ class HourlyVolumeDetector:
         med, mad, _ = rolling_median_mad(by_hour, self.window, self.min_periods)
         med, mad = med.transpose(0, 2, 1), mad.transpose(0, 2, 1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            robust = (hours - med) / np.maximum(1.4826 * mad, 1e-9)
             mult = hours / np.maximum(med, 1.0)
         testable = med >= self.min_baseline
         looks = np.broadcast_to(np.maximum(testable.sum(axis=2, keepdims=True), 1), hours.shape)
         ok = testable & (hours >= self.min_count) & (mult >= self.min_multiplier)
         sigma = np.full(hours.shape, np.nan)
         if ok.any():
-            raw = np.minimum(robust[ok], poisson_sigma(hours[ok], med[ok]))
-            sigma[ok] = corrected_sigma(raw, looks[ok])
+            sigma[ok] = corrected_sigma(spike_sigma(hours[ok], med[ok], mad[ok]), looks[ok])
         return sigma, med, mad, looks
-
-    def _score_count(self, count: float, median: float, mad: float, looks: int) -> float:
-        robust = (count - median) / max(1.4826 * mad, 1e-9)
-        raw = min(robust, float(poisson_sigma(count, max(median, 1.0))))
-        return float(corrected_sigma(np.array([raw]), np.array([looks]))[0])
 
     def tracks(self, series: DailySeries) -> list[Track]:
         """One hourly track per topic that bursts on a day its daily volume does not spike."""
@@ -103,10 +95,8 @@ class HourlyVolumeDetector:
         daily_sigma, _, _ = VolumeSpikeDetector().score(series.topic_count, 1.0)
         out = []
         for row in range(hours.shape[0]):
+            day_sigma = np.fmax.reduce(sigma[row], axis=1)     # the strongest hour; NaN: none testable
             with np.errstate(invalid="ignore"):
-                testable = np.isfinite(sigma[row]).any(axis=1)
-                day_sigma = np.where(testable, np.nanmax(np.where(np.isfinite(sigma[row]), sigma[row],
-                                                                  -np.inf), axis=1), np.nan)
                 day_sigma[daily_sigma[row] >= OPEN_SIGMA] = np.nan
             if not np.any(day_sigma >= OPEN_SIGMA):
                 continue
@@ -132,9 +122,9 @@ class HourlyVolumeDetector:
             if h is None:
                 return None
             m = float(med[d, h])
-            c = int(max(self.min_count, math.ceil(self.min_multiplier * max(m, 1.0)), math.floor(m) + 1))
-            while c < counts[d, h] and self._score_count(c, m, mad[d, h], int(looks[d, h])) < OPEN_SIGMA:
-                c += 1
+            start = int(max(self.min_count, math.ceil(self.min_multiplier * max(m, 1.0)), math.floor(m) + 1))
+            c = threshold_count(start, counts[d, h], lambda c: float(
+                corrected_sigma(spike_sigma(c, m, mad[d, h]), looks[d, h])))
             return int(counts[d, :h].sum()) + c
 
         def describe(d):

@@ -32,6 +32,22 @@ from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
 
 
+def spike_sigma(count, median, mad):
+    """The smaller of the robust z and the Poisson z of ``count`` against a baseline (arrays or scalars)."""
+    count, median = np.asarray(count, dtype=float), np.asarray(median, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        robust = (count - median) / np.maximum(1.4826 * np.asarray(mad, dtype=float), 1e-9)
+    return np.minimum(robust, poisson_sigma(count, np.maximum(median, 1.0)))
+
+
+def threshold_count(start: int, current: float, score) -> int:
+    """The smallest count from ``start`` up to ``current`` whose ``score(count)`` reaches ``OPEN_SIGMA``."""
+    c = start
+    while c < current and score(c) < OPEN_SIGMA:
+        c += 1
+    return c
+
+
 class VolumeSpikeDetector:
     """Robust z-score of daily volume against the previous ``window`` days.
 
@@ -66,18 +82,16 @@ class VolumeSpikeDetector:
         """Sigma per row and day, with the baseline median and MAD (arrays ``[rows, days]``)."""
         med, mad, _ = rolling_median_mad(counts, self.window, self.min_periods)
         with np.errstate(invalid="ignore", divide="ignore"):
-            robust = (counts - med) / np.maximum(1.4826 * mad, 1e-9)
             mult = counts / np.maximum(med, 1.0)
         ok = (counts >= self.min_count) & (mult >= self.min_multiplier) & (med >= min_baseline)
         sigma = np.full(counts.shape, np.nan)
         if ok.any():
-            sigma[ok] = np.minimum(robust[ok], poisson_sigma(counts[ok], np.maximum(med[ok], 1.0)))
+            sigma[ok] = spike_sigma(counts[ok], med[ok], mad[ok])
         return sigma, med, mad
 
     def score_count(self, count: float, median: float, mad: float) -> float:
         """The sigma score of one count against a baseline median and MAD (gates aside)."""
-        robust = (count - median) / max(1.4826 * mad, 1e-9)
-        return float(min(robust, poisson_sigma(count, max(median, 1.0))))
+        return float(spike_sigma(count, median, mad))
 
     def tracks(self, series: DailySeries) -> list[Track]:
         """Volume tracks for every topic, source and (optionally) entity."""
@@ -103,10 +117,8 @@ class VolumeSpikeDetector:
         def threshold(d):
             """Smallest count that scores ``OPEN_SIGMA`` on day ``d`` (searched upwards)."""
             m = max(float(med[d]), 1.0)
-            c = int(max(self.min_count, math.ceil(self.min_multiplier * m), math.floor(med[d]) + 1))
-            while c < counts[d] and self.score_count(c, med[d], mad[d]) < OPEN_SIGMA:
-                c += 1
-            return c
+            start = int(max(self.min_count, math.ceil(self.min_multiplier * m), math.floor(med[d]) + 1))
+            return threshold_count(start, counts[d], lambda c: self.score_count(c, med[d], mad[d]))
 
         if group == "topic":
             tid = series.topics[row]
