@@ -84,6 +84,22 @@ def test_assignment_from_keywords_subreddits_and_centroids():
     assert all(b != 0 for p in inactive.assign(texts, [None] * len(texts), X) for b, _ in p)
 
 
+def test_each_text_is_scanned_for_keywords_once_per_fit(monkeypatch):
+    texts, _ = _texts()
+    emb = TfidfSvdEmbedder().fit(texts)
+    X = emb.transform(texts)
+    scans = []
+    original = BeatAssigner._find_phrases
+    monkeypatch.setattr(BeatAssigner, "_find_phrases", lambda self, t: scans.append(t) or original(self, t))
+    assigner = BeatAssigner().fit(load_beats(BEATS), texts, [None] * len(texts), X)
+    picks = assigner.assign(texts, [None] * len(texts), X)
+    themes = assigner.themes(texts)
+    assert sorted(scans) == sorted(set(texts))          # fit, assign and themes share one scan per text
+    assert len(picks) == len(themes) == len(texts)
+    i = next(i for i, t in enumerate(texts) if "rocket" in t.split())
+    assert "rocket" in themes[i]
+
+
 def test_discovered_beats_are_named_by_their_terms():
     texts, labels = _texts()
     X = TfidfSvdEmbedder().fit(texts).transform(texts)
