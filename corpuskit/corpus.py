@@ -376,19 +376,34 @@ class Corpus:
         return frames.stories(self, kind=kind, current=current)
 
     def story(self, slug: str) -> dict:
-        """One story by any slug it ever had (an old slug gives the current version): a dict.
+        """One story version by its slug (another spelling of a known slug gives the current version): a dict.
 
-        Keys: ``id, slug, kind, version, isCurrent, headline, lede, body``
-        (``[n]`` markers cite records), ``topic, entity, signalSeverity,
-        triggerSignal, publishAt, generatedAt, metadata`` (framing sentences
-        and what they are traced to), ``versions``, ``externalCitations`` and
-        ``citations``: a DataFrame ``ordinal`` (the ``[n]``), ``recordId,
-        source, title, url, sentimentScore, inferred, confidence,
-        credibilityScore``. :class:`NotFoundError` for an unknown slug.
+        Keys: ``id, slug, kind, version, isCurrent, currentSlug`` (the slug
+        of the current version), ``headline, lede, body`` (``[n]`` markers
+        cite records), ``topic, entity, signalSeverity, triggerSignal,
+        publishAt, generatedAt, metadata`` (framing sentences and what they
+        are traced to), ``untraced`` (problems tracing the body to its
+        records and framing: an empty list when every sentence is found),
+        ``externalCitations``, ``versions`` (a DataFrame ``slug, version,
+        generatedAt``, newest first) and ``citations``: a DataFrame
+        ``ordinal`` (the ``[n]``), ``recordId, source, title, url,
+        sentimentScore, inferred, confidence, credibilityScore``.
+        :class:`NotFoundError` for an unknown slug.
         """
         from corpuskit import frames
 
         return frames.story(self, slug)
+
+    def arcs(self) -> pd.DataFrame:
+        """Arcs (the stories of one beat, entity or cluster lineage over time), most recently updated first.
+
+        Columns: ``id, slug, title, arcStatus`` (active, dormant, concluded),
+        ``storyCount, lastUpdatedAt, stories`` (list of ``{id, headline,
+        publishAt, kind}`` for the current versions, oldest first).
+        """
+        from corpuskit import frames
+
+        return frames.arcs(self)
 
     def snapshots(self, topic: str | None = None, since=None, until=None) -> pd.DataFrame:
         """One row per topic per UTC day, zero rows included, by topic then date.

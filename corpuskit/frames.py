@@ -388,14 +388,40 @@ def story(corpus, slug) -> dict:
         "recordId", "kind", "title", "url", "sentimentScore", "inferred", "confidence",
         "credibilityScore"]).rename(columns={"kind": "source"})
     citations.insert(0, "ordinal", range(1, len(citations) + 1))
+    from corpuskit.narrate.citations import trace_body
+
+    current = corpus.conn.execute(
+        "SELECT c.slug FROM stories s JOIN stories c ON c.story_key = s.story_key AND c.is_current = 1 "
+        "WHERE s.id = ?", (row[0],)).fetchone()
+    texts = dict(corpus.conn.execute(
+        "SELECT c.ordinal, r.content_text FROM story_citations c JOIN records r ON r.id = c.record_id "
+        "WHERE c.story_id = ?", (row[0],)).fetchall())
+    framing = [f["text"] for f in detail["metadata"].get("framing", [])]
     out = {"id": row[0], "slug": detail["slug"], "kind": detail["type"], "version": detail["version"],
-           "isCurrent": bool(row[3]), "headline": detail["headline"], "lede": row[1],
+           "isCurrent": bool(row[3]), "currentSlug": current[0] if current else detail["slug"],
+           "untraced": trace_body(detail["content"], texts, framing),
+           "headline": detail["headline"], "lede": row[1],
            "body": detail["content"], "topic": detail["topic"], "entity": detail["entityName"],
            "signalSeverity": detail["signalSeverity"], "triggerSignal": detail["triggerSignal"],
            "publishAt": row[2], "generatedAt": detail["generatedAt"], "metadata": detail["metadata"],
-           "versions": detail["versions"], "citations": citations,
+           "versions": pd.DataFrame(detail["versions"], columns=["slug", "version", "generatedAt"]),
+           "citations": citations,
            "externalCitations": sources["externalCitations"]}
     return out
+
+
+def arcs(corpus) -> pd.DataFrame:
+    """Arcs with their stories, most recently updated first (see ``Corpus.arcs``)."""
+    from corpuskit.narrate.read import arc_detail, list_arcs
+
+    kinds = dict(corpus.conn.execute("SELECT id, kind FROM stories").fetchall())
+    rows = []
+    for item in list_arcs(corpus)["items"]:
+        stories_ = arc_detail(corpus, item["slug"])["stories"]
+        rows.append({**item, "stories": [{**s, "kind": kinds.get(s["id"])} for s in stories_]})
+    frame = pd.DataFrame(rows, columns=["id", "slug", "title", "arcStatus", "storyCount", "lastUpdatedAt",
+                                        "stories"])
+    return _times(frame, "lastUpdatedAt")
 
 
 # -- snapshots, trends, comparison, observations, runs ---------------------------------------------
