@@ -87,6 +87,12 @@ RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentTe
 # The one membership rule of docs/api.md ("Topic membership"): a record is in a
 # topic when it is its primary topic, or, for a record enrichment gave no topic,
 # when it was imported with that topic hint. /api/v1/discourse uses the same rule.
+# A record's entity names as a JSON array, most mentioned first (NULL until it is enriched),
+# for a query over ``records r LEFT JOIN enrichment e``.
+ENTITY_NAMES = (
+    "CASE WHEN e.record_id IS NULL THEN NULL ELSE (SELECT json_group_array(name) FROM ("
+    "SELECT en.name AS name FROM mentions m JOIN entities en ON en.id = m.entity_id "
+    "WHERE m.record_id = r.id ORDER BY m.mention_count DESC, en.name, en.id)) END")
 PRIMARY_TOPIC_RULE = "(e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?))"
 
 
@@ -113,10 +119,7 @@ def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataF
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
         "coalesce(t.name, r.topic), r.metadata, e.sentiment_score, e.sentiment_label, "
-        "CASE WHEN e.record_id IS NULL THEN NULL ELSE (SELECT json_group_array(name) FROM ("
-        "SELECT en.name AS name FROM mentions m JOIN entities en ON en.id = m.entity_id "
-        "WHERE m.record_id = r.id ORDER BY m.mention_count DESC, en.name, en.id)) END "
-        "FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+        + ENTITY_NAMES + " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
         "LEFT JOIN topics t ON t.id = e.topic_id"
     )
     if where:

@@ -22,10 +22,10 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # The figures each notebook shows on the demo corpus alone (the real-data
 # sections add more where ../shared/datasets exists; they are not counted).
 MIN_IMAGES = {
-    "01_ingest": 2,
-    "02_enrich": 3,
+    "01_ingest": 1,
+    "02_enrich": 2,
     "03_cluster": 2,
-    "04_signals": 3,
+    "04_signals": 4,
     "05_snapshots": 5,
     "06_narratives": 1,
     "07_api": 1,

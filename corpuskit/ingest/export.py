@@ -30,11 +30,10 @@ def iter_records(corpus, enrichment: bool = False):
     """
     sql = "SELECT r.* FROM records r ORDER BY r.published_at, r.id"
     if enrichment:
+        from corpuskit.frames import ENTITY_NAMES
+
         sql = ("SELECT r.*, e.sentiment_score AS x_score, e.sentiment_label AS x_label, "
-               "t.name AS x_topic, CASE WHEN e.record_id IS NULL THEN NULL ELSE "
-               "(SELECT json_group_array(name) FROM (SELECT en.name AS name FROM mentions m "
-               "JOIN entities en ON en.id = m.entity_id WHERE m.record_id = r.id "
-               "ORDER BY m.mention_count DESC, en.name, en.id)) END AS x_entities "
+               "t.name AS x_topic, " + ENTITY_NAMES + " AS x_entities "
                "FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
                "LEFT JOIN topics t ON t.id = e.topic_id ORDER BY r.published_at, r.id")
     for row in corpus.conn.execute(sql):
