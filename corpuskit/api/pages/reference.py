@@ -188,8 +188,9 @@ class _Renderer:
         return bool(security)
 
     def operation(self, method: str, path: str, op: dict) -> Markup:
-        key_note = ("Needs a key." if self.needs_key(op)
-                    else "No key needed.")
+        key_note = "Needs a key." if self.needs_key(op) else "No key needed."
+        if "no key" in op.get("summary", "").lower():
+            key_note = None  # the summary says it already
         return join([
             element("h4", element("span", method.upper(), class_="method"), code(path),
                     id=self.op_anchor(method, path, op), class_="op"),
