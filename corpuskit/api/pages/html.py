@@ -159,10 +159,10 @@ def table(headers, rows, caption=None, numeric=(), wide=False) -> Markup:
                           for i, h in enumerate(headers)])
     body = [element("tr", [element("td", cell, class_="num" if i in numeric else None)
                            for i, cell in enumerate(row)]) for row in rows]
-    label = caption if isinstance(caption, str) else None
+    label = caption if isinstance(caption, str) else ", ".join(str(h) for h in headers)
     return element("div", element("table", element("caption", caption) if caption else None,
                                   element("thead", head), element("tbody", body)),
-                   class_="scroll wide" if wide else "scroll", role="region", tabindex="0", aria_label=label or "table")
+                   class_="scroll wide" if wide else "scroll", role="region", tabindex="0", aria_label=label)
 
 
 def fmt_int(n) -> str:

@@ -30,6 +30,17 @@ def _anchor(*parts) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", "-".join(str(p) for p in parts)).strip("-")
 
 
+def _range(low, high, what: str) -> str | None:
+    """``1 to 50``, ``at least 1``, ``at most 64`` (after ``what``), or None without bounds."""
+    if low is not None and high is not None:
+        return f"{what}{low} to {high}"
+    if low is not None:
+        return f"{what}at least {low}"
+    if high is not None:
+        return f"{what}at most {high}"
+    return None
+
+
 def resource_of(path: str, base: str) -> str:
     """``/api/v1/narratives/{slug}`` -> ``narratives``."""
     rest = path[len(base):].lstrip("/") if path.startswith(base) else path.lstrip("/")
@@ -98,21 +109,9 @@ class _Renderer:
         """Bounds of a schema: ``1 to 100``, ``length 3 to 500``, ``pattern ...``."""
         if not isinstance(schema, dict):
             return None
-        parts = []
-        low, high = schema.get("minimum"), schema.get("maximum")
-        if low is not None and high is not None:
-            parts.append(escape(f"{low} to {high}"))
-        elif low is not None:
-            parts.append(escape(f"at least {low}"))
-        elif high is not None:
-            parts.append(escape(f"at most {high}"))
-        low, high = schema.get("minLength"), schema.get("maxLength")
-        if low is not None and high is not None:
-            parts.append(escape(f"length {low} to {high}"))
-        elif low is not None:
-            parts.append(escape(f"length at least {low}"))
-        elif high is not None:
-            parts.append(escape(f"length at most {high}"))
+        parts = [escape(text) for text in (_range(schema.get("minimum"), schema.get("maximum"), ""),
+                                           _range(schema.get("minLength"), schema.get("maxLength"), "length "))
+                 if text]
         if schema.get("minItems") is not None:
             parts.append(escape(f"at least {schema['minItems']} items"))
         if schema.get("pattern"):
