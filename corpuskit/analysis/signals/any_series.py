@@ -108,7 +108,7 @@ def has_rhythm(values: np.ndarray, index: pd.DatetimeIndex, rhythm: str, alpha: 
         s = s.resample("1h").sum(min_count=1).dropna()
         phase = s.index.hour
     else:
-        phase = s.index.dayofweek
+        phase = s.index.day_of_week
     if len(s) < 2 * len(np.unique(phase)) or s.var() <= 0:
         return False
     groups = s.groupby(phase)

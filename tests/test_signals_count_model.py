@@ -1,0 +1,154 @@
+"""The one count model, and ``corpuskit.signals.detect`` on plain pandas series."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpuskit.analysis.signals.count_model import count_sigma, threshold_count
+from corpuskit.analysis.signals.severity import OPEN_SIGMA
+from corpuskit.errors import ValidationError
+from corpuskit.signals import detect
+
+RATES = (0.0, 0.1, 0.3, 1.0, 2.0, 3.3, 5.0, 10.0, 30.0, 100.0, 500.0)
+STATED_FP = 0.002      # nominal one-sided rate at 3 sigma is 0.00135; 0.002 allows the sampling error
+DRAWS = 20000
+WINDOW = 21
+
+
+def test_one_test_from_zero_to_thousands():
+    """Baseline rate per day (21 baseline days of Poisson counts), surge = max(4x, +10) records.
+
+    ==========  =====  ================  ======================  ====================
+    rate/day    surge  surge fires (%)   surge sigma, 1st pct.   noise fires (%)
+    ==========  =====  ================  ======================  ====================
+    0           10     100               7.7                     0.000
+    0.1         11     100               5.4                     0.035
+    0.3         11     100               5.4                     0.065
+    1           11     100               4.5                     0.050
+    2           12     100               3.8                     0.060
+    3.3         14     99.94             3.5                     0.090
+    5           20     100               4.0                     0.090
+    10          40     100               5.9                     0.115
+    30          120    100               10.2                    0.140
+    100         400    100               18.6                    0.130
+    500         2000   100               40 (cap)                0.085
+    ==========  =====  ================  ======================  ====================
+
+    Asserted: at every rate the surge fires (sigma >= 3) against the exact
+    expected baseline and on at least 99.5% of random baselines, and
+    stationary Poisson noise fires at most at the stated rate, 0.2%.
+    """
+    rng = np.random.default_rng(18)
+    for lam in RATES:
+        base = rng.poisson(lam, size=(DRAWS, WINDOW)).astype(float)
+        noise = rng.poisson(lam, size=DRAWS)
+        sigma, _, _ = count_sigma(noise, base)
+        assert (sigma >= OPEN_SIGMA).mean() <= STATED_FP, lam
+        surge = float(np.ceil(max(4 * lam, lam + 10)))
+        s_sigma, _, _ = count_sigma(np.full(DRAWS, surge), base)
+        assert (s_sigma >= OPEN_SIGMA).mean() >= 0.995, lam
+        flat = np.full((1, WINDOW), lam)
+        assert count_sigma(np.array([surge]), flat)[0][0] >= OPEN_SIGMA, lam
+
+
+def test_threshold_count_is_the_smallest_firing_count():
+    for lam in (0.0, 2.0, 50.0):
+        flat = np.full(WINDOW, lam)
+        c = threshold_count(WINDOW, lam, 0.0, OPEN_SIGMA)
+        assert count_sigma(np.array([c]), flat[None])[0][0] >= OPEN_SIGMA
+        assert count_sigma(np.array([c - 1]), flat[None])[0][0] < OPEN_SIGMA
+
+
+def test_overdispersed_baseline_widens_the_test():
+    rng = np.random.default_rng(1)
+    steady = rng.poisson(100, size=(1, WINDOW)).astype(float)
+    wandering = rng.negative_binomial(5, 5 / 105, size=(1, WINDOW)).astype(float)
+    s1 = count_sigma(np.array([160.0]), steady)[0][0]
+    s2 = count_sigma(np.array([160.0]), wandering)[0][0]
+    assert s1 > 4 and s2 < s1
+
+
+def _hourly(n_days=30, seed=0, rate=20.0):
+    rng = np.random.default_rng(seed)
+    idx = pd.date_range("2024-01-01", periods=24 * n_days, freq="h")
+    shape = 1 + 0.8 * np.sin(2 * np.pi * (idx.hour.to_numpy() - 6) / 24)
+    return pd.Series(rng.poisson(rate * shape).astype(float), index=idx)
+
+
+def test_detect_hourly_finds_a_burst_and_is_causal():
+    s = _hourly()
+    s.iloc[24 * 20 + 3] += 60                    # a night-time burst
+    out = detect(s)
+    assert out.attrs["rhythm"] == "daily"
+    assert list(out.columns[:3]) == ["sigma", "onset", "fired"]
+    assert out.index.equals(s.index)
+    assert out["fired"].iloc[24 * 20 + 3]
+    assert out["severity"].iloc[24 * 20 + 3] == "high"
+    assert out["fired"].sum() <= 3
+    # causal: changing the future does not change the past
+    later = s.copy()
+    later.iloc[24 * 25:] *= 5
+    again = detect(later)
+    pd.testing.assert_series_equal(out["sigma"].iloc[:24 * 25], again["sigma"].iloc[:24 * 25])
+
+
+def test_detect_corpus_edge_scores_nothing():
+    out = detect(_hourly())
+    assert out["sigma"].iloc[:24 * 3].isna().all()
+    assert not out["fired"].iloc[:24 * 3].any()
+
+
+def test_detect_daily_five_minute_and_gaps():
+    rng = np.random.default_rng(3)
+    daily = pd.Series(rng.poisson(3, 60).astype(float),
+                      index=pd.date_range("2024-01-01", periods=60, freq="D"))
+    daily.iloc[40] = 16
+    daily.iloc[30] = np.nan                      # a collection gap
+    out = detect(daily)
+    assert out["fired"].iloc[40] and np.isnan(out["sigma"].iloc[30])
+    five = pd.Series(rng.poisson(2, 288 * 10).astype(float),
+                     index=pd.date_range("2024-01-01", periods=288 * 10, freq="5min"))
+    five.iloc[288 * 8: 288 * 8 + 12] += 8        # an hour at 5x
+    out5 = detect(five)
+    assert out5["fired"].iloc[288 * 8: 288 * 8 + 12].any()
+    assert out5["fired"].iloc[288 * 2: 288 * 8].mean() <= 0.003     # noise: at most the 3-sigma rate
+
+
+def test_detect_sentiment_shift():
+    rng = np.random.default_rng(4)
+    idx = pd.date_range("2024-01-01", periods=40, freq="D")
+    count = rng.poisson(30, 40).astype(float)
+    mean = rng.normal(0.1, 0.05, 40)
+    mean[30] = -0.3
+    out = detect(pd.DataFrame({"sum": mean * count, "count": count}, index=idx), kind="sentiment_shift")
+    assert out["fired"].iloc[30]
+    assert out["fired"].sum() <= 2
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1, 2, 3], "pandas Series"),
+    (pd.Series([1.0, 2.0], index=[0, 1]), "DatetimeIndex"),
+    (pd.Series([1.0, 2.0, 3.0], index=pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-04"])),
+     "regular"),
+    (pd.Series([1.0, -2.0], index=pd.date_range("2024-01-01", periods=2, freq="D")), "non-negative"),
+    (pd.Series(["a", "b"], index=pd.date_range("2024-01-01", periods=2, freq="D")), "numeric"),
+    (pd.Series([1.0, np.inf], index=pd.date_range("2024-01-01", periods=2, freq="D")), "infinite"),
+    (pd.Series([1.0], index=pd.date_range("2024-01-01", periods=1, freq="D")), "two periods"),
+    (pd.Series([1.0, 2.0], index=pd.to_datetime(["2024-01-02", "2024-01-01"])), "sorted"),
+])
+def test_detect_bad_input(bad, message):
+    with pytest.raises(ValidationError, match=message):
+        detect(bad)
+
+
+def test_detect_bad_settings():
+    s = _hourly(5)
+    with pytest.raises(ValidationError, match="kind"):
+        detect(s, kind="nope")
+    with pytest.raises(ValidationError, match="rhythm"):
+        detect(s, rhythm="monthly")
+    with pytest.raises(ValidationError, match="cycles"):
+        detect(s, cycles=0)
+    with pytest.raises(ValidationError, match="sum"):
+        detect(s, kind="sentiment_shift")
