@@ -65,13 +65,19 @@ def baseline_stats(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def predictive(n, mean, extra_var, prior_shape: float = PRIOR_SHAPE,
-               prior_rate: float = PRIOR_RATE) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and variance of the next count's posterior predictive."""
+               prior_rate: float = PRIOR_RATE, rate_floor: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of the next count's posterior predictive.
+
+    ``rate_floor`` (records per period) is the stated floor of the mean: a
+    series that is one of thousands tested (an entity, a term) can turn up a
+    few times by chance, so its expected count is never below the floor.
+    """
     n = np.asarray(n, dtype=float)
     a = prior_shape + n * np.asarray(mean, dtype=float)
     b = prior_rate + n
     mu = a / b
-    return mu, mu + a / b ** 2 + np.asarray(extra_var, dtype=float)
+    floored = np.maximum(mu, rate_floor)
+    return floored, floored + a / b ** 2 + np.asarray(extra_var, dtype=float)
 
 
 def tail_sigma(count, mu, var) -> np.ndarray:
@@ -101,7 +107,8 @@ def tail_sigma(count, mu, var) -> np.ndarray:
     return np.where(np.isfinite(count), z, np.nan)
 
 
-def count_sigma(count, window: np.ndarray, prior_shape: float = PRIOR_SHAPE,
+def count_sigma(count, window: np.ndarray, rate_floor: float = 0.0,
+                prior_shape: float = PRIOR_SHAPE,
                 prior_rate: float = PRIOR_RATE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sigma of ``count`` against baseline windows ``[..., n]``: ``(sigma, expected, n)``.
 
@@ -109,13 +116,14 @@ def count_sigma(count, window: np.ndarray, prior_shape: float = PRIOR_SHAPE,
     has no finite value still score, against the prior alone.
     """
     n, mean, extra = baseline_stats(window)
-    mu, var = predictive(n, mean, extra, prior_shape, prior_rate)
+    mu, var = predictive(n, mean, extra, prior_shape, prior_rate, rate_floor)
     return tail_sigma(count, mu, var), mu, n
 
 
-def threshold_count(n, mean, extra_var, sigma: float, start: int = 0, limit: int = 10 ** 7) -> int:
+def threshold_count(n, mean, extra_var, sigma: float, start: int = 0, limit: int = 10 ** 7,
+                    rate_floor: float = 0.0) -> int:
     """Smallest count that scores at least ``sigma`` against a baseline (``n``, ``mean``, ``extra_var``)."""
-    mu, var = predictive(n, mean, extra_var)
+    mu, var = predictive(n, mean, extra_var, rate_floor=rate_floor)
     lo, hi = max(int(start), 0), max(int(start), int(np.ceil(float(mu))) + 1)
     while hi < limit and float(tail_sigma(hi, mu, var)) < sigma:
         lo, hi = hi, hi * 2 + 1
