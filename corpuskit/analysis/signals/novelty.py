@@ -29,7 +29,7 @@ import numpy as np
 from scipy.stats import norm, poisson
 
 from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma, threshold_count
-from corpuskit.analysis.signals.series import DailySeries, _windows, rolling_sum
+from corpuskit.analysis.signals.series import DailySeries, rolling_sum
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track
 
@@ -90,9 +90,12 @@ class NoveltyDetector:
         ok = (base <= self.max_baseline) & (counts >= self.min_count) & (days >= self.min_periods)
         sigma = np.full(counts.shape, np.nan)
         if ok.any():
-            n, mean, extra = baseline_stats(_windows(counts, self.window, 1))
+            rows, cols = np.nonzero(ok)            # only the candidate days: entities are many
+            offsets = cols[:, None] - np.arange(self.window, 0, -1)[None, :]
+            window = np.where(offsets >= 0, counts[rows[:, None], np.maximum(offsets, 0)], np.nan)
+            n, mean, extra = baseline_stats(window)
             mu, var = predictive(n, mean, extra, rate_floor=self.rate_floor)
-            sigma[ok] = tail_sigma(counts[ok], mu[ok], var[ok])
+            sigma[rows, cols] = tail_sigma(counts[rows, cols], mu, var)
         return sigma, base
 
     def tracks(self, series: DailySeries) -> list[Track]:
