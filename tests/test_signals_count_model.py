@@ -152,3 +152,21 @@ def test_detect_bad_settings():
         detect(s, cycles=0)
     with pytest.raises(ValidationError, match="sum"):
         detect(s, kind="sentiment_shift")
+
+
+def test_low_baseline_entity_surge_is_one_test_with_novelty():
+    """The "Norway" gap: 4 mentions in 21 days, then 11, 21 and 17 a day, used to raise nothing."""
+    from corpuskit.analysis.signals.novelty import NoveltyDetector
+    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+
+    counts = np.zeros((3, 40))
+    counts[0, [5, 9, 14, 20]] = 1
+    counts[0, 30:33] = [11, 21, 17]            # Norway: a low baseline, then a surge
+    counts[1, 30] = 12                          # a brand-new name
+    counts[2, 30] = 12
+    counts[2, 25] = 1                           # one mention before: still novelty's range
+    volume, _, _ = VolumeSpikeDetector().score(counts, 0.0, 0.5, novelty_range=True)
+    novelty, _ = NoveltyDetector().score(counts)
+    assert volume[0, 30] >= OPEN_SIGMA and not np.isfinite(novelty[0, 30])
+    for row in (1, 2):                          # exactly one of the two ranges speaks
+        assert novelty[row, 30] >= OPEN_SIGMA and not np.isfinite(volume[row, 30])
