@@ -26,14 +26,12 @@ day's mentions to the threshold count.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm, poisson
 
 from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.analysis.signals.series import DailySeries, rolling_sum
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track
 
-SIGMA_CAP = 40.0
 ENTITY_RATE_FLOOR = 0.5      # mentions a day: the floor of an entity's or term's expected count
 NOVELTY_MAX_BASELINE = 1     # baseline mentions up to which a name is new (novelty's range)
 
@@ -43,14 +41,6 @@ def _firing(sigma: np.ndarray) -> np.ndarray:
     if sigma.size == 0:
         return np.zeros(0, dtype=int)
     return np.flatnonzero(np.nanmax(np.where(np.isfinite(sigma), sigma, -1), axis=1) >= OPEN_SIGMA)
-
-
-def poisson_sigma(count, lam) -> np.ndarray:
-    """Normal quantile of ``P(X >= count)`` for ``X ~ Poisson(lam)``, capped at ``SIGMA_CAP``."""
-    tail = poisson.sf(np.asarray(count) - 1, lam)
-    with np.errstate(divide="ignore"):
-        z = norm.isf(np.maximum(tail, 1e-300))
-    return np.minimum(z, SIGMA_CAP)
 
 
 class NoveltyDetector:

@@ -31,18 +31,10 @@ import numpy as np
 
 from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma
 from corpuskit.analysis.signals.count_model import threshold_count as model_threshold
-from corpuskit.analysis.signals.novelty import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, poisson_sigma
+from corpuskit.analysis.signals.novelty import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE
 from corpuskit.analysis.signals.series import DailySeries, _windows
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
-
-
-def spike_sigma(count, median, mad):
-    """The smaller of the robust z and the Poisson z of ``count`` against a baseline (arrays or scalars)."""
-    count, median = np.asarray(count, dtype=float), np.asarray(median, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        robust = (count - median) / np.maximum(1.4826 * np.asarray(mad, dtype=float), 1e-9)
-    return np.minimum(robust, poisson_sigma(count, np.maximum(median, 1.0)))
 
 
 def threshold_count(start: int, current: float, score) -> int:
