@@ -19,7 +19,8 @@ of the same test (so an entity is never both new and spiking), and entity
 series have the stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names
 are tested: one can turn up a few times by chance).
 
-Detail: ``{baseline, current, multiplier, windowDays, series}``; the signal
+Detail: ``{baseline, current, multiplier, windowDays, series}`` (``baseline``
+is the baseline days' winsorised mean); the signal
 fires live on the record that brought the day's count to the threshold
 count, the smallest count that passes the gates and scores ``OPEN_SIGMA``.
 """
@@ -46,7 +47,7 @@ def threshold_count(start: int, current: float, score) -> int:
 
 
 class VolumeSpikeDetector:
-    """Robust z-score of daily volume against the previous ``window`` days.
+    """Daily volume against the previous ``window`` days, by the one count model.
 
     Parameters
     ----------
@@ -113,7 +114,7 @@ class VolumeSpikeDetector:
                 if not np.any(sigma[row] >= OPEN_SIGMA):
                     continue
                 stats = (n[row], mean[row], extra[row], floor)
-                out.append(self._track(series, group, row, counts[row], sigma[row], mu[row], stats))
+                out.append(self._track(series, group, row, counts[row], sigma[row], mean[row], stats))
         return out
 
     def _track(self, series, group, row, counts, sigma, med, stats) -> Track:
