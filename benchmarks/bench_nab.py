@@ -34,6 +34,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from nab_scorer import score_detector  # noqa: E402
+from text_table import table  # noqa: E402
 
 PUBLISHED = {  # the README's table: standard, reward_low_FP_rate, reward_low_FN_rate
     "ARTime": (88.14, 82.28, 92.10),
@@ -98,12 +99,6 @@ def robust_z_scores(series: dict) -> dict:
 
 def null_scores(series: dict) -> dict:
     return {name: (ts, np.zeros(len(ts))) for name, (ts, s) in series.items()}
-
-
-def table(rows, header) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))  # noqa: E731
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def main(argv=None) -> int:

@@ -43,6 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from text_table import table  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
 FILES = {"hackernews": DATASETS / "hacker_news_2015_2016.csv",
@@ -203,12 +207,6 @@ def false_signals(corpus) -> dict:
             "highPerTopicPer30": round(sev["high"] * 30 / n_days / max(n_topics, 1), 2),
             "mediumPerTopicPer30": round(sev["medium"] * 30 / n_days / max(n_topics, 1), 2),
             "worstTopicHighPer30": round(worst_high, 2)}
-
-
-def table(rows, header) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))  # noqa: E731
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def main(argv=None) -> int:
