@@ -171,3 +171,17 @@ def test_low_baseline_entity_surge_is_one_test_with_novelty():
     assert volume[0, 30] >= OPEN_SIGMA and not np.isfinite(novelty[0, 30])
     for row in (1, 2):                          # exactly one of the two ranges speaks
         assert novelty[row, 30] >= OPEN_SIGMA and not np.isfinite(volume[row, 30])
+
+
+def test_stage_and_detect_are_the_same_code():
+    """The daily volume stage equals ``detect(rhythm="none")`` on the same counts (gates aside)."""
+    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+
+    rng = np.random.default_rng(2)
+    x = rng.poisson(6, 80).astype(float)
+    x[60] = 30
+    stage, _, _ = VolumeSpikeDetector(min_count=0, min_multiplier=0).score(x[None], 0.0)
+    series = pd.Series(x, index=pd.date_range("2024-01-01", periods=80, freq="D"))
+    ours = detect(series, rhythm="none", cycles=21, min_history=7)["sigma"].to_numpy()
+    np.testing.assert_allclose(stage[0, 7:], ours[7:])
+    assert ours[60] >= 6

@@ -142,13 +142,21 @@ def trailing_sums(values: np.ndarray, scale: int) -> np.ndarray:
 
 
 def lagged(values: np.ndarray, lags: np.ndarray) -> np.ndarray:
-    """``[n, len(lags)]``: the value ``lag`` positions before each position (NaN before the start)."""
-    n = len(values)
-    idx = np.arange(n)[:, None] - lags[None, :]
-    out = np.full(idx.shape, np.nan)
-    ok = idx >= 0
-    out[ok] = values[idx[ok]]
-    return out
+    """``[..., n, len(lags)]``: the value ``lag`` positions before each position (NaN before the start).
+
+    Works on the last axis of ``values`` (one series or ``[rows, n]`` series).
+    """
+    values = np.asarray(values, dtype=float)
+    n = values.shape[-1]
+    idx = np.arange(n)[:, None] - np.asarray(lags)[None, :]
+    out = values[..., np.maximum(idx, 0)]
+    return np.where(idx >= 0, out, np.nan)
+
+
+def daily_plan(window: int, min_periods: int) -> Plan:
+    """The plan the corpus stages use on daily series: the ``window`` days before, no rhythm."""
+    return Plan(step=DAY, rhythm="none", scales=(1,), cycles=window, min_history=min_periods,
+                refractory=1)
 
 
 def score_counts(values: np.ndarray, plan: Plan) -> dict:

@@ -9,8 +9,9 @@ at least ``min_periods`` of them inside the corpus (default 7).
 Test: the one count model of
 :mod:`~corpuskit.analysis.signals.count_model` (a Gamma-Poisson predictive
 of the day's count from the baseline days, widened by the baseline's
-variance beyond Poisson), the same test :func:`corpuskit.signals.detect`
-runs on any series. Gates (below them the day scores nothing): ``current >=
+variance beyond Poisson), on the baseline windows of
+:mod:`~corpuskit.analysis.signals.any_series`: the same code
+:func:`corpuskit.signals.detect` runs with ``rhythm="none"`` on daily counts. Gates (below them the day scores nothing): ``current >=
 min_count`` and ``current / max(expected, 1) >= min_multiplier``; topic and
 source series need an expected count of at least ``min_baseline``. Entity
 series are tested from an empty baseline up; the entities with at most
@@ -33,7 +34,8 @@ import numpy as np
 from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma
 from corpuskit.analysis.signals.count_model import threshold_count as model_threshold
 from corpuskit.analysis.signals.novelty import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE
-from corpuskit.analysis.signals.series import DailySeries, _windows
+from corpuskit.analysis.signals.any_series import daily_plan, lagged
+from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
 
@@ -86,7 +88,8 @@ class VolumeSpikeDetector:
         detector's ``max_baseline`` records are left to novelty.
         """
         counts = np.asarray(counts, dtype=float)
-        n, mean, extra = baseline_stats(_windows(counts, self.window, 1))
+        plan = daily_plan(self.window, self.min_periods)
+        n, mean, extra = baseline_stats(lagged(counts, plan.lags(1)))
         mu, var = predictive(n, mean, extra, rate_floor=rate_floor)
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = counts / np.maximum(mu, 1.0)
