@@ -40,7 +40,8 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         NaN marks a period with no data (a collection gap): it scores NaN and
         is left out of later baselines. For ``sentiment_shift``: a DataFrame
         with columns ``sum`` and ``count`` (the sum of the period's sentiment
-        scores in [-1, 1] and the number of records), same index rules.
+        scores in [-1, 1] and the number of records) and optionally ``sq``
+        (the sum of their squares, for the per-record variance), same index rules.
     kind : {"volume_spike", "sentiment_shift"}
     rhythm : {"auto", "daily", "weekly", "none"}
         The baseline. ``auto`` decides from the series' first week (sub-daily
@@ -156,16 +157,18 @@ def _numeric(values, what: str) -> np.ndarray:
 def _sentiment(frame, rhythm, cycles, min_history):
     """Shift of the period's mean sentiment against the baseline periods' mean.
 
-    z = (mean_t - m_base) / sqrt(s2 / count_t + s2 / n_base_records), with s2 the
-    pooled per-record variance of the baseline (floored at 0.05); the baseline is
-    the ``cycles`` previous periods (or the same phase, with a rhythm). Two-sided:
-    sigma is |z|.
+    ``z = (mean_t - m_base) / sqrt(s2 / count_t + s2 / n_base)`` with ``m_base``
+    the record-weighted mean of the baseline periods and ``s2`` the per-record
+    variance: from the ``sq`` column (sum of squared scores) when given, else
+    estimated from the spread of the baseline's period means (``count`` times
+    their variance; floored at 0.01). Two-sided: sigma is ``|z|``; periods with
+    fewer than 5 records are not tested.
     """
     from corpuskit.analysis.signals.any_series import lagged
 
     if not isinstance(frame, pd.DataFrame) or not {"sum", "count"} <= set(frame.columns):
         raise ValidationError("sentiment_shift needs a DataFrame with columns 'sum' and 'count' "
-                              "(per-period sum of sentiment scores and number of records)")
+                              "(per-period sum of sentiment scores and number of records; optional 'sq')")
     index = _check_index(frame.index)
     sums = _numeric(frame["sum"], "'sum'")
     counts = _numeric(frame["count"], "'count'")
@@ -180,12 +183,21 @@ def _sentiment(frame, rhythm, cycles, min_history):
     lags = plan.lags(1)
     base_sum = np.nansum(lagged(sums, lags), axis=1)
     base_cnt = np.nansum(lagged(counts, lags), axis=1)
-    mean_sq = np.where(np.isfinite(means), means ** 2, np.nan) * counts
-    periods = np.sum(np.isfinite(lagged(means, lags)), axis=1)
+    period_means = lagged(means, lags)
+    periods = np.sum(np.isfinite(period_means), axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         m_base = base_sum / base_cnt
-        between = np.nansum(lagged(mean_sq, lags), axis=1) / base_cnt - m_base ** 2
-        s2 = np.maximum(between, 0.05)
+        if "sq" in frame.columns:
+            sq = _numeric(frame["sq"], "'sq'")
+            s2 = np.nansum(lagged(sq, lags), axis=1) / base_cnt - m_base ** 2
+        else:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", category=RuntimeWarning)
+                spread = np.nanvar(period_means, axis=1, ddof=1)
+            s2 = spread * base_cnt / np.maximum(periods, 1)
+        s2 = np.maximum(np.nan_to_num(s2, nan=0.0), 0.01)
         z = (means - m_base) / np.sqrt(s2 / counts + s2 / base_cnt)
     sigma = np.where((periods >= plan.min_history) & (counts >= 5), np.abs(z), np.nan)
     return {"sigma": sigma, "expected": m_base, "baseline_n": periods}, plan

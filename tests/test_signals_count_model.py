@@ -185,3 +185,18 @@ def test_stage_and_detect_are_the_same_code():
     ours = detect(series, rhythm="none", cycles=21, min_history=7)["sigma"].to_numpy()
     np.testing.assert_allclose(stage[0, 7:], ours[7:])
     assert ours[60] >= 6
+
+
+def test_detect_sentiment_with_squares_and_no_false_alarms():
+    rng = np.random.default_rng(5)
+    idx = pd.date_range("2024-01-01", periods=60, freq="D")
+    count = rng.poisson(12, 60).astype(float)
+    scores = [rng.normal(0.0, 0.4, int(n)).clip(-1, 1) for n in count]
+    scores[45] = (scores[45] - 0.5).clip(-1, 1)
+    frame = pd.DataFrame({"sum": [s.sum() for s in scores], "count": count,
+                          "sq": [(s ** 2).sum() for s in scores]}, index=idx)
+    with_sq = detect(frame, kind="sentiment_shift")
+    without = detect(frame[["sum", "count"]], kind="sentiment_shift")
+    for out in (with_sq, without):
+        assert out["fired"].iloc[45]
+        assert out["fired"].drop(idx[45]).sum() <= 1
