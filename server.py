@@ -62,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                         help="allow browser calls from ORIGIN (repeatable; '*' for any); "
                              "/api/v1/status allows any origin regardless")
-    parser.add_argument("--upgrade-url", help="absolute URL a 429 answer points to for higher tiers "
-                                              "(default: CORPUSKIT_UPGRADE_URL, the corpus's upgrade_url "
-                                              "meta value, else http://HOST:PORT/docs/api.md#rate-limits)")
+    parser.add_argument("--upgrade-url", help="URL a 429 answer points to for higher tiers (default: "
+                                              "CORPUSKIT_UPGRADE_URL, the corpus's upgrade_url meta value, "
+                                              "else /docs/api.md#rate-limits on the host the client called)")
     parser.add_argument("--no-key", action="store_true", help="never create a key at start")
     parser.add_argument("--now", help="fix the corpus clock (ISO 8601)")
     return parser
@@ -220,7 +220,6 @@ def main(argv=None) -> int:
             "heartbeat_seconds": heartbeat,
             "cors_origins": tuple(args.cors),
             "upgrade_url": args.upgrade_url,
-            "default_upgrade_url": f"http://{host_url}:{args.port}/docs/api.md#rate-limits",
             "max_streams": args.max_streams or max(1, args.threads // 3),
             "max_streams_per_key": args.max_streams_per_key or 4,
         }

@@ -11,7 +11,10 @@ process die. :func:`make_server` builds a waitress server that
   instead of leaving it queued in the listen backlog;
 - closes a connection idle (no request in progress) for ``idle_timeout``
   seconds; an open signal stream is a request in progress and is never closed
-  for being idle.
+  for being idle;
+- answers a request without a body that says ``Expect: 100-continue`` (waitress
+  sent ``100 Continue`` and then waited for a body that never comes, so the
+  request was never answered) as if the header were absent.
 
 :func:`raise_fd_limit` lifts the process's soft limit on open files to its
 hard limit, so the cap rather than the kernel decides when to refuse.
@@ -23,6 +26,8 @@ import logging
 import socket
 
 from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
 
@@ -34,6 +39,8 @@ log = logging.getLogger("corpuskit.server")
 DEFAULT_MAX_CONNECTIONS = 8192
 #: Descriptors kept free for the corpus files, logs and the event loop itself.
 FD_RESERVE = 256
+#: Connections the kernel queues for a process before it accepts them.
+BACKLOG = 2048
 #: Seconds an idle keep-alive connection stays open.
 DEFAULT_IDLE_TIMEOUT = 300
 
@@ -78,8 +85,23 @@ def refusal_bytes(message: str = OVERLOADED_MESSAGE) -> bytes:
     return head + body
 
 
+class _RequestParser(HTTPRequestParser):
+    """Waitress's parser, minus the 100-continue wait on a request that has no body."""
+
+    def parse_header(self, header_plus):
+        super().parse_header(header_plus)
+        if self.expect_continue and not self.chunked and not self.content_length:
+            self.expect_continue = False
+
+
+class _Channel(HTTPChannel):
+    parser_class = _RequestParser
+
+
 class CappedServer(TcpWSGIServer):
     """A waitress TCP server that refuses connections beyond ``max_connections`` with a JSON 503."""
+
+    channel_class = _Channel
 
     def __init__(self, *args, max_connections: int, **kwargs):
         self.max_connections = max_connections
@@ -128,7 +150,7 @@ class CappedServer(TcpWSGIServer):
 def make_server(app, sock: socket.socket, *, threads: int, max_connections: int,
                 idle_timeout: float = DEFAULT_IDLE_TIMEOUT, ident: str = "corpuskit") -> CappedServer:
     """A :class:`CappedServer` serving ``app`` on the listening socket ``sock`` (call ``.run()``)."""
-    adj = Adjustments(sockets=[sock], threads=threads, asyncore_use_poll=True,
+    adj = Adjustments(sockets=[sock], threads=threads, asyncore_use_poll=True, backlog=BACKLOG,
                       connection_limit=max_connections + 1, channel_timeout=int(idle_timeout),
                       cleanup_interval=min(30, max(1, int(idle_timeout) // 2)), ident=ident)
     dispatcher = ThreadedTaskDispatcher()

@@ -357,7 +357,9 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
             abort_json(404, "entity not found")
         try:
             entity_id, is_canonical = entity_keys.resolve_entity_key(conn(), key)
-        except NotFoundError:
+        except (NotFoundError, OverflowError, ValueError):
+            # a numeric key past SQLite's 64-bit range (OverflowError) or made of non-ASCII
+            # digits such as '²' (ValueError from int()) names no entity
             abort_json(404, "entity not found")
         if not is_canonical:
             row = queries.entity_row(conn(), entity_id)
