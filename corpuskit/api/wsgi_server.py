@@ -39,6 +39,8 @@ log = logging.getLogger("corpuskit.server")
 DEFAULT_MAX_CONNECTIONS = 8192
 #: Descriptors kept free for the corpus files, logs and the event loop itself.
 FD_RESERVE = 256
+#: Connections accepted per wake-up of the event loop.
+ACCEPT_BATCH = 64
 #: Connections the kernel queues for a process before it accepts them.
 BACKLOG = 2048
 #: Seconds an idle keep-alive connection stays open.
@@ -119,15 +121,28 @@ class CappedServer(TcpWSGIServer):
         return self.accepting
 
     def handle_accept(self):
-        if self.open_connections() < self.max_connections:
-            return super().handle_accept()
-        try:
-            pair = self.accept()
-        except OSError:
-            return
-        if pair is None:
-            return
-        conn = pair[0]
+        # up to ACCEPT_BATCH connections per wake-up: with thousands of open connections one
+        # turn of the event loop costs milliseconds, and accepting one per turn left the
+        # listen backlog (and the clients in it) waiting for seconds
+        for _ in range(ACCEPT_BATCH):
+            try:
+                pair = self.accept()
+            except OSError:  # the client left before we got to it
+                continue
+            if pair is None:  # nothing more waiting
+                return
+            conn, addr = pair
+            if self.open_connections() >= self.max_connections:
+                self._refuse(conn)
+                continue
+            try:
+                self.set_socket_options(conn)
+            except OSError:
+                conn.close()
+                continue
+            self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
+
+    def _refuse(self, conn) -> None:
         self.refused += 1
         if self.refused == 1 or self.refused % 1000 == 0:
             log.warning("connection cap (%d) reached: %d connections refused with 503",
