@@ -366,3 +366,21 @@ def test_cors_public_status_for_everyone_the_rest_only_for_configured_origins(tm
     status, headers, _ = call(open_app, "GET", "/api/v1/topics", origin)
     assert status == 401 and headers["access-control-allow-origin"] == "https://lab.example.org"
     corpus.close()
+
+
+def test_every_documented_maximum_says_it_is_clamped():
+    """The OpenAPI documents declare a ``maximum`` the server clamps to rather than rejects: each says so."""
+    from corpuskit.api.openapi import document_bytes
+
+    for interface in ("bearer", "keyed"):
+        doc = json.loads(document_bytes(interface))
+        shared = doc.get("components", {}).get("parameters", {})
+        checked = 0
+        for operations in doc["paths"].values():
+            for operation in operations.values():
+                for param in operation.get("parameters", []):
+                    param = shared[param["$ref"].rsplit("/", 1)[-1]] if "$ref" in param else param
+                    if "maximum" in param.get("schema", {}):
+                        checked += 1
+                        assert "clamp" in param.get("description", "").lower(), (interface, param["name"])
+        assert checked > 5

@@ -173,3 +173,98 @@ def test_two_processes_share_the_counters_exactly(file_corpus):
     c = open_corpus(file_corpus.path)
     assert json.loads(json.dumps(ratelimit.usage(ratelimit.counters_conn(c), info.id, T0))) == {"minute": 60, "day": 60}
     c.close()
+
+
+def test_counters_live_in_their_own_file_and_a_writer_on_the_corpus_never_blocks_them(tmp_path):
+    """A keyed request answers while another connection holds the corpus's write lock."""
+    import time
+
+    from corpuskit.api import create_app
+    from corpuskit.store.connection import connect
+    from corpuskit.store.limits import limits_path
+    from tests.api_fixtures import NOW, build_api_corpus
+    from tests.http_client import call
+
+    corpus = open_corpus(tmp_path / "c.db", now=NOW)
+    build_api_corpus(corpus)
+    key = corpus.create_key(tier="research")
+    app = create_app(corpus)
+    assert limits_path(corpus.path).exists()
+    assert (limits_path(corpus.path).stat().st_mode & 0o777) == 0o600
+    writer = connect(corpus.path)
+    writer.execute("BEGIN IMMEDIATE")  # as an import or a stage does
+    writer.execute("INSERT INTO meta(key, value) VALUES ('held', '1')")
+    answers = []
+    started = time.monotonic()
+    thread = threading.Thread(target=lambda: answers.append(
+        call(app, "GET", "/api/v1/topics", {"x-api-key": key})))
+    thread.start()
+    thread.join(timeout=10)
+    waited = time.monotonic() - started
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert answers and answers[0][0] == 200, answers
+    assert waited < 2.0
+    assert answers[0][1]["ratelimit-remaining"] == "59"
+    corpus.close()
+
+
+def test_remaining_is_never_repeated_under_concurrency(file_corpus):
+    info = _key(file_corpus, "enterprise", per_minute=500, per_day=10_000)
+    seen = []
+    lock = threading.Lock()
+    start = threading.Barrier(8)
+
+    def client():
+        c = open_corpus(file_corpus.path)
+        start.wait()
+        mine = [ratelimit.check_and_count(c, info, now=lambda: T0)["RateLimit-Remaining"] for _ in range(20)]
+        with lock:
+            seen.extend(mine)
+        c.close()
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(map(int, seen)) == list(range(500 - 160, 500))  # each value once
+
+
+def test_a_limits_file_left_by_another_corpus_is_emptied(tmp_path):
+    from corpuskit.store.limits import limit_store, limits_path
+
+    first = open_corpus(tmp_path / "c.db")
+    info = _key(first)
+    ratelimit.consume(ratelimit.counters_conn(first), info.id, 5, 100, T0)
+    first.close()
+    for suffix in ("", "-wal", "-shm"):  # the corpus is rebuilt; its limits file stays
+        (tmp_path / ("c.db" + suffix)).unlink(missing_ok=True)
+    assert limits_path(tmp_path / "c.db").exists()
+    second = open_corpus(tmp_path / "c.db")
+    again = _key(second)
+    assert again.id == info.id  # key ids start again at 1
+    assert ratelimit.usage(limit_store(second).conn, again.id, T0) == {"minute": 0, "day": 0}
+    second.close()
+
+
+def test_upgrade_url_is_absolute(file_corpus, monkeypatch):
+    monkeypatch.delenv("CORPUSKIT_UPGRADE_URL", raising=False)
+    assert ratelimit.upgrade_url(file_corpus, base="https://api.example.org") == \
+        "https://api.example.org/docs/api.md#rate-limits"
+    assert ratelimit.upgrade_url(file_corpus, configured="/pricing", base="http://h:8000") == "http://h:8000/pricing"
+    assert ratelimit.upgrade_url(file_corpus, configured="https://x.org/t") == "https://x.org/t"
+
+
+def test_in_memory_corpus_counts_in_a_private_temporary_file():
+    from corpuskit.store.limits import limit_store
+
+    memory = open_corpus()
+    info = _key(memory)
+    for _ in range(5):
+        ratelimit.check_and_count(memory, info, now=lambda: T0)
+    with pytest.raises(JsonResponse):
+        ratelimit.check_and_count(memory, info, now=lambda: T0)
+    path = limit_store(memory).path
+    assert path.exists() and path.name == "memory.limits.db"
+    memory.close()
