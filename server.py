@@ -196,6 +196,10 @@ def main(argv=None) -> int:
         if value is not None and value < 1:
             print(f"server.py: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
+    if args.max_streams is not None and args.max_streams >= args.threads:
+        print("server.py: error: --max-streams must be below --threads (each stream holds a thread)",
+              file=sys.stderr)
+        return 2
     if not args.idle_timeout > 0:
         print("server.py: error: --idle-timeout must be positive", file=sys.stderr)
         return 2
