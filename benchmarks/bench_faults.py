@@ -243,21 +243,21 @@ def scenario_idle(work: Path, count: int, seconds: float) -> None:
         server.stop()
 
 
-def scenario_import(work: Path, rows_csv: Path, rows: int, kill_fraction: float | None,
-                    import_seconds: float | None) -> float:
-    name = "import" if kill_fraction is None else "killed-import"
-    db = work / f"{name}.db"
-    key = base_corpus(db)
+def beside_readers(db: Path, key: str, label: str, command: list, kill_after: float | None = None) -> float:
+    """Serve ``db`` under load while ``corpuskit <command>`` runs (``kill -9`` after ``kill_after`` s); report a row.
+
+    Returns the command's wall-clock seconds.
+    """
     server = Server(db)
     try:
         before = records(db)
         with Load(server.port, key) as load:
             time.sleep(1)
             started = time.monotonic()
-            proc = start_cli("import", "--db", db, "--source", "reddit", "--quiet", *MAP, rows_csv)
+            proc = start_cli(*command)
             note = ""
-            if kill_fraction is not None:
-                time.sleep(max(1.0, kill_fraction * (import_seconds or 20)))
+            if kill_after:
+                time.sleep(kill_after)
                 if proc.poll() is None:
                     proc.send_signal(signal.SIGKILL)
                     note = f"killed after {time.monotonic() - started:.0f} s"
@@ -266,14 +266,23 @@ def scenario_import(work: Path, rows_csv: Path, rows: int, kill_fraction: float 
             out, err = proc.communicate()
             took = time.monotonic() - started
             time.sleep(1)
-        if kill_fraction is None:
-            summary = out.strip().splitlines()[-1].split(": ", 1)[-1] if out.strip() else err.strip()[-200:]
-            note = f"import {took:.0f} s, exit {proc.returncode} ({summary})"
-        report(f"import {rows:,} rows beside readers" if kill_fraction is None else "kill -9 import",
-               load, db, before, note)
+        if not kill_after:
+            last = out.strip().splitlines()[-1] if out.strip() and command[0] == "import" else ""
+            note = (f"{command[0]} {took:.0f} s, exit {proc.returncode}"
+                    + (f" ({last.split(': ', 1)[-1]})" if last else "")
+                    + (f": {err.strip()[-200:]}" if proc.returncode else ""))
+        report(label, load, db, before, note)
         return took
     finally:
         server.stop()
+
+
+def scenario_import(work: Path, rows_csv: Path, rows: int, kill_after: float | None = None) -> float:
+    db = work / ("import.db" if kill_after is None else "killed-import.db")
+    key = base_corpus(db)
+    label = f"import {rows:,} rows beside readers" if kill_after is None else "kill -9 import"
+    return beside_readers(db, key, label, ["import", "--db", db, "--source", "reddit", "--quiet", *MAP, rows_csv],
+                          kill_after)
 
 
 def scenario_stage(work: Path, source_db: Path, stage: str, kill_after: float | None, key: str,
@@ -283,30 +292,8 @@ def scenario_stage(work: Path, source_db: Path, stage: str, kill_after: float | 
     for suffix in ("", "-wal", "-shm"):
         if Path(str(source_db) + suffix).exists():
             shutil.copy(str(source_db) + suffix, str(db) + suffix)
-    server = Server(db)
-    try:
-        before = records(db)
-        with Load(server.port, key) as load:
-            time.sleep(1)
-            started = time.monotonic()
-            proc = start_cli(stage, "--db", db, "--quiet")
-            note = ""
-            if kill_after:
-                time.sleep(kill_after)
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGKILL)
-                    note = f"killed after {time.monotonic() - started:.0f} s"
-                else:
-                    note = "finished before the kill"
-            _, err = proc.communicate()
-            took = time.monotonic() - started
-            time.sleep(1)
-        if not kill_after:
-            note = f"{stage} {took:.0f} s, exit {proc.returncode}" + (f": {err.strip()[-200:]}" if proc.returncode else "")
-        report(label or (f"kill -9 {stage}" if kill_after else f"{stage} beside readers"), load, db, before, note)
-        return took, db
-    finally:
-        server.stop()
+    label = label or (f"kill -9 {stage}" if kill_after else f"{stage} beside readers")
+    return beside_readers(db, key, label, [stage, "--db", db, "--quiet"], kill_after), db
 
 
 def main(argv=None) -> int:
@@ -329,9 +316,9 @@ def main(argv=None) -> int:
             rows_csv = work / "rows.csv"
             write_csv(rows_csv, args.rows)
             if "import" in only:
-                import_seconds = scenario_import(work, rows_csv, args.rows, None, None)
+                import_seconds = scenario_import(work, rows_csv, args.rows)
             if "kill-import" in only:
-                scenario_import(work, rows_csv, args.rows, 0.5, import_seconds)
+                scenario_import(work, rows_csv, args.rows, kill_after=max(1.0, (import_seconds or 20) / 2))
         if only & {"run", "kill-stages"}:
             stage_csv = work / "stage.csv"
             write_csv(stage_csv, args.stage_rows, seed=17)
