@@ -1,6 +1,7 @@
 """Faults and load against a running ``server.py``: does anything answer 5xx, slow down or get lost?
 
     PYTHONPATH=. python benchmarks/bench_faults.py [--rows 400000] [--stage-rows 5000] [--idle 5000]
+        [--stage-file /work/shared/datasets/reddit_2019_science_technology.csv] [--only run,kill-stages]
 
 Every scenario starts ``server.py`` (2 worker processes) on a corpus file and
 keeps keyed clients (``x-api-key``, 4 threads, each request in turn:
@@ -12,7 +13,7 @@ calling it while the fault happens:
 - ``import beside readers``: ``corpuskit import`` of a generated ``--rows``-row
   CSV into the served file;
 - ``run beside readers``: ``corpuskit run`` (every stage) on a
-  ``--stage-rows``-record corpus;
+  ``--stage-rows``-record corpus (or the real file ``--stage-file``);
 - ``kill -9 import``: the same import, killed half-way;
 - ``kill -9 enrich|analyse|narrate``: each stage on its own input, killed
   half-way through its measured duration.
@@ -300,6 +301,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=400_000, help="rows in the imported CSV")
     parser.add_argument("--stage-rows", type=int, default=5_000, help="records the stage scenarios run on")
+    parser.add_argument("--stage-file", type=Path,
+                        help="a real CSV/JSONL file (a layout corpuskit detects) for the stage scenarios, "
+                             "instead of --stage-rows generated posts")
     parser.add_argument("--idle", type=int, default=5_000, help="idle connections held open")
     parser.add_argument("--idle-seconds", type=float, default=15.0)
     parser.add_argument("--only", help="comma-separated: idle,import,run,kill-import,kill-stages")
@@ -320,13 +324,17 @@ def main(argv=None) -> int:
             if "kill-import" in only:
                 scenario_import(work, rows_csv, args.rows, kill_after=max(1.0, (import_seconds or 20) / 2))
         if only & {"run", "kill-stages"}:
-            stage_csv = work / "stage.csv"
-            write_csv(stage_csv, args.stage_rows, seed=17)
             base = work / "stage-base.db"
             key = base_corpus(base, fixture=False)
-            cli("import", "--db", base, "--source", "reddit", "--quiet", *MAP, stage_csv)
+            if args.stage_file:
+                cli("import", "--db", base, "--quiet", args.stage_file.resolve())
+            else:
+                stage_csv = work / "stage.csv"
+                write_csv(stage_csv, args.stage_rows, seed=17)
+                cli("import", "--db", base, "--source", "reddit", "--quiet", *MAP, stage_csv)
+            label = f"run ({records(base):,} records{', ' + args.stage_file.name if args.stage_file else ''})"
             if "run" in only:
-                scenario_stage(work, base, "run", None, key, label=f"run ({args.stage_rows:,} records) beside readers")
+                scenario_stage(work, base, "run", None, key, label=label + " beside readers")
             if "kill-stages" in only:
                 source = base
                 for stage in ("enrich", "analyse", "narrate"):

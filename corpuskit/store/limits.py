@@ -116,9 +116,15 @@ _guard = threading.Lock()
 
 def _corpus_token(corpus) -> str:
     token = corpus.get_meta("limits_token")
-    if token is None:
-        corpus.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('limits_token', ?)",
-                            (json.dumps(secrets.token_hex(16)),))
+    if token is None:  # the first use of this corpus by a server: one small write
+        try:
+            corpus.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('limits_token', ?)",
+                                (json.dumps(secrets.token_hex(16)),))
+        except Exception as exc:  # sqlite3's or sqlean's OperationalError
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            raise StoreError(f"cannot prepare {corpus.path} for serving ({exc}): another process is "
+                             "writing it; start the server again when it is done") from exc
         token = corpus.get_meta("limits_token")
     return str(token)
 
