@@ -157,13 +157,12 @@ _STAMP_SQL = ("INSERT INTO key_usage(key_id, last_used_at) VALUES (?2, ?1) "
 _memos: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _write(conn, lock, sql, args, fetch=False):
+def _write(conn, lock, sql, args) -> list:
+    """Run one write statement (under ``lock`` when given) and return the rows it returns."""
     if lock is None:
-        cursor = conn.execute(sql, args)
-        return cursor.fetchall() if fetch else cursor
+        return conn.execute(sql, args).fetchall()
     with lock:
-        cursor = conn.execute(sql, args)
-        return cursor.fetchall() if fetch else cursor
+        return conn.execute(sql, args).fetchall()
 
 
 def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, lock=None,
@@ -173,10 +172,11 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, loc
     ``conn`` is a connection (autocommit mode) to the rate-limit file
     (:func:`counters_conn`). The check and the count are one SQL statement,
     so they are exact under any number of concurrent connections and
-    processes, and the counts it returns are those this request made. ``lock`` (optional) is held around each write
-    so that threads of one process queue on it rather than on SQLite's lock.
-    Then the key's finished windows are dropped and its last use stamped
-    (to the second), and the counters read back for the headers. ``memo``
+    processes, and the counts it returns (the headers' figures) are the ones
+    this request made. ``lock`` (optional) is held around each write so that
+    threads of one process queue on it rather than on SQLite's lock. Then the
+    key's finished windows are dropped and its last use stamped (to the
+    second); a refusal reads the counters back instead. ``memo``
     (optional, ``[minute window, stamp]`` shared by one process's calls for
     this key) skips the cleanup and the stamp when this process already did
     them this minute / this second.
@@ -184,8 +184,7 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, loc
     now = utc(now)
     minute_name, day_name = window_names(now)
     to_minute, to_day = seconds_to_resets(now)
-    counted = dict(_write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day),
-                          fetch=True))
+    counted = dict(_write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day)))
     allowed = bool(counted)
     if allowed:
         if memo is None:
