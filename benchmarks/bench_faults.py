@@ -207,6 +207,21 @@ class Load:
                 "max": times[-1] * 1000 if times else float("nan")}
 
 
+def orphaned(db: Path) -> list[int]:
+    """Pids of ``corpuskit`` command processes (not server.py) still working on ``db``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(db).encode() in argv and b"corpuskit" in argv and not any(a.endswith(b"server.py") for a in argv):
+            found.append(int(entry.name))
+    return found
+
+
 ROWS: list[dict] = []
 
 
@@ -257,6 +272,7 @@ def beside_readers(db: Path, key: str, label: str, command: list, kill_after: fl
             started = time.monotonic()
             proc = start_cli(*command)
             note = ""
+            out = err = ""
             if kill_after:
                 time.sleep(kill_after)
                 if proc.poll() is None:
@@ -264,7 +280,18 @@ def beside_readers(db: Path, key: str, label: str, command: list, kill_after: fl
                     note = f"killed after {time.monotonic() - started:.0f} s"
                 else:
                     note = "finished before the kill"
-            out, err = proc.communicate()
+                proc.wait()
+                # worker processes the killed command forked hold its pipes open: never wait on them
+                proc.stdout.close()
+                proc.stderr.close()
+                time.sleep(2)
+                orphans = orphaned(db)
+                if orphans:
+                    note += f"; {len(orphans)} of its worker processes still alive 2 s later (ended now)"
+                    for pid in orphans:
+                        os.kill(pid, signal.SIGKILL)
+            else:
+                out, err = proc.communicate()
             took = time.monotonic() - started
             time.sleep(1)
         if not kill_after:
