@@ -388,3 +388,19 @@ def test_every_documented_maximum_says_it_is_clamped():
                         checked += 1
                         assert "clamp" in param.get("description", "").lower(), (interface, param["name"])
         assert checked > 5
+
+
+def test_a_429_points_to_the_configured_absolute_upgrade_url(tmp_path, monkeypatch):
+    monkeypatch.delenv("CORPUSKIT_UPGRADE_URL", raising=False)
+    corpus = open_corpus(tmp_path / "c.db", now=NOW)
+    build_api_corpus(corpus)
+    key = corpus.create_key(tier="free")
+    configured = create_app(corpus, upgrade_url="https://lab.example.org/pricing")
+    answers = [call(configured, "GET", "/api/v1/topics", {"x-api-key": key}) for _ in range(6)]
+    assert [a[0] for a in answers] == [200] * 5 + [429]
+    assert json.loads(answers[-1][2])["upgradeUrl"] == "https://lab.example.org/pricing"
+    default = create_app(corpus)
+    status, _, body = call(default, "GET", "/api/v1/topics", {"x-api-key": key, "Host": "api.example.net:8443"})
+    assert status == 429
+    assert json.loads(body)["upgradeUrl"] == "http://api.example.net:8443/docs/api.md#rate-limits"
+    corpus.close()
