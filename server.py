@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "/api/v1/status allows any origin regardless")
     parser.add_argument("--upgrade-url", help="URL a 429 answer points to for higher tiers (default: "
                                               "CORPUSKIT_UPGRADE_URL, the corpus's upgrade_url meta value, "
-                                              "else /docs/api.md#rate-limits on the host the client called)")
+                                              "else /docs#keyed-headers on the host the client called)")
     parser.add_argument("--no-key", action="store_true", help="never create a key at start")
     parser.add_argument("--now", help="fix the corpus clock (ISO 8601)")
     return parser

@@ -136,7 +136,7 @@ def test_free_key_sixth_request_in_a_minute_is_429(served, monkeypatch):
     status, headers, body = checked_call(app, "keyed", "/api/v1/topics", {"x-api-key": free})
     assert status == 429
     assert body["error"] == "Rate limit exceeded"
-    assert body["upgradeUrl"].startswith("http") and body["upgradeUrl"].endswith("/docs/api.md#rate-limits")
+    assert body["upgradeUrl"].startswith("http") and body["upgradeUrl"].endswith("/docs#keyed-headers")
     assert headers["retry-after"] == "18"
     assert headers["ratelimit-remaining"] == "0"
     # a refused request is counted nowhere; the next minute lets the key in again

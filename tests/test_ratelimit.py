@@ -104,7 +104,7 @@ def test_check_and_count_returns_headers_then_raises_429(file_corpus, monkeypatc
     answer = caught.value
     assert answer.status_code == 429
     assert answer.payload == {"error": "Rate limit exceeded",
-                              "upgradeUrl": "http://127.0.0.1:8000/docs/api.md#rate-limits"}
+                              "upgradeUrl": "http://127.0.0.1:8000/docs#keyed-headers"}
     assert answer.headers["Retry-After"] == "30"
     assert answer.headers["RateLimit-Remaining"] == "0"
     stamped = ratelimit.counters_conn(file_corpus).execute(
@@ -251,7 +251,7 @@ def test_a_limits_file_left_by_another_corpus_is_emptied(tmp_path):
 def test_upgrade_url_is_absolute(file_corpus, monkeypatch):
     monkeypatch.delenv("CORPUSKIT_UPGRADE_URL", raising=False)
     assert ratelimit.upgrade_url(file_corpus, base="https://api.example.org") == \
-        "https://api.example.org/docs/api.md#rate-limits"
+        "https://api.example.org/docs#keyed-headers"
     assert ratelimit.upgrade_url(file_corpus, configured="/pricing", base="http://h:8000") == "http://h:8000/pricing"
     assert ratelimit.upgrade_url(file_corpus, configured="https://x.org/t") == "https://x.org/t"
 

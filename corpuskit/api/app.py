@@ -15,6 +15,7 @@ import os
 
 import bottle
 
+from corpuskit.api import pages
 from corpuskit.api.bearer import routes as bearer_routes
 from corpuskit.api.bearer.stream import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_KEY, StreamGate
 from corpuskit.api.hardening import install_hardening
@@ -104,4 +105,5 @@ def create_app(corpus, heartbeat_seconds: float | None = None, *, cors_origins=(
     bearer_routes.install(app, corpus, heartbeat_seconds=float(heartbeat_seconds),
                           stream_gate=StreamGate(max_streams, max_streams_per_key))
     keyed_routes.install(app, corpus)
+    pages.install(app, corpus)  # / and /docs, for people
     return app

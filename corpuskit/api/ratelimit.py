@@ -49,9 +49,9 @@ from corpuskit.clock import iso, utc
 
 DAILY_MESSAGE = "Daily request limit reached"
 MINUTE_MESSAGE = "Rate limit exceeded"
-#: The path of the rate-limit documentation, made absolute against the request's own host
+#: The rate-limit part of the server's own reference page (``/docs``), made absolute against the request's own host
 #: when no upgrade URL is configured.
-DEFAULT_UPGRADE_PATH = "/docs/api.md#rate-limits"
+DEFAULT_UPGRADE_PATH = "/docs#keyed-headers"
 
 
 def wall_now() -> datetime:
@@ -255,28 +255,22 @@ def write_lock(corpus) -> threading.Lock:
     return lock
 
 
-def _request_upgrade_url(corpus) -> str:
-    """:func:`upgrade_url` for the request being answered: the app's ``--upgrade-url`` setting,
-    else the documentation on the host the client called."""
-    import bottle
-
-    try:
-        configured = bottle.request.app.config.get("corpuskit.upgrade_url")
-        parts = bottle.request.urlparts
-        base = f"{parts.scheme}://{parts.netloc}"
-    except (RuntimeError, KeyError, AttributeError):  # outside a request
-        configured, base = None, None
-    return upgrade_url(corpus, configured, base)
+def request_upgrade_url(corpus, request) -> str:
+    """:func:`upgrade_url` for ``request``: the app's ``upgrade_url`` setting (``server.py
+    --upgrade-url``), else the documentation on the scheme and host the client called."""
+    configured = request.app.config.get("corpuskit.upgrade_url") if "bottle.app" in request.environ else None
+    parts = request.urlparts
+    return upgrade_url(corpus, configured, f"{parts.scheme}://{parts.netloc}")
 
 
-def check_and_count(corpus, key_info, now=None, upgrade: str | None = None) -> dict[str, str]:
+def check_and_count(corpus, key_info, now=None, request=None) -> dict[str, str]:
     """Count one authenticated request; return the headers to add to the answer.
 
     Raises the 429 JSON answer (``{error, upgradeUrl}`` with ``Retry-After``
     and the ``RateLimit-*`` headers) when the key is past either allowance.
     ``now`` is a callable returning the wall-clock time (default
-    :data:`clock`); ``upgrade`` the absolute ``upgradeUrl`` to send (default
-    :func:`upgrade_url` of the corpus).
+    :data:`clock`); ``request`` (the Bottle request being answered) makes the
+    ``upgradeUrl`` point at the host it called (see :func:`request_upgrade_url`).
     """
     from corpuskit.api.errors import JsonResponse
 
@@ -290,6 +284,8 @@ def check_and_count(corpus, key_info, now=None, upgrade: str | None = None) -> d
     decision = consume(counters_conn(corpus), key_info.id, key_info.per_minute, key_info.per_day, moment,
                        lock=write_lock(corpus), memo=memo)
     if not decision.allowed:
-        raise JsonResponse({"error": decision.message, "upgradeUrl": upgrade or _request_upgrade_url(corpus)},
+        raise JsonResponse({"error": decision.message,
+                            "upgradeUrl": request_upgrade_url(corpus, request) if request is not None
+                            else upgrade_url(corpus)},
                            status=429, headers=decision.headers())
     return decision.headers()

@@ -50,7 +50,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
             def wrapper(*args, **kwargs):
                 key = authenticate(corpus, bottle.request)
                 bottle.request.environ["corpuskit.key_id"] = key.id
-                headers = rate_limit_headers(corpus, key)
+                headers = rate_limit_headers(corpus, key, bottle.request)
                 for name, value in headers.items():
                     bottle.response.set_header(name, value)
                 try:
