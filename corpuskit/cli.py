@@ -116,13 +116,16 @@ def cmd_keys(args) -> int:
               "It is shown only now; store it:")
         print(key)
     elif args.keys_command == "list":
+        from corpuskit.store.limits import last_used
+
         rows = keys.list_keys(corpus.conn)
         if not rows:
             print("no keys")
+        used = last_used(corpus)  # stamped in the rate-limit file beside the corpus
         for k in rows:
             state = "revoked " + k.revoked_at if k.revoked_at else "active"
             print(f"{k.id}\t{k.name or '-'}\t{k.tier}\t{k.prefix}…\tcreated {k.created_at}\t"
-                  f"last used {k.last_used_at or 'never'}\t{state}")
+                  f"last used {used.get(k.id) or k.last_used_at or 'never'}\t{state}")
     else:
         info = keys.revoke_key(corpus.conn, args.key)
         print(f"revoked key {info.id} ({info.name or info.prefix + '…'})")
