@@ -154,8 +154,7 @@ class Narrator:
     def _strongest_open(conn, topic_id=None, entity_id=None):
         column, value = ("entity_id", entity_id) if entity_id is not None else ("topic_id", topic_id)
         row = conn.execute(
-            f"SELECT * FROM signals WHERE status = 'open' AND {column} = ? "
-            "ORDER BY sigma_score DESC, detected_at DESC, id LIMIT 1", (value,)
+            f"SELECT * FROM signals WHERE status = 'open' AND {column} = ? {ev.STRONGEST} LIMIT 1", (value,)
         ).fetchone()
         return ev.signal_dict(row) if row else None
 
@@ -192,8 +191,10 @@ class Narrator:
             "framing": list(fields.get("framing") or []),
             "headlineSource": fields.get("headlineSource"),
             "figures": evidence.figures,
-            "writer": getattr(writer, "name", type(writer).__name__),
+            "writer": fields.get("writer") or getattr(writer, "name", type(writer).__name__),
         }
+        if isinstance(fields.get("writerNote"), dict):
+            metadata["writerNote"] = fields["writerNote"]
         if signal is not None:
             metadata["triggerSignalKey"] = signal["signal_key"]
         if evidence.cluster is not None:
