@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
-from corpuskit.narrate.quotes import record_sentences, subject_terms
+from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms
 from corpuskit.narrate.textnorm import term_tokens
 
 NOTABLE_SEVERITIES = ("high", "medium")
@@ -204,7 +204,7 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
     newest = max(pool, key=lambda r: (r.published_at, r.id))
     focus.add(newest.id)  # a story speaks from its latest evidence
     tokens = [set(term_tokens(" ".join(s))) for s in sentences]
-    on_subject = [bool(t & terms) for t in tokens]
+    on_subject = [any(mentions_subject(term_tokens(x), terms) for x in s) for s in sentences]
     order = sorted(range(len(pool)), key=lambda i: (pool[i].inferred, pool[i].id not in focus,
                                                     terms and not on_subject[i], -round(float(sims[i]), 9),
                                                     pool[i].id))
@@ -369,14 +369,14 @@ def latest_cluster(conn, topic_id) -> dict | None:
             "top_terms": json.loads(row[3] or "[]"), "summary_label": row[4]}
 
 
-def growing_cluster(conn, topic_id, now, window_days: int, min_recent: int = 3) -> dict | None:
+def growing_cluster(conn, topic_id, now, window_days: int, min_recent: int = 5) -> dict | None:
     """The fastest-growing cluster of the newest analysis run on ``topic_id``, or None.
 
     Growth compares a cluster's member records in the last ``window_days // 2``
     days (``recent``) with the same span before (``earlier``): the cluster with
     the highest ``(recent + 1) / (earlier + 1)`` among those with at least
-    ``min_recent`` recent records wins; ties go to more recent records, then
-    the lower id. Returns the cluster dict of :func:`latest_cluster` plus
+    ``min_recent`` recent records and at least twice as many recent records as
+    earlier ones wins; ties go to more recent records, then the lower id. Returns the cluster dict of :func:`latest_cluster` plus
     ``recent``, ``earlier`` and ``memberIds`` (its recent members).
     """
     half = max(1, window_days // 2)
@@ -392,7 +392,7 @@ def growing_cluster(conn, topic_id, now, window_days: int, min_recent: int = 3) 
     best, best_key = None, None
     for row in rows:
         recent, earlier = int(row[5] or 0), int(row[6] or 0)
-        if recent < min_recent:
+        if recent < min_recent or recent < 2 * earlier:
             continue
         key = ((recent + 1) / (earlier + 1), recent, -row[0])
         if best_key is None or key > best_key:
@@ -484,8 +484,6 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
     figures = {"directRecords": len(direct_ids), "windowDays": window_days}
     entity = entity_dict(conn, signal["entity_id"])
     subject = subject_terms(entity, topic_dict(conn, signal["topic_id"]), signal)
-    if entity is not None:
-        subject |= {t for a in entity["aliases"] for t in term_tokens(a)}
     digest = pool_hash(story_key, direct, inferred, k, [signal["id"], figures, sorted(subject)])
     if skip is not None and skip(digest):
         return UNCHANGED
@@ -527,7 +525,7 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
     if cluster is not None:  # the framing sentence states these
         figures["cluster"] = [cluster["lineage_id"], cluster["record_count"], cluster["top_terms"][:3],
                               cluster.get("recent"), cluster.get("earlier")]
-    subject = subject_terms(None, beat, signal, cluster if signal is None else None)
+    subject = subject_terms(None, beat, signal, cluster if cluster and cluster.get("recent") else None)
     digest = pool_hash(f"beat:{beat['name']}", direct, [], k,
                        [figures, signal["id"] if signal else None, beat["display_name"], focus, sorted(subject)])
     if skip is not None and skip(digest):
@@ -558,7 +556,7 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
     ).fetchone()
     figures = {"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days,
                "change": entity_change(conn, entity["id"], now, window_days)}
-    subject = subject_terms(entity) | {t for a in entity.get("aliases", []) for t in term_tokens(a)}
+    subject = subject_terms(entity)
     digest = pool_hash(f"entity:{entity['slug']}", direct, [], k,
                        [figures, signal["id"] if signal else None, entity["name"], sorted(subject)])
     if skip is not None and skip(digest):

@@ -11,7 +11,8 @@ rules:
 - a topic is named by its display label, cleaned of list parts that are URL
   debris, handles or numbers (:func:`clean_label`); a headline names only its
   first part, the framing sentence the whole cleaned label;
-- a source kind is named as people write it (``hackernews`` -> ``Hacker News``).
+- a source kind is named as people write it (``hackernews`` -> ``Hacker News``);
+- a day is written ``22 November 2019``.
 
 :func:`prose_debris` is the check every test and the benchmark run over these
 fields: raw detail keys, snake_case, unrounded floats, topic slugs, URL parts
@@ -124,8 +125,16 @@ def clean_terms(terms, limit: int = 3, exclude=()) -> list[str]:
     return out
 
 
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+
+
 def _date(iso_text: str) -> str:
-    return str(iso_text or "")[:10]
+    """``2019-11-22...`` -> ``22 November 2019`` (the text unchanged when it is not a date)."""
+    match = re.match(r"(\d{4})-(\d{2})-(\d{2})", str(iso_text or ""))
+    if not match or not 1 <= int(match.group(2)) <= 12:
+        return str(iso_text or "")[:10]
+    return f"{int(match.group(3))} {_MONTHS[int(match.group(2)) - 1]} {match.group(1)}"
 
 
 # -- signals ---------------------------------------------------------------------

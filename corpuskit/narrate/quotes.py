@@ -20,7 +20,7 @@ The rules, stated once:
   embedding to the centroid of the story's records (TF-IDF when the corpus
   has no embeddings); sentence centrality the TF-IDF cosine of the sentence to
   the centroid of all candidates; subject overlap ``min(1, hits / 2)`` where
-  hits are the subject's terms (:func:`subject_terms`) the sentence contains.
+  hits are the subject's phrases (:func:`subject_terms`) the sentence contains.
   When at least two records offer an on-subject candidate (one that contains
   a subject term), only on-subject candidates are quoted.
 - **Diversity.** Maximal marginal relevance: the next quote maximises
@@ -106,32 +106,44 @@ def near_duplicate(a_tokens, b_tokens) -> bool:
 
 
 def subject_terms(entity: dict | None = None, beat: dict | None = None, signal: dict | None = None,
-                  cluster: dict | None = None) -> set[str]:
-    """The words a story is about: the entity's name, else the trigger's term, the beat's label and keywords, the cluster's top terms.
+                  cluster: dict | None = None, keywords: int = 3) -> set[str]:
+    """The phrases a story is about, each as lower-case informative tokens joined by a space.
 
-    Lower-case informative tokens (``term_tokens``). An entity narrative (or a
-    signal on an entity) is about the entity only.
+    An entity narrative (or a signal on an entity) is about the entity: its
+    name and aliases. Otherwise: the signal's term (a novelty), the parts of
+    the beat's label and its first ``keywords`` keywords, and the first three
+    top terms of the cluster the story is built around. A sentence mentions
+    the subject when one of these phrases occurs in its tokens
+    (:func:`mentions_subject`).
     """
+    phrases = []
     if entity is not None:
-        return set(term_tokens(entity["name"])) or {entity["name"].lower()}
-    terms = set()
-    detail = (signal or {}).get("detail") or {}
-    for value in (detail.get("entity"), detail.get("term")):
-        if value:
-            terms.update(term_tokens(str(value)))
-    if beat is not None:
-        terms.update(term_tokens(beat.get("display_name") or ""))
-        for keyword in (beat.get("keywords") or [])[:20]:
-            terms.update(term_tokens(str(keyword)))
-    if cluster is not None:
-        for term in (cluster.get("top_terms") or [])[:8]:
-            terms.update(term_tokens(str(term)))
-    return terms
+        phrases += [entity["name"]] + list(entity.get("aliases") or [])
+    else:
+        detail = (signal or {}).get("detail") or {}
+        phrases += [str(v) for v in (detail.get("entity"), detail.get("term")) if v]
+        if beat is not None:
+            phrases += (beat.get("display_name") or "").split(",")
+            phrases += [str(k) for k in (beat.get("keywords") or [])[:keywords]]
+        if cluster is not None:
+            phrases += [str(t) for t in (cluster.get("top_terms") or [])[:3]]
+    out = set()
+    for phrase in phrases:
+        tokens = term_tokens(phrase)
+        if tokens:
+            out.add(" ".join(tokens))
+    return out
 
 
-def mentions_subject(sentence_tokens, terms) -> bool:
-    """Whether a sentence (its ``term_tokens``) names the subject."""
-    return bool(set(sentence_tokens) & set(terms))
+def subject_hits(sentence_tokens, phrases) -> int:
+    """How many of the subject's phrases occur (as consecutive tokens) in a sentence's tokens."""
+    flat = f" {' '.join(sentence_tokens)} "
+    return sum(f" {p} " in flat for p in phrases)
+
+
+def mentions_subject(sentence_tokens, phrases) -> bool:
+    """Whether a sentence (its ``term_tokens``) names the subject (one of its phrases)."""
+    return subject_hits(sentence_tokens, phrases) > 0
 
 
 @dataclass
@@ -177,9 +189,8 @@ def score(cands: list[Candidate], record_centrality, terms) -> np.ndarray:
     centroid = matrix.mean(axis=0)
     norm = np.linalg.norm(centroid)
     central = matrix @ (centroid / norm) if norm > 0 else np.zeros(len(cands))
-    terms = set(terms)
     for i, c in enumerate(cands):
-        hits = len(set(c.tokens) & terms)
+        hits = subject_hits(c.tokens, terms)
         c.on_subject = hits > 0
         rec = float(record_centrality[c.ordinal - 1]) if len(record_centrality) >= c.ordinal else 0.0
         c.relevance = round(0.4 * rec + 0.3 * float(central[i]) + 0.3 * min(1.0, hits / 2), 9)

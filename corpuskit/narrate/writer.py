@@ -28,7 +28,6 @@ import re
 from corpuskit.errors import ValidationError
 from corpuskit.narrate import prose, quotes
 from corpuskit.narrate.evidence import StoryEvidence
-from corpuskit.narrate.textnorm import term_tokens
 
 TEXT_FIELDS = ("headline", "lede", "body", "summary")
 
@@ -98,12 +97,11 @@ def framing_sentence(evidence: StoryEvidence) -> dict | None:
 
 
 def story_terms(evidence: StoryEvidence) -> set[str]:
-    """The subject's terms for quote relevance (see :func:`corpuskit.narrate.quotes.subject_terms`)."""
-    terms = quotes.subject_terms(evidence.entity, evidence.beat, evidence.signal, evidence.cluster)
-    if evidence.entity is not None:
-        for alias in evidence.entity.get("aliases") or []:
-            terms.update(term_tokens(alias))
-    return terms
+    """The subject's phrases for quote relevance (see :func:`corpuskit.narrate.quotes.subject_terms`)."""
+    cluster = evidence.cluster if evidence.kind == "beat_narrative" and evidence.signal is None else None
+    if cluster is not None and not cluster.get("recent"):
+        cluster = None  # the beat's largest cluster, not a development the story is about
+    return quotes.subject_terms(evidence.entity, evidence.beat, evidence.signal, cluster)
 
 
 class ExtractiveWriter(StoryWriter):
