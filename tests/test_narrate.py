@@ -13,7 +13,7 @@ from corpuskit.narrate import read
 from corpuskit.narrate.citations import external_citations, trace_body
 from corpuskit.narrate.evidence import EvidenceRecord
 from corpuskit.narrate.pipeline import narrate_corpus
-from corpuskit.narrate.textnorm import display_text
+from corpuskit.text import display_text
 from tests.narrate_fixtures import build_fixture
 
 WS = re.compile(r"\s+")

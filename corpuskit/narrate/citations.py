@@ -11,7 +11,7 @@ import re
 from urllib.parse import urlsplit
 
 from corpuskit.narrate.sentences import squash
-from corpuskit.narrate.textnorm import display_text
+from corpuskit.text import display_text
 
 MARKER = re.compile(r"\[(\d+)\]")
 _LINK = re.compile(r"https?://[^\s<>\"'\])]+")

@@ -37,7 +37,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
 from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms
-from corpuskit.narrate.textnorm import term_tokens
+from corpuskit.text import term_tokens
 
 NOTABLE_SEVERITIES = ("high", "medium")
 POOL_LIMIT = 300  # newest records considered per story

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from corpuskit.narrate.textnorm import display_text, term_tokens
+from corpuskit.text import display_text, term_tokens
 
 SOURCE_NAMES = {
     "hackernews": "Hacker News", "reddit": "Reddit", "bluesky": "Bluesky", "youtube": "YouTube",

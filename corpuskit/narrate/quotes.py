@@ -40,7 +40,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.narrate.sentences import split_sentences
-from corpuskit.narrate.textnorm import display_text, term_tokens
+from corpuskit.text import display_text, term_tokens
 
 MIN_INFORMATIVE_WORDS = 4
 MAX_WORDS = 60
