@@ -98,8 +98,10 @@ class Narrator:
     def settings(self) -> dict:
         """The parameters as recorded with the run."""
         writer = self.writer if self.writer is not None else ExtractiveWriter()
+        writer_settings = getattr(writer, "settings", None)
         return {
             "writer": getattr(writer, "name", type(writer).__name__),
+            **({"writerSettings": writer_settings()} if callable(writer_settings) else {}),
             "beat_window_days": self.beat_window_days, "min_beat_records": self.min_beat_records,
             "entity_window_days": self.entity_window_days, "top_entities": self.top_entities,
             "signal_window_days": self.signal_window_days,
@@ -219,6 +221,9 @@ class Narrator:
         """Write the corpus's stories, versions, slugs and arcs; returns self (see ``summary_``)."""
         self._check()
         writer = self.writer if self.writer is not None else ExtractiveWriter()
+        reset = getattr(writer, "reset_budget", None)
+        if callable(reset):
+            reset()  # a writer with a per-run budget (the LLM writer) starts afresh
         conn = corpus.conn
         now = corpus.now()
         generated_at = iso(now)
