@@ -14,7 +14,10 @@ Rules (all windows are measured back from the corpus clock):
   severity (high or medium, open or resolved; its status is part of the evidence).
 - **beat_narrative** (key ``beat:<topic name>``): one per active beat, i.e. a
   topic with ``active = 1`` and at least ``min_beat_records`` records in the
-  last ``beat_window_days`` days.
+  last ``beat_window_days`` days, of which at least two have a quotable
+  sentence that names the beat (a phrase of its label or first keywords, see
+  :func:`corpuskit.narrate.quotes.subject_terms`); a beat whose records do not
+  name it makes no story (it is listed as skipped).
 - **entity_narrative** (key ``entity:<entity slug>``): the ``top_entities``
   entities with the most mentions in the last ``entity_window_days`` days, plus
   every entity with an open novelty signal.
@@ -60,6 +63,7 @@ class EvidenceRecord:
     inferred: bool = False
     confidence: float = 0.0
     centrality: float | None = None
+    on_subject: bool | None = None
 
     @property
     def metadata(self) -> dict:
@@ -238,6 +242,7 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
         rec = pool[i]
         rec.confidence = round(float(np.clip(dense[i] @ chosen_centroid, 0.0, 1.0)), 4)
         rec.centrality = round(float(np.clip(sims[i], 0.0, 1.0)), 6)
+        rec.on_subject = bool(on_subject[i])
         result.append(rec)
     return result
 
@@ -531,8 +536,8 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
     if skip is not None and skip(digest):
         return UNCHANGED
     chosen = rank_and_select(direct, [], k, conn=conn, terms=subject, focus=focus)
-    if len(chosen) < 2:
-        return None
+    if len(chosen) < 2 or (subject and sum(bool(r.on_subject) for r in chosen) < 2):
+        return None  # too thin, or too few records that name the beat to make a story about it
     terms = list(beat["keywords"]) + (cluster["top_terms"] if cluster else [])
     if signal:
         terms += _words(signal["headline"])
