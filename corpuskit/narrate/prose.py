@@ -305,7 +305,8 @@ def entity_prose(entity: dict, change: dict) -> tuple[str, str]:
 def prose_debris(text: str, slugs=(), keys=()) -> list[str]:
     """What in ``text`` is not prose: a list of findings (empty when clean).
 
-    Debris is: a raw detail key (any of ``keys``, or a camelCase word not in a
+    Debris is: a raw detail key (any of ``keys`` that is not a plain lower-case
+    word, or a camelCase word not in a
     short list of brand names), a snake_case identifier, a float with three or
     more decimals, a topic slug (any of ``slugs`` that contains a hyphen), URL
     parts (``http``, ``www``, ``.com``...), an HTML entity, or a leading run of
@@ -313,6 +314,7 @@ def prose_debris(text: str, slugs=(), keys=()) -> list[str]:
     """
     found = []
     text = str(text or "")
+    keys = [k for k in keys if not (k.isalpha() and k.islower())]  # "before", "records" are words too
     for key in keys:
         if re.search(rf"\b{re.escape(key)}\b", text):
             found.append(f"detail key {key!r}")
