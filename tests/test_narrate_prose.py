@@ -46,7 +46,7 @@ def test_every_signal_kind_reads_as_prose():
     assert hour[0] == "Pfizer Biontech: 19 posts in one hour, 9.5x the usual 2" and "14:00 UTC" in hour[1]
     novel = prose.signal_prose(_signal("novelty", {"entity": "Cybertruck", "mentions": 8, "baselineMentions": 0,
                                                    "windowDays": 21}), PFIZER)
-    assert novel[0] == "Cybertruck emerges in Pfizer Biontech: 8 mentions, against none in the previous 21 days"
+    assert novel[0] == "Cybertruck emerges in posts on Pfizer Biontech: 8 mentions, against none in the previous 21 days"
     split = prose.signal_prose(_signal("divergence", {"sourceA": "reddit", "sourceB": "hackernews",
                                                       "afterA": -0.31234, "afterB": 0.2, "beforeA": 0.05,
                                                       "divergencePoints": 41.7, "day": "2021-03-11"}), PFIZER)

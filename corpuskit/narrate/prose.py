@@ -196,10 +196,10 @@ def signal_prose(signal: dict, beat: dict | None = None, entity: dict | None = N
         where = topic_name(beat, short=True)
         mentions, base = int(d.get("mentions") or 0), int(d.get("baselineMentions") or 0)
         was = "none" if base == 0 else fmt_count(base)
-        headline = (f"{name} emerges{' in ' + where if where else ''}: {fmt_count(mentions)} mentions, "
+        headline = (f"{name} emerges{' in posts on ' + where if where else ''}: {fmt_count(mentions)} mentions, "
                     f"against {was} in the previous {fmt_days(window)}")
         framing = (f"On {day}, {name} was mentioned {fmt_count(mentions)} times"
-                   f"{' in ' + topic_name(beat) if where else ''}, against {was} in the previous "
+                   f"{' in posts on ' + topic_name(beat) if where else ''}, against {was} in the previous "
                    f"{fmt_days(window)} ({strength}).")
         return headline, framing
     if kind == "divergence" and "sourceA" in d:
