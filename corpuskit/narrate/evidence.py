@@ -39,8 +39,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
-from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms
-from corpuskit.text import term_tokens
+from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms, tokens_of
 
 NOTABLE_SEVERITIES = ("high", "medium")
 POOL_LIMIT = 300  # newest records considered per story
@@ -143,23 +142,60 @@ def _unit(v):
 
 
 def stored_embeddings(conn, ids) -> np.ndarray | None:
-    """The stored embeddings of ``ids`` (rows in that order, L2-normalised), or None if any is missing."""
+    """The stored embeddings of ``ids`` (rows in that order, L2-normalised), or None if any is missing.
+
+    Reads the few sqlite-vec chunk blobs that hold them (a point query on the
+    virtual table costs about a millisecond per row), checks one row against
+    the virtual table, and falls back to point queries when the layout is not
+    the one expected.
+    """
     if conn is None or not ids:
         return None
     try:
-        rows = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start:start + 500])
-            marks = ",".join("?" for _ in chunk)
-            rows.update(conn.execute(f"SELECT record_id, embedding FROM record_vectors WHERE record_id IN ({marks})",
-                                     chunk).fetchall())
-    except Exception:  # noqa: BLE001 - no vec0 table or extension: fall back to TF-IDF
+        found = _chunk_vectors(conn, ids)
+    except Exception:  # noqa: BLE001 - another sqlite-vec layout: ask the virtual table
+        found = None
+    if found is None:
+        try:
+            found = {}
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start:start + 500])
+                marks = ",".join("?" for _ in chunk)
+                found.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in conn.execute(
+                    f"SELECT record_id, embedding FROM record_vectors WHERE record_id IN ({marks})", chunk))
+        except Exception:  # noqa: BLE001 - no vec0 table or extension: the caller uses TF-IDF
+            return None
+    if len(found) != len(set(ids)):
         return None
-    if len(rows) != len(ids):
-        return None
-    matrix = np.stack([np.frombuffer(rows[i], dtype=np.float32) for i in ids]).astype(np.float64)
+    matrix = np.stack([found[i] for i in ids]).astype(np.float64)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def _chunk_vectors(conn, ids) -> dict | None:
+    where = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start:start + 500])
+        marks = ",".join("?" for _ in chunk)
+        for rid, chunk_id, offset in conn.execute(
+                f"SELECT coalesce(id, rowid), chunk_id, chunk_offset FROM record_vectors_rowids "
+                f"WHERE rowid IN ({marks}) AND chunk_id IS NOT NULL", chunk):
+            where[rid] = (chunk_id, offset)
+    if len(where) != len(set(ids)):
+        return None
+    out = {}
+    for chunk_id in sorted({c for c, _ in where.values()}):
+        blob = conn.execute("SELECT vectors FROM record_vectors_vector_chunks00 WHERE rowid = ?",
+                            (chunk_id,)).fetchone()[0]
+        vectors = np.frombuffer(blob, dtype=np.float32).reshape(-1, 512)
+        for rid, (c, offset) in where.items():
+            if c == chunk_id:
+                out[rid] = vectors[offset]
+    probe = ids[0]
+    row = conn.execute("SELECT embedding FROM record_vectors WHERE record_id = ?", (probe,)).fetchone()
+    if row is None or not np.array_equal(np.frombuffer(row[0], np.float32), out[probe]):
+        return None
+    return out
 
 
 def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord], k: int,
@@ -207,8 +243,8 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
     terms, focus = set(terms), set(focus)
     newest = max(pool, key=lambda r: (r.published_at, r.id))
     focus.add(newest.id)  # a story speaks from its latest evidence
-    tokens = [set(term_tokens(" ".join(s))) for s in sentences]
-    on_subject = [any(mentions_subject(term_tokens(x), terms) for x in s) for s in sentences]
+    tokens = [{t for x in s for t in tokens_of(x)} for s in sentences]
+    on_subject = [any(mentions_subject(tokens_of(x), terms) for x in s) for s in sentences]
     order = sorted(range(len(pool)), key=lambda i: (pool[i].inferred, pool[i].id not in focus,
                                                     terms and not on_subject[i], -round(float(sims[i]), 9),
                                                     pool[i].id))

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -79,7 +80,7 @@ def is_fragment(sentence: str) -> bool:
         return True
     if _MARKER.search(sentence) or re.search(r"https?://", sentence):
         return True
-    if len(term_tokens(sentence)) < MIN_INFORMATIVE_WORDS:
+    if len(tokens_of(sentence)) < MIN_INFORMATIVE_WORDS:
         return True
     if sum(bool(_TAGGY.match(w)) for w in words) * 2 >= len(words):
         return True
@@ -88,12 +89,27 @@ def is_fragment(sentence: str) -> bool:
 
 def record_sentences(text: str) -> list[str]:
     """The quotable sentences of a record text: display-normalised, trimmed, no fragments, in order."""
+    return list(_record_sentences(str(text or "")))
+
+
+def tokens_of(sentence: str) -> tuple:
+    """``term_tokens`` of a sentence, memoised (a record's sentences are read by several stories)."""
+    return _tokens(sentence)
+
+
+@lru_cache(maxsize=65536)
+def _tokens(sentence: str) -> tuple:
+    return tuple(term_tokens(sentence))
+
+
+@lru_cache(maxsize=16384)
+def _record_sentences(text: str) -> tuple:
     out = []
     for sentence in split_sentences(display_text(text))[:_MAX_SENTENCES_PER_RECORD]:
         sentence = trim(sentence)
         if sentence and not is_fragment(sentence):
             out.append(sentence)
-    return out
+    return tuple(out)
 
 
 def near_duplicate(a_tokens, b_tokens) -> bool:
@@ -165,14 +181,14 @@ def candidates(records) -> list[Candidate]:
     out = []
     for ordinal, rec in enumerate(records, 1):
         for pos, sentence in enumerate(record_sentences(rec.text)):
-            out.append(Candidate(ordinal, pos, sentence, tuple(term_tokens(sentence)),
+            out.append(Candidate(ordinal, pos, sentence, tokens_of(sentence),
                                  (rec.author or "").lower(), rec.source))
     return out
 
 
 def _tfidf(texts):
     try:
-        matrix = TfidfVectorizer(analyzer=lambda t: term_tokens(t), sublinear_tf=True).fit_transform(texts)
+        matrix = TfidfVectorizer(analyzer=tokens_of, sublinear_tf=True).fit_transform(texts)
         return matrix.toarray()
     except ValueError:
         return np.zeros((len(texts), 1))
