@@ -562,7 +562,12 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
         f"SELECT count(DISTINCT r.source) FROM records r WHERE {_topic_where()} "
         "AND r.published_at > ? AND r.published_at <= ?", (beat["id"], beat["id"], since, iso(now)),
     ).fetchone()[0]
-    figures = {"records": n_records, "sources": sources, "windowDays": window_days}
+    before = iso(now - timedelta(days=2 * window_days))
+    previous = conn.execute(
+        f"SELECT count(DISTINCT r.id) FROM records r WHERE {_topic_where()} "
+        "AND r.published_at > ? AND r.published_at <= ?", (beat["id"], beat["id"], before, since),
+    ).fetchone()[0]
+    figures = {"records": n_records, "sources": sources, "windowDays": window_days, "previousRecords": previous}
     if cluster is not None:  # the framing sentence states these
         figures["cluster"] = [cluster["lineage_id"], cluster["record_count"], cluster["top_terms"][:3],
                               cluster.get("recent"), cluster.get("earlier")]

@@ -242,13 +242,23 @@ def cluster_prose(beat: dict, cluster: dict, window_days: int) -> tuple[str, str
 
 
 def beat_volume_prose(beat: dict, figures: dict) -> tuple[str, str]:
-    """``(headline, framing)`` for a beat with neither an open signal nor a growing cluster."""
+    """``(headline, framing)`` for a beat with neither an open signal nor a growing cluster: its volume against the window before."""
     short, full = topic_name(beat, short=True), topic_name(beat)
     n, sources, days = figures.get("records", 0), figures.get("sources", 0), figures.get("windowDays", 0)
+    previous = figures.get("previousRecords")
     kinds = "one source" if sources == 1 else f"{fmt_count(sources)} sources"
     headline = f"{short}: {fmt_count(n)} posts in {fmt_days(days)}"
-    framing = f"{full} drew {fmt_count(n)} records from {kinds} in the last {fmt_days(days)}."
-    return headline, framing
+    framing = f"{full} drew {fmt_count(n)} records from {kinds} in the last {fmt_days(days)}"
+    if previous is not None:
+        if previous == 0:
+            headline += ", none the period before"
+        elif abs(n - previous) <= 0.1 * previous:
+            headline += f", about as many as the {fmt_days(days)} before"
+        else:
+            change = round(100 * (n - previous) / previous)
+            headline += f", {'up' if change > 0 else 'down'} {abs(change)}% from {fmt_count(previous)}"
+        framing += f", against {fmt_count(previous)} in the {fmt_days(days)} before"
+    return headline, framing + "."
 
 
 def _trend_word(now: int, before: int) -> str:
