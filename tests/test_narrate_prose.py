@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -136,3 +137,35 @@ def real_corpus(tmp_path_factory):
 def test_every_story_of_a_real_file_reads_as_prose(real_corpus):
     summary = _assert_readable(real_corpus.conn, min_stories=5)
     assert summary["authorsPerStory"]["median"] >= 2
+
+
+def test_beat_prose_from_a_growing_cluster_or_its_volume():
+    beat = {"display_name": "Climate Change, Global, Warming", "name": "climate-change-global"}
+    cluster = {"id": 3, "record_count": 240, "top_terms": ["https", "bushfires", "australia", "smoke"],
+               "recent": 18, "earlier": 4}
+    headline, framing = prose.cluster_prose(beat, cluster, 7)
+    assert headline == "Climate Change: talk of bushfires, australia and smoke grows to 18 posts in 3 days, up from 4"
+    assert "18 records in the last 3 days, against 4 in the 3 days before (240 in all)" in framing
+    up = prose.beat_volume_prose(beat, {"records": 160, "sources": 2, "windowDays": 7, "previousRecords": 120})
+    assert up[0] == "Climate Change: 160 posts in 7 days, up 33% from 120"
+    assert up[1] == ("Climate Change, Global and Warming drew 160 records from 2 sources in the last 7 days, "
+                     "against 120 in the 7 days before.")
+    same = prose.beat_volume_prose(beat, {"records": 97, "sources": 1, "windowDays": 7, "previousRecords": 106})
+    assert same[0].endswith("about as many as the 7 days before")
+
+
+def test_growing_cluster_counts_recent_and_earlier_members(corpus):
+    from corpuskit.narrate.evidence import growing_cluster
+
+    ids = build_fixture(corpus)
+    now = corpus.now()
+    found = growing_cluster(corpus.conn, ids["topics"]["chips"], now, 14, min_recent=1)
+    members = corpus.conn.execute("SELECT r.published_at FROM cluster_members m JOIN records r ON r.id = m.record_id "
+                                  "WHERE m.cluster_id = ?", (ids["cluster"],)).fetchall()
+    mid, start = iso(now - timedelta(days=7)), iso(now - timedelta(days=14))
+    recent = sum(mid < p[0] <= iso(now) for p in members)
+    earlier = sum(start < p[0] <= mid for p in members)
+    assert recent >= 2 * earlier and recent >= 2  # the fixture's cluster grows in its last week
+    assert (found["id"], found["recent"], found["earlier"]) == (ids["cluster"], recent, earlier)
+    assert len(found["memberIds"]) == recent
+    assert growing_cluster(corpus.conn, ids["topics"]["chips"], now, 14, min_recent=10 ** 6) is None
