@@ -76,7 +76,7 @@ def test_entity_prose_says_what_changed():
     change = {"mentions": 120, "previousMentions": 38, "records": 101, "windowDays": 7, "sentiment": -0.21,
               "previousSentiment": 0.05, "with": ["EMA", "Germany", "Pfizer"]}
     headline, framing = prose.entity_prose({"name": "AstraZeneca"}, change)
-    assert headline == "AstraZeneca mentions triple: 120 in 7 days, from 38; sentiment sours to -0.21"
+    assert headline == "AstraZeneca mentions triple: 120 in 7 days, from 38; sentiment falls to -0.21 from +0.05"
     assert framing.endswith("It appeared most often with EMA, Germany and Pfizer.")
     assert "from +0.05" in framing and prose.prose_debris(framing) == []
     new = prose.entity_prose({"name": "Cybertruck"}, dict(change, previousMentions=0, sentiment=None))[0]

@@ -302,7 +302,8 @@ def entity_prose(entity: dict, change: dict) -> tuple[str, str]:
             tone += f", from {fmt_score(s_before)}"
             shift = round(s_now - s_before, 2)
             if abs(shift) >= 0.1:
-                headline += f"; sentiment {'improves' if shift > 0 else 'sours'} to {fmt_score(s_now)}"
+                headline += (f"; sentiment {'rises' if shift > 0 else 'falls'} to {fmt_score(s_now)} "
+                             f"from {fmt_score(s_before)}")
         parts.append(tone)
     framing = "; ".join(parts) + "."
     others = [n for n in change.get("with") or [] if n and n != name][:3]
