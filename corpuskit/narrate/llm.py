@@ -210,7 +210,11 @@ class LLMWriter(StoryWriter):
 
     def __repr__(self) -> str:
         key = "set" if self._key() else "none"
-        return f"LLMWriter(url={self._endpoint() if self._base() else None!r}, model={self._model()!r}, key={key})"
+        try:
+            url = self._endpoint()
+        except ValidationError:
+            url = None
+        return f"LLMWriter(url={url!r}, model={self._model()!r}, key={key})"
 
     # -- settings -------------------------------------------------------------
     def _base(self) -> str:
