@@ -256,3 +256,23 @@ def test_check_draft_rules():
                        given)["headline"] is None
     with pytest.raises(DraftRejected, match="not JSON"):
         parse_reply({"choices": [{"message": {"content": "plain words"}}]})
+
+
+def test_the_cli_writer_option_reads_the_environment(tmp_path, fake, monkeypatch, capsys):
+    from corpuskit import open_corpus
+    from corpuskit.cli import main
+
+    db = tmp_path / "c.db"
+    c = open_corpus(db)
+    build_fixture(c)
+    c.close()
+    monkeypatch.setenv("CORPUSKIT_LLM_URL", fake.url)
+    monkeypatch.setenv("CORPUSKIT_LLM_MODEL", "cli-model")
+    monkeypatch.setenv("CORPUSKIT_LLM_KEY", KEY)
+    assert main(["narrate", "--db", str(db), "--quiet", "--writer", "llm"]) == 0
+    out = capsys.readouterr()
+    assert KEY not in out.out + out.err and fake.requests and fake.requests[0]["auth"] == f"Bearer {KEY}"
+    c = open_corpus(db)
+    writers = {json.loads(m)["writer"] for (m,) in c.conn.execute("SELECT metadata FROM stories")}
+    assert writers == {"llm:cli-model"}
+    c.close()
