@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -141,6 +143,21 @@ def _unit(v):
     return v / n if n > 0 else v
 
 
+CHUNK_CACHE = 16  # sqlite-vec chunks (1,024 vectors, 2 MB each) kept during one narrate run
+_CHUNKS: ContextVar[dict | None] = ContextVar("narrate_vector_chunks", default=None)
+
+
+@contextmanager
+def vector_chunk_cache():
+    """Within this block, sqlite-vec chunks read by :func:`stored_embeddings` are kept (at most
+    :data:`CHUNK_CACHE`, oldest dropped first). The narrate stage opens it for one run: it writes no vectors."""
+    token = _CHUNKS.set({})
+    try:
+        yield
+    finally:
+        _CHUNKS.reset(token)
+
+
 def stored_embeddings(conn, ids) -> np.ndarray | None:
     """The stored embeddings of ``ids`` (rows in that order, L2-normalised), or None if any is missing.
 
@@ -184,10 +201,17 @@ def _chunk_vectors(conn, ids) -> dict | None:
     if len(where) != len(set(ids)):
         return None
     out = {}
+    cache = _CHUNKS.get()
     for chunk_id in sorted({c for c, _ in where.values()}):
-        blob = conn.execute("SELECT vectors FROM record_vectors_vector_chunks00 WHERE rowid = ?",
-                            (chunk_id,)).fetchone()[0]
-        vectors = np.frombuffer(blob, dtype=np.float32).reshape(-1, 512)
+        vectors = cache.get(chunk_id) if cache is not None else None
+        if vectors is None:
+            blob = conn.execute("SELECT vectors FROM record_vectors_vector_chunks00 WHERE rowid = ?",
+                                (chunk_id,)).fetchone()[0]
+            vectors = np.frombuffer(blob, dtype=np.float32).reshape(-1, 512)
+            if cache is not None:
+                if len(cache) >= CHUNK_CACHE:
+                    cache.pop(next(iter(cache)))
+                cache[chunk_id] = vectors
         for rid, (c, offset) in where.items():
             if c == chunk_id:
                 out[rid] = vectors[offset]

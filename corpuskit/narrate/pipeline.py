@@ -228,7 +228,8 @@ class Narrator:
         now = corpus.now()
         generated_at = iso(now)
         summary = {"written": {}, "unchanged": {}, "skipped": []}
-        with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction():
+        with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction(), \
+                ev.vector_chunk_cache():
             signals_state = _signals_fingerprint(conn)
 
             def skip_for(story_key):
