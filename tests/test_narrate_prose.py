@@ -169,3 +169,14 @@ def test_growing_cluster_counts_recent_and_earlier_members(corpus):
     assert (found["id"], found["recent"], found["earlier"]) == (ids["cluster"], recent, earlier)
     assert len(found["memberIds"]) == recent
     assert growing_cluster(corpus.conn, ids["topics"]["chips"], now, 14, min_recent=10 ** 6) is None
+
+
+def test_corpus_story_quality_frame(corpus):
+    build_fixture(corpus)
+    narrate_corpus(corpus, progress=False)
+    frame = corpus.story_quality()
+    current = corpus.conn.execute("SELECT count(*) FROM stories WHERE is_current = 1").fetchone()[0]
+    assert len(frame) == current and (frame["quotes"] >= 1).all()
+    summary = frame.attrs["summary"]
+    assert summary["stories"] == current and summary["quotes"] == frame["quotes"].sum()
+    assert summary["storiesWithDebris"] == 0 and summary["fragments"] == 0
