@@ -60,7 +60,12 @@ def cmd_demo(args) -> int:
 
 def cmd_stage(args) -> int:
     corpus = _open(args)
-    result = getattr(corpus, args.stage)(progress=not args.quiet)
+    kwargs = {}
+    if getattr(args, "writer", "extractive") == "llm":
+        from corpuskit.narrate.llm import LLMWriter
+
+        kwargs["writer"] = LLMWriter()  # CORPUSKIT_LLM_URL / _MODEL / _KEY
+    result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
 
@@ -178,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
                         ("narrate", "stories, versions and arcs")):
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
+        if stage == "narrate":
+            p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
+                           help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
+                                "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
+                                "extractive writer as fallback")
     add("run", cmd_run, "run every stage in order")
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")

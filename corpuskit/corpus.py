@@ -375,6 +375,25 @@ class Corpus:
 
         return frames.stories(self, kind=kind, current=current)
 
+    def story_quality(self) -> pd.DataFrame:
+        """What a reader gets from each current story, one row per story (see :mod:`corpuskit.narrate.quality`).
+
+        Columns: ``id, storyKey, kind, headline, writer, quotes, onSubject``
+        (quotes that name the story's subject), ``offSubject`` (those that do
+        not), ``nearDuplicates`` (pairs of near-duplicate quotes),
+        ``fragments``, ``debris`` (findings in the prose fields) and
+        ``authors`` (distinct quoted authors). ``df.attrs["summary"]`` holds
+        the corpus figures: ``onSubjectShare, nearDuplicatePairs, fragments,
+        storiesWithDebris, authorsPerStory``.
+        """
+        from corpuskit.narrate.quality import story_quality, summarise
+
+        rows = story_quality(self.conn)
+        frame = pd.DataFrame(rows, columns=["id", "storyKey", "kind", "headline", "writer", "quotes", "onSubject",
+                                            "offSubject", "nearDuplicates", "fragments", "debris", "authors"])
+        frame.attrs["summary"] = summarise(rows)
+        return frame
+
     def story(self, slug: str) -> dict:
         """One story version by its slug (another spelling of a known slug gives the current version): a dict.
 
