@@ -14,6 +14,7 @@ import pandas as pd
 from corpuskit.clock import from_iso, iso, parse_timestamp, utc, wall_clock
 from corpuskit.errors import ValidationError
 from corpuskit.store import connect, migrate, transaction
+from corpuskit.store.runs import fail_abandoned_runs, this_process
 
 _memory_ids = itertools.count(1)
 
@@ -32,11 +33,21 @@ class Corpus:
     driver : {"sqlite3", "sqlean"}, optional
         Force a SQLite driver; by default ``sqlite3`` when it can load
         extensions, else ``sqlean``.
+    timeout : float
+        Seconds a write waits for another process's write to finish before
+        :class:`~corpuskit.errors.CorpusBusyError` (default 30).
+
+    Opening refuses another application's SQLite file
+    (:class:`~corpuskit.errors.NotACorpusError`) and a file this user cannot
+    write (:class:`~corpuskit.errors.ReadOnlyCorpusError`), and marks
+    ``failed`` the runs whose process is gone (see :mod:`corpuskit.store.runs`).
     """
 
-    def __init__(self, path=":memory:", now=None, driver: str | None = None):
+    def __init__(self, path=":memory:", now=None, driver: str | None = None,
+                 timeout: float = 30.0):
         self.path = path if str(path) == ":memory:" else Path(path)
         self.driver = driver
+        self.timeout = timeout
         self._now = utc(parse_timestamp(now)) if now is not None else None
         self._local = threading.local()
         self._anchor = None
@@ -46,6 +57,7 @@ class Corpus:
         else:
             self._uri = str(self.path)
         migrate(self.conn, label=str(self.path))
+        fail_abandoned_runs(self.conn)
 
     # -- connection -----------------------------------------------------
     @property
@@ -53,7 +65,7 @@ class Corpus:
         """This thread's connection to the corpus file (opened on first use)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self._uri, driver=self.driver)
+            conn = connect(self._uri, driver=self.driver, timeout=self.timeout)
             self._local.conn = conn
         return conn
 
@@ -124,10 +136,12 @@ class Corpus:
         conn = self.conn
         n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
         run_id = f"{stage}-{n}"
+        pid, host, started = this_process()
         conn.execute(
-            "INSERT INTO runs(id, stage, settings, model, started_at) VALUES (?,?,?,?,?)",
+            "INSERT INTO runs(id, stage, settings, model, started_at, pid, host, process_started) "
+            "VALUES (?,?,?,?,?,?,?,?)",
             (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
-             iso(wall_clock())),
+             iso(wall_clock()), pid, host, started),
         )
         try:
             yield run_id
@@ -260,6 +274,7 @@ class Corpus:
                           per_day=per_day, now=wall_clock())
 
 
-def open_corpus(path=":memory:", now=None, driver: str | None = None) -> Corpus:
+def open_corpus(path=":memory:", now=None, driver: str | None = None,
+                timeout: float = 30.0) -> Corpus:
     """Open or create the corpus at ``path``; see :class:`Corpus`."""
-    return Corpus(path, now=now, driver=driver)
+    return Corpus(path, now=now, driver=driver, timeout=timeout)

@@ -152,35 +152,47 @@ def test_strict_aborts_and_writes_nothing(corpus, tmp_path):
     assert corpus.conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
 
 
-def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["staging", "store"])
+def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch, where):
+    # (the import stages rows outside the corpus, then stores them in one transaction:
+    # a failure while staging or while storing must leave the file as it was)
     c = open_corpus(tmp_path / "c.db")
     path = write_csv(tmp_path / "hn.csv", HN_HEADER,
                      [[str(i), f"title {i}", "", "1", "1", "a", "8/4/2016 11:52"] for i in range(5000)])
-    import corpuskit.ingest.importers as importers
+    from corpuskit.ingest.staging import Stage
 
     calls = {"n": 0}
-    real = importers.insert_records
+    real = getattr(Stage, "add" if where == "staging" else "store")
 
-    def flaky(conn, batch, run_id=None):
+    def flaky(self, *args):
         calls["n"] += 1
-        if calls["n"] == 2:
+        if where == "store" or calls["n"] == 2:
+            if where == "store":
+                real(self, *args)   # the rows are in records, inside the transaction
             raise OSError("disk full")
-        return real(conn, batch, run_id)
+        return real(self, *args)
 
-    monkeypatch.setattr(importers, "insert_records", flaky)
+    monkeypatch.setattr(Stage, "add" if where == "staging" else "store", flaky)
     with pytest.raises(OSError):
         c.import_file(path)
     assert c.count() == 0
+    assert c.conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    monkeypatch.undo()
+    assert c.import_file(path).added == 5000   # nothing of the failed import is left behind
 
 
 def test_reimport_adds_nothing_and_hash_dedupe(corpus, tmp_path):
+    # (this test used to expect the second row dropped: the content key had no time, so a
+    # text recurring on another day was lost; the key now includes publishedAt)
     path = write_csv(tmp_path / "c.csv", ["body", "when"], [["same text", "2020-01-01"], ["same text", "2020-01-02"],
-                                                             ["other", "2020-01-03"]])
+                                                             ["other", "2020-01-03"], ["same text", "2020-01-01"]])
     m = ["contentText=body", "publishedAt=when"]
     first = corpus.import_file(path, source="news", mapping=m)
-    assert (first.added, first.duplicates) == (2, 1)  # no sourceId: dedupe on the content hash
+    # no sourceId: dedupe on source + title + text + publishedAt
+    assert (first.added, first.duplicates, first.duplicates_by) == (3, 1, {"id": 0, "content": 1})
     second = corpus.import_file(path, source="news", mapping=m)
-    assert (second.added, second.duplicates) == (0, 3)
+    assert (second.added, second.duplicates) == (0, 4)
+    assert "duplicates 4" in second.summary() and "4 by content" in second.summary()
 
 
 def test_real_hacker_news_csv(tmp_path):

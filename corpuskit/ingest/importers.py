@@ -20,7 +20,8 @@ from tqdm.auto import tqdm
 
 from corpuskit.errors import ImportFormatError, RowRejected, StrictImportError
 from corpuskit.ingest.layouts import apply_layout, detect_layout, parse_map
-from corpuskit.ingest.records import check_source, insert_records, normalise
+from corpuskit.ingest.records import check_dedupe, check_source, dedupe_rule, normalise
+from corpuskit.ingest.staging import Stage
 
 FORMATS = ("jsonl", "csv", "parquet")
 _BATCH = 2000
@@ -38,10 +39,15 @@ class ImportReport:
     rejected: int = 0
     rejections: list = field(default_factory=list)   # [(row number, reason)]
     run_id: str | None = None
+    dedupe: str = "auto"
+    duplicates_by: dict = field(default_factory=lambda: {"id": 0, "content": 0})
 
     def summary(self) -> str:
-        return (f"read {self.read}, added {self.added}, duplicates {self.duplicates}, "
+        """One line: counts, and which rule dropped the duplicates."""
+        text = (f"read {self.read}, added {self.added}, duplicates {self.duplicates}, "
                 f"rejected {self.rejected}")
+        by = ", ".join(f"{n} by {rule}" for rule, n in sorted(self.duplicates_by.items()) if n)
+        return text + f" (dedupe {self.dedupe}" + (f": {by})" if by else ")")
 
 
 def detect_format(path: Path) -> str:
@@ -198,37 +204,52 @@ def import_file(corpus, path, source: str | None = None, mapping=None, topic: st
 
 def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str | None = None,
                 topic: str | None = None, strict: bool = False, progress: bool = False,
-                label: str = "rows", stage: str = "import", settings: dict | None = None
-                ) -> ImportReport:
-    """Normalise and store ``(row number, raw dict)`` pairs in one transaction."""
-    report = ImportReport(path=label)
+                label: str = "rows", stage: str = "import", settings: dict | None = None,
+                dedupe: str = "auto") -> ImportReport:
+    """Normalise ``(row number, raw dict)`` pairs and store them all or none.
+
+    The rows are staged outside the corpus (see :mod:`corpuskit.ingest.staging`)
+    and stored in one short transaction at the end, with the run row. Under
+    ``dedupe`` (``auto``, ``id``, ``content`` or ``none``; see
+    :mod:`corpuskit.ingest.records`) duplicates within the rows and of stored
+    records are counted, by rule, in the report and not stored.
+    """
+    check_dedupe(dedupe)
+    report = ImportReport(path=label, dedupe=dedupe)
     conn = corpus.conn
-    with corpus.transaction():
-        with corpus.run_stage(stage, settings or {"label": label}) as run_id:
-            report.run_id = run_id
-            batch = []
-            for number, raw in tqdm(numbered_rows, desc=f"import {Path(label).name}",
-                                    unit="rec", disable=not progress, mininterval=0.5):
-                report.read += 1
-                try:
-                    if isinstance(raw, RowRejected):
-                        raise raw
-                    batch.append(normalise(raw, source=source, topic=topic))
-                except RowRejected as exc:
-                    if strict:
-                        raise StrictImportError(
-                            f"{label}: row {number}: {exc.reason}; strict import aborted, nothing written"
-                        ) from exc
-                    report.rejected += 1
-                    report.rejections.append((number, exc.reason))
-                if len(batch) >= _BATCH:
-                    _flush(conn, batch, run_id, report)
-            _flush(conn, batch, run_id, report)
+    settings = dict(settings or {"label": label})
+    settings["dedupe"] = dedupe
+    with Stage(conn) as staged:
+        batch = []
+        for number, raw in tqdm(numbered_rows, desc=f"import {Path(label).name}",
+                                unit="rec", disable=not progress, mininterval=0.5):
+            report.read += 1
+            try:
+                if isinstance(raw, RowRejected):
+                    raise raw
+                rec = normalise(raw, source=source, topic=topic)
+                batch.append((rec, dedupe_rule(rec, dedupe)))
+            except RowRejected as exc:
+                if strict:
+                    raise StrictImportError(
+                        f"{label}: row {number}: {exc.reason}; strict import aborted, nothing written"
+                    ) from exc
+                report.rejected += 1
+                report.rejections.append((number, exc.reason))
+            if len(batch) >= _BATCH:
+                _stage_batch(staged, batch)
+        _stage_batch(staged, batch)
+        staged.mark_repeats()
+        with corpus.transaction():
+            with corpus.run_stage(stage, settings) as run_id:
+                report.run_id = run_id
+                counts = staged.store(run_id)
+    report.added = counts["added"]
+    report.duplicates_by = {"id": counts["id"], "content": counts["content"]}
+    report.duplicates = counts["id"] + counts["content"]
     return report
 
 
-def _flush(conn, batch: list, run_id: str, report: ImportReport) -> None:
-    added, dupes = insert_records(conn, batch, run_id)
-    report.added += added
-    report.duplicates += dupes
+def _stage_batch(staged: Stage, batch: list) -> None:
+    staged.add(batch)
     batch.clear()
