@@ -134,23 +134,29 @@ class Corpus:
     def run_stage(self, stage: str, settings: dict | None = None, model: str | None = None):
         """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus."""
         conn = self.conn
-        n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
-        run_id = f"{stage}-{n}"
         pid, host, started = this_process()
-        conn.execute(
-            "INSERT INTO runs(id, stage, settings, model, started_at, pid, host, process_started) "
-            "VALUES (?,?,?,?,?,?,?,?)",
-            (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
-             iso(wall_clock()), pid, host, started),
-        )
+        with transaction(conn):
+            n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
+            run_id = f"{stage}-{n}"
+            conn.execute(
+                "INSERT INTO runs(id, stage, settings, model, started_at, pid, host, "
+                "process_started) VALUES (?,?,?,?,?,?,?,?)",
+                (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
+                 iso(wall_clock()), pid, host, started),
+            )
         try:
             yield run_id
         except BaseException:
-            conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
-                         (iso(wall_clock()), run_id))
+            try:
+                with transaction(conn):
+                    conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
+                                 (iso(wall_clock()), run_id))
+            except Exception:  # e.g. the lock is held elsewhere: once this process
+                pass           # has exited, the next open marks the run failed
             raise
-        conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
-                     (iso(wall_clock()), run_id))
+        with transaction(conn):
+            conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
+                         (iso(wall_clock()), run_id))
 
     # -- records ----------------------------------------------------------
     def count(self) -> int:
@@ -201,23 +207,29 @@ class Corpus:
         return frame
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
-                    topic: str | None = None, strict: bool = False, progress: bool = False):
+                    topic: str | None = None, strict: bool = False, progress: bool = False,
+                    dedupe: str = "auto", encoding: str | None = None, **options):
         """Import a JSONL, CSV or Parquet file; returns an :class:`ImportReport`.
 
-        See :func:`corpuskit.ingest.importers.import_file`.
+        ``dedupe``: ``auto`` (sourceId when a row has one, else source + author + title +
+        text + publishedAt), ``id``, ``content`` or ``none``; ``encoding``: the
+        text file's encoding (default UTF-8, following a byte-order mark). See
+        :func:`corpuskit.ingest.importers.import_file` for the other options.
         """
         from corpuskit.ingest.importers import import_file
 
         return import_file(self, path, source=source, mapping=mapping, topic=topic,
-                           strict=strict, progress=progress)
+                           strict=strict, progress=progress, dedupe=dedupe, encoding=encoding,
+                           **options)
 
     def add_records(self, records, source: str | None = None, topic: str | None = None,
-                    strict: bool = False, stage: str = "import"):
+                    strict: bool = False, stage: str = "import", dedupe: str = "auto"):
         """Add record dicts (the record model); returns an :class:`ImportReport`."""
         from corpuskit.ingest.importers import import_rows
 
         return import_rows(self, ((i + 1, r) for i, r in enumerate(records)), source=source,
-                           topic=topic, strict=strict, stage=stage, label="records")
+                           topic=topic, strict=strict, stage=stage, label="records",
+                           dedupe=dedupe)
 
     def export(self, path, format: str | None = None) -> int:
         """Write every record to ``path`` (jsonl, csv or parquet); returns the count."""

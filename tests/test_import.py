@@ -6,7 +6,7 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.errors import ImportFormatError, StrictImportError, ValidationError
-from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
+from tests.conftest import HN_CSV, REDDIT_CSV, ROOT, need_shared
 
 
 def write_csv(path, header, rows):
@@ -212,3 +212,107 @@ def test_real_reddit_csv(tmp_path):
     assert (report.read, report.added, report.rejected) == (14384, 14384, 0)
     assert c.import_file(path).added == 0
     assert set(c.records()["subreddit"]) == {"science", "technology"}
+
+
+# -- duplicates: which rule, and how many each dropped -------------------------------------------
+HEADLINES = ROOT / "tests" / "fixtures" / "recurring_headlines.csv"
+HEADLINE_MAP = ["title=headline", "publishedAt=date"]
+
+
+def test_recurring_headlines_are_kept_exact_repeats_dropped(corpus):
+    # 12 rows: one headline on 3 days (and once more by another publisher), a weekly
+    # headline on 3 Mondays, and 4 exact repeats. The old key (source + title + text)
+    # kept 4 of them.
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    assert (report.read, report.added, report.duplicates) == (12, 8, 4)
+    assert report.duplicates_by == {"id": 0, "content": 4}
+    titles = corpus.records()["title"].tolist()
+    assert titles.count("Tesla stock: what to watch this week") == 3
+    assert titles.count("Tesla shares fall as deliveries miss estimates") == 3
+    again = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    assert (again.added, again.duplicates_by) == (0, {"id": 0, "content": 12})
+    assert corpus.count() == 8
+
+
+def test_author_is_part_of_the_content_key(corpus):
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP + ["author=publisher"])
+    # the same headline at the same minute from two publishers is two records
+    assert (report.added, report.duplicates_by) == (9, {"id": 0, "content": 3})
+
+
+@pytest.mark.parametrize("dedupe, added, by, rejected", [
+    ("auto", 11, {"id": 1, "content": 0}, 0),     # the id decides for rows that have one
+    ("id", 11, {"id": 1, "content": 0}, 0),
+    ("content", 9, {"id": 1, "content": 2}, 0),   # the content key too, ids still unique
+    ("none", 11, {"id": 1, "content": 0}, 0),     # a sourceId still names one record
+])
+def test_dedupe_rules_with_a_mapped_id_column(corpus, dedupe, added, by, rejected):
+    report = corpus.import_file(HEADLINES, source="news", dedupe=dedupe,
+                                mapping=HEADLINE_MAP + ["sourceId=story_id", "author=publisher"])
+    assert (report.added, report.duplicates_by, report.rejected) == (added, by, rejected)
+    assert report.dedupe == dedupe and f"dedupe {dedupe}" in report.summary()
+    assert corpus.conn.execute("SELECT count(DISTINCT source_id) FROM records").fetchone()[0] == added
+    second = corpus.import_file(HEADLINES, source="news", dedupe=dedupe,
+                                mapping=HEADLINE_MAP + ["sourceId=story_id", "author=publisher"])
+    assert second.added == 0 and second.duplicates == 12
+
+
+def test_dedupe_none_keeps_every_row_without_an_id(corpus):
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="none")
+    assert (report.added, report.duplicates) == (12, 0)
+    assert corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP,
+                              dedupe="none").added == 12   # asked for: no dedupe at all
+    assert corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP).added == 0
+
+
+def test_dedupe_id_rejects_rows_without_an_id(corpus):
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="id")
+    assert (report.added, report.rejected) == (0, 12)
+    assert "--map sourceId=COLUMN" in report.rejections[0][1]
+    with pytest.raises(StrictImportError, match="row 1: no sourceId"):
+        corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="id", strict=True)
+    with pytest.raises(ValidationError, match="unknown dedupe rule 'fuzzy'"):
+        corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="fuzzy")
+
+
+def test_cli_dedupe_option_and_summary(tmp_path, capsys):
+    from corpuskit.cli import main
+
+    db = str(tmp_path / "c.db")
+    args = ["import", str(HEADLINES), "--db", db, "--source", "news", "--quiet",
+            "--map", "title=headline", "--map", "publishedAt=date"]
+    assert main(args) == 0
+    assert "read 12, added 8, duplicates 4, rejected 0 (dedupe auto: 4 by content)" in capsys.readouterr().out
+    args[3] = str(tmp_path / "ids.db")
+    assert main(args + ["--map", "sourceId=story_id", "--dedupe", "id"]) == 0
+    assert "added 11, duplicates 1, rejected 0 (dedupe id: 1 by id)" in capsys.readouterr().out
+    assert main(args + ["--dedupe", "id"]) == 0   # no id column named: every row rejected
+    out, err = capsys.readouterr()
+    assert "added 0, duplicates 0, rejected 12" in out and "rejected row 1: no sourceId" in err
+
+
+def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
+    """A corpus written before 0007 (key without time and author) still dedupes a re-import."""
+    import sqlite3
+
+    from corpuskit.ingest.records import content_hash
+
+    path = tmp_path / "old.db"
+    c = open_corpus(path)
+    c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    c.close()
+    raw = sqlite3.connect(path)   # make it look like a 0006 file with the old hashes
+    raw.execute("DROP INDEX records_source_hash")
+    raw.execute("UPDATE records SET content_hash = 'old-' || id")
+    raw.execute("CREATE UNIQUE INDEX records_source_hash ON records(source, content_hash) "
+                "WHERE source_id IS NULL")
+    for column in ("pid", "host", "process_started"):
+        raw.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+    raw.execute("PRAGMA user_version = 6")
+    raw.commit()
+    raw.close()
+    c = open_corpus(path)
+    row = c.conn.execute("SELECT * FROM records ORDER BY id LIMIT 1").fetchone()
+    assert row["content_hash"] == content_hash("news", row["author"], row["title"],
+                                               row["content_text"], row["published_at"])
+    assert c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP).added == 0

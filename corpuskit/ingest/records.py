@@ -10,10 +10,11 @@ Duplicates (the rules ``import --dedupe`` names):
 
 - ``id``: same source + sourceId. A sourceId names one post, so this rule
   always applies to a row that has one, whatever the mode.
-- ``content``: same source + title + text + publishedAt (the content key,
-  :func:`content_hash`). The publication time is part of the key: a headline
-  that recurs on another day is another record, and the same file imported
-  twice still adds nothing.
+- ``content``: same source + author + title + text + publishedAt (the content
+  key, :func:`content_hash`). The publication time is part of the key: a
+  headline that recurs on another day is another record, and the same file
+  imported twice still adds nothing. So is the author: the same words posted
+  at the same time by two accounts are two posts.
 - ``auto`` (the default): ``id`` for a row with a sourceId, else ``content``.
 - ``none``: rows without a sourceId are never dropped.
 """
@@ -56,18 +57,20 @@ def _text(value) -> str:
 DEDUPE_RULES = ("auto", "id", "content", "none")
 
 
-def content_hash(source: str, title: str, text: str, published_at: str) -> str:
-    """The content key: a stable hash of source, title, text and publication time.
+def content_hash(source: str, author: str, title: str, text: str, published_at: str) -> str:
+    """The content key: a stable hash of source, author, title, text and publication time.
 
-    ``published_at`` is the normalised ISO string (``YYYY-MM-DDTHH:MM:SSZ``).
+    ``published_at`` is the normalised ISO string (``YYYY-MM-DDTHH:MM:SSZ``);
+    ``author`` is ``""`` when the row names none.
     """
-    digest = hashlib.sha256(f"{source}\x1f{title}\x1f{text}\x1f{published_at}".encode("utf-8"))
-    return digest.hexdigest()[:32]
+    key = "\x1f".join((source, author or "", title or "", text or "", published_at))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def record_hash(rec: dict) -> str:
     """:func:`content_hash` of a normalised record."""
-    return content_hash(rec["source"], rec["title"], rec["contentText"], rec["publishedAt"])
+    return content_hash(rec["source"], rec["author"], rec["title"], rec["contentText"],
+                        rec["publishedAt"])
 
 
 def check_dedupe(dedupe: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 import sqlite_vec
 
 from corpuskit.errors import CorpusBusyError, ExtensionError, ReadOnlyCorpusError, StoreError
+from corpuskit.store.schema import inspect_file
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -135,10 +136,16 @@ def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: floa
         raise ExtensionError(f"cannot load sqlite-vec into {path}: {exc}") from exc
     try:
         if not is_memory:
+            # before anything writes to it: another application's database stays untouched
+            # (even its journal mode)
+            inspect_file(conn, str(path))
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    except StoreError:
+        conn.close()
+        raise
     except module.DatabaseError as exc:
         conn.close()
         if "readonly" in str(exc) or "read-only" in str(exc):

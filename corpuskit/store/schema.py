@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from importlib import resources
 
 from corpuskit.errors import NotACorpusError, SchemaVersionError, StoreError
@@ -31,6 +32,7 @@ _CORE_TABLES = {"meta", "runs", "records", "api_keys"}
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
+@lru_cache(maxsize=1)
 def migrations() -> list[tuple[int, str, str]]:
     """All migrations as ``(number, file name, sql)``, in order."""
     found = []
@@ -122,12 +124,12 @@ def migrate(conn, label: str = "corpus") -> int:
 
 
 def _rehash_content(conn) -> None:
-    """0007: the content key now includes the publication time."""
+    """0007: the content key now includes the author and the publication time."""
     from corpuskit.ingest.records import content_hash
 
-    conn.create_function("corpuskit_content_hash", 4, content_hash, deterministic=True)
+    conn.create_function("corpuskit_content_hash", 5, content_hash, deterministic=True)
     conn.execute("UPDATE records SET content_hash = "
-                 "corpuskit_content_hash(source, title, content_text, published_at)")
+                 "corpuskit_content_hash(source, author, title, content_text, published_at)")
 
 
 _PYTHON_STEPS = {7: _rehash_content}

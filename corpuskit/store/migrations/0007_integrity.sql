@@ -1,8 +1,8 @@
 -- 0007 integrity: duplicates by a content key that includes the publication time,
 -- and runs that remember which process runs them.
 
--- The content key (records.content_hash) now hashes source, title, text AND
--- publishedAt; schema.py recomputes it for every stored record after this file.
+-- The content key (records.content_hash) now hashes source, author, title, text
+-- AND publishedAt; schema.py recomputes it for every stored record after this file.
 -- Its index covers every record and is not unique: `import --dedupe content`
 -- checks records that have a sourceId too, and `--dedupe none` keeps repeated rows.
 DROP INDEX records_source_hash;
