@@ -316,3 +316,24 @@ def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
     assert row["content_hash"] == content_hash("news", row["author"], row["title"],
                                                row["content_text"], row["published_at"])
     assert c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP).added == 0
+
+
+def test_rows_stored_by_another_writer_meanwhile_are_still_duplicates(tmp_path, monkeypatch):
+    """The import checks stored rows before taking the lock, and again if someone committed since."""
+    from corpuskit.ingest.staging import Stage
+
+    path = tmp_path / "c.db"
+    c = open_corpus(path)
+    real = Stage.mark_stored
+
+    def then_another_writer(self):
+        real(self)
+        monkeypatch.setattr(Stage, "mark_stored", real)
+        other = open_corpus(path)   # its own connection: a commit the import has not seen
+        other.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+        other.close()
+
+    monkeypatch.setattr(Stage, "mark_stored", then_another_writer)
+    report = c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    assert (report.added, report.duplicates_by) == (0, {"id": 0, "content": 12})
+    assert c.count() == 8

@@ -140,6 +140,7 @@ def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str
                 _stage_batch(staged, batch)
         _stage_batch(staged, batch)
         staged.mark_repeats()
+        staged.mark_stored()
         with corpus.transaction():
             with corpus.run_stage(stage, settings) as run_id:
                 report.run_id = run_id
