@@ -60,6 +60,20 @@ def test_twitter_export_layout(corpus, tmp_path):
     assert rec.publishedAt.isoformat() == "2022-05-01T08:00:00+00:00"
 
 
+@pytest.mark.parametrize("extra, url", [
+    ({}, "https://twitter.com/i/web/status/99"),                          # display name only
+    ({"user_screen_name": "rroh"}, "https://twitter.com/rroh/status/99"),
+    ({"username": "@rachel_roh"}, "https://twitter.com/rachel_roh/status/99"),
+    ({"screen_name": "not a handle!"}, "https://twitter.com/i/web/status/99"),
+])
+def test_tweet_urls_use_the_handle_never_the_display_name(corpus, tmp_path, extra, url):
+    path = write_csv(tmp_path / "t.csv", ["id", "date", "text", "user_name", *extra],
+                     [["99", "2022-05-01", "hello", "Rachel Roh", *extra.values()]])
+    corpus.import_file(path)
+    rec = corpus.records().iloc[0]
+    assert (rec.url, rec.author) == (url, "Rachel Roh")
+
+
 def test_pushshift_submission_jsonl(corpus, tmp_path):
     path = write_jsonl(tmp_path / "ps.jsonl", [
         {"id": "x1", "subreddit": "technology", "author": "dan", "created_utc": 1600000000,
@@ -300,6 +314,10 @@ def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
     path = tmp_path / "old.db"
     c = open_corpus(path)
     c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    c.add_records([{"source": "twitter", "sourceId": "7", "author": "Rachel Roh", "contentText": "hi",
+                    "publishedAt": "2021-01-01", "url": "https://twitter.com/Rachel Roh/status/7"},
+                   {"source": "twitter", "sourceId": "8", "author": "Rachel Roh", "contentText": "hi",
+                    "publishedAt": "2021-01-01", "url": "https://twitter.com/rroh/status/8"}])
     c.close()
     raw = sqlite3.connect(path)   # make it look like a 0006 file with the old hashes
     raw.execute("DROP INDEX records_source_hash")
@@ -316,6 +334,9 @@ def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
     assert row["content_hash"] == content_hash("news", row["author"], row["title"],
                                                row["content_text"], row["published_at"])
     assert c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP).added == 0
+    # URLs built from a display name are replaced; a URL with a real handle is kept
+    assert c.records(source="twitter")["url"].tolist() == [
+        "https://twitter.com/i/web/status/7", "https://twitter.com/rroh/status/8"]
 
 
 def test_rows_stored_by_another_writer_meanwhile_are_still_duplicates(tmp_path, monkeypatch):

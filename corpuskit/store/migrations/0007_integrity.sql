@@ -18,3 +18,10 @@ ALTER TABLE runs ADD COLUMN process_started TEXT;
 -- checked: they were abandoned (the cause of caches switched off for good).
 UPDATE runs SET status = 'failed', finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
 WHERE status = 'running';
+
+-- Tweets imported by the twitter_export layout got URLs built from the display
+-- name ('https://twitter.com/Rachel Roh/status/ID'), which is not a handle: the
+-- form that needs no handle replaces them.
+UPDATE records SET url = 'https://twitter.com/i/web/status/' || source_id
+WHERE source = 'twitter' AND source_id IS NOT NULL
+  AND url = 'https://twitter.com/' || author || '/status/' || source_id;
