@@ -257,11 +257,16 @@ class Corpus:
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
-               days: int | None = None, limit: int = 20) -> dict:
-        """Semantic search; the answer has the shape of ``/api/v1/search``."""
+               days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+        """Semantic search; the answer has the shape of ``/api/v1/search``.
+
+        Records match when their cosine reaches ``min_relevance`` (default
+        :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`.
+        """
         from corpuskit.search import search
 
-        return search(self, q, source=source, topic=topic, days=days, limit=limit)
+        return search(self, q, source=source, topic=topic, days=days, limit=limit,
+                      min_relevance=min_relevance)
 
     def run(self, progress: bool = True, stages=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
