@@ -9,7 +9,11 @@ import time, the time the import held the write lock (its final store step), the
 ``--one-transaction`` wraps the whole import in one corpus transaction, as imports were
 before staging: the lock is then held for the whole import.
 
+``--stage analyse|narrate --db DB`` measures a stage instead, on a copy of the enriched corpus
+DB: how long another writer waits while the stage runs.
+
     PYTHONPATH=$PWD python benchmarks/bench_import_lock.py [--rows 400000] [--one-transaction]
+    PYTHONPATH=$PWD python benchmarks/bench_import_lock.py --stage analyse --db demo.db
 """
 from __future__ import annotations
 
@@ -61,7 +65,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=400_000)
     parser.add_argument("--one-transaction", action="store_true",
                         help="hold one transaction for the whole import (the old behaviour)")
+    parser.add_argument("--stage", choices=("analyse", "narrate"))
+    parser.add_argument("--db", help="an enriched corpus (copied, never changed) for --stage")
     args = parser.parse_args()
+    if args.stage:
+        return measure_stage(args.stage, args.db)
 
     from corpuskit import open_corpus
     from corpuskit.ingest import staging
@@ -110,6 +118,46 @@ def main() -> None:
           f"({100 * sum(held) / seconds:.0f}% of the import)")
     print(f"another writer: {len(writes_ms)} lock attempts, longest wait {writes_ms.max():.0f} ms, "
           f"p99 {np.percentile(writes_ms, 99):.0f} ms, median {np.median(writes_ms):.1f} ms")
+    print(f"a reader: {len(reads_ms)} reads, longest {reads_ms.max():.0f} ms, "
+          f"p99 {np.percentile(reads_ms, 99):.0f} ms")
+
+
+def run_probe(db: str, work):
+    """Run ``work()`` while the probe times another writer and a reader; returns (result, s, waits)."""
+    ctx = multiprocessing.get_context("spawn")
+    stop, out = ctx.Event(), ctx.Queue()
+    proc = ctx.Process(target=probe, args=(db, stop, out))
+    proc.start()
+    time.sleep(1.0)
+    t0 = time.perf_counter()
+    result = work()
+    seconds = time.perf_counter() - t0
+    time.sleep(1.0)
+    stop.set()
+    writes, reads = out.get(timeout=600)
+    proc.join()
+    return result, seconds, np.array(writes) * 1000, np.array(reads) * 1000
+
+
+def measure_stage(stage: str, source_db: str) -> None:
+    import shutil
+
+    from corpuskit import open_corpus
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "c.db"
+        src = sqlite3.connect(f"file:{source_db}?mode=ro", uri=True)
+        dst = sqlite3.connect(db)
+        src.backup(dst)
+        src.close()
+        dst.close()
+        corpus = open_corpus(db)
+        _, seconds, writes_ms, reads_ms = run_probe(
+            str(db), lambda: getattr(corpus, stage)(progress=False))
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{stage} on a copy of {source_db}: {seconds:.1f} s")
+    print(f"another writer: {len(writes_ms)} lock attempts, longest wait {writes_ms.max():.0f} ms, "
+          f"p99 {np.percentile(writes_ms, 99):.0f} ms")
     print(f"a reader: {len(reads_ms)} reads, longest {reads_ms.max():.0f} ms, "
           f"p99 {np.percentile(reads_ms, 99):.0f} ms")
 

@@ -12,6 +12,7 @@ mode. A file this process cannot write is refused with
 """
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from pathlib import Path
@@ -75,7 +76,7 @@ def create_private(path: Path) -> None:
 
 
 def _os_error(path: Path, exc: OSError) -> StoreError:
-    if exc.errno in (13, 30):  # EACCES, EROFS
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return ReadOnlyCorpusError(
             f"cannot create corpus {path}: {exc.strerror} (the directory {path.parent} is not "
             "writable)")
@@ -95,8 +96,9 @@ def _check_path(path: Path) -> None:
     if path.exists():
         if path.is_dir():
             raise StoreError(f"cannot open corpus {path}: it is a directory")
-        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK) and \
-                not Path(f"{path}-wal").exists():
+        # the directory must be writable too unless the -wal file exists already
+        dir_ok = os.access(path.parent, os.W_OK | os.X_OK) or Path(f"{path}-wal").exists()
+        if not os.access(path, os.W_OK) or not dir_ok:
             raise _read_only(path)
         key = str(path.resolve())
         if key in _HEADER_CHECKED:
