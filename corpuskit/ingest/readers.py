@@ -248,8 +248,6 @@ def _read_json_array(path: Path, codec: str):
         data = json.loads(path.read_text(encoding=codec))
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path}: not valid JSON: {exc}") from exc
-    if not isinstance(data, list):  # e.g. "[1] x": caught above; kept for safety
-        raise ImportFormatError(f"{path}: expected a JSON array of objects")
     objects = [item for item in data if isinstance(item, dict)]
     if not objects:
         kinds = sorted({_json_type(item) for item in data})
