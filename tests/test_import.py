@@ -327,9 +327,12 @@ def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
     for column in ("pid", "host", "process_started"):
         raw.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     raw.execute("PRAGMA user_version = 6")
+    raw.execute("PRAGMA application_id = 0")    # and unmarked, as 0006 files were
+    raw.execute("DELETE FROM meta WHERE key = 'corpuskit'")
     raw.commit()
     raw.close()
     c = open_corpus(path)
+    assert c.get_meta("corpuskit")["application"] == "corpuskit"
     row = c.conn.execute("SELECT * FROM records ORDER BY id LIMIT 1").fetchone()
     assert row["content_hash"] == content_hash("news", row["author"], row["title"],
                                                row["content_text"], row["published_at"])
