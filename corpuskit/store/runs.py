@@ -58,14 +58,22 @@ def process_alive(pid: int, started: str | None) -> bool:
     """Whether process ``pid`` runs and (when ``started`` is known) is the one that started then."""
     if pid is None or pid <= 0:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # exists, owned by another user
-    except OSError:
-        return False
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process on Windows
+        try:
+            import psutil
+        except ImportError:
+            return True  # cannot tell: leave the run alone
+        if not psutil.pid_exists(pid):
+            return False
+    else:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass  # exists, owned by another user
+        except OSError:
+            return False
     now = _start_time(pid)
     if now == "zombie":  # exited, not yet reaped by its parent
         return False
