@@ -6,6 +6,7 @@ import json
 import sys
 
 from corpuskit.errors import CorpusKitError, ValidationError
+from corpuskit.ingest.export import TABLES as EXPORT_TABLES
 
 
 def _open(args):
@@ -33,8 +34,21 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     corpus = _open(args)
-    count = corpus.export(args.path, format=args.format)
-    print(f"exported {count} records to {args.path}")
+    count = corpus.export(args.path, format=args.format, table=args.table)
+    what = "records" if args.table == "records" else f"rows of {args.table}"
+    print(f"exported {count} {what} to {args.path}")
+    return 0
+
+
+def cmd_manifest(args) -> int:
+    manifest = _open(args).manifest()
+    text = json.dumps(manifest, indent=2, sort_keys=True)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        print(f"wrote the manifest of {manifest['records']['count']} records to {args.output}")
+    else:
+        print(text)
     return 0
 
 
@@ -121,7 +135,10 @@ def cmd_keys(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from corpuskit import __version__
+
     parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"corpuskit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name, func, help_text, db_required=True):
@@ -148,9 +165,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, metavar="SECONDS",
                    help="how long to wait for another process writing to the corpus (default 30)")
 
-    p = add("export", cmd_export, "export records as jsonl, csv or parquet")
+    p = add("export", cmd_export, "export records (or a derived table) as jsonl, csv or parquet")
     p.add_argument("path")
-    p.add_argument("--format", choices=("jsonl", "csv", "parquet"))
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"),
+                   help="default: the file's extension")
+    p.add_argument("--table", default="records", choices=EXPORT_TABLES,
+                   help="which table (default records, with sentiment, primary topic and entity names)")
+
+    p = add("manifest", cmd_manifest,
+            "print what produced the corpus: record digest, table digests, each stage's last run, versions")
+    p.add_argument("--output", "-o", help="write the JSON to this file instead of printing it")
 
     p = add("demo", cmd_demo, "build the deterministic demo corpus and run every stage")
     p.add_argument("--seed", type=int, default=7)
@@ -210,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     kr = ksub.add_parser("revoke", help="revoke a key by id, name or the key itself")
     kr.add_argument("key")
     for kp in (kc, kl, kr):
-        kp.add_argument("--db", dest="db_inner", help=argparse.SUPPRESS)
+        kp.add_argument("--db", dest="db_inner", metavar="DB",
+                        help="the corpus file (here or before the subcommand)")
     return parser
 
 

@@ -66,12 +66,14 @@ def test_tiny_corpus_pads_to_512():
     assert empty.transform(["anything"]).shape == (1, 512)
 
 
-def test_query_embedding_is_fast(fitted):
+def test_query_embedding_is_not_pathologically_slow(fitted):
+    # The speed figure is benchmarks/bench_search.py's "query embedding only" line (about 1 ms); this only
+    # guards against a query path that refits or rescans the corpus, with room for a loaded CI machine.
     fitted.transform(["warm up query"])
     t0 = time.perf_counter()
     for i in range(50):
         fitted.transform([f"rocket launch window number {i}"])
-    assert (time.perf_counter() - t0) / 50 < 0.010
+    assert (time.perf_counter() - t0) / 50 < 0.05
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None,

@@ -15,6 +15,7 @@ import os
 
 import bottle
 
+from corpuskit.api import pages
 from corpuskit.api.bearer import routes as bearer_routes
 from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
 from corpuskit.api.keyed import routes as keyed_routes
@@ -88,4 +89,5 @@ def create_app(corpus, heartbeat_seconds: float | None = None) -> bottle.Bottle:
     app.config["corpuskit.heartbeat_seconds"] = float(heartbeat_seconds)
     bearer_routes.install(app, corpus, heartbeat_seconds=float(heartbeat_seconds))
     keyed_routes.install(app, corpus)
+    pages.install(app, corpus)  # / and /docs, for people
     return app

@@ -26,6 +26,7 @@ from functools import lru_cache
 from datetime import date, timedelta
 from pathlib import Path
 from time import perf_counter
+from typing import Iterator
 
 import numpy as np
 
@@ -518,7 +519,18 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
 
     Pure and deterministic: the same arguments give identical output in any
     process. ``records`` is the exact number of records; ``events=False``
-    plants nothing (a null corpus for measuring false alarms).
+    plants nothing (a null corpus for measuring false alarms). Holds every
+    record in memory: :func:`iter_demo_records` streams them instead.
+    """
+    return list(iter_demo_records(seed, records, days, events)), demo_ground_truth(seed, records, days, events)
+
+
+def iter_demo_records(seed: int = 7, records: int = 20000, days: int = 60,
+                      events: bool = True) -> Iterator[dict]:
+    """The records of :func:`generate_demo`, in publication order, one day at a time.
+
+    Memory stays at one day's records whatever the corpus size (a million records over a year is about
+    2,700 records a day).
     """
     _check_params(seed, records, days)
     seed, records, days = int(seed), int(records), int(days)
@@ -526,6 +538,9 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
     planned = plan_events(seed, days) if events else []
     count_rng = np.random.default_rng(np.random.SeedSequence([seed, 202]))
     rng = random.Random(seed * 1000 + 303)
+    finish_rng = random.Random(seed * 1000 + 505)
+    authors = _authors(random.Random(seed * 1000 + 404))
+    seq: dict = {}
 
     beats = list(V.BEAT_NAMES) + [None]
     weekly = np.array([WEEKEND_FACTOR if d.weekday() >= 5 else 1.0 for d in dates])
@@ -541,60 +556,61 @@ def generate_demo(seed: int = 7, records: int = 20000, days: int = 60,
                 weights[b, event["startIndex"] + offset] *= mult
     counts = _daily_counts(count_rng, records, weights / weights.sum())
 
-    out = []
     for d, day in enumerate(dates):
         midnight = (day - _EPOCH).days * 86400
+        out = []
         for b, beat in enumerate(beats):
-            active = [e for e in planned if e["beat"] == beat and e["startIndex"] <= d]
-            shares = V.SOURCE_SHARES[beat]
-            src_cum = list(itertools.accumulate(shares[s] for s in V.SOURCES))
-            themes = sorted(V.THEMES[beat]) if beat else [None]
-            n = int(counts[b, d])
-            cell_sources = rng.choices(V.SOURCES, cum_weights=src_cum, k=n)
-            cell_sentiments = _stratified_sentiments(
-                rng, [_mix(beat, source, d, active) for source in cell_sources])
-            for source, sentiment in zip(cell_sources, cell_sentiments):
-                focus = None
-                for e in active:
-                    in_window = d <= e["endIndex"]
-                    if e["kind"] == "novelty" and not in_window:
-                        if rng.random() < NOVELTY_TAIL_SHARE:
-                            focus = e
-                        continue
-                    if not in_window:
-                        continue
-                    if e["kind"] == "volume_spike":
-                        mult = e["multipliers"][d - e["startIndex"]]
-                        share = (mult - 1) / mult
-                    else:
-                        share = FOCUS_SHARE[e["kind"]]
-                    if focus is None and rng.random() < share:
-                        focus = e
-                theme = focus["theme"] if focus else themes[rng.randrange(len(themes))]
-                fields, labels = _compose(rng, source, beat, theme, sentiment, focus)
-                second = rng.choices(_HOURS, cum_weights=_HOUR_CUM)[0] * 3600 + rng.randrange(3600)
-                subreddit = None
-                if source == "reddit":
-                    subs = V.SUBREDDITS_OFFBEAT if beat is None else \
-                        next(x for x in V.BEATS if x["name"] == beat)["subreddits"]
-                    subreddit = subs[rng.randrange(len(subs))]
-                rec = {
-                    "source": source, "sourceId": None, **fields, "url": "", "author": "",
-                    "publishedAt": _iso(midnight + second),
-                    "capturedAt": None, "subreddit": subreddit, "language": "en", "topic": None,
-                    "metadata": {"demo": {"beat": beat, "entities": labels["entities"],
-                                          "sentiment": sentiment, "theme": theme,
-                                          "event": focus["id"] if focus else None}},
-                }
-                out.append((midnight + second, len(out), rec))
-    out.sort(key=lambda item: (item[0], item[1]))
-    authors = _authors(random.Random(seed * 1000 + 404))
-    seq: dict = {}
-    result = []
-    for ts, _, rec in out:
-        _finish(rng, rec, seq, authors, ts)
-        result.append(rec)
-    return result, _ground_truth(seed, records, days, events, planned)
+            out.extend(_cell_records(rng, beat, d, midnight, int(counts[b, d]), planned))
+        out.sort(key=lambda item: item[0])
+        for ts, rec in out:
+            _finish(finish_rng, rec, seq, authors, ts)
+            yield rec
+
+
+def _cell_records(rng, beat, d: int, midnight: int, n: int, planned: list) -> list[tuple[int, dict]]:
+    """The ``n`` records of one (beat, day) cell as ``(timestamp, record)`` pairs."""
+    active = [e for e in planned if e["beat"] == beat and e["startIndex"] <= d]
+    shares = V.SOURCE_SHARES[beat]
+    src_cum = list(itertools.accumulate(shares[s] for s in V.SOURCES))
+    themes = sorted(V.THEMES[beat]) if beat else [None]
+    cell_sources = rng.choices(V.SOURCES, cum_weights=src_cum, k=n)
+    cell_sentiments = _stratified_sentiments(rng, [_mix(beat, source, d, active) for source in cell_sources])
+    out = []
+    for source, sentiment in zip(cell_sources, cell_sentiments):
+        focus = None
+        for e in active:
+            in_window = d <= e["endIndex"]
+            if e["kind"] == "novelty" and not in_window:
+                if rng.random() < NOVELTY_TAIL_SHARE:
+                    focus = e
+                continue
+            if not in_window:
+                continue
+            if e["kind"] == "volume_spike":
+                mult = e["multipliers"][d - e["startIndex"]]
+                share = (mult - 1) / mult
+            else:
+                share = FOCUS_SHARE[e["kind"]]
+            if focus is None and rng.random() < share:
+                focus = e
+        theme = focus["theme"] if focus else themes[rng.randrange(len(themes))]
+        fields, labels = _compose(rng, source, beat, theme, sentiment, focus)
+        second = rng.choices(_HOURS, cum_weights=_HOUR_CUM)[0] * 3600 + rng.randrange(3600)
+        subreddit = None
+        if source == "reddit":
+            subs = V.SUBREDDITS_OFFBEAT if beat is None else \
+                next(x for x in V.BEATS if x["name"] == beat)["subreddits"]
+            subreddit = subs[rng.randrange(len(subs))]
+        rec = {
+            "source": source, "sourceId": None, **fields, "url": "", "author": "",
+            "publishedAt": _iso(midnight + second),
+            "capturedAt": None, "subreddit": subreddit, "language": "en", "topic": None,
+            "metadata": {"demo": {"beat": beat, "entities": labels["entities"],
+                                  "sentiment": sentiment, "theme": theme,
+                                  "event": focus["id"] if focus else None}},
+        }
+        out.append((midnight + second, rec))
+    return out
 
 
 def demo_ground_truth(seed: int = 7, records: int = 20000, days: int = 60, events: bool = True) -> dict:
@@ -708,18 +724,31 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
             f"{corpus.path} already holds {corpus.count()} records; build the demo into an empty corpus"
         )
     timings = {}
-    t0 = perf_counter()
-    rows, truth = generate_demo(seed, records, days, events)
-    timings["generate"] = round(perf_counter() - t0, 3)
+    truth = demo_ground_truth(seed, records, days, events)
+    sources: dict = {}
+
+    generating = [0.0]
+
+    def counted(rows):
+        while True:
+            t = perf_counter()
+            rec = next(rows, None)
+            generating[0] += perf_counter() - t
+            if rec is None:
+                return
+            sources[rec["source"]] = sources.get(rec["source"], 0) + 1
+            yield rec
+
     t0 = perf_counter()
     with corpus.transaction():
-        report = corpus.add_records(rows, stage="demo")
+        report = corpus.add_records(counted(iter_demo_records(seed, records, days, events)), stage="demo")
         corpus.set_meta("demo_ground_truth", truth)
         corpus.set_meta("beats", V.BEATS)
         corpus.set_meta("demo", {"seed": int(seed), "records": int(records), "days": int(days),
                                  "events": bool(events)})
         corpus.set_clock_mode("frozen")
-    timings["insert"] = round(perf_counter() - t0, 3)
+    timings["generate"] = round(generating[0], 3)
+    timings["insert"] = round(perf_counter() - t0 - generating[0], 3)
     truth_path = None
     if str(corpus.path) != ":memory:":
         truth_path = ground_truth_path(corpus.path)
@@ -731,9 +760,6 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
             corpus.run(progress=progress, stages=(stage,))
             stages[stage] = "done"
             timings[stage] = round(perf_counter() - t0, 3)
-    sources: dict = {}
-    for rec in rows:
-        sources[rec["source"]] = sources.get(rec["source"], 0) + 1
     return {
         "records": report.added,
         "duplicates": report.duplicates,

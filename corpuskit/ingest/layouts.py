@@ -104,6 +104,8 @@ def apply_layout(layout: Layout, row: dict) -> dict:
             if key in row:
                 raw[key] = row[key]
                 used.add(key)
+        # corpuskit's export writes the enrichment beside the record; it is derived, not imported
+        used.update(("sentimentScore", "sentimentLabel", "primaryTopic", "entities"))
     extra = {k: _plain(v) for k, v in row.items() if k not in used and not _blank(v)}
     if extra:
         meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}

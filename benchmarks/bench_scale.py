@@ -1,0 +1,182 @@
+"""Scale: every stage on an N-record demo corpus, with wall time and peak memory (RSS) per stage.
+
+    python benchmarks/bench_scale.py --records 100000 --days 365 [--workdir /tmp/corpuskit-scale] [--keep]
+
+Each stage runs as its own process (the `corpuskit` command, or a short Python child), so its peak RSS is
+measured on its own (``os.wait4``'s ``ru_maxrss``). The last day of the corpus is held out, imported after
+the full run and processed by ``corpuskit run`` (incremental), to show what a new day costs against a full
+run. Prints: the stage table, the file's bytes per record and what dominates them, and search latency
+(p50/p99 over seeded queries, with filters) with recall@10 against an exact scan.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_measured(args: list[str]) -> tuple[float, float, str]:
+    """Run ``args``; return (seconds, the child's own peak RSS in MiB via wait4, stdout). Exits on failure."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    chunks = []
+    for line in proc.stdout:
+        chunks.append(line)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - t0
+    if proc.returncode:
+        sys.exit(f"{' '.join(args)} failed with exit {proc.returncode}")
+    return seconds, usage.ru_maxrss / 1024, "".join(chunks)
+
+
+WRITE_JSONL = """
+import json, sys
+from corpuskit.ingest.demo import iter_demo_records
+records, days, seed, main_path, last_path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+rows = iter_demo_records(seed, records, days)
+last_day, held, main_n = None, [], 0
+with open(main_path, "w", encoding="utf-8") as out:
+    pending = []
+    for rec in rows:
+        day = rec["publishedAt"][:10]
+        if day != last_day:
+            for r in pending:
+                out.write(json.dumps(r) + "\\n"); main_n += 1
+            pending, last_day = [], day
+        pending.append(rec)
+with open(last_path, "w", encoding="utf-8") as out:
+    for r in pending:
+        out.write(json.dumps(r) + "\\n")
+print(json.dumps({"main": main_n, "last": len(pending), "lastDay": last_day}))
+"""
+
+SEARCH_PROBE = """
+import json, sys, time
+import numpy as np
+from corpuskit import open_corpus
+from corpuskit import search as S
+corpus = open_corpus(sys.argv[1])
+queries = ["battery recall", "climate policy", "new vaccine trial", "open source model", "election results",
+           "chip shortage", "heat pump prices", "space launch", "privacy lawsuit", "streaming service"]
+rng = np.random.default_rng(11)
+t0 = time.perf_counter(); index = S.search_index(corpus); build = time.perf_counter() - t0
+sources = sorted(index.spans)
+lat, recalls = [], []
+for i in range(200):
+    q = queries[i % len(queries)]
+    source = sources[int(rng.integers(len(sources)))] if i % 2 else None
+    days = [None, 7, 30, 90][i % 4]
+    t0 = time.perf_counter()
+    corpus.search(q, source=source, days=days, limit=10)
+    lat.append((time.perf_counter() - t0) * 1000)
+lat = np.array(lat)
+# exact scan on the same vectors, and recall@10 of the served ranking against it
+vec = index.embedder.transform(queries).astype(np.float32)
+t0 = time.perf_counter(); scores = index.matrix @ vec.T; exact_ms = (time.perf_counter() - t0) * 1000 / len(queries)
+for j, q in enumerate(queries):
+    truth = set(index.ids[np.argsort(-scores[:, j])[:10]].tolist())
+    got = {int(r["id"]) for r in corpus.search(q, limit=10)["results"]}
+    recalls.append(len(truth & got) / 10)
+vec0_ms = float("nan")
+try:
+    blob = vec[0].tobytes()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        corpus.conn.execute("SELECT record_id FROM record_vectors WHERE embedding MATCH ? AND k = 10", (blob,)).fetchall()
+    vec0_ms = (time.perf_counter() - t0) * 1000 / 5
+except Exception as exc:
+    print("vec0 knn failed:", exc, file=sys.stderr)
+print(json.dumps({"indexBuildS": build, "p50": float(np.percentile(lat, 50)), "p99": float(np.percentile(lat, 99)),
+                  "exactScanMs": exact_ms, "vec0KnnMs": vec0_ms, "recall10": float(np.nanmean(recalls)),
+                  "vectors": int(len(index.ids)), "matrixMiB": index.matrix.nbytes / 2**20}))
+"""
+
+FILE_BREAKDOWN = """
+import json, sys
+from corpuskit import open_corpus
+c = open_corpus(sys.argv[1])
+try:
+    rows = c.conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+except Exception as exc:
+    rows = [("dbstat unavailable: " + str(exc), 0)]
+print(json.dumps({"tables": [list(r) for r in rows[:8]], "records": c.count()}))
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--days", type=int, default=365)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--keep", action="store_true", help="keep the corpus file and JSONL afterwards")
+    args = parser.parse_args()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="corpuskit-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    db, main_jsonl, last_jsonl = work / "scale.db", work / "main.jsonl", work / "last_day.jsonl"
+    for p in (db, Path(str(db) + "-wal"), Path(str(db) + "-shm")):
+        p.unlink(missing_ok=True)
+    py = sys.executable
+    cli = [py, "-m", "corpuskit"]
+    rows = []
+
+    def stage(name, argv, n=None):
+        seconds, rss, out = run_measured(argv)
+        rate = f"{n / seconds:,.0f}" if n else ""
+        rows.append((name, seconds, rss, rate))
+        print(f"  {name:<28} {seconds:>9.1f} s {rss:>9.0f} MiB {rate:>12}", flush=True)
+        return out
+
+    print(f"corpuskit scale run: {args.records:,} records over {args.days} days, seed {args.seed}, in {work}")
+    print(f"  {'stage':<28} {'wall':>11} {'peak RSS':>13} {'records/s':>12}")
+    info = json.loads(stage("generate demo JSONL", [py, "-c", WRITE_JSONL, str(args.records), str(args.days),
+                                                    str(args.seed), str(main_jsonl), str(last_jsonl)],
+                            args.records))
+    n_main = info["main"]
+    stage("import (storing only)", cli + ["import", str(main_jsonl), "--db", str(db), "--quiet"], n_main)
+    stage("enrich", cli + ["enrich", "--db", str(db), "--quiet"], n_main)
+    analyse_s = None
+    t_before = len(rows)
+    stage("analyse (full)", cli + ["analyse", "--db", str(db), "--quiet"], n_main)
+    analyse_s = rows[t_before][1]
+    stage("narrate", cli + ["narrate", "--db", str(db), "--quiet"])
+    stage(f"import new day ({info['last']} rec)", cli + ["import", str(last_jsonl), "--db", str(db), "--quiet"],
+          info["last"])
+    stage("enrich new day", cli + ["enrich", "--db", str(db), "--quiet"], info["last"])
+    t_before = len(rows)
+    stage("analyse new day", cli + ["analyse", "--db", str(db), "--quiet"])
+    new_day_s = rows[t_before][1]
+    stage("narrate new day", cli + ["narrate", "--db", str(db), "--quiet"])
+    print(f"  new day's analyse / full analyse: {100 * new_day_s / analyse_s:.0f}%")
+
+    size = sum(p.stat().st_size for p in (db, Path(str(db) + "-wal")) if p.exists())
+    _, _, out = run_measured([py, "-c", FILE_BREAKDOWN, str(db)])
+    breakdown = json.loads(out)
+    print(f"\nfile: {size / 2**20:,.0f} MiB, {size / breakdown['records']:,.0f} bytes per record; largest parts:")
+    for name, nbytes in breakdown["tables"]:
+        print(f"  {name:<40} {nbytes / 2**20:>9.1f} MiB {100 * nbytes / max(size, 1):>5.1f}%")
+
+    _, rss, out = run_measured([py, "-c", SEARCH_PROBE, str(db)])
+    s = json.loads(out)
+    print(f"\nsearch over {s['vectors']:,} vectors (index build {s['indexBuildS']:.1f} s, "
+          f"in-process matrix {s['matrixMiB']:,.0f} MiB, probe peak RSS {rss:,.0f} MiB):")
+    print(f"  served search, 200 queries with source/days filters: p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms")
+    print(f"  recall@10 against an exact scan: {s['recall10']:.3f}")
+    print(f"  exact numpy scan: {s['exactScanMs']:.1f} ms/query; plain vec0 KNN: {s['vec0KnnMs']:.1f} ms/query")
+    if not args.keep and not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
