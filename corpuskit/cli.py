@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from corpuskit.errors import CorpusKitError
+from corpuskit.errors import CorpusKitError, ValidationError
 from corpuskit.ingest.export import TABLES as EXPORT_TABLES
 
 
@@ -16,9 +16,14 @@ def _open(args):
 
 
 def cmd_import(args) -> int:
-    corpus = _open(args)
+    from corpuskit.corpus import open_corpus
+
+    if args.wait is not None and not args.wait >= 0:
+        raise ValidationError(f"--wait must be a number of seconds >= 0, not {args.wait}")
+    corpus = open_corpus(args.db, now=args.now, timeout=30.0 if args.wait is None else args.wait)
     report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
-                                topic=args.topic, strict=args.strict, progress=not args.quiet)
+                                topic=args.topic, strict=args.strict, progress=not args.quiet,
+                                dedupe=args.dedupe, encoding=args.encoding)
     for number, reason in report.rejections[:50]:
         print(f"rejected row {number}: {reason}", file=sys.stderr)
     if len(report.rejections) > 50:
@@ -159,6 +164,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="map a record field to a column (repeatable)")
     p.add_argument("--topic", help="topic hint for every imported record")
     p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+    p.add_argument("--dedupe", choices=("auto", "id", "content", "none"), default="auto",
+                   help="which rows are duplicates: auto (default: sourceId when the row has one, "
+                        "else source+author+title+text+publishedAt), id (every row needs a sourceId), "
+                        "content (that key even when rows have ids), none (keep rows without a sourceId)")
+    p.add_argument("--encoding", help="the file's text encoding, e.g. latin-1, cp1252, utf-16 "
+                                      "(default: UTF-8, or what a byte-order mark says)")
+    p.add_argument("--wait", type=float, metavar="SECONDS",
+                   help="how long to wait for another process writing to the corpus (default 30)")
 
     p = add("export", cmd_export, "export records (or a derived table) as jsonl, csv or parquet")
     p.add_argument("path")

@@ -14,6 +14,7 @@ import pandas as pd
 from corpuskit.clock import from_iso, iso, parse_timestamp, utc, wall_clock
 from corpuskit.errors import ValidationError
 from corpuskit.store import connect, migrate, transaction
+from corpuskit.store.runs import fail_abandoned_runs, this_process
 
 _memory_ids = itertools.count(1)
 
@@ -32,11 +33,21 @@ class Corpus:
     driver : {"sqlite3", "sqlean"}, optional
         Force a SQLite driver; by default ``sqlite3`` when it can load
         extensions, else ``sqlean``.
+    timeout : float
+        Seconds a write waits for another process's write to finish before
+        :class:`~corpuskit.errors.CorpusBusyError` (default 30).
+
+    Opening refuses another application's SQLite file
+    (:class:`~corpuskit.errors.NotACorpusError`) and a file this user cannot
+    write (:class:`~corpuskit.errors.ReadOnlyCorpusError`), and marks
+    ``failed`` the runs whose process is gone (see :mod:`corpuskit.store.runs`).
     """
 
-    def __init__(self, path=":memory:", now=None, driver: str | None = None):
+    def __init__(self, path=":memory:", now=None, driver: str | None = None,
+                 timeout: float = 30.0):
         self.path = path if str(path) == ":memory:" else Path(path)
         self.driver = driver
+        self.timeout = timeout
         self._now = utc(parse_timestamp(now)) if now is not None else None
         self._local = threading.local()
         self._anchor = None
@@ -46,6 +57,7 @@ class Corpus:
         else:
             self._uri = str(self.path)
         migrate(self.conn, label=str(self.path))
+        fail_abandoned_runs(self.conn)
 
     # -- connection -----------------------------------------------------
     @property
@@ -53,7 +65,7 @@ class Corpus:
         """This thread's connection to the corpus file (opened on first use)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self._uri, driver=self.driver)
+            conn = connect(self._uri, driver=self.driver, timeout=self.timeout)
             self._local.conn = conn
         return conn
 
@@ -122,24 +134,32 @@ class Corpus:
     def run_stage(self, stage: str, settings: dict | None = None, model: str | None = None):
         """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus."""
         conn = self.conn
-        n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
-        run_id = f"{stage}-{n}"
-        conn.execute(
-            "INSERT INTO runs(id, stage, settings, model, started_at) VALUES (?,?,?,?,?)",
-            (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
-             iso(wall_clock())),
-        )
         from corpuskit.manifest import package_versions
 
-        self.set_meta(f"versions:{run_id}", package_versions())  # what the manifest reports
+        pid, host, started = this_process()
+        with transaction(conn):
+            n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
+            run_id = f"{stage}-{n}"
+            conn.execute(
+                "INSERT INTO runs(id, stage, settings, model, started_at, pid, host, "
+                "process_started) VALUES (?,?,?,?,?,?,?,?)",
+                (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
+                 iso(wall_clock()), pid, host, started),
+            )
+            self.set_meta(f"versions:{run_id}", package_versions())  # what the manifest reports
         try:
             yield run_id
         except BaseException:
-            conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
-                         (iso(wall_clock()), run_id))
+            try:
+                with transaction(conn):
+                    conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
+                                 (iso(wall_clock()), run_id))
+            except Exception:  # e.g. the lock is held elsewhere: once this process
+                pass           # has exited, the next open marks the run failed
             raise
-        conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
-                     (iso(wall_clock()), run_id))
+        with transaction(conn):
+            conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
+                         (iso(wall_clock()), run_id))
 
     # -- records ----------------------------------------------------------
     def count(self) -> int:
@@ -170,23 +190,29 @@ class Corpus:
         return frames.records(self, source=source, topic=topic, since=since, until=until)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
-                    topic: str | None = None, strict: bool = False, progress: bool = False):
+                    topic: str | None = None, strict: bool = False, progress: bool = False,
+                    dedupe: str = "auto", encoding: str | None = None, **options):
         """Import a JSONL, CSV or Parquet file; returns an :class:`ImportReport`.
 
-        See :func:`corpuskit.ingest.importers.import_file`.
+        ``dedupe``: ``auto`` (sourceId when a row has one, else source + author + title +
+        text + publishedAt), ``id``, ``content`` or ``none``; ``encoding``: the
+        text file's encoding (default UTF-8, following a byte-order mark). See
+        :func:`corpuskit.ingest.importers.import_file` for the other options.
         """
         from corpuskit.ingest.importers import import_file
 
         return import_file(self, path, source=source, mapping=mapping, topic=topic,
-                           strict=strict, progress=progress)
+                           strict=strict, progress=progress, dedupe=dedupe, encoding=encoding,
+                           **options)
 
     def add_records(self, records, source: str | None = None, topic: str | None = None,
-                    strict: bool = False, stage: str = "import"):
+                    strict: bool = False, stage: str = "import", dedupe: str = "auto"):
         """Add record dicts (the record model); returns an :class:`ImportReport`."""
         from corpuskit.ingest.importers import import_rows
 
         return import_rows(self, ((i + 1, r) for i, r in enumerate(records)), source=source,
-                           topic=topic, strict=strict, stage=stage, label="records")
+                           topic=topic, strict=strict, stage=stage, label="records",
+                           dedupe=dedupe)
 
     def export(self, path, format: str | None = None, table: str = "records") -> int:
         """Write one table to ``path`` as jsonl, csv or parquet; returns the rows written.
@@ -223,11 +249,16 @@ class Corpus:
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
-               days: int | None = None, limit: int = 20) -> dict:
-        """Semantic search; the answer has the shape of ``/api/v1/search``."""
+               days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+        """Semantic search; the answer has the shape of ``/api/v1/search``.
+
+        Records match when their cosine reaches ``min_relevance`` (default
+        :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`.
+        """
         from corpuskit.search import search
 
-        return search(self, q, source=source, topic=topic, days=days, limit=limit)
+        return search(self, q, source=source, topic=topic, days=days, limit=limit,
+                      min_relevance=min_relevance)
 
     def run(self, progress: bool = True, stages=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
@@ -493,6 +524,7 @@ class Corpus:
                           per_day=per_day, now=wall_clock())
 
 
-def open_corpus(path=":memory:", now=None, driver: str | None = None) -> Corpus:
+def open_corpus(path=":memory:", now=None, driver: str | None = None,
+                timeout: float = 30.0) -> Corpus:
     """Open or create the corpus at ``path``; see :class:`Corpus`."""
-    return Corpus(path, now=now, driver=driver)
+    return Corpus(path, now=now, driver=driver, timeout=timeout)

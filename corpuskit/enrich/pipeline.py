@@ -24,6 +24,7 @@ from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, em
 from corpuskit.enrich.entities import GazetteerExtractor, alias_key
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
@@ -189,7 +190,8 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
 _WORKER: dict = {}
 
 
-def _worker_init(scorer, extractor) -> None:
+def _worker_init(scorer, extractor, parent_pid: int) -> None:
+    die_with_parent(parent_pid)  # a killed enrich leaves no worker behind
     _WORKER["scorer"], _WORKER["extractor"] = scorer, extractor
 
 
@@ -337,7 +339,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                 # sentiment and entities need no fitted model: they start now, in worker
                 # processes, while this process fits the embedder and the beats
                 pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                           initializer=_worker_init, initargs=(scorer, extractor))
+                                           initializer=_worker_init, initargs=(scorer, extractor, os.getpid()))
                 futures = [pool.submit(_analyse, t) for t in texts]
             bar = None
             try:
