@@ -192,3 +192,35 @@ def test_an_embedder_may_state_its_own_floor(searchable):
         assert searchable.search(q)["totalMatched"] == int((full >= 0.5).sum())
     finally:
         del index.embedder.relevance_floor
+
+
+def test_a_large_file_corpus_searches_through_the_mapped_index(tmp_path, monkeypatch):
+    """Past QUANTISED_FROM vectors a file corpus is searched through <corpus>.search/, shared by processes;
+    with the candidate pool larger than the filtered rows its answers equal the exact path's."""
+    import corpuskit.search as S
+    from corpuskit.vector_index import index_dir
+
+    c = open_corpus(tmp_path / "big.db")
+    build_demo(c, seed=5, records=1200, days=30, run_stages=False, progress=False)
+    c.enrich(progress=False)
+    exact = {q: c.search(q, limit=10, source=src, days=days) for q, src, days in
+             [("offshore wind and battery storage", None, None), ("gpu chips", "reddit", 7)]}
+    monkeypatch.setattr(S, "QUANTISED_FROM", 1)
+    S._indexes.clear()
+    index = S.search_index(c)
+    assert index.quantised is not None and index_dir(c.path).is_dir()
+    assert isinstance(index.matrix, np.memmap)
+    for (q, src, days), answer in zip([("offshore wind and battery storage", None, None),
+                                       ("gpu chips", "reddit", 7)], exact.values()):
+        mapped = c.search(q, limit=10, source=src, days=days)
+        assert [r["id"] for r in mapped["results"]] == [r["id"] for r in answer["results"]]
+        assert mapped["totalMatched"] == answer["totalMatched"]
+    # a later enrichment writes a new stamp: the folder is rebuilt, not reused stale
+    c.add_records([{"source": "news", "title": "Offshore wind auction sets a record", "contentText": "",
+                    "publishedAt": "2026-10-30T10:00:00Z", "sourceId": "new-1"}])
+    c.enrich(progress=False)
+    answer = c.search("offshore wind auction record", limit=3)
+    assert S.search_index(c).quantised.size == c.count()
+    assert answer["results"][0]["title"] == "Offshore wind auction sets a record"
+    S._indexes.clear()
+    c.close()
