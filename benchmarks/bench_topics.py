@@ -105,6 +105,44 @@ def secondary_support(corpus, terms_by_id, texts_by_id, bands):
     return out
 
 
+def confidence_table(corpus, bands):
+    """Best and second-best topic confidence of every record (recomputed with the saved assigner), by band:
+    ``{band: [best count, best held, second count, second held]}`` where *held* counts records holding
+    one of that topic's top-10 terms (the figure behind ``min_confidence`` and ``secondary_confidence``)."""
+    from corpuskit.analysis.clusters import read_vectors
+    from corpuskit.enrich.base import record_text
+    from corpuskit.enrich.pipeline import _beats_from_rows
+    from corpuskit.enrich.topic_quality import document_terms
+    from corpuskit.enrich.topics import BeatAssigner
+
+    conn = corpus.conn
+    state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
+    names, centroids = BeatAssigner.centroids_from_state(bytes(state[0]))
+    settings = json.loads(state[1])
+    rows = {r["name"]: r for r in conn.execute("SELECT * FROM topics")}
+    beats = _beats_from_rows([rows[n] for n in names])
+    assigner = BeatAssigner(min_confidence=settings["min_confidence"], weights=settings["weights"])
+    assigner.fit(beats, [], [], None, centroids=centroids)
+    recs = conn.execute("SELECT id, title, content_text, subreddit FROM records ORDER BY id").fetchall()
+    ids, vectors = read_vectors(conn, [r[0] for r in recs], scan_all=True)
+    by_id = {r[0]: r for r in recs}
+    texts = [record_text(by_id[i][1], by_id[i][2]) for i in ids.tolist()]
+    conf = assigner.confidence(texts, [by_id[i][3] for i in ids.tolist()], vectors)
+    order = np.argsort(-conf, axis=1, kind="stable")
+    out = {b: [0, 0, 0, 0] for b in bands}
+    all_terms = sorted({t for b in beats for t in b.keywords[:10]})
+    found = document_terms(texts, all_terms)
+    for i in range(len(texts)):
+        for rank in range(min(2, conf.shape[1])):
+            b = order[i, rank]
+            held = bool(found[i] & set(beats[b].keywords[:10]))
+            for lo, hi in bands:
+                if lo <= conf[i, b] < hi:
+                    out[(lo, hi)][2 * rank] += 1
+                    out[(lo, hi)][2 * rank + 1] += held
+    return out, settings
+
+
 def evaluate(name: str, corpus, seconds, show: bool):
     from sklearn.metrics import normalized_mutual_info_score as nmi
 
@@ -137,6 +175,10 @@ def evaluate(name: str, corpus, seconds, show: bool):
     if seconds is not None:
         table.append(("enrich seconds (whole stage)", f"{seconds:.1f}", f"{km_seconds:.1f} (k-means only)"))
     print(f"\n== {name}: {q['records']:,} records ==")
+    discovery = corpus.get_meta("topics.discovery")
+    if discovery and not name.endswith("-beats"):
+        print("discovery: NMF topics", discovery["k"], "| merged groups", discovery["merged"],
+              "| dissolved", discovery["dissolved"], "| topics kept", discovery["topics"])
     width = max(len(r[0]) for r in table)
     print(f"{'':<{width}}  {'corpuskit':>12}  {'tfidf+kmeans':>14}")
     for label, a, b in table:
@@ -148,10 +190,19 @@ def evaluate(name: str, corpus, seconds, show: bool):
     texts_by_id = {r[0]: t for r, t in zip(rows, texts)}
     bands = [(0.0, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 1.01)]
     support = secondary_support(corpus, terms_by_id, texts_by_id, bands)
-    print("secondary assignments by confidence: band, count, share whose record holds one of the topic's top-10 terms")
+    print("stored secondary assignments by confidence: band, count, share whose record holds one of the "
+          "topic's top-10 terms")
     for (lo, hi), (count, held) in support.items():
         if count:
             print(f"  [{lo:.1f}, {min(hi, 1.0):.1f})  {count:>6}  {held / count:.3f}")
+    bands = [(x / 20, (x + 1) / 20 if x < 19 else 1.01) for x in range(20)]
+    table, settings = confidence_table(corpus, bands)
+    print(f"every record's best and second-best topic by confidence (assigner: min_confidence "
+          f"{settings['min_confidence']}, secondary {settings.get('secondary_confidence')}): band, best n, "
+          "best share holding a topic term, second n, second share")
+    for (lo, hi), (n1, h1, n2, h2) in table.items():
+        if n1 or n2:
+            print(f"  [{lo:.2f}, {min(hi, 1.0):.2f})  {n1:>6}  {h1 / max(n1, 1):.3f}  {n2:>6}  {h2 / max(n2, 1):.3f}")
     if show:
         show_topics(corpus, texts_by_id)
         print("k-means baseline terms:")

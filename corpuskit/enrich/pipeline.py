@@ -27,6 +27,8 @@ from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, Beat, BeatAssigner, d
 from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
+#: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
+DISCOVERY_KEY = "topics.discovery"
 _TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
                   "active", "discovered")
 
@@ -173,7 +175,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         "SELECT * FROM topics WHERE active = 1 OR discovered = 0 ORDER BY id").fetchall())
     topic_state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
 
-    discovered = None
+    discovered = discovery = None
     if definitions is None and stored and all(b.discovered for b in stored) and not refit and not fitted:
         definitions = [b for b in stored if b.active]
     if definitions is None and stored and not any(b.discovered for b in stored) and not refit:
@@ -181,8 +183,14 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
     if definitions is None:
         rows, vectors = corpus_vectors(model)
         texts = [record_text(r["title"], r["content_text"]) for r in rows]
-        definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed)
-        keep_identity(conn, definitions, [r["id"] for r in rows], labels)
+        details: dict = {}
+        definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
+                                                        details=details)
+        details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
+        discovery = {"k": details["k"], "merged": [[int(c) for c in g] for g in details["merged"]],
+                     "dissolved": details["dissolved"],
+                     "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
+                     "topics": len(definitions)}
         discovered = centroids
     is_discovered = all(b.discovered for b in definitions)
     if assigner is None:
@@ -216,8 +224,11 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
             _save_model(conn, "topics", assigner.model_name, VECTOR_DIMENSIONS, assigner.to_state(),
                         {"beats": [b.name for b in definitions], "discovered": is_discovered,
                          "min_confidence": assigner.min_confidence,
+                         "secondary_confidence": assigner.secondary_confidence,
                          "weights": list(assigner.weights)}, run_id, now)
             corpus.set_meta(VERSION_KEY, f"{run_id}:topics")
+            if discovery is not None:
+                corpus.set_meta(DISCOVERY_KEY, discovery)
         ids = {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
     known = None
     if all_vectors is not None:

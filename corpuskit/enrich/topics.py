@@ -304,16 +304,14 @@ DISCOVERED_ASSIGNMENT = {"min_confidence": 0.35, "secondary_confidence": 0.5, "w
 # -- discovery -----------------------------------------------------------------------------------
 
 #: two discovered topics are one when the cosine of their centroids (mean embeddings) is at least
-#: MERGE_CENTROID and the cosine of their c-TF-IDF term vectors is at least MERGE_TERMS
-MERGE_CENTROID = 0.75
-MERGE_TERMS = 0.3
+#: MERGE_CENTROID and the cosine of their c-TF-IDF term vectors is at least MERGE_TERMS. On the
+#: Reddit science/technology file (22 NMF topics) the near-duplicates ("new study, suggests",
+#: "study finds, new", "people, risk, health, study") score 0.46-0.56 on terms, the closest
+#: distinct pair ("new study" vs "scientists, researchers, cells") 0.34.
+MERGE_CENTROID = 0.55
+MERGE_TERMS = 0.45
 #: a term in more than this share of the records names the corpus, not one of its topics
 SUBJECT_SHARE = 0.3
-#: candidate numbers of topics when none is given (capped by the corpus size: one per 30 records)
-K_CANDIDATES = (3, 4, 5, 6, 8, 10, 12, 15, 20, 25)
-_K_SAMPLE = 3000
-
-
 def _term_matrix(texts):
     """TF-IDF (sublinear) of words and adjacent-word bigrams of the normalised texts."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -342,57 +340,13 @@ def _nmf(matrix, k, seed, max_iter=300):
     return weights, model.components_
 
 
-def _npmi_binary(binary, columns) -> float:
-    """Mean NPMI over pairs of ``columns`` of a binary document-term matrix."""
-    sub = binary[:, columns].astype(np.float64)
-    n = binary.shape[0]
-    single = np.asarray(sub.sum(axis=0)).ravel() / n
-    joint = np.asarray((sub.T @ sub).todense()) / n
-    vals = []
-    for a in range(len(columns)):
-        for b in range(a + 1, len(columns)):
-            p = joint[a, b]
-            if p <= 0:
-                vals.append(-1.0)
-            elif p >= 1:
-                vals.append(1.0)
-            else:
-                vals.append(np.log(p / (single[a] * single[b])) / -np.log(p))
-    return float(np.mean(vals)) if vals else 0.0
+def default_n_topics(n: int) -> int:
+    """How many NMF topics discovery starts from: ``clip(round(sqrt(n / 30)), 3, 25)``.
 
-
-def choose_n_topics(matrix, seed: int = 0, candidates=K_CANDIDATES) -> tuple[int, list[dict]]:
-    """The number of topics that makes the most coherent and most distinct topics.
-
-    For each candidate ``k`` (at most one per 30 records), NMF on a seeded sample
-    of at most 3,000 records; each topic's top 10 terms are scored by NPMI
-    coherence over the sample (document co-occurrence) and the topics together
-    by diversity (unique share of all top terms). The chosen ``k`` maximises
-    ``mean NPMI * diversity``: more topics are chosen only while they stay
-    coherent and do not repeat one another. Returns ``(k, table)``, the table
-    holding ``{k, coherence, diversity, score}`` per candidate.
+    An upper bound: merging near-duplicates and dissolving small topics then
+    keep only the topics the data supports.
     """
-    n = matrix.shape[0]
-    ks = [k for k in candidates if k <= max(n // 30, candidates[0]) and k < min(matrix.shape)] or [1]
-    rows = np.arange(n)
-    if n > _K_SAMPLE:
-        rows = np.sort(np.random.default_rng(seed).choice(n, _K_SAMPLE, replace=False))
-    sample = matrix[rows]
-    binary = (sample > 0).astype(np.float32).tocsc()
-    table = []
-    for k in ks:
-        if k < 2:
-            table.append({"k": k, "coherence": 0.0, "diversity": 1.0, "score": 0.0})
-            continue
-        _, components = _nmf(sample, k, seed, max_iter=100)
-        tops = [np.argsort(-row, kind="stable")[:10] for row in components if row.max() > 0]
-        coherence = float(np.mean([_npmi_binary(binary, t) for t in tops])) if tops else -1.0
-        terms = [j for t in tops for j in t]
-        diversity = len(set(terms)) / max(len(terms), 1)
-        table.append({"k": k, "coherence": round(coherence, 4), "diversity": round(diversity, 4),
-                      "score": round(max(coherence, 0.0) * diversity, 4)})
-    best = max(table, key=lambda r: (r["score"], -r["k"]))
-    return best["k"], table
+    return int(np.clip(round(np.sqrt(max(n, 0) / 30)), 3, 25))
 
 
 def _merge_groups(labels, vectors, per_class) -> list[list[int]]:
@@ -430,18 +384,20 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     1. TF-IDF of the normalised texts' words and bigrams, without the terms in
        more than ``SUBJECT_SHARE`` of the records (they name the whole corpus:
        a corpus about one subject then splits into its sub-subjects);
-    2. NMF (seeded) with ``n_topics`` topics, or the number
-       :func:`choose_n_topics` finds from the data;
-    3. each record goes to its strongest NMF topic; near-duplicate topics merge
-       (``MERGE_CENTROID`` and ``MERGE_TERMS``); a topic with fewer than
-       ``min_topic_share`` of the records (and at least 5) is dissolved, its
-       records left to the assigner (they join a topic that fits, or none);
+    2. NMF (seeded) with ``n_topics`` topics, default :func:`default_n_topics`
+       (an upper bound from the corpus size);
+    3. the data then decides how many remain: each record goes to its
+       strongest NMF topic; near-duplicate topics merge (centroid cosine at
+       least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
+       ``MERGE_TERMS``); a topic with fewer than ``min_topic_share`` of the
+       records (and at least 5) is dissolved, its records left to the assigner
+       (they join a topic that fits, or none);
     4. each topic is described by its ``n_terms`` distinct c-TF-IDF terms
        (:mod:`corpuskit.enrich.topic_terms`) and labelled from them.
 
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
     each record's beat index (-1 for none). A ``details`` dict, when given, is
-    filled with the chosen ``k``, the k ``table`` and the ``merged`` groups.
+    filled with the NMF ``k``, the ``merged`` groups and the ``dissolved`` topics.
     """
     from corpuskit.enrich.topic_terms import class_term_counts, class_tfidf_terms, readable_label, slug
 
@@ -449,17 +405,13 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     texts = list(texts)
     n = len(texts)
     matrix, _ = _term_matrix(texts) if n else (None, None)
-    info = {"k": None, "table": [], "merged": []}
+    info = {"k": None, "merged": [], "dissolved": []}
     labels = np.full(n, -1, dtype=np.int64)
     if matrix is not None:
-        if n_topics:
-            k, table = n_topics, []
-        else:
-            k, table = choose_n_topics(matrix, seed=seed)
-        k = max(1, min(k, matrix.shape[0], matrix.shape[1]))
+        k = max(1, min(n_topics or default_n_topics(n), matrix.shape[0], matrix.shape[1]))
         weights, _ = _nmf(matrix, k, seed)
         labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
-        info.update(k=k, table=table)
+        info.update(k=k)
         present = sorted(set(labels.tolist()) - {-1})
         labels = np.array([present.index(x) if x >= 0 else -1 for x in labels], dtype=np.int64)
         if len(present) > 1 and len(vectors):
@@ -474,6 +426,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
         for c, size in enumerate(sizes):
             if 0 < size < floor and (np.asarray(sizes) >= floor).any():
                 labels[labels == c] = -1
+                info["dissolved"].append(int(c))
     terms = class_tfidf_terms(texts, labels, top_n=n_terms) if (labels >= 0).any() else {}
     sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
     order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
