@@ -8,12 +8,16 @@ text. For group ``c`` and term ``t`` the score is
 in the group divided by the group's term count, ``f(t)`` its frequency over
 every group and ``A`` the average term count per group (BERTopic's c-TF-IDF).
 
-The top terms are then made distinct (:func:`distinct_terms`): a bigram takes
+A term describes at most the ``OWNERS`` (2) groups it is most distinctive
+of (the highest c-TF-IDF), so groups seldom repeat one another's terms. The top terms are
+then made distinct (:func:`distinct_terms`): a bigram takes
 the place of its words when people say the phrase (the bigram makes up at
 least ``PHRASE_SHARE`` of the group's uses of the word it replaces), and a term
 sharing a word (or its plural) with one already chosen is dropped. A label
 (:func:`readable_label`) reads "Head: second, third" with the head in the
-casing the records use most ("NASA: rocket launch, orbit").
+casing the records use most ("NASA: rocket launch, orbit"). Past the first
+term, terms are chosen for distinctiveness and for being said together
+(:func:`_coherent`).
 """
 from __future__ import annotations
 
@@ -27,7 +31,10 @@ from corpuskit.text import term_analyzer
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
 PHRASE_SHARE = 0.3
-_CANDIDATES = 60
+_CANDIDATES = 80
+_POOL = 30
+#: a term is among the top terms of at most this many groups (those it is most distinctive of)
+OWNERS = 2
 
 
 def _stems(term: str) -> set:
@@ -36,26 +43,30 @@ def _stems(term: str) -> set:
 
 def class_term_counts(texts, labels, max_features: int = 30000, min_df: int = 1):
     """``(classes, per-class term counts (dense), vocabulary)`` of the texts with label >= 0."""
+    return _class_counts(texts, labels, max_features, min_df)[:3]
+
+
+def _class_counts(texts, labels, max_features, min_df):
     from sklearn.feature_extraction.text import CountVectorizer
 
     labels = np.asarray(labels)
     keep = labels >= 0
     classes = sorted(set(labels[keep].tolist()))
     if not classes:
-        return classes, np.zeros((0, 0)), np.array([], dtype=str)
+        return classes, np.zeros((0, 0)), np.array([], dtype=str), None
     kept = [t or "" for t, k in zip(texts, keep) if k]
     vectorizer = CountVectorizer(analyzer=term_analyzer((1, 2)), max_features=max_features,
                                  min_df=min(min_df, max(1, len(kept) // 50)))
     try:
         counts = vectorizer.fit_transform(kept)
     except ValueError:  # no usable words at all
-        return classes, np.zeros((len(classes), 0)), np.array([], dtype=str)
+        return classes, np.zeros((len(classes), 0)), np.array([], dtype=str), None
     index = {c: i for i, c in enumerate(classes)}
     rows = np.array([index[c] for c in labels[keep]])
     membership = sparse.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))),
                                    shape=(len(classes), len(rows)))
     per_class = np.asarray((membership @ counts).todense(), dtype=float)
-    return classes, per_class, np.array(vectorizer.get_feature_names_out())
+    return classes, per_class, np.array(vectorizer.get_feature_names_out()), counts.tocsc()
 
 
 def ctfidf(per_class: np.ndarray) -> np.ndarray:
@@ -95,20 +106,46 @@ def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000)
 
     Ties are broken alphabetically; a label whose texts hold no usable term gets ``[]``.
     """
-    classes, per_class, vocab = class_term_counts(texts, labels, max_features=max_features)
+    classes, per_class, vocab, docs = _class_counts(texts, labels, max_features, 1)
     if not len(vocab):
         return {c: [] for c in classes}
     scores = ctfidf(per_class)
+    index = {str(t): j for j, t in enumerate(vocab)}
+    # a term describes at most the OWNERS groups it is most distinctive of
+    owners = np.argsort(-scores, axis=0, kind="stable")[:OWNERS]
     out = {}
     for i, c in enumerate(classes):
         row = scores[i]
-        nonzero = np.flatnonzero(row > 0)
+        nonzero = np.flatnonzero((row > 0) & (owners == i).any(axis=0))
         order = sorted(nonzero, key=lambda j: (-row[j], vocab[j]))[:_CANDIDATES]
         counts = {str(vocab[j]): per_class[i, j] for j in nonzero}
-        ranked = [str(vocab[j]) for j in order]
-        # a bigram's words are looked up even when they rank lower
-        out[c] = distinct_terms(ranked, top_n, counts)
+        candidates = distinct_terms([str(vocab[j]) for j in order], _POOL, counts)
+        out[c] = _coherent(candidates, [row[index[t]] for t in candidates], docs, index, top_n)
     return out
+
+
+def _coherent(candidates, weights, docs, index, top_n):
+    """``top_n`` of the candidates: the most distinctive first, then greedily the term with the
+    highest ``rel * (1 + npmi) ** 2``, ``rel`` its c-TF-IDF relative to the first term's and
+    ``npmi`` its mean NPMI (document co-occurrence) with the terms already chosen: a topic's
+    terms are distinctive and said together."""
+    if len(candidates) <= 1:
+        return candidates[:top_n]
+    cols = docs[:, [index[t] for t in candidates]]
+    cols.data[:] = 1.0
+    n = docs.shape[0]
+    single = np.asarray(cols.sum(axis=0)).ravel() / n
+    joint = np.asarray((cols.T @ cols).todense(), dtype=float) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        npmi = np.log(joint / np.outer(single, single)) / -np.log(joint)
+    npmi = np.where(joint > 0, np.nan_to_num(npmi, nan=1.0, posinf=1.0, neginf=-1.0), -1.0)
+    rel = np.asarray(weights, dtype=float) / max(weights[0], 1e-12)
+    chosen, left = [0], list(range(1, len(candidates)))
+    while left and len(chosen) < top_n:
+        best = max(left, key=lambda j: (rel[j] * (1 + npmi[j, chosen].mean()) ** 2, -j))
+        chosen.append(best)
+        left.remove(best)
+    return [candidates[j] for j in chosen]
 
 
 def surface_form(term: str, texts) -> str:
