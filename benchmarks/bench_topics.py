@@ -183,6 +183,12 @@ def evaluate(name: str, corpus, seconds, show: bool):
     print(f"{'':<{width}}  {'corpuskit':>12}  {'tfidf+kmeans':>14}")
     for label, a, b in table:
         print(f"{label:<{width}}  {str(a):>12}  {str(b):>14}")
+    if name == "demo-beats":
+        from corpuskit.enrich.quality import demo_quality
+
+        dq = demo_quality(corpus)
+        print(f"demo primary-topic accuracy {dq['topicAccuracy']:.3f} (on-beat {dq['onBeatAccuracy']:.3f}, "
+              f"off-beat left untopiced {dq['offBeatAccuracy']:.3f})")
     if q["debrisTerms"]:
         print("debris terms:", ", ".join(q["debrisTerms"][:20]))
     topic_rows = corpus.conn.execute("SELECT id, name, keywords FROM topics WHERE active = 1").fetchall()

@@ -63,6 +63,9 @@ def test_readable_labels_use_the_records_casing_and_no_word_twice():
     words = [w for t in terms[0] for w in t.split()]
     assert len(words) == len(set(words))
     assert readable_label([]) == ""
+    headlines = ["The Best Time Of The Year", "Free Software Is The End Of Time", "Apple Sues The FBI Over iPhone"]
+    assert readable_label(["time", "free", "end"], headlines) == "Time: free, end"   # Title Case says nothing
+    assert readable_label(["apple", "iphone", "fbi"], headlines) == "Apple: iPhone, FBI"
 
 
 def test_near_duplicate_topics_merge():

@@ -140,3 +140,69 @@ def kmeans_baseline(texts, k: int, seed: int = 0, top_n: int = 10):
     vocab = tv.get_feature_names_out()
     terms = [[str(vocab[j]) for j in np.argsort(-row)[:top_n]] for row in km.cluster_centers_]
     return km.labels_, terms
+
+
+def _primary_rows(corpus):
+    return corpus.conn.execute("SELECT r.id, r.title, r.content_text, r.subreddit, e.topic_id FROM records r "
+                               "JOIN enrichment e ON e.record_id = r.id ORDER BY r.id").fetchall()
+
+
+def topic_overview(corpus, examples: int = 2):
+    """The active topics as a DataFrame, largest first, then one ``(outliers)`` row.
+
+    Columns: ``topic`` (name), ``label`` (display name), ``records`` (primary),
+    ``share``, ``terms`` (top 10, comma-separated) and ``examples`` (the titles of
+    the ``examples`` most confident records, `` | ``-separated).
+    """
+    import pandas as pd
+
+    conn = corpus.conn
+    n = conn.execute("SELECT count(*) FROM enrichment").fetchone()[0]
+    rows = []
+    for tid, name, display, kw in conn.execute(
+            "SELECT id, name, display_name, keywords FROM topics WHERE active = 1 ORDER BY id"):
+        size = conn.execute("SELECT count(*) FROM enrichment WHERE topic_id = ?", (tid,)).fetchone()[0]
+        titles = [(t or c or "")[:90] for t, c in conn.execute(
+            "SELECT r.title, r.content_text FROM topic_assignments a JOIN records r ON r.id = a.record_id "
+            "JOIN enrichment e ON e.record_id = a.record_id AND e.topic_id = a.topic_id "
+            "WHERE a.topic_id = ? ORDER BY a.confidence DESC, a.record_id LIMIT ?", (tid, examples))]
+        rows.append((name, display, size, size / n if n else 0.0, ", ".join(json.loads(kw or "[]")[:10]),
+                     " | ".join(titles)))
+    rows.sort(key=lambda r: (-r[2], r[0]))
+    outliers = conn.execute("SELECT count(*) FROM enrichment WHERE topic_id IS NULL").fetchone()[0]
+    titles = [(t or c or "")[:90] for t, c in conn.execute(
+        "SELECT r.title, r.content_text FROM records r JOIN enrichment e ON e.record_id = r.id "
+        "WHERE e.topic_id IS NULL ORDER BY r.id LIMIT ?", (examples,))]
+    rows.append(("(outliers)", "Fits no topic", outliers, outliers / n if n else 0.0, "", " | ".join(titles)))
+    return pd.DataFrame(rows, columns=["topic", "label", "records", "share", "terms", "examples"])
+
+
+def quality_table(corpus, seed: int = 0, top_n: int = 10):
+    """corpuskit's topics beside plain TF-IDF + k-means with the same k, as a DataFrame.
+
+    Rows: topics, diversity, NPMI coherence, assignments per record, outlier share,
+    debris top terms and, when the records carry subreddits, the NMI of the primary
+    topic against the subreddit. Columns ``corpuskit`` and ``tfidf+kmeans``.
+    """
+    import pandas as pd
+    from sklearn.metrics import normalized_mutual_info_score
+
+    q = corpus_topic_quality(corpus, top_n=top_n)
+    rows = _primary_rows(corpus)
+    texts = [f"{r[1] or ''} {r[2] or ''}" for r in rows]
+    k = max(q["topics"], 2)
+    km_labels, km_terms = kmeans_baseline(texts, k, seed=seed, top_n=top_n)
+    table = {
+        "topics": (q["topics"], k),
+        "diversity": (q["diversity"], topic_diversity(km_terms, top_n)),
+        "NPMI coherence": (q["coherence"], float(np.mean(npmi_coherence(km_terms, texts, top_n)))),
+        "assignments per record": (q["assignmentsPerRecord"], 1.0),
+        "outlier share": (q["outlierShare"], 0.0),
+        "debris top terms": (len(q["debrisTerms"]), sum(is_debris(t) for ts in km_terms for t in ts)),
+    }
+    subs = [r[3] or "" for r in rows]
+    if any(subs):
+        primary = [r[4] if r[4] is not None else -1 for r in rows]
+        table["NMI primary vs subreddit"] = (normalized_mutual_info_score(subs, primary),
+                                            normalized_mutual_info_score(subs, km_labels))
+    return pd.DataFrame.from_dict(table, orient="index", columns=["corpuskit", "tfidf+kmeans"]).round(3)

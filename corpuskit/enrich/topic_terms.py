@@ -148,14 +148,35 @@ def _coherent(candidates, weights, docs, index, top_n):
     return [candidates[j] for j in chosen]
 
 
+def _title_cased(text: str) -> bool:
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]*", text or "") if len(w) > 3]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) / len(words) > 0.6
+
+
+def _marked(form: str) -> bool:
+    """True for a casing that says more than Title Case: ``NASA``, ``iPhone``, ``GitHub``."""
+    return any(ch.isupper() for ch in form[1:]) or (form[:1].islower() and form != form.lower())
+
+
 def surface_form(term: str, texts) -> str:
-    """``term`` in the casing the texts use most (``nasa`` -> ``NASA``); lowercase if never seen."""
+    """``term`` in the casing the texts use most (``nasa`` -> ``NASA``); lowercase if never seen.
+
+    Headline-style texts (most words capitalised) only vouch for marked casings
+    (``NASA``, ``iPhone``): their capitals say nothing about ``Time`` or ``Free``.
+    """
     pattern = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, term.split())) + r"(?![\w])", re.IGNORECASE)
-    seen = Counter(m.group(0) for text in texts for m in pattern.finditer(text or ""))
+    seen: Counter = Counter()
+    for text in texts:
+        headline = _title_cased(text)
+        for m in pattern.finditer(text or ""):
+            form = re.sub(r"\s+", " ", m.group(0))
+            if headline and not _marked(form):
+                form = form.lower()
+            seen[form] += 1
     if not seen:
         return term
     form, _ = max(seen.items(), key=lambda kv: (kv[1], kv[0] == term, kv[0]))
-    return re.sub(r"\s+", " ", form)
+    return form
 
 
 def readable_label(terms, texts=(), parts: int = 3) -> str:
