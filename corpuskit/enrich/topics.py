@@ -309,10 +309,10 @@ DISCOVERED_ASSIGNMENT = {"min_confidence": 0.25, "secondary_confidence": 0.5, "w
 #: two discovered topics are one when the cosine of their centroids (mean embeddings) is at least
 #: MERGE_CENTROID and the cosine of their c-TF-IDF term vectors is at least MERGE_TERMS. On the
 #: Reddit science/technology file (22 NMF topics) the near-duplicates ("new study, suggests",
-#: "study finds, new", "people, risk, health, study") score 0.46-0.56 on terms, the closest
-#: distinct pair ("new study" vs "scientists, researchers, cells") 0.34.
-MERGE_CENTROID = 0.55
-MERGE_TERMS = 0.45
+#: "study finds, new", "people, likely, suggests") score 0.46-0.51 (centroids) and 0.43-0.50
+#: (terms); the closest distinct pair ("new study" vs "years, million, ago") 0.37 and 0.35.
+MERGE_CENTROID = 0.45
+MERGE_TERMS = 0.4
 #: a term in more than this share of the records names the corpus, not one of its topics
 SUBJECT_SHARE = 0.3
 def _term_matrix(texts):
