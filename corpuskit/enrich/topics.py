@@ -395,7 +395,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        ``MERGE_TERMS``); a topic with fewer than ``min_topic_share`` of the
        records (and at least 5) is dissolved, its records left to the assigner
        (they join a topic that fits, or none);
-    4. each topic is described by its ``n_terms`` distinct c-TF-IDF terms
+    4. a topic's centroid is the mean embedding of its members that hold one of its terms;
+       each topic is described by its ``n_terms`` distinct c-TF-IDF terms
        (:mod:`corpuskit.enrich.topic_terms`) and labelled from them.
 
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
@@ -434,6 +435,9 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
     order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
     beats, centroids, used = [], [], set()
+    from corpuskit.text import term_analyzer
+
+    analyse = term_analyzer((1, 2))
     for c in order:
         top = terms[int(c)]
         members = labels == c
@@ -447,7 +451,15 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             name=name, display_name=readable_label(top, examples),
             description=f"Discovered from the corpus: {int(sizes[c])} records about {', '.join(top)}.",
             category="discovered", keywords=top, subreddits=[], active=True, discovered=True))
-        centroids.append(vectors[members].mean(axis=0) if len(vectors) else np.zeros(512, np.float32))
+        if len(vectors):
+            # the centroid of the members that say one of the topic's terms: records NMF placed
+            # here only weakly (no term of the topic) do not pull the topic towards themselves
+            wanted = set(top)
+            rows = np.flatnonzero(members)
+            vouched = [i for i in rows if wanted.intersection(analyse(texts[i]))]
+            centroids.append(vectors[vouched if len(vouched) >= 3 else rows].mean(axis=0))
+        else:
+            centroids.append(np.zeros(512, np.float32))
     if not beats:
         beats = [Beat(name="general", display_name="General", description="Every record.",
                       category="discovered", discovered=True)]
