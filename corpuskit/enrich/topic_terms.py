@@ -12,8 +12,9 @@ A term describes at most the ``OWNERS`` (2) groups it is most distinctive
 of (the highest c-TF-IDF), so groups seldom repeat one another's terms. The top terms are
 then made distinct (:func:`distinct_terms`): a bigram takes
 the place of its words when people say the phrase (the bigram makes up at
-least ``PHRASE_SHARE`` of the group's uses of one of the chosen words it
-replaces: "new zealand" replaces "new" and "zealand"), and a term
+least ``PHRASE_SHARE`` of the group's uses of the chosen words it replaces;
+measured on the real files, a looser rule let rare phrases crowd out terms
+that are said together and cost half the NPMI coherence), and a term
 sharing a word (or its plural) with one already chosen is dropped. A label
 (:func:`readable_label`) reads "Head: second, third" with the head in the
 casing the records use most ("NASA: rocket launch, orbit"). Past the first
@@ -90,7 +91,7 @@ def distinct_terms(terms, n: int, counts: dict | None = None) -> list[str]:
         overlap = [c for c in chosen if _stems(c) & words]
         if " " in term and overlap and all(" " not in c for c in overlap):
             if counts is not None:
-                base = min(counts.get(c, 0) for c in overlap) or 1
+                base = max(counts.get(c, 0) for c in overlap) or 1
                 if counts.get(term, 0) < PHRASE_SHARE * base:
                     continue
             chosen[chosen.index(overlap[0])] = term
