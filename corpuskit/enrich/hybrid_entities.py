@@ -1,0 +1,405 @@
+"""The default entity extractor: gazetteers, a CRF, hashtags and handles, and corpus-level promotion.
+
+Evidence, strongest first (an earlier source wins where spans overlap):
+
+1. the shipped gazetteers (:class:`~corpuskit.enrich.entities.GazetteerExtractor`,
+   Unicode-aware, possessives in any apostrophe, its person and org rules);
+2. ``#hashtags`` and ``@handles`` resolved through the alias table: the tag
+   itself (``#OpenAI``), else its segmented words (``#PfizerBioNTech`` ->
+   Pfizer and BioNTech; ``@BioNTech_Group`` -> BioNTech);
+3. names promoted from the corpus by :meth:`HybridExtractor.fit` (below);
+4. the WNUT 2017 CRF (:mod:`corpuskit.enrich.crf`), decoded by token marginals
+   (``max_outside``).
+
+Text is read through :func:`corpuskit.text.display_text` (HTML entities such
+as ``&amp;`` unescaped, Unicode NFC, typographic apostrophes folded); positions
+are still offsets into the record's analysed text.
+
+Corpus-level promotion (``fit``): a capitalised span (Unicode letters, up to
+four words, or a CamelCase hashtag) that no gazetteer knows becomes an entity
+when it is seen at least ``min_count`` times, by at least ``min_authors``
+distinct authors on at least ``min_days`` distinct days, at least half of its
+capitalised uses are not sentence-initial, and it is written capitalised more
+often than in lower case (so "Arm" of "Arm is sore" and "Deny" stay out).
+Its type is the CRF's majority label over up to ``type_sample`` texts that
+contain it, else a rule (a known first name + surname: person; all capitals:
+org; otherwise concept).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
+from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, load_common_words, tokenize
+from corpuskit.enrich.entities import _NOT_NAMES, GazetteerExtractor, alias_key, slugify
+from corpuskit.errors import ValidationError
+try:  # TEMPORARY until corpuskit.text lands on main
+    from corpuskit.text import display_text, segment_hashtag
+except ImportError:  # pragma: no cover
+    import html as _html
+
+    def display_text(text):
+        text = _html.unescape(_html.unescape(text or "")).replace("’", "'").replace("‘", "'")
+        return re.sub(r"[ \t]+", " ", text).strip()
+
+    def segment_hashtag(tag):
+        return re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", tag.lstrip("#")) or [tag.lstrip("#")]
+
+_STOPS = {".", "!", "?", ":", ";", "…", "\"", "|", "(", ")", "[", "]", "-", "–", "—", "RT", "•", "*"}
+_POSSESSIVE_TOKEN = re.compile(r"^['’][sS]$")
+_LINK = re.compile(r"^(?:https?://|www\.)")
+_MAX_RUN = 4
+_LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
+_SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
+          "from", "is", "are", "vs", "via", "as", "it", "its", "be", "my", "your"}
+
+
+def aligned_display(text: str) -> tuple[str, list[int] | None]:
+    """``(display_text(text), offsets)``: ``offsets[i]`` is the position in ``text`` of the
+    clean text's character ``i`` (None when the two are identical)."""
+    clean = display_text(text)
+    if clean == text:
+        return clean, None
+    offsets, j, n = [], 0, len(text)
+    for ch in clean:
+        k = j
+        while k < n and not _same_char(ch, text[k]):
+            k += 1
+        if k < n:
+            j = k
+        offsets.append(min(j, n - 1) if n else 0)
+        if k < n:
+            j += 1
+    return clean, offsets
+
+
+def _same_char(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if a == "'" and b in "’‘`´ʼ":
+        return True
+    if a == '"' and b in "“”„«»":
+        return True
+    if a == " " and b.isspace():
+        return True
+    import unicodedata
+
+    return unicodedata.normalize("NFD", b)[:1] == unicodedata.normalize("NFD", a)[:1] and b.isalpha()
+
+
+def _is_cap(word: str) -> bool:
+    return word[:1].isupper() and any(c.isalpha() for c in word)
+
+
+def _initial(tokens, i, text) -> bool:
+    """Is token ``i`` at the start of a sentence (or line)?"""
+    if i == 0:
+        return True
+    prev = tokens[i - 1]
+    return (prev[2] in _STOPS or prev[2].startswith("@") and i == 1 or _LINK.match(prev[2]) is not None
+            or "\n" in text[prev[1]:tokens[i][0]])
+
+
+def capital_runs(tokens, text):
+    """``(first, last, initial)`` of each run of capitalised words (handles, URLs and
+    leading function words such as "The" excluded; a possessive ends a run)."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        word = tokens[i][2]
+        if not _is_cap(word) or word[0] in "@#" or _LINK.match(word) or word in _LEADING:
+            i += 1
+            continue
+        j = i
+        while (j + 1 < n and j - i + 1 < _MAX_RUN and _is_cap(tokens[j + 1][2])
+               and tokens[j + 1][2][0] not in "@#" and tokens[j + 1][0] == tokens[j][1] + 1
+               and tokens[j + 1][2] not in _LEADING):
+            j += 1
+        out.append((i, j, _initial(tokens, i, text)))
+        i = j + 1
+    return out
+
+
+def title_case_lines(tokens, text) -> set[int]:
+    """Indices of tokens on lines written in Title Case (a headline: most words capitalised),
+    where capitals say nothing about names."""
+    out, line, start = set(), [], 0
+    for k, (s, _, w) in enumerate(tokens + [(len(text) + 1, 0, "\n")]):
+        if k == len(tokens) or "\n" in text[start:s]:
+            words = [tokens[i][2] for i in line if tokens[i][2][:1].isalpha()
+                     and tokens[i][2].lower() not in _SMALL]
+            if len(words) >= 4 and sum(_is_cap(w) for w in words) >= 0.75 * len(words):
+                out.update(line)
+            line = []
+        if k < len(tokens):
+            line.append(k)
+            start = tokens[k][1]
+    return out
+
+
+def _surface(tokens, a, b, text) -> str:
+    return text[tokens[a][0]:tokens[b][1]]
+
+
+class HybridExtractor(EntityExtractor):
+    """Gazetteers + CRF + hashtags/handles + corpus-level promotion (see the module docstring).
+
+    Parameters
+    ----------
+    crf : bool
+        Use the WNUT 2017 CRF (default True).
+    max_outside : float
+        CRF decoding by token marginals: a token whose probability of being
+        outside any entity is below this takes its best entity tag (default
+        0.7, chosen on WNUT 2017 dev; 1.0 is plain Viterbi decoding).
+    promote : bool
+        Let :meth:`fit` promote frequent proper-noun candidates (default True).
+    min_count, min_authors, min_days : int
+        Promotion thresholds (defaults 5, 3, 2). Without authors, distinct
+        texts count as authors; without days, the day test is skipped.
+    type_sample : int
+        Texts per promoted name that the CRF reads to type it (default 20).
+    extra, generic_concepts : optional
+        Passed to :class:`~corpuskit.enrich.entities.GazetteerExtractor`.
+    """
+
+    model_name = "corpuskit-hybrid-1"
+
+    def __init__(self, crf: bool = True, max_outside: float = 0.7, promote: bool = True,
+                 min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
+                 extra: dict | None = None, generic_concepts: bool = False):
+        self.crf = crf
+        self.max_outside = max_outside
+        self.promote = promote
+        self.min_count = min_count
+        self.min_authors = min_authors
+        self.min_days = min_days
+        self.type_sample = type_sample
+        self.extra = extra
+        self.generic_concepts = generic_concepts
+
+    # ----------------------------------------------------------------- parts
+    def _parts(self):
+        gaz = getattr(self, "gazetteer_", None)
+        if gaz is None:
+            gaz = GazetteerExtractor(extra=self.extra, generic_concepts=self.generic_concepts)
+            gaz._tables()
+            self.gazetteer_ = gaz
+            self.tagger_ = CrfTagger() if self.crf else None
+            if not hasattr(self, "promoted_"):
+                self.promoted_ = {}
+        return gaz
+
+    def settings(self) -> dict:
+        """The parameters and the promoted names (saved with a corpus's enrich run)."""
+        return {"min_count": self.min_count, "min_authors": self.min_authors, "min_days": self.min_days,
+                "max_outside": self.max_outside, "crf": self.crf,
+                "promoted": {k: list(v) for k, v in sorted(getattr(self, "promoted_", {}).items())}}
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, texts, authors=None, days=None):
+        """Learn the corpus's promoted names from ``texts`` (with their authors and days).
+
+        Returns self; ``promoted_`` maps an alias key to ``(name, type)``.
+        """
+        texts = list(texts)
+        self._parts()
+        self.promoted_ = {}
+        if not self.promote:
+            return self
+        if authors is not None and len(authors) != len(texts):
+            raise ValidationError("fit: authors must have one entry per text")
+        if days is not None and len(days) != len(texts):
+            raise ValidationError("fit: days must have one entry per text")
+        table = self.gazetteer_.table_
+        common = load_common_words()
+        count, initial = Counter(), Counter()
+        surfaces: dict[str, Counter] = defaultdict(Counter)
+        who: dict[str, set] = defaultdict(set)
+        when: dict[str, set] = defaultdict(set)
+        lower = Counter()
+        for n, raw in enumerate(texts):
+            text = display_text(raw or "")
+            tokens = tokenize(text)
+            for _, _, word in tokens:
+                if word.islower():
+                    lower[word] += 1
+            for key, surface, is_initial in self._candidates(tokens, text):
+                if key in table:
+                    continue
+                count[key] += 1
+                initial[key] += is_initial
+                surfaces[key][surface] += 1
+                who[key].add(authors[n] if authors is not None and authors[n] else ("text", n))
+                if days is not None:
+                    when[key].add(days[n])
+        chosen = {}
+        for key, c in count.items():
+            if (c < self.min_count or len(who[key]) < self.min_authors
+                    or (days is not None and len(when[key]) < self.min_days)
+                    or len(key) < 2 or key.isdigit()):
+                continue
+            inside = c - initial[key]
+            if inside * 2 < c:
+                continue
+            if lower[key] >= inside:  # written in lower case as often: a common word
+                continue
+            if key in common:  # one common English word ("Repair", "Deny")
+                continue
+            name = min(surfaces[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            chosen[key] = name
+        self.promoted_ = {key: (name, self._type_of(key, name, texts)) for key, name in sorted(chosen.items())}
+        return self
+
+    def _candidates(self, tokens, text):
+        headline = title_case_lines(tokens, text)
+        for a, b, is_initial in capital_runs(tokens, text):
+            if a in headline:
+                continue
+            surface = _surface(tokens, a, b, text)
+            yield alias_key(surface), surface, is_initial
+        for _, _, word in tokens:
+            if word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:]):
+                yield alias_key(word), word[1:], False
+
+    def _type_of(self, key, name, texts) -> str:
+        ruled = self.gazetteer_.extract(name)
+        if len(ruled) == 1 and ruled[0].surface == name:  # a title, first name or org-word rule
+            return ruled[0].type
+        words = name.split()
+        if words[0] in self.gazetteer_.first_names_:
+            return "person"
+        votes = Counter()
+        if self.tagger_ is not None:
+            seen = 0
+            for raw in texts:
+                if seen >= self.type_sample:
+                    break
+                text = display_text(raw or "")
+                if key not in alias_key(text) and name not in text:
+                    continue
+                tokens = tokenize(text)
+                words = [t[2] for t in tokens]
+                hit = False
+                for a, b, label, _ in self.tagger_.spans(words):
+                    if alias_key(_surface(tokens, a, b, text)) == key:
+                        votes[WNUT_TYPES.get(label, "concept")] += 1
+                        hit = True
+                seen += hit or name in text
+        if votes:
+            return min(votes.items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))[0]
+        if name.isupper():
+            return "org"
+        return "concept"
+
+    # --------------------------------------------------------------- extract
+    def extract(self, text: str) -> list[Mention]:
+        gaz = self._parts()
+        raw = text or ""
+        clean, offsets = aligned_display(raw)
+        found: dict[tuple, tuple[list, list]] = {}
+        taken: list[tuple[int, int]] = []  # clean-text character spans already claimed
+
+        def free(start, end):
+            return all(end <= s or start >= e for s, e in taken)
+
+        def add(name, kind, surface, start, end):
+            slot = found.setdefault((name, kind), ([], []))
+            slot[0].append(surface)
+            slot[1].append(start if offsets is None else offsets[start])
+            taken.append((start, end))
+
+        for m in gaz.extract(clean):
+            for pos in m.positions:
+                surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
+                add(m.name, m.type, surface, pos, pos + len(surface))
+
+        tokens = tokenize(clean)
+        for start, end, word in tokens:
+            if word[0] in "#@" and len(word) > 1 and free(start, end):
+                for name, kind in self._resolve_tag(word):
+                    add(name, kind, word, start, end)
+
+        promoted = self.promoted_
+        if promoted:
+            for a, b, _ in capital_runs(tokens, clean):
+                start, end = tokens[a][0], tokens[b][1]
+                hit = promoted.get(alias_key(clean[start:end]))
+                if hit is not None and free(start, end):
+                    add(hit[0], hit[1], clean[start:end], start, end)
+            for start, end, word in tokens:
+                if word[0] == "#" and free(start, end):
+                    hit = promoted.get(alias_key(word))
+                    if hit is not None:
+                        add(hit[0], hit[1], word, start, end)
+
+        if self.tagger_ is not None and tokens:
+            words = [t[2] for t in tokens]
+            for a, b, label, _ in self.tagger_.spans(words, self.max_outside):
+                while b > a and _POSSESSIVE_TOKEN.match(words[b]):
+                    b -= 1
+                if words[a][0] == "@" or _LINK.match(words[a]):
+                    continue
+                start, end = tokens[a][0], tokens[b][1]
+                if not free(start, end):
+                    continue
+                surface = clean[start:end]
+                name = surface.lstrip("#")
+                key = alias_key(name)
+                if not key:
+                    continue
+                entry = gaz.table_.get(key)
+                hit = promoted.get(key)
+                if entry is not None:
+                    name, kind = entry.name, entry.type
+                elif hit is not None:
+                    name, kind = hit
+                else:
+                    kind = WNUT_TYPES.get(label, "concept")
+                add(name, kind, surface, start, end)
+        return self._mentions(found)
+
+    def _resolve_tag(self, word: str) -> list[tuple[str, str]]:
+        """Entities named by a hashtag or handle: the whole tag, else its segmented words."""
+        table = self.gazetteer_.table_
+        entry = table.get(alias_key(word))
+        if entry is not None:
+            return [(entry.name, entry.type)]
+        hit = self.promoted_.get(alias_key(word))
+        if hit is not None:
+            return [hit]
+        body = word[1:]
+        parts = []
+        for piece in body.split("_"):
+            if piece:
+                parts.extend(segment_hashtag(piece))
+        if len(parts) < 2:
+            return []
+        phrase = " ".join(p if not p.islower() else p.capitalize() for p in parts)
+        out = []
+        for m in self.gazetteer_.extract(phrase):
+            if (m.name, m.type) not in out:
+                out.append((m.name, m.type))
+        return out
+
+    @staticmethod
+    def _mentions(found) -> list[Mention]:
+        merged: dict[str, list] = {}
+        for (name, kind), (surfaces, positions) in found.items():
+            slug = slugify(name)
+            slot = merged.setdefault(slug, [name, kind, [], []])
+            slot[2].extend(surfaces)
+            slot[3].extend(positions)
+        out = []
+        for slug, (name, kind, surfaces, positions) in merged.items():
+            order = sorted(range(len(positions)), key=lambda i: positions[i])
+            out.append(Mention(key=slug, name=name, type=kind, surface=surfaces[order[0]],
+                               positions=tuple(sorted(positions)), aliases=tuple(sorted(set(surfaces)))))
+        out.sort(key=lambda m: (m.positions[0], m.key))
+        return out
+
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if not k.endswith("_")}
+        if "promoted_" in self.__dict__:
+            state["promoted_"] = self.promoted_
+        return state
