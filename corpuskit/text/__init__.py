@@ -1,0 +1,15 @@
+"""Text normalisation shared by every stage that reads text; the stored record text is never changed.
+
+``display_text`` for prose, quotes and entities; ``analysis_text`` for models and vocabularies;
+``term_tokens`` / ``term_phrases`` / ``term_analyzer`` for topic, cluster and keyword terms;
+``segment_hashtag`` and ``find_hashtags`` / ``find_handles`` / ``find_urls`` for social-media markup.
+"""
+from corpuskit.text.hashtags import HashtagSegmenter, segment_hashtag
+from corpuskit.text.normalise import analysis_text, display_text
+from corpuskit.text.patterns import find_handles, find_hashtags, find_urls
+from corpuskit.text.terms import STOP_WORDS, term_analyzer, term_phrases, term_tokens
+
+__all__ = [
+    "HashtagSegmenter", "STOP_WORDS", "analysis_text", "display_text", "find_handles", "find_hashtags",
+    "find_urls", "segment_hashtag", "term_analyzer", "term_phrases", "term_tokens",
+]

@@ -1,0 +1,111 @@
+"""Terms for vocabularies (topics, cluster terms, keywords): lower-case words of the analysis text.
+
+A term has a letter, two characters or more, and is not a stop word, a contraction or its fragment
+(``don``, ``isn``), a URL part (``https``, ``www``, ``amp``) or a social-media token (``rt``, ``via``).
+Phrases are made only of words that stood next to each other: a removed stop word, URL, handle, emoji,
+number or punctuation mark ends a phrase.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from corpuskit.text.normalise import _analysis
+
+CONTRACTIONS = frozenset(
+    "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't wouldn't can't couldn't "
+    "shouldn't mustn't mightn't needn't shan't ain't i'm i've i'll i'd you're you've you'll you'd he's he'll "
+    "he'd she's she'll she'd it's it'll it'd we're we've we'll we'd they're they've they'll they'd that's "
+    "that'll there's there'll here's what's what'll who's who'll where's when's why's how's let's y'all "
+    "dont doesnt didnt isnt arent wasnt werent havent hasnt hadnt wont wouldnt cant couldnt shouldnt aint "
+    "im ive youre youve theyre theyve thats theres whats lets".split()
+)
+CONTRACTION_FRAGMENTS = frozenset(
+    "don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn mustn mightn needn shan "
+    "ain ll ve re nt".split()
+)
+URL_PARTS = frozenset(
+    "http https www com org net html htm php asp aspx amp nbsp quot apos gt lt utm ref html5 tco bit ly "
+    "goo gl youtu".split()
+)
+SOCIAL_WORDS = frozenset("rt via cc dm pm lol lmao omg tbh imo imho smh btw fyi gonna wanna gotta yeah "
+                         "yep nope ok okay just really got get gets getting thing things".split())
+# scikit-learn's list holds content words that topics need ("side effects", "fire", "system", "computer").
+CONTENT_WORDS = frozenset(
+    "side show fire bill system computer interest part name front top bottom amount detail".split()
+)
+STOP_WORDS = ((frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS) | CONTRACTIONS | CONTRACTION_FRAGMENTS | URL_PARTS
+              | SOCIAL_WORDS)
+
+# Words with inner apostrophes or hyphens stay whole ("don't", "self-driving", "covid-19").
+_WORD = re.compile(r"[^\W_](?:[\w+#]|['\-](?=[^\W_]))*")
+_BOUNDARY = re.compile(r"[.!?,;:()\[\]{}\"|/\\&<>=*~^]+|\s[-\u2013\u2014]\s")
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+
+
+@lru_cache(maxsize=500_000)
+def _term(word: str) -> str | None:
+    word = word.lower()
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) < 2 or word in STOP_WORDS or not _HAS_LETTER.search(word):
+        return None
+    if "'" in word:
+        return None  # a contraction not in the list (y'know, o'clock): a function word, not a term
+    return word
+
+
+@lru_cache(maxsize=200_000)
+def _runs(text: str) -> tuple[tuple[str, ...], ...]:
+    runs: list[tuple[str, ...]] = []
+    for clause in _BOUNDARY.split(_analysis(text, False, None, " | ")):
+        run: list[str] = []
+        for word in _WORD.findall(clause):
+            term = _term(word)
+            if term is None:
+                if run:
+                    runs.append(tuple(run))
+                run = []
+            else:
+                run.append(term)
+        if run:
+            runs.append(tuple(run))
+    return tuple(runs)
+
+
+def term_tokens(text) -> list[str]:
+    """The terms of ``text`` in order (see the module doc for what counts as a term)."""
+    return [t for run in _runs(text or "") for t in run]
+
+
+def term_phrases(text, ngram_range: tuple[int, int] = (1, 2)) -> list[str]:
+    """Terms and phrases of adjacent terms of ``text``, lengths from ``ngram_range``."""
+    lo, hi = ngram_range
+    if lo < 1 or hi < lo:
+        raise ValueError(f"ngram_range must be (lo, hi) with 1 <= lo <= hi, got {ngram_range!r}")
+    out: list[str] = []
+    for run in _runs(text or ""):
+        for n in range(lo, hi + 1):
+            out.extend(" ".join(run[i:i + n]) for i in range(len(run) - n + 1))
+    return out
+
+
+class _Analyzer:
+    """A picklable analyzer for scikit-learn's CountVectorizer/TfidfVectorizer(analyzer=...)."""
+
+    def __init__(self, ngram_range):
+        self.ngram_range = tuple(ngram_range)
+
+    def __call__(self, doc) -> list[str]:
+        return term_phrases(doc, self.ngram_range)
+
+    def __repr__(self) -> str:
+        return f"term_analyzer(ngram_range={self.ngram_range!r})"
+
+
+def term_analyzer(ngram_range: tuple[int, int] = (1, 2)) -> _Analyzer:
+    """An ``analyzer=`` callable for scikit-learn vectorizers that yields :func:`term_phrases`."""
+    term_phrases("", ngram_range)
+    return _Analyzer(ngram_range)
