@@ -21,6 +21,7 @@ from corpuskit.errors import MissingDependencyError
 
 MODEL_FILE = "wnut17_crf.crfsuite"
 WORDS_FILE = "wnut17_common_words.txt"
+INFO_FILE = "wnut17_crf.json"  # settings chosen on dev, and the dev figures
 
 #: WNUT 2017 label -> corpuskit entity type
 WNUT_TYPES = {"person": "person", "location": "place", "corporation": "org", "group": "org",
@@ -35,6 +36,8 @@ _TOKEN = re.compile(
     r"|['’][A-Za-z]{1,2}\b"           # clitics and possessives: 's ’s 're 'll
     r"|\S"                             # any other single character
 )
+# wordninja word costs are log((rank + 1) * log(N)): these are ranks 1,000, 10,000 and 50,000
+_COST_1K, _COST_10K, _COST_50K = 9.37, 11.67, 13.28
 _URL = re.compile(r"^(?:https?://|www\.)|\.(?:com|org|net|io|ly|co)(?:/|$)", re.IGNORECASE)
 
 
@@ -64,6 +67,18 @@ class Featurizer:
         self.gazetteer = gazetteer or {}
         self.common = common or frozenset()
         self.first_names = first_names or frozenset()
+
+    def _frequency(self, word: str) -> str:
+        """Bucket of the word's English frequency rank (wordninja's list): 0 (top 1,000) .. 4 (unknown)."""
+        english = self.__dict__.get("_english")
+        if english is None:
+            from corpuskit.text.hashtags import _english_costs
+
+            english = self._english = _english_costs()
+        cost = english.get(word)
+        if cost is None:
+            return "4"
+        return "0" if cost < _COST_1K else "1" if cost < _COST_10K else "2" if cost < _COST_50K else "3"
 
     def _token(self, word: str) -> tuple[list[str], str]:
         low = word.lower()
@@ -99,6 +114,7 @@ class Featurizer:
             feats.append("common")
         if body in self.first_names:
             feats.append("fname")
+        feats.append(f"freq={self._frequency(core)}")
         summary = ("C" if "cap" in feats else "c") + ("m" if core in self.common else "r")
         return feats, summary
 
@@ -130,10 +146,6 @@ class Featurizer:
                 if 0 <= j < n:
                     feats.append(f"{d}:w={lows[j]}")
                     feats.append(f"{d}:c={own[j][1]}")
-            if i > 0:
-                feats.append(f"-1|0={lows[i - 1]}|{lows[i]}")
-            if i < n - 1:
-                feats.append(f"0|1={lows[i]}|{lows[i + 1]}")
             out.append(feats)
         return out
 
@@ -157,6 +169,14 @@ def load_common_words() -> frozenset:
     return frozenset(path.read_text(encoding="utf-8").split())
 
 
+def load_info() -> dict:
+    """The shipped model's training settings and dev figures (``wnut17_crf.json``)."""
+    import json
+
+    path = resources.files("corpuskit.enrich").joinpath("models").joinpath(INFO_FILE)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
 def spans_from_tags(tags: list[str]) -> list[tuple[int, int, str]]:
     """BIO tags -> ``(first token, last token, label)`` spans; a stray ``I-`` starts a span."""
     spans = []
@@ -169,6 +189,39 @@ def spans_from_tags(tags: list[str]) -> list[tuple[int, int, str]]:
             if tag != "O":
                 start, label = i, tag[2:]
     return spans
+
+
+def decode(tags: list[str], marginals: list[dict], max_outside: float = 1.0):
+    """Spans ``(first, last, label, confidence)`` from the Viterbi ``tags`` and per-token label
+    ``marginals``.
+
+    ``max_outside=1`` keeps the Viterbi path. Below 1, a token is inside an entity when
+    Viterbi says so or its probability of ``O`` is below ``max_outside``; a span starts where
+    the previous token is outside or the token's ``B-`` mass exceeds its ``I-`` mass, and takes
+    the type with the most ``B-``/``I-`` mass over its tokens. Confidence is the lowest
+    probability, over the span's tokens, of being inside an entity.
+    """
+    inside = [1.0 - m.get("O", 0.0) for m in marginals]
+    if max_outside >= 1.0:
+        return [(a, b, label, min(inside[a:b + 1])) for a, b, label in spans_from_tags(tags)]
+    on = [tags[k] != "O" or 1.0 - inside[k] < max_outside for k in range(len(tags))]
+    out, start = [], None
+    for k in range(len(tags) + 1):
+        begins = k < len(tags) and on[k] and (
+            start is None or sum(p for lab, p in marginals[k].items() if lab[:2] == "B-")
+            > sum(p for lab, p in marginals[k].items() if lab[:2] == "I-"))
+        if start is not None and (k == len(tags) or not on[k] or begins):
+            mass: dict[str, float] = {}
+            for j in range(start, k):
+                for lab, p in marginals[j].items():
+                    if lab != "O":
+                        mass[lab[2:]] = mass.get(lab[2:], 0.0) + p
+            label = min(mass, key=lambda t: (-mass[t], t))
+            out.append((start, k - 1, label, min(inside[start:k])))
+            start = None
+        if k < len(tags) and on[k] and start is None:
+            start = k
+    return out
 
 
 class CrfTagger:
@@ -198,14 +251,16 @@ class CrfTagger:
                     tagger.open(str(path))
             gaz, first = gazetteer_words()
             self.featurizer_ = Featurizer(gaz, load_common_words(), first)
-            self.labels_ = sorted(lab for lab in tagger.labels() if lab != "O")
+            self.all_labels_ = sorted(tagger.labels())
+            self.max_outside_ = float(load_info().get("max_outside", 1.0)) if self.model_path is None else 1.0
             self.tagger_ = tagger
         return tagger
 
-    def spans(self, words: list[str], max_outside: float = 1.0) -> list[tuple[int, int, str, float]]:
+    def spans(self, words: list[str], max_outside: float | None = None) -> list[tuple[int, int, str, float]]:
         """``(first, last, wnut label, confidence)`` of each labelled span.
 
-        With ``max_outside`` below 1, decoding is by token marginals: a token
+        ``max_outside`` defaults to the value chosen on WNUT 2017 dev (shipped
+        with the model). Below 1, decoding is by token marginals: a token
         whose probability of being outside any entity is below ``max_outside``
         takes its most probable entity tag (more recall than the Viterbi path,
         which is what ``max_outside=1`` gives). Confidence is the lowest
@@ -215,13 +270,8 @@ class CrfTagger:
             return []
         tagger = self._load()
         tags = tagger.tag(self.featurizer_.sentence(words))
-        inside = [1.0 - tagger.marginal("O", k) for k in range(len(words))]
-        if max_outside < 1.0:
-            labels = self.labels_
-            for k, p_in in enumerate(inside):
-                if 1.0 - p_in < max_outside and tags[k] == "O":
-                    tags[k] = max(labels, key=lambda lab: tagger.marginal(lab, k))
-        return [(a, b, label, min(inside[a:b + 1])) for a, b, label in spans_from_tags(tags)]
+        marginals = [{lab: tagger.marginal(lab, k) for lab in self.all_labels_} for k in range(len(words))]
+        return decode(tags, marginals, self.max_outside_ if max_outside is None else max_outside)
 
     def __getstate__(self):
         return {"model_path": self.model_path}

@@ -18,9 +18,12 @@ are still offsets into the record's analysed text.
 Corpus-level promotion (``fit``): a capitalised span (Unicode letters, up to
 four words, or a CamelCase hashtag) that no gazetteer knows becomes an entity
 when it is seen at least ``min_count`` times, by at least ``min_authors``
-distinct authors on at least ``min_days`` distinct days, at least half of its
-capitalised uses are not sentence-initial, and it is written capitalised more
-often than in lower case (so "Arm" of "Arm is sore" and "Deny" stay out).
+distinct authors on at least ``min_days`` distinct days, and it is written
+capitalised more often than in lower case away from the start of a sentence. A
+one-word candidate must also not be one of the ~3,000 most frequent English
+words, nor be mostly sentence-initial while also seen in lower case (so "Arm"
+of "Arm is sore" and "Deny" stay out). Headline lines in Title Case give no
+evidence.
 Its type is the CRF's majority label over up to ``type_sample`` texts that
 contain it, else a rule (a known first name + surname: person; all capitals:
 org; otherwise concept).
@@ -29,36 +32,36 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import lru_cache
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, load_common_words, tokenize
 from corpuskit.enrich.entities import _NOT_NAMES, GazetteerExtractor, alias_key, slugify
 from corpuskit.errors import ValidationError
-try:  # TEMPORARY until corpuskit.text lands on main
-    from corpuskit.text import display_text, segment_hashtag
-except ImportError:  # pragma: no cover
-    import html as _html
-
-    def display_text(text):
-        text = _html.unescape(_html.unescape(text or "")).replace("’", "'").replace("‘", "'")
-        return re.sub(r"[ \t]+", " ", text).strip()
-
-    def segment_hashtag(tag):
-        return re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", tag.lstrip("#")) or [tag.lstrip("#")]
+from corpuskit.text import display_text, segment_hashtag
+from corpuskit.text.hashtags import _english_costs
 
 _STOPS = {".", "!", "?", ":", ";", "…", "\"", "|", "(", ")", "[", "]", "-", "–", "—", "RT", "•", "*"}
 _POSSESSIVE_TOKEN = re.compile(r"^['’][sS]$")
 _LINK = re.compile(r"^(?:https?://|www\.)")
 _MAX_RUN = 4
+_COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
 _LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
 _SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
           "from", "is", "are", "vs", "via", "as", "it", "its", "be", "my", "your"}
 
 
+def _display(text: str) -> str:
+    """:func:`display_text` line by line (line breaks end sentences and titles)."""
+    if "\n" not in text:
+        return display_text(text)
+    return "\n".join(filter(None, (display_text(line) for line in text.split("\n"))))
+
+
 def aligned_display(text: str) -> tuple[str, list[int] | None]:
     """``(display_text(text), offsets)``: ``offsets[i]`` is the position in ``text`` of the
     clean text's character ``i`` (None when the two are identical)."""
-    clean = display_text(text)
+    clean = _display(text)
     if clean == text:
         return clean, None
     offsets, j, n = [], 0, len(text)
@@ -86,6 +89,13 @@ def _same_char(a: str, b: str) -> bool:
     import unicodedata
 
     return unicodedata.normalize("NFD", b)[:1] == unicodedata.normalize("NFD", a)[:1] and b.isalpha()
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset:
+    """About 3,000 most frequent English words (wordninja's list) and the CRF's common words."""
+    english = _english_costs()
+    return load_common_words() | {w for w, cost in english.items() if cost < _COMMON_COST}
 
 
 def _is_cap(word: str) -> bool:
@@ -151,7 +161,8 @@ class HybridExtractor(EntityExtractor):
     max_outside : float
         CRF decoding by token marginals: a token whose probability of being
         outside any entity is below this takes its best entity tag (default
-        0.7, chosen on WNUT 2017 dev; 1.0 is plain Viterbi decoding).
+        None: the value chosen on WNUT 2017 dev, shipped with the model; 1.0 is
+        plain Viterbi decoding).
     promote : bool
         Let :meth:`fit` promote frequent proper-noun candidates (default True).
     min_count, min_authors, min_days : int
@@ -165,7 +176,7 @@ class HybridExtractor(EntityExtractor):
 
     model_name = "corpuskit-hybrid-1"
 
-    def __init__(self, crf: bool = True, max_outside: float = 0.7, promote: bool = True,
+    def __init__(self, crf: bool = True, max_outside: float | None = None, promote: bool = True,
                  min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
                  extra: dict | None = None, generic_concepts: bool = False):
         self.crf = crf
@@ -188,13 +199,16 @@ class HybridExtractor(EntityExtractor):
             self.tagger_ = CrfTagger() if self.crf else None
             if not hasattr(self, "promoted_"):
                 self.promoted_ = {}
+            if not hasattr(self, "trusted_"):
+                self.trusted_ = frozenset()
         return gaz
 
     def settings(self) -> dict:
         """The parameters and the promoted names (saved with a corpus's enrich run)."""
         return {"min_count": self.min_count, "min_authors": self.min_authors, "min_days": self.min_days,
                 "max_outside": self.max_outside, "crf": self.crf,
-                "promoted": {k: list(v) for k, v in sorted(getattr(self, "promoted_", {}).items())}}
+                "promoted": {k: list(v) for k, v in sorted(getattr(self, "promoted_", {}).items())},
+                "trusted": sorted(getattr(self, "trusted_", ()))}
 
     # ------------------------------------------------------------------- fit
     def fit(self, texts, authors=None, days=None):
@@ -204,7 +218,7 @@ class HybridExtractor(EntityExtractor):
         """
         texts = list(texts)
         self._parts()
-        self.promoted_ = {}
+        self.promoted_, self.trusted_ = {}, frozenset()
         if not self.promote:
             return self
         if authors is not None and len(authors) != len(texts):
@@ -212,20 +226,21 @@ class HybridExtractor(EntityExtractor):
         if days is not None and len(days) != len(texts):
             raise ValidationError("fit: days must have one entry per text")
         table = self.gazetteer_.table_
-        common = load_common_words()
-        count, initial = Counter(), Counter()
+        common = _common_words()
+        count, initial, known_inside = Counter(), Counter(), Counter()
         surfaces: dict[str, Counter] = defaultdict(Counter)
         who: dict[str, set] = defaultdict(set)
         when: dict[str, set] = defaultdict(set)
         lower = Counter()
         for n, raw in enumerate(texts):
-            text = display_text(raw or "")
+            text = _display(raw or "")
             tokens = tokenize(text)
             for _, _, word in tokens:
                 if word.islower():
                     lower[word] += 1
             for key, surface, is_initial in self._candidates(tokens, text):
                 if key in table:
+                    known_inside[key] += not is_initial
                     continue
                 count[key] += 1
                 initial[key] += is_initial
@@ -240,15 +255,17 @@ class HybridExtractor(EntityExtractor):
                     or len(key) < 2 or key.isdigit()):
                 continue
             inside = c - initial[key]
-            if inside * 2 < c:
-                continue
+            single = " " not in max(surfaces[key], key=len)
             if lower[key] >= inside:  # written in lower case as often: a common word
                 continue
-            if key in common:  # one common English word ("Repair", "Deny")
-                continue
+            if single and (key in common or inside * 2 < c and lower[key]):
+                continue  # a common English word ("Repair"), or mostly sentence-initial ("Deny")
             name = min(surfaces[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
             chosen[key] = name
         self.promoted_ = {key: (name, self._type_of(key, name, texts)) for key, name in sorted(chosen.items())}
+        # gazetteer names that are also common words, written capitalised mid-sentence more often
+        # than in lower case in this corpus: trusted at the start of a sentence too
+        self.trusted_ = frozenset(k for k, n in known_inside.items() if k in common and n > lower[k])
         return self
 
     def _candidates(self, tokens, text):
@@ -275,7 +292,7 @@ class HybridExtractor(EntityExtractor):
             for raw in texts:
                 if seen >= self.type_sample:
                     break
-                text = display_text(raw or "")
+                text = _display(raw or "")
                 if key not in alias_key(text) and name not in text:
                     continue
                 tokens = tokenize(text)
@@ -309,12 +326,23 @@ class HybridExtractor(EntityExtractor):
             slot[1].append(start if offsets is None else offsets[start])
             taken.append((start, end))
 
+        tokens = tokenize(clean)
+        crf_spans = []
+        if self.tagger_ is not None and tokens:
+            crf_spans = self.tagger_.spans([t[2] for t in tokens], self.max_outside)
+        crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
+        initial_at = {tokens[i][0] for i in range(len(tokens)) if _initial(tokens, i, clean)}
+        common = _common_words()
+
         for m in gaz.extract(clean):
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
+                if (pos in initial_at and pos not in crf_starts and surface.lower() in common
+                        and " " not in surface and surface[1:].islower()
+                        and surface.lower() not in self.trusted_):
+                    continue  # "Arm is sore": a common word opening a sentence, and the CRF disagrees
                 add(m.name, m.type, surface, pos, pos + len(surface))
 
-        tokens = tokenize(clean)
         for start, end, word in tokens:
             if word[0] in "#@" and len(word) > 1 and free(start, end):
                 for name, kind in self._resolve_tag(word):
@@ -333,11 +361,13 @@ class HybridExtractor(EntityExtractor):
                     if hit is not None:
                         add(hit[0], hit[1], word, start, end)
 
-        if self.tagger_ is not None and tokens:
+        if crf_spans:
             words = [t[2] for t in tokens]
-            for a, b, label, _ in self.tagger_.spans(words, self.max_outside):
+            for a, b, label, _ in crf_spans:
                 while b > a and _POSSESSIVE_TOKEN.match(words[b]):
                     b -= 1
+                while a < b and words[a] in _LEADING:
+                    a += 1
                 if words[a][0] == "@" or _LINK.match(words[a]):
                     continue
                 start, end = tokens[a][0], tokens[b][1]
@@ -400,6 +430,7 @@ class HybridExtractor(EntityExtractor):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items() if not k.endswith("_")}
-        if "promoted_" in self.__dict__:
-            state["promoted_"] = self.promoted_
+        for name in ("promoted_", "trusted_"):
+            if name in self.__dict__:
+                state[name] = self.__dict__[name]
         return state

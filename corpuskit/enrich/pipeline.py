@@ -227,8 +227,9 @@ def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
     if not everything:
         row = conn.execute("SELECT settings FROM models WHERE name = 'entities'").fetchone()
         if row is not None and "promoted_" not in extractor.__dict__:
-            promoted = json.loads(row["settings"]).get("promoted", {})
-            extractor.promoted_ = {k: tuple(v) for k, v in promoted.items()}
+            saved = json.loads(row["settings"])
+            extractor.promoted_ = {k: tuple(v) for k, v in saved.get("promoted", {}).items()}
+            extractor.trusted_ = frozenset(saved.get("trusted", ()))
             return
         if row is not None:
             return

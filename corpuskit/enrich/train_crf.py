@@ -17,13 +17,14 @@ Limsopatham 2017), CC-BY 4.0.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from corpuskit.enrich.crf import (MODEL_FILE, WNUT_TYPES, WORDS_FILE, Featurizer, gazetteer_words,
-                                  spans_from_tags)
+from corpuskit.enrich.crf import (INFO_FILE, MODEL_FILE, WNUT_TYPES, WORDS_FILE, Featurizer, decode,
+                                  gazetteer_words, spans_from_tags)
 
 
 def read_conll(path) -> list[tuple[list[str], list[str]]]:
@@ -56,17 +57,18 @@ def common_words(docs, min_count: int = 2, lower_share: float = 0.8) -> frozense
     return frozenset(w for w, n in total.items() if n >= min_count and lower[w] >= lower_share * n)
 
 
-def typed_spans(tags) -> set:
-    return {(a, b, WNUT_TYPES.get(label, label)) for a, b, label in spans_from_tags(tags)}
+def typed_spans(spans) -> set:
+    return {(a, b, WNUT_TYPES.get(label, label)) for a, b, label, *_ in spans}
 
 
 def score(gold_docs, predicted) -> dict:
-    """Exact-span precision, recall and F1, typed (corpuskit types) and untyped."""
+    """Exact-span precision, recall and F1, typed (corpuskit types) and untyped; ``predicted``
+    holds each document's spans ``(first, last, label, ...)``."""
     out = {}
     for typed in (True, False):
         tp = fp = fn = 0
         for (_, gold), pred in zip(gold_docs, predicted):
-            g, p = typed_spans(gold), typed_spans(pred)
+            g, p = typed_spans(spans_from_tags(gold)), typed_spans(pred)
             if not typed:
                 g, p = {s[:2] for s in g}, {s[:2] for s in p}
             tp += len(g & p)
@@ -96,6 +98,8 @@ def main(argv=None) -> int:
     parser.add_argument("--c1", type=float, nargs="+", default=[0.05, 0.1, 0.2])
     parser.add_argument("--c2", type=float, nargs="+", default=[0.01, 0.05, 0.1])
     parser.add_argument("--iterations", type=int, default=150)
+    parser.add_argument("--max-outside", type=float, nargs="+", default=[1.0, 0.9, 0.8, 0.7, 0.6],
+                        help="marginal-decoding thresholds to try (1.0 = Viterbi)")
     parser.add_argument("--no-refit", action="store_true", help="ship the train-only model")
     args = parser.parse_args(argv)
 
@@ -110,15 +114,18 @@ def main(argv=None) -> int:
         for c2 in args.c2:
             t0 = time.perf_counter()
             crf = _fit(featurizer, train, c1, c2, args.iterations)
-            figures = score(dev, crf.predict(dev_features))
-            t = figures["typed"]
-            print(f"c1={c1} c2={c2}: dev typed F1 {t['f1']:.3f} (P {t['precision']:.3f} "
-                  f"R {t['recall']:.3f}); untyped F1 {figures['untyped']['f1']:.3f} "
-                  f"[{time.perf_counter() - t0:.0f} s]", flush=True)
-            if best is None or t["f1"] > best[0]:
-                best = (t["f1"], c1, c2, crf)
-    f1, c1, c2, crf = best
-    print(f"chosen c1={c1} c2={c2} (dev typed F1 {f1:.3f})")
+            viterbi = crf.predict(dev_features)
+            marginals = crf.predict_marginals(dev_features)
+            for tau in args.max_outside:
+                figures = score(dev, [decode(v, m, tau) for v, m in zip(viterbi, marginals)])
+                t = figures["typed"]
+                print(f"c1={c1} c2={c2} max_outside={tau}: dev typed F1 {t['f1']:.3f} "
+                      f"(P {t['precision']:.3f} R {t['recall']:.3f}); untyped F1 "
+                      f"{figures['untyped']['f1']:.3f} [{time.perf_counter() - t0:.0f} s]", flush=True)
+                if best is None or t["f1"] > best[0]:
+                    best = (t["f1"], c1, c2, tau, crf, figures)
+    f1, c1, c2, tau, crf, figures = best
+    print(f"chosen c1={c1} c2={c2} max_outside={tau} (dev typed F1 {f1:.3f})")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     docs = train if args.no_refit else train + dev
@@ -130,6 +137,11 @@ def main(argv=None) -> int:
     import shutil
 
     shutil.copyfile(crf.modelfile.name, out / MODEL_FILE)
+    info = {"data": "WNUT 2017 (Derczynski, Nichols, van Erp, Limsopatham 2017), CC-BY 4.0",
+            "c1": c1, "c2": c2, "iterations": args.iterations, "max_outside": tau,
+            "fitted_on": "train" if args.no_refit else "train+dev",
+            "dev_figures_of_train_only_model": figures}
+    (out / INFO_FILE).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     (out / WORDS_FILE).write_text("\n".join(sorted(words)) + "\n", encoding="utf-8")
     print(f"wrote {out / MODEL_FILE} ({(out / MODEL_FILE).stat().st_size / 1e6:.2f} MB) and "
           f"{out / WORDS_FILE} ({len(words)} words)")
