@@ -270,8 +270,17 @@ class CrfTagger:
             return []
         tagger = self._load()
         tags = tagger.tag(self.featurizer_.sentence(words))
-        marginals = [{lab: tagger.marginal(lab, k) for lab in self.all_labels_} for k in range(len(words))]
-        return decode(tags, marginals, self.max_outside_ if max_outside is None else max_outside)
+        max_outside = self.max_outside_ if max_outside is None else max_outside
+        marginal = tagger.marginal
+        labels = self.all_labels_
+        marginals = []
+        for k, tag in enumerate(tags):
+            p_out = marginal("O", k)
+            if tag != "O" or p_out < max_outside < 1.0:  # only tokens that may be inside need every label
+                marginals.append({lab: marginal(lab, k) for lab in labels})
+            else:
+                marginals.append({"O": p_out})
+        return decode(tags, marginals, max_outside)
 
     def __getstate__(self):
         return {"model_path": self.model_path}

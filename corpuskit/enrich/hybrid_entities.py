@@ -331,15 +331,15 @@ class HybridExtractor(EntityExtractor):
         if self.tagger_ is not None and tokens:
             crf_spans = self.tagger_.spans([t[2] for t in tokens], self.max_outside)
         crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
-        initial_at = {tokens[i][0] for i in range(len(tokens)) if _initial(tokens, i, clean)}
+        token_at = {t[0]: i for i, t in enumerate(tokens)}
         common = _common_words()
 
         for m in gaz.extract(clean):
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
-                if (pos in initial_at and pos not in crf_starts and surface.lower() in common
-                        and " " not in surface and surface[1:].islower()
-                        and surface.lower() not in self.trusted_):
+                if (" " not in surface and surface[1:].islower() and surface.lower() in common
+                        and surface.lower() not in self.trusted_ and pos not in crf_starts
+                        and pos in token_at and _initial(tokens, token_at[pos], clean)):
                     continue  # "Arm is sore": a common word opening a sentence, and the CRF disagrees
                 add(m.name, m.type, surface, pos, pos + len(surface))
 
