@@ -24,9 +24,10 @@ one-word candidate must also not be one of the ~3,000 most frequent English
 words, nor be mostly sentence-initial while also seen in lower case (so "Arm"
 of "Arm is sore" and "Deny" stay out). Headline lines in Title Case give no
 evidence.
-Its type is the CRF's majority label over up to ``type_sample`` texts that
-contain it, else a rule (a known first name + surname: person; all capitals:
-org; otherwise concept).
+Its type is a rule's where one applies (a title or known first name: person;
+an organisation word: org), else the CRF's label over up to ``type_sample``
+texts that contain it when at least 3 votes and 60% agree, else concept.
+Titles ("CEO", "Sen") are never promoted.
 """
 from __future__ import annotations
 
@@ -36,15 +37,17 @@ from functools import lru_cache
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, load_common_words, tokenize
-from corpuskit.enrich.entities import _NOT_NAMES, GazetteerExtractor, alias_key, slugify
+from corpuskit.enrich.entities import _NOT_NAMES, _TITLES, GazetteerExtractor, alias_key, slugify
 from corpuskit.errors import ValidationError
-from corpuskit.text import display_text, segment_hashtag
+from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
 from corpuskit.text.hashtags import _english_costs
 
 _STOPS = {".", "!", "?", ":", ";", "…", "\"", "|", "(", ")", "[", "]", "-", "–", "—", "RT", "•", "*"}
 _POSSESSIVE_TOKEN = re.compile(r"^['’][sS]$")
 _LINK = re.compile(r"^(?:https?://|www\.)")
 _MAX_RUN = 4
+_MIN_VOTES, _VOTE_SHARE = 3, 0.6  # the CRF types a promoted name only when it agrees with itself
+_TITLE_KEYS = frozenset(t.lower() for t in _TITLES)
 _COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
 _LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
 _SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
@@ -96,6 +99,11 @@ def _common_words() -> frozenset:
     """About 3,000 most frequent English words (wordninja's list) and the CRF's common words."""
     english = _english_costs()
     return load_common_words() | {w for w, cost in english.items() if cost < _COMMON_COST}
+
+
+def _filler(word: str) -> bool:
+    """A lower-case function or common word, or punctuation: never the edge of a name."""
+    return not word[:1].isalnum() or word.islower() and (word in STOP_WORDS or word in _common_words())
 
 
 def _is_cap(word: str) -> bool:
@@ -163,6 +171,11 @@ class HybridExtractor(EntityExtractor):
         outside any entity is below this takes its best entity tag (default
         None: the value chosen on WNUT 2017 dev, shipped with the model; 1.0 is
         plain Viterbi decoding).
+    lower_confidence : float
+        A CRF span written all in lower case ("networks"), or one common word
+        opening a sentence ("Deny it"), is kept only when each of its tokens
+        is inside an entity with at least this probability (default 0.5;
+        other spans need only pass ``max_outside``).
     promote : bool
         Let :meth:`fit` promote frequent proper-noun candidates (default True).
     min_count, min_authors, min_days : int
@@ -176,11 +189,13 @@ class HybridExtractor(EntityExtractor):
 
     model_name = "corpuskit-hybrid-1"
 
-    def __init__(self, crf: bool = True, max_outside: float | None = None, promote: bool = True,
+    def __init__(self, crf: bool = True, max_outside: float | None = None,
+                 lower_confidence: float = 0.5, promote: bool = True,
                  min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
                  extra: dict | None = None, generic_concepts: bool = False):
         self.crf = crf
         self.max_outside = max_outside
+        self.lower_confidence = lower_confidence
         self.promote = promote
         self.min_count = min_count
         self.min_authors = min_authors
@@ -201,14 +216,18 @@ class HybridExtractor(EntityExtractor):
                 self.promoted_ = {}
             if not hasattr(self, "trusted_"):
                 self.trusted_ = frozenset()
+            if not hasattr(self, "lowered_"):
+                self.lowered_ = frozenset()
         return gaz
 
     def settings(self) -> dict:
         """The parameters and the promoted names (saved with a corpus's enrich run)."""
         return {"min_count": self.min_count, "min_authors": self.min_authors, "min_days": self.min_days,
-                "max_outside": self.max_outside, "crf": self.crf,
+                "max_outside": self.max_outside,
+                "lower_confidence": self.lower_confidence, "crf": self.crf,
                 "promoted": {k: list(v) for k, v in sorted(getattr(self, "promoted_", {}).items())},
-                "trusted": sorted(getattr(self, "trusted_", ()))}
+                "trusted": sorted(getattr(self, "trusted_", ())),
+                "lowered": sorted(getattr(self, "lowered_", ()))}
 
     # ------------------------------------------------------------------- fit
     def fit(self, texts, authors=None, days=None):
@@ -218,7 +237,7 @@ class HybridExtractor(EntityExtractor):
         """
         texts = list(texts)
         self._parts()
-        self.promoted_, self.trusted_ = {}, frozenset()
+        self.promoted_, self.trusted_, self.lowered_ = {}, frozenset(), frozenset()
         if not self.promote:
             return self
         if authors is not None and len(authors) != len(texts):
@@ -252,7 +271,7 @@ class HybridExtractor(EntityExtractor):
         for key, c in count.items():
             if (c < self.min_count or len(who[key]) < self.min_authors
                     or (days is not None and len(when[key]) < self.min_days)
-                    or len(key) < 2 or key.isdigit()):
+                    or len(key) < 2 or key.isdigit() or key in _TITLE_KEYS):
                 continue
             inside = c - initial[key]
             single = " " not in max(surfaces[key], key=len)
@@ -266,6 +285,10 @@ class HybridExtractor(EntityExtractor):
         # gazetteer names that are also common words, written capitalised mid-sentence more often
         # than in lower case in this corpus: trusted at the start of a sentence too
         self.trusted_ = frozenset(k for k, n in known_inside.items() if k in common and n > lower[k])
+        # one-word capitalised candidates this corpus writes in lower case at least as often
+        # as capitalised mid-sentence ("Deny" of "Deny it", "deny"): common words here
+        self.lowered_ = frozenset(k for k, c in count.items() if k not in common and lower[k]
+                                  and " " not in max(surfaces[k], key=len) and lower[k] >= c - initial[k])
         return self
 
     def _candidates(self, tokens, text):
@@ -304,9 +327,9 @@ class HybridExtractor(EntityExtractor):
                         hit = True
                 seen += hit or name in text
         if votes:
-            return min(votes.items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))[0]
-        if name.isupper():
-            return "org"
+            kind, n = min(votes.items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
+            if n >= _MIN_VOTES and n >= _VOTE_SHARE * sum(votes.values()):
+                return kind
         return "concept"
 
     # --------------------------------------------------------------- extract
@@ -329,11 +352,30 @@ class HybridExtractor(EntityExtractor):
         tokens = tokenize(clean)
         crf_spans = []
         if self.tagger_ is not None and tokens:
-            crf_spans = self.tagger_.spans([t[2] for t in tokens], self.max_outside)
-        crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
+            first = 0
+            for k in range(1, len(tokens) + 1):  # one line at a time: a name never spans lines
+                if k == len(tokens) or "\n" in clean[tokens[k - 1][1]:tokens[k][0]]:
+                    crf_spans.extend((a + first, b + first, label, conf) for a, b, label, conf in
+                                     self.tagger_.spans([t[2] for t in tokens[first:k]], self.max_outside))
+                    first = k
         token_at = {t[0]: i for i, t in enumerate(tokens)}
         common = _common_words()
 
+        def weak(a, b, conf):
+            """A CRF span that needs ``lower_confidence``: all lower case, or one common word
+            opening a sentence ("Deny it all")."""
+            if a == b and tokens[a][2].lower() in self.lowered_:
+                return True  # the corpus writes it in lower case: a common word here, whatever the CRF says
+            if conf >= self.lower_confidence:
+                return False
+            words = [t[2] for t in tokens[a:b + 1]]
+            if all(w.islower() for w in words):
+                return True
+            low = words[0].lower()
+            return a == b and low in common and low not in self.trusted_ and _initial(tokens, a, clean)
+
+        crf_spans = [span for span in crf_spans if not weak(*span[:2], span[3])]
+        crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
         for m in gaz.extract(clean):
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
@@ -366,8 +408,12 @@ class HybridExtractor(EntityExtractor):
             for a, b, label, _ in crf_spans:
                 while b > a and _POSSESSIVE_TOKEN.match(words[b]):
                     b -= 1
-                while a < b and words[a] in _LEADING:
+                while a <= b and (words[a] in _LEADING or _filler(words[a])):
                     a += 1
+                while b >= a and _filler(words[b]):
+                    b -= 1
+                if b < a:
+                    continue  # "the", "of": not a name on its own
                 if words[a][0] == "@" or _LINK.match(words[a]):
                     continue
                 start, end = tokens[a][0], tokens[b][1]
@@ -430,7 +476,7 @@ class HybridExtractor(EntityExtractor):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items() if not k.endswith("_")}
-        for name in ("promoted_", "trusted_"):
+        for name in ("promoted_", "trusted_", "lowered_"):
             if name in self.__dict__:
                 state[name] = self.__dict__[name]
         return state

@@ -230,6 +230,7 @@ def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
             saved = json.loads(row["settings"])
             extractor.promoted_ = {k: tuple(v) for k, v in saved.get("promoted", {}).items()}
             extractor.trusted_ = frozenset(saved.get("trusted", ()))
+            extractor.lowered_ = frozenset(saved.get("lowered", ()))
             return
         if row is not None:
             return
