@@ -102,8 +102,8 @@ def _common_words() -> frozenset:
 
 
 def _filler(word: str) -> bool:
-    """A lower-case function or common word, or punctuation: never the edge of a name."""
-    return not word[:1].isalnum() or word.islower() and (word in STOP_WORDS or word in _common_words())
+    """A lower-case stop word, or punctuation: never the edge of a name."""
+    return not word[:1].isalnum() or word.islower() and word in STOP_WORDS
 
 
 def _is_cap(word: str) -> bool:
