@@ -39,6 +39,7 @@ TWEETS = [
     ("gus", "2021-03-11", "Good thread on Karikó and Uğur Şahin by a science writer"),
     ("hal", "2021-03-11", "Khamenei’s aides and Karikó in one headline, wild"),
     ("ivy", "2021-03-12", "so Khamenei said no, and Karikó said science"),
+    ("jon", "2021-03-12", "my arm is so sore lol"),
 ]
 
 

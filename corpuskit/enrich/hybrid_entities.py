@@ -48,6 +48,7 @@ _LINK = re.compile(r"^(?:https?://|www\.)")
 _MAX_RUN = 4
 _MIN_VOTES, _VOTE_SHARE = 3, 0.6  # the CRF types a promoted name only when it agrees with itself
 _TITLE_KEYS = frozenset(t.lower() for t in _TITLES)
+_COST_10K = 11.67  # wordninja's cost of the 10,000th word
 _COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
 _LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
 _SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
@@ -104,6 +105,29 @@ def _common_words() -> frozenset:
 def _filler(word: str) -> bool:
     """A lower-case stop word, or punctuation: never the edge of a name."""
     return not word[:1].isalnum() or word.islower() and word in STOP_WORDS
+
+
+_SENTENCE_END = {".", "!", "?", "…"}
+
+
+def _segments(tokens, text):
+    """``(first, end)`` token ranges of the lines and sentences of ``text``."""
+    first = 0
+    for k in range(1, len(tokens) + 1):
+        if (k == len(tokens) or "\n" in text[tokens[k - 1][1]:tokens[k][0]]
+                or tokens[k - 1][2] in _SENTENCE_END and tokens[k][2][:1].isupper()):
+            yield first, k
+            first = k
+
+
+def _name_like(word: str, opening: bool = False) -> bool:
+    """Could this token start or be part of a name? Capitalised (not at the opening of a
+    sentence), a hashtag, with a digit, or mixed case."""
+    if word[:1] == "#" or any(c.isdigit() for c in word):
+        return True
+    if opening:
+        return any(c.isupper() for c in word[1:])
+    return any(c.isupper() for c in word)
 
 
 def _is_cap(word: str) -> bool:
@@ -212,6 +236,7 @@ class HybridExtractor(EntityExtractor):
             gaz._tables()
             self.gazetteer_ = gaz
             self.tagger_ = CrfTagger() if self.crf else None
+            self.memo_ = {}
             if not hasattr(self, "promoted_"):
                 self.promoted_ = {}
             if not hasattr(self, "trusted_"):
@@ -246,7 +271,7 @@ class HybridExtractor(EntityExtractor):
             raise ValidationError("fit: days must have one entry per text")
         table = self.gazetteer_.table_
         common = _common_words()
-        count, initial, known_inside = Counter(), Counter(), Counter()
+        count, initial, known_inside, known_total = Counter(), Counter(), Counter(), Counter()
         surfaces: dict[str, Counter] = defaultdict(Counter)
         who: dict[str, set] = defaultdict(set)
         when: dict[str, set] = defaultdict(set)
@@ -260,6 +285,7 @@ class HybridExtractor(EntityExtractor):
             for key, surface, is_initial in self._candidates(tokens, text):
                 if key in table:
                     known_inside[key] += not is_initial
+                    known_total[key] += 1
                     continue
                 count[key] += 1
                 initial[key] += is_initial
@@ -282,9 +308,9 @@ class HybridExtractor(EntityExtractor):
             name = min(surfaces[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
             chosen[key] = name
         self.promoted_ = {key: (name, self._type_of(key, name, texts)) for key, name in sorted(chosen.items())}
-        # gazetteer names that are also common words, written capitalised mid-sentence more often
-        # than in lower case in this corpus: trusted at the start of a sentence too
-        self.trusted_ = frozenset(k for k, n in known_inside.items() if k in common and n > lower[k])
+        # gazetteer names that are also common words, written capitalised more often than in
+        # lower case in this corpus: trusted at the start of a sentence too
+        self.trusted_ = frozenset(k for k, n in known_total.items() if k in common and n > lower[k])
         # one-word capitalised candidates this corpus writes in lower case at least as often
         # as capitalised mid-sentence ("Deny" of "Deny it", "deny"): common words here
         self.lowered_ = frozenset(k for k, c in count.items() if k not in common and lower[k]
@@ -352,12 +378,16 @@ class HybridExtractor(EntityExtractor):
         tokens = tokenize(clean)
         crf_spans = []
         if self.tagger_ is not None and tokens:
-            first = 0
-            for k in range(1, len(tokens) + 1):  # one line at a time: a name never spans lines
-                if k == len(tokens) or "\n" in clean[tokens[k - 1][1]:tokens[k][0]]:
-                    crf_spans.extend((a + first, b + first, label, conf) for a, b, label, conf in
-                                     self.tagger_.spans([t[2] for t in tokens[first:k]], self.max_outside))
-                    first = k
+            for first, k in _segments(tokens, clean):  # a name never spans lines or sentences
+                words = tuple(t[2] for t in tokens[first:k])
+                if not any(_name_like(w) for w in words[1:]) and not _name_like(words[0], True):
+                    continue  # nothing but lower-case words: the CRF's spans would all be dropped
+                found_spans = self.memo_.get(words)
+                if found_spans is None:
+                    found_spans = self.tagger_.spans(list(words), self.max_outside)
+                    if len(self.memo_) < 50_000:
+                        self.memo_[words] = found_spans
+                crf_spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found_spans)
         token_at = {t[0]: i for i, t in enumerate(tokens)}
         common = _common_words()
 
@@ -366,15 +396,26 @@ class HybridExtractor(EntityExtractor):
             opening a sentence ("Deny it all")."""
             if a == b and tokens[a][2].lower() in self.lowered_:
                 return True  # the corpus writes it in lower case: a common word here, whatever the CRF says
+            words = [t[2] for t in tokens[a:b + 1]]
+            if a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_10K:
+                return True  # one ordinary English word in lower case ("sea", "coffee")
             if conf >= self.lower_confidence:
                 return False
-            words = [t[2] for t in tokens[a:b + 1]]
             if all(w.islower() for w in words):
                 return True
             low = words[0].lower()
             return a == b and low in common and low not in self.trusted_ and _initial(tokens, a, clean)
 
-        crf_spans = [span for span in crf_spans if not weak(*span[:2], span[3])]
+        headline = title_case_lines(tokens, clean) if crf_spans else set()
+
+        def plain_headline_words(a, b):
+            """On a Title Case line capitals say nothing: a CRF span of ordinary English words
+            there ("Newborn Brain Function") is not a name."""
+            return a in headline and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K
+                                         for t in tokens[a:b + 1])
+
+        crf_spans = [span for span in crf_spans
+                     if not weak(*span[:2], span[3]) and not plain_headline_words(*span[:2])]
         crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
         for m in gaz.extract(clean):
             for pos in m.positions:
