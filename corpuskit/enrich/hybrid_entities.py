@@ -120,16 +120,6 @@ def _segments(tokens, text):
             first = k
 
 
-def _name_like(word: str, opening: bool = False) -> bool:
-    """Could this token start or be part of a name? Capitalised (not at the opening of a
-    sentence), a hashtag, with a digit, or mixed case."""
-    if word[:1] == "#" or any(c.isdigit() for c in word):
-        return True
-    if opening:
-        return any(c.isupper() for c in word[1:])
-    return any(c.isupper() for c in word)
-
-
 def _is_cap(word: str) -> bool:
     return word[:1].isupper() and any(c.isalpha() for c in word)
 
@@ -380,8 +370,6 @@ class HybridExtractor(EntityExtractor):
         if self.tagger_ is not None and tokens:
             for first, k in _segments(tokens, clean):  # a name never spans lines or sentences
                 words = tuple(t[2] for t in tokens[first:k])
-                if not any(_name_like(w) for w in words[1:]) and not _name_like(words[0], True):
-                    continue  # nothing but lower-case words: the CRF's spans would all be dropped
                 found_spans = self.memo_.get(words)
                 if found_spans is None:
                     found_spans = self.tagger_.spans(list(words), self.max_outside)
