@@ -37,7 +37,7 @@ from functools import lru_cache
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, load_common_words, tokenize
-from corpuskit.enrich.entities import _NOT_NAMES, _TITLES, GazetteerExtractor, alias_key, slugify
+from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor, alias_key, slugify
 from corpuskit.errors import ValidationError
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
 from corpuskit.text.hashtags import _english_costs
@@ -118,6 +118,16 @@ def _segments(tokens, text):
                 or tokens[k - 1][2] in _SENTENCE_END and tokens[k][2][:1].isupper()):
             yield first, k
             first = k
+
+
+def _rule_type(words: list[str], gaz) -> str | None:
+    """The gazetteer rules' type of a name: a known first name + surname is a person, a name
+    ending in an organisation word ("Labs", "University") an org."""
+    if len(words) > 1 and words[0] in gaz.first_names_ and words[1][:1].isupper():
+        return "person"
+    if len(words) > 1 and words[-1] in _ORG_SUFFIXES:
+        return "org"
+    return None
 
 
 def _is_cap(word: str) -> bool:
@@ -460,7 +470,7 @@ class HybridExtractor(EntityExtractor):
                 elif hit is not None:
                     name, kind = hit
                 else:
-                    kind = WNUT_TYPES.get(label, "concept")
+                    kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
                 add(name, kind, surface, start, end)
         return self._mentions(found)
 
