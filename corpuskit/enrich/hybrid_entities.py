@@ -8,8 +8,16 @@ Evidence, strongest first (an earlier source wins where spans overlap):
    itself (``#OpenAI``), else its segmented words (``#PfizerBioNTech`` ->
    Pfizer and BioNTech; ``@BioNTech_Group`` -> BioNTech);
 3. names promoted from the corpus by :meth:`HybridExtractor.fit` (below);
-4. the WNUT 2017 CRF (:mod:`corpuskit.enrich.crf`), decoded by token marginals
-   (``max_outside``).
+4. the WNUT 2017 CRF (:mod:`corpuskit.enrich.crf`), run on each sentence
+   (memoised), decoded by token marginals (``max_outside``). Its spans are
+   dropped when they are one ordinary lower-case English word ("sea"), a word
+   the corpus writes in lower case ("deny"), a run of ordinary words on a
+   Title Case headline ("Newborn Brain Function"), or, below
+   ``lower_confidence``, all lower case or one common word opening a sentence.
+
+A gazetteer name that is also a common English word is skipped at the start of
+a sentence ("Arm is sore") unless the CRF marks it too or the corpus writes it
+capitalised more often than in lower case (``trusted_``).
 
 Text is read through :func:`corpuskit.text.display_text` (HTML entities such
 as ``&amp;`` unescaped, Unicode NFC, typographic apostrophes folded); positions
