@@ -219,3 +219,21 @@ def test_enrich_promotes_across_the_corpus_and_reuses_it_incrementally(corpus):
     got = corpus.conn.execute("SELECT e.name FROM mentions m JOIN entities e ON e.id = m.entity_id "
                               "JOIN records r ON r.id = m.record_id WHERE r.source_id = 'new'").fetchall()
     assert [r[0] for r in got] == ["Covaxin"]
+
+
+@pytest.mark.parametrize("text", ["", None, "   ", "!!!???", "https://t.co/abc", "@a @b #c", "&amp;&amp;amp;",
+                                  "\u200b\u200bApple\u200b is here", "e\u0301cole Macron visits Paris 🇫🇷🔥",
+                                  "\n\n\nTitle\n\nBody with OpenAI", "a" * 3000])
+def test_odd_inputs_give_valid_positions(extractor, text):
+    for m in extractor.extract(text):
+        for pos in m.positions:
+            assert 0 <= pos < len(text)
+            assert text[pos:].lstrip("\u200b")[:1].lower() in (m.surface[:1].lower(), "@", "#")
+
+
+def test_headlines_and_lower_case_words_do_not_become_entities():
+    x = HybridExtractor()
+    found = names(x.extract("Newborn Brain Function Is Affected by Fetal Exposure to Serotonin"))
+    assert "Newborn Brain Function" not in found and "Fetal Exposure" not in found
+    found = names(x.extract("we went down to the sea and had coffee"))
+    assert not found
