@@ -21,7 +21,8 @@ from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text, sentiment_label
 from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, embedder_from_state,
                                          embedding_text)
-from corpuskit.enrich.entities import GazetteerExtractor, alias_key
+from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor, alias_key
+from corpuskit.enrich.hybrid_entities import HybridExtractor
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, Beat, BeatAssigner, discover_beats, load_beats
 from corpuskit.enrich.workers import die_with_parent
@@ -250,6 +251,50 @@ def _analyse(texts):
     return _WORKER["scorer"].score_many(texts), _WORKER["extractor"].extract_many(texts)
 
 
+_EXTRACTORS = {"default": HybridExtractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,
+               "spacy": SpacyExtractor}
+
+
+def make_extractor(extractor):
+    """An extractor object from ``None`` (the default :class:`HybridExtractor`), a name
+    (``"default"``, ``"gazetteer"``, ``"spacy"``) or an object with ``extract_many``."""
+    if extractor is None:
+        return HybridExtractor()
+    if isinstance(extractor, str):
+        if extractor not in _EXTRACTORS:
+            raise ValidationError(f"extractor must be one of {sorted(_EXTRACTORS)} or an object, "
+                                  f"not {extractor!r}")
+        return _EXTRACTORS[extractor]()
+    if not callable(getattr(extractor, "extract_many", None)):
+        raise ValidationError(f"extractor {extractor!r} has no extract_many method")
+    return extractor
+
+
+def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
+    """Corpus-level entity promotion: fitted on every record when the corpus is (re)fitted
+    and saved as the ``entities`` model; an incremental run reuses the saved names."""
+    if not isinstance(extractor, HybridExtractor):
+        return
+    conn = corpus.conn
+    if not everything:
+        row = conn.execute("SELECT settings FROM models WHERE name = 'entities'").fetchone()
+        if row is not None and "promoted_" not in extractor.__dict__:
+            saved = json.loads(row["settings"])
+            extractor.promoted_ = {k: tuple(v) for k, v in saved.get("promoted", {}).items()}
+            extractor.trusted_ = frozenset(saved.get("trusted", ()))
+            extractor.lowered_ = frozenset(saved.get("lowered", ()))
+            return
+        if row is not None:
+            return
+    rows = conn.execute("SELECT title, content_text, author, substr(published_at, 1, 10) AS day "
+                        "FROM records ORDER BY id").fetchall()
+    extractor.fit([record_text(r["title"], r["content_text"]) for r in rows],
+                  authors=[r["author"] for r in rows], days=[r["day"] for r in rows])
+    with corpus.transaction():
+        _save_model(conn, "entities", extractor.model_name, None, b"", extractor.settings(), run_id,
+                    iso(corpus.now()))
+
+
 def _default_workers(pending: int) -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return 2 if cpus >= 2 and pending >= 3000 else 1
@@ -343,7 +388,11 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         Seed of the embedder and of beat discovery.
     embedder, scorer, extractor, assigner : optional
         Replacements for the defaults (:class:`TfidfSvdEmbedder`,
-        :class:`VaderScorer`, :class:`GazetteerExtractor`, :class:`BeatAssigner`).
+        :class:`VaderScorer`, :class:`HybridExtractor`, :class:`BeatAssigner`).
+        ``extractor`` also takes a name: ``"default"``, ``"gazetteer"`` (the
+        shipped gazetteers and rules only) or ``"spacy"`` (needs the spacy
+        extra and a model: ``pip install 'corpuskit[spacy]' && python -m spacy
+        download en_core_web_sm``).
     workers : int, optional
         Processes scoring sentiment and entities while the embedder is fitted
         (default 2 on a machine with 2+ CPUs for 3,000+ records, else 1).
@@ -360,7 +409,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         raise ValidationError(f"chunk_size must be a positive integer, not {chunk_size!r}")
     started = time.perf_counter()
     scorer = scorer if scorer is not None else VaderScorer()
-    extractor = extractor if extractor is not None else GazetteerExtractor()
+    extractor = make_extractor(extractor)
     conn = corpus.conn
     settings = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
@@ -385,6 +434,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
             chunks = [_fetch(conn, pending[i:i + chunk_size]) for i in range(0, len(pending), chunk_size)]
             texts = [[record_text(r["title"], r["content_text"]) for r in rows] for rows in chunks]
             workers = _default_workers(len(pending)) if workers is None else workers
+            _fit_extractor(corpus, extractor, run_id, everything)
             pool = None
             if workers > 1 and len(chunks) > 1:
                 # sentiment and entities need no fitted model: they start now, in worker
