@@ -289,6 +289,29 @@ class Corpus:
 
         return frames.topics(self)
 
+    def topic_overview(self, examples: int = 2) -> pd.DataFrame:
+        """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
+
+        Columns: ``topic`` (name), ``label`` (display name), ``records`` (primary), ``share``,
+        ``terms`` (top 10, comma-separated), ``examples`` (titles of the ``examples`` most
+        confidently assigned records, `` | ``-separated).
+        """
+        from corpuskit.enrich.topic_quality import topic_overview
+
+        return topic_overview(self, examples=examples)
+
+    def topic_quality(self, seed: int = 0) -> pd.DataFrame:
+        """Quality of the topics beside plain TF-IDF + k-means with the same k.
+
+        Rows: topics, diversity (share of unique words among all topics' top-10 terms), NPMI
+        coherence of the top-10 terms, assignments per record, outlier share, debris top terms and,
+        where records carry subreddits, the NMI of the primary topic against the subreddit. Columns
+        ``corpuskit`` and ``tfidf+kmeans``. The same figures as ``benchmarks/bench_topics.py``.
+        """
+        from corpuskit.enrich.topic_quality import quality_table
+
+        return quality_table(self, seed=seed)
+
     def signals(self, kind: str | None = None, topic: str | None = None,
                 severity: str | None = None, status: str | None = None,
                 since=None, until=None) -> pd.DataFrame:
@@ -330,7 +353,8 @@ class Corpus:
 
         Columns: ``id, runId, topic, clusterLabel, lineageId`` (follows a
         cluster across runs), ``recordCount, topTerms`` (list, class-based
-        TF-IDF), ``summaryLabel`` (the title nearest the centroid),
+        TF-IDF), ``summaryLabel`` (a readable label built from the top terms, "Head: second, third";
+        the title nearest the centroid is ``metadata["centralTitle"]``),
         ``silhouette`` (-1..1), ``x, y`` (centroid on the 2-D map),
         ``metadata`` (dict), ``createdAt``. :class:`ValidationError` for an
         unknown topic or a run that made no clusters.

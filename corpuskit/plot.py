@@ -245,7 +245,8 @@ def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, a
     """A topic's records on the first two dimensions of the clustering's reduction.
 
     Grey points are noise (records HDBSCAN left unclustered); each cluster is
-    labelled with its first ``annotate`` top terms at its members' mean.
+    labelled at its members' mean with its readable label (``summaryLabel``), or its first
+    ``annotate`` top terms where it has none; ``annotate=0`` draws no labels.
     """
     points = corpus.cluster_points(topic, run=run)
     clusters = corpus.clusters(topic=topic, run=run).set_index("clusterLabel")
@@ -255,9 +256,9 @@ def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, a
     for label, group in points[points["clusterLabel"] >= 0].groupby("clusterLabel"):
         ax.scatter(group["x"], group["y"], s=9, label=f"cluster {label}")
         if annotate and label in clusters.index:
-            terms = clusters.at[label, "topTerms"][:annotate]
-            ax.annotate(", ".join(terms), (group["x"].mean(), group["y"].mean()), fontsize=8,
-                        weight="bold", ha="center")
+            text = clusters.at[label, "summaryLabel"] or ", ".join(clusters.at[label, "topTerms"][:annotate])
+            ax.annotate(text, (group["x"].mean(), group["y"].mean()), fontsize=8, ha="center",
+                        bbox=dict(boxstyle="round", fc="white", alpha=0.8, lw=0))
     ax.set_title(f"{topic}: clusters on the first two reduced dimensions")
     ax.set_xlabel("dimension 1")
     ax.set_ylabel("dimension 2")

@@ -131,4 +131,5 @@ def test_term_analyzer_in_a_vectorizer_and_pickled():
 
 def test_stop_words_cover_the_usual_suspects():
     assert {"the", "https", "amp", "don", "rt", "etc", "eg"} <= STOP_WORDS
-    assert not {"vaccine", "side", "fire", "system", "computer"} & STOP_WORDS
+    assert not {"vaccine", "side", "fire", "system", "computer", "net", "bit"} & STOP_WORDS
+    assert "net neutrality" in term_phrases("FCC repeals net neutrality rules")
