@@ -41,6 +41,8 @@ ANALYSIS_CASES = [
     ("Show HN: github.com/foo/bar is out", "Show HN: is out"),
     ("mail me@example.com", "mail me@example.com"),               # an e-mail is not a handle
     ("ASP.NET and Node.js", "ASP.NET and Node.js"),                # not bare domains
+    ("A history of Unix [pdf]", "A history of Unix"),              # an aggregator's tag
+    ("[deleted] Gene therapy works [OC]", "Gene therapy works"),
 ]
 
 
