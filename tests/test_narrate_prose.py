@@ -52,7 +52,11 @@ def test_every_signal_kind_reads_as_prose():
                                                       "afterA": -0.31234, "afterB": 0.2, "beforeA": 0.05,
                                                       "divergencePoints": 41.7, "day": "2021-03-11"}), PFIZER)
     assert split[0] == "Reddit and Hacker News split on Pfizer Biontech: -0.31 against +0.20"
-    for headline, framing in (spike, hour, novel, split):
+    quiet = prose.signal_prose(_signal("volume_spike", {"baseline": 0.4, "current": 8, "multiplier": 8.0,
+                                                        "windowDays": 21, "day": "2019-11-22"}), PFIZER)
+    assert quiet[0] == "Pfizer Biontech: 8 posts in a day, against usually none"   # never "8x fewer than one"
+    assert "fewer than one a day on average over the previous 21 days" in quiet[1]
+    for headline, framing in (spike, hour, novel, split, quiet):
         assert prose.prose_debris(headline) == [] and prose.prose_debris(framing) == []
 
 

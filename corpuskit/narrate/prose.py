@@ -168,16 +168,21 @@ def signal_prose(signal: dict, beat: dict | None = None, entity: dict | None = N
     if kind == "volume_spike" and "current" in d:
         current, base = int(d["current"]), float(d.get("baseline") or 0)
         mult = fmt_multiplier(d.get("multiplier") or current / max(base, 1.0))
-        usual = fmt_count(base) if base >= 1 else "fewer than one"
+        # Against a baseline under one a day a multiplier says little ("8x fewer than one"): say "usually none".
+        quiet = base < 1
         if d.get("hour"):
             hour = str(d["hour"])[11:16]
-            headline = f"{short}: {fmt_count(current)} posts in one hour, {mult} the usual {usual}"
+            versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)}"
+            headline = f"{short}: {fmt_count(current)} posts in one hour, {versus}"
             framing = (f"In the hour from {hour} UTC on {day}, {fmt_count(current)} records on {full} appeared, "
-                       f"{mult} the usual {usual} for that hour ({strength}).")
+                       f"{'where that hour usually has fewer than one' if quiet else versus + ' for that hour'}"
+                       f" ({strength}).")
         else:
-            headline = f"{short}: {fmt_count(current)} posts in a day, {mult} the usual {usual}"
-            framing = (f"On {day}, {fmt_count(current)} records on {full} appeared in one day, {mult} the "
-                       f"median of {usual} a day over the previous {fmt_days(window)} ({strength}).")
+            versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)}"
+            headline = f"{short}: {fmt_count(current)} posts in a day, {versus}"
+            usual = (f"against fewer than one a day on average over the previous {fmt_days(window)}" if quiet
+                     else f"{mult} the average of {fmt_count(base)} a day over the previous {fmt_days(window)}")
+            framing = f"On {day}, {fmt_count(current)} records on {full} appeared in one day, {usual} ({strength})."
         return headline, framing
     if kind == "sentiment_shift" and "after" in d:
         before, after = float(d["before"]), float(d["after"])
