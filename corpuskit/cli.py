@@ -46,7 +46,8 @@ def cmd_demo(args) -> int:
 
 def cmd_stage(args) -> int:
     corpus = _open(args)
-    result = getattr(corpus, args.stage)(progress=not args.quiet)
+    extra = {"client": args.dask} if getattr(args, "dask", None) else {}
+    result = getattr(corpus, args.stage)(progress=not args.quiet, **extra)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
 
@@ -151,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                         ("narrate", "stories, versions and arcs")):
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
+        if stage == "enrich":
+            p.add_argument("--dask", metavar="ADDRESS",
+                           help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
+                                "or scheduler file; needs pip install 'corpuskit[dask]'")
     add("run", cmd_run, "run every stage in order")
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")
