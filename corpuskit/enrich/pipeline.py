@@ -29,7 +29,7 @@ from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
 #: records the embedder and the beats are fitted on at most (a seeded sample of a bigger corpus)
-FIT_SAMPLE = 100_000
+FIT_SAMPLE = 50_000
 #: records fetched ahead of the writer for the worker pool, at most
 LOOKAHEAD_RECORDS = 64_000
 _TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
