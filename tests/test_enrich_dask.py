@@ -21,7 +21,7 @@ from corpuskit.ingest.demo import build_demo
 INSTALL = r"pip install 'corpuskit\[dask\]'"
 
 
-def small_demo(records=400, seed=5, path=":memory:"):
+def small_demo(records=300, seed=5, path=":memory:"):
     c = open_corpus(path)
     build_demo(c, seed=seed, records=records, days=30, run_stages=False, progress=False)
     return c
@@ -54,7 +54,7 @@ def test_dask_tables_identical_to_local(dask_client, fit_sample):
     local, remote = small_demo(), small_demo()
     first = local.enrich(progress=False, chunk_size=100, workers=1, fit_sample=fit_sample)
     on_dask = remote.enrich(progress=False, chunk_size=100, client=dask_client, fit_sample=fit_sample)
-    assert on_dask["recordsEnriched"] == first["recordsEnriched"] == 400
+    assert on_dask["recordsEnriched"] == first["recordsEnriched"] == 300
     a, b = enrichment_tables(local), enrichment_tables(remote)
     assert all(a[t] for t in a) and a == b
     # an incremental run: the saved models are loaded, the workers embed the new records
@@ -140,4 +140,18 @@ def test_bad_cluster_arguments(tmp_path):
         c.enrich(progress=False, client=str(tmp_path / "missing-scheduler.json"))
     with pytest.raises(ClusterError, match="cannot reach the Dask scheduler"):
         connect("tcp://127.0.0.1:9", timeout=1)
+    assert c.conn.execute("SELECT count(*) FROM enrichment").fetchone()[0] == 0
+
+
+class WithoutCorpuskit(GazetteerExtractor):
+    """Fails as a worker without corpuskit installed would, when it unpickles the models."""
+
+    def extract_many(self, texts):
+        raise ModuleNotFoundError("No module named 'corpuskit'", name="corpuskit")
+
+
+def test_worker_without_corpuskit_is_a_clear_error(dask_client):
+    c = small_demo(100)
+    with pytest.raises(ClusterError, match="cannot import corpuskit.*same corpuskit version"):
+        c.enrich(progress=False, chunk_size=50, client=dask_client, extractor=WithoutCorpuskit())
     assert c.conn.execute("SELECT count(*) FROM enrichment").fetchone()[0] == 0

@@ -102,6 +102,15 @@ class DaskChunkMap:
         self._futures.add(future)
         return future
 
+    def result(self, future):
+        """The answer of a task; a worker that cannot import a module becomes a :class:`ClusterError`."""
+        try:
+            return future.result()
+        except ImportError as exc:  # unpickling the models or the task on a worker without corpuskit
+            raise ClusterError(
+                f"a Dask worker cannot import {exc.name or 'a module'} ({exc}): install the same corpuskit "
+                "version (and numpy, scikit-learn) on every worker as on this machine") from exc
+
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """Cancel unfinished tasks (when ``cancel_futures``) and release the shipped state."""
         if cancel_futures:

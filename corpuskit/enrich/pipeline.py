@@ -274,13 +274,15 @@ class _ChunkFeed:
         self.submit = None
         self.limit = 1
 
-    def start(self, submit, limit: int) -> None:
-        """Score coming chunks with ``submit(rows, texts) -> future``, ``limit`` chunks ahead."""
-        self.submit, self.limit = submit, max(1, limit)
+    def start(self, submit, limit) -> None:
+        """Score coming chunks with ``submit(rows, texts) -> future``, ``limit`` (an int, or a
+        callable read at each refill) chunks ahead."""
+        self.submit, self.limit = submit, limit
         self._fill()
 
     def _fill(self) -> None:
-        while len(self.ahead) < self.limit:
+        limit = max(1, self.limit() if callable(self.limit) else self.limit)
+        while len(self.ahead) < limit:
             item = next(self.source, None)
             if item is None:
                 return
@@ -464,8 +466,9 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                         plain = [{k: r[k] for k in ("title", "content_text", "subreddit")} for r in rows]
                         return cluster.submit(_score_chunk, texts, plain, _known_vectors(known, rows))
 
-                    feed.start(submit, min(max(2, 2 * cluster.threads),
-                                           max(2, LOOKAHEAD_RECORDS // chunk_size)))
+                    # twice the cluster's threads (read again as workers join), within the look-ahead
+                    feed.start(submit, lambda: min(max(2, 2 * cluster.threads),
+                                                   max(2, LOOKAHEAD_RECORDS // chunk_size)))
                 writer = _EntityWriter(conn, iso(corpus.now()))
                 if progress and len(pending):
                     from tqdm.auto import tqdm
@@ -473,7 +476,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                     bar = tqdm(total=len(pending), desc="enrich", unit="rec")
                 for n, (rows, texts, future) in enumerate(feed):
                     if cluster is not None:
-                        scores, mentions, vectors, picks, themes = future.result()
+                        scores, mentions, vectors, picks, themes = cluster.result(future)
                     else:
                         if future is not None:
                             scores, mentions = future.result()
