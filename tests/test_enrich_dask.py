@@ -17,6 +17,7 @@ from corpuskit.cli import main
 from corpuskit.enrich.entities import GazetteerExtractor
 from corpuskit.errors import ClusterError, MissingDependencyError, ValidationError
 from corpuskit.ingest.demo import build_demo
+from tests.test_enrich_pipeline import Exploding  # fails on the chunk holding a given text
 
 INSTALL = r"pip install 'corpuskit\[dask\]'"
 
@@ -65,19 +66,6 @@ def test_dask_tables_identical_to_local(dask_client, fit_sample):
     assert local.enrich(progress=False, chunk_size=64, workers=1)["recordsEnriched"] == 150
     assert remote.enrich(progress=False, chunk_size=64, client=dask_client)["recordsEnriched"] == 150
     assert enrichment_tables(local) == enrichment_tables(remote)
-
-
-class Exploding(GazetteerExtractor):
-    """Fails on the chunk holding a given record text (on whichever worker scores it)."""
-
-    def __init__(self, trigger):
-        super().__init__()
-        self.trigger = trigger
-
-    def extract_many(self, texts):
-        if any(self.trigger in t for t in texts):
-            raise RuntimeError("simulated crash")
-        return super().extract_many(texts)
 
 
 def test_dask_failure_keeps_finished_chunks_and_resumes(dask_client):
