@@ -70,13 +70,15 @@ def test_dask_tables_identical_to_local(dask_client, fit_sample):
 
 def test_dask_failure_keeps_finished_chunks_and_resumes(dask_client):
     remote, local = small_demo(200), small_demo(200)
-    target = remote.conn.execute("SELECT content_text FROM records ORDER BY id LIMIT 1 OFFSET 130").fetchone()[0]
+    target = remote.conn.execute(
+        "SELECT content_text FROM records ORDER BY id LIMIT 1 OFFSET 130").fetchone()[0]
     with pytest.raises(RuntimeError, match="simulated crash"):
         remote.enrich(progress=False, chunk_size=50, client=dask_client, extractor=Exploding(target[:60]))
     written = remote.conn.execute("SELECT count(*), max(record_id) FROM enrichment").fetchone()
     assert written[0] == 100  # the two chunks before the failing one, whole
     assert remote.conn.execute("SELECT count(*) FROM record_vectors").fetchone()[0] == 100
-    assert remote.conn.execute("SELECT status FROM runs ORDER BY rowid DESC LIMIT 1").fetchone()[0] == "failed"
+    last_run = remote.conn.execute("SELECT status FROM runs ORDER BY rowid DESC LIMIT 1").fetchone()[0]
+    assert last_run == "failed"
     resumed = remote.enrich(progress=False, chunk_size=50, client=dask_client)
     assert resumed["recordsEnriched"] == 100 and resumed["totalEnriched"] == 200
     local.enrich(progress=False, chunk_size=50, workers=1)

@@ -1,4 +1,4 @@
-"""Enrichment streams: chunks fetched a bounded number ahead of the writer, models fitted on a seeded sample."""
+"""Enrichment streams: chunks fetched a bounded number ahead of the writer; a seeded fit sample."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,7 +61,8 @@ def test_enrich_fitted_on_a_sample_covers_every_record_and_is_deterministic():
     full.enrich(progress=False, chunk_size=64)
 
     def vectors(c):
-        return [bytes(r[0]) for r in c.conn.execute("SELECT embedding FROM record_vectors ORDER BY record_id")]
+        rows = c.conn.execute("SELECT embedding FROM record_vectors ORDER BY record_id")
+        return [bytes(r[0]) for r in rows]
 
     assert a.conn.execute("SELECT count(*) FROM enrichment").fetchone()[0] == 300
     assert len(vectors(a)) == 300 and vectors(a) == vectors(b)
