@@ -5,6 +5,10 @@ the embedder and beat centroids saved by the first run. ``refit=True``
 refits the embedder (and the beats) and re-enriches everything. Records are
 processed in chunks, each written in one transaction, so an interruption keeps
 the finished chunks and leaves nothing half-written; the next run resumes.
+Pending records are read chunk by chunk, a bounded number ahead of the writer,
+and the models are fitted on at most ``FIT_SAMPLE`` records (a seeded sample of
+a bigger corpus), so memory stays flat in the corpus size. With ``client=`` the
+chunks are scored on a Dask cluster (:mod:`corpuskit.enrich.distributed`).
 """
 from __future__ import annotations
 
