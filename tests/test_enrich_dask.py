@@ -145,3 +145,14 @@ def test_worker_without_corpuskit_is_a_clear_error(dask_client):
     with pytest.raises(ClusterError, match="cannot import corpuskit.*same corpuskit version"):
         c.enrich(progress=False, chunk_size=50, client=dask_client, extractor=WithoutCorpuskit())
     assert c.conn.execute("SELECT count(*) FROM enrichment").fetchone()[0] == 0
+
+
+def test_a_cluster_without_workers_is_a_clear_error():
+    distributed = pytest.importorskip("distributed", reason="needs the dask extra")
+    from corpuskit.enrich.distributed import DaskChunkMap
+
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster, set_as_default=False) as client:
+            with pytest.raises(ClusterError, match="no Dask worker joined"):
+                DaskChunkMap(client, ("models",), wait_seconds=0.5)

@@ -84,10 +84,19 @@ class DaskChunkMap:
     client : dask.distributed.Client
     state : object
         Anything picklable the task function needs on every worker.
+    wait_seconds : float
+        How long to wait for a first worker when the cluster has none yet (a
+        batch queue may take a while to start them); then :class:`ClusterError`.
     """
 
-    def __init__(self, client, state):
+    def __init__(self, client, state, wait_seconds: float = 600.0):
         self.client = client
+        if not client.nthreads():
+            try:
+                client.wait_for_workers(1, timeout=wait_seconds)
+            except TimeoutError as exc:
+                raise ClusterError(f"no Dask worker joined the scheduler at {client.scheduler.address} "
+                                   f"within {wait_seconds:g} s") from exc
         self._state = client.scatter([state], broadcast=True, hash=False)[0]
         self._futures = weakref.WeakSet()
 
