@@ -47,6 +47,8 @@ def cmd_demo(args) -> int:
 def cmd_stage(args) -> int:
     corpus = _open(args)
     extra = {"client": args.dask} if getattr(args, "dask", None) else {}
+    if getattr(args, "fit_sample", None) is not None:
+        extra["fit_sample"] = args.fit_sample
     result = getattr(corpus, args.stage)(progress=not args.quiet, **extra)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -156,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--dask", metavar="ADDRESS",
                            help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
+            p.add_argument("--fit-sample", type=int, metavar="N",
+                           help="fit the embedder and beats on at most N records (default 50,000)")
     add("run", cmd_run, "run every stage in order")
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")

@@ -99,6 +99,8 @@ def test_cli_enrich_on_a_dask_scheduler_address(dask_client, tmp_path, capsys):
     local = small_demo(150)
     local.enrich(progress=False, workers=1)
     remote = open_corpus(path)
+    settings = remote.conn.execute("SELECT settings FROM runs WHERE stage = 'enrich'").fetchone()[0]
+    assert json.loads(settings)["cluster"] == "dask"
     a, b = enrichment_tables(local), enrichment_tables(remote)
     assert a["record_vectors"] == b["record_vectors"] and a["mentions"] == b["mentions"]
     assert [r[:5] for r in a["enrichment"]] == [r[:5] for r in b["enrichment"]]

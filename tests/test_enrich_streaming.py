@@ -1,6 +1,8 @@
 """Enrichment streams: chunks fetched a bounded number ahead of the writer; a seeded fit sample."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,19 @@ def test_enrich_fitted_on_a_sample_covers_every_record_and_is_deterministic():
     assert np.isclose(np.linalg.norm(stored), 1.0, atol=1e-5)
     with pytest.raises(ValidationError, match="fit_sample"):
         a.enrich(progress=False, fit_sample=0)
+
+
+def test_cli_fit_sample(tmp_path, capsys):
+    from corpuskit.cli import main
+
+    path = tmp_path / "c.db"
+    c = open_corpus(path)
+    build_demo(c, seed=11, records=300, days=30, run_stages=False, progress=False)
+    c.close()
+    assert main(["enrich", "--db", str(path), "--fit-sample", "120", "--quiet"]) == 0
+    assert '"recordsEnriched": 300' in capsys.readouterr().out
+    settings = open_corpus(path).conn.execute(
+        "SELECT settings FROM runs WHERE stage = 'enrich' ORDER BY rowid DESC").fetchone()[0]
+    assert json.loads(settings)["fit_sample"] == 120 and json.loads(settings)["cluster"] is None
+    assert main(["enrich", "--db", str(path), "--fit-sample", "0", "--quiet"]) == 2
+    assert "fit_sample must be a positive integer" in capsys.readouterr().err

@@ -424,7 +424,8 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
     conn = corpus.conn
     settings = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
-                "scorer": scorer.model_name, "extractor": extractor.model_name}
+                "scorer": scorer.model_name, "extractor": extractor.model_name,
+                "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
     done = 0
     _load_blas()
     # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
