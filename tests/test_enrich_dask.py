@@ -45,7 +45,7 @@ def enrichment_tables(c) -> dict:
 def dask_client():
     distributed = pytest.importorskip("distributed", reason="needs the dask extra")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         with distributed.Client(cluster, set_as_default=False) as client:
             yield client
 
@@ -154,7 +154,7 @@ def test_a_cluster_without_workers_is_a_clear_error():
     from corpuskit.enrich.distributed import DaskChunkMap
 
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         with distributed.Client(cluster, set_as_default=False) as client:
             with pytest.raises(ClusterError, match="no Dask worker joined"):
                 DaskChunkMap(client, ("models",), wait_seconds=0.5)
