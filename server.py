@@ -1,18 +1,23 @@
 """Serve a corpus over HTTP: the bearer interface under /v1 and the keyed one under /api/v1.
 
     python server.py [--db PATH] [--host 127.0.0.1] [--port 8000] [--workers N] [--threads N]
+                     [--max-connections N] [--max-streams N] [--cors ORIGIN] [--upgrade-url URL]
 
 With no ``--db`` it serves ``./corpus.db``, building the demo corpus (every
-stage) first when the file does not exist. Each start creates a research-tier
-API key and prints it on the last line before serving: it is the only time
-that key is shown (``corpuskit keys create`` makes more; ``keys revoke`` ends them).
+stage) first when the file does not exist. When the corpus has no active API
+key, the start creates a research-tier key and prints it on the last line
+before serving: it is the only time that key is shown. When an active key
+exists, no key is created; the start says how to make one
+(``corpuskit keys create``; ``keys revoke`` ends them).
 
 ``--workers`` processes (default: one per CPU) share the listening socket, each
-a waitress server with ``--threads`` threads and its own connections to the
-corpus file. One Python process runs Python on one core at a time, so more
-processes use more cores; everything they share (rate-limit counters, key
-revocations, the data) lives in the corpus file, and the rate limits stay exact
-across processes.
+a waitress server (``poll()`` loop) with ``--threads`` threads and its own
+connections to the corpus file. One Python process runs Python on one core at
+a time, so more processes use more cores; the data and key revocations live in
+the corpus file, the rate-limit counters in ``<corpus>.limits.db`` beside it,
+and the rate limits stay exact across processes. The parent process only
+supervises: a worker that dies is started again (after 1 s, doubling to 30 s
+while workers keep dying young), and SIGTERM/SIGINT stop them all.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 # One BLAS thread per request thread: the server is already as parallel as the machine (a process
@@ -43,7 +49,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="server processes sharing the port (default: one per CPU)")
     parser.add_argument("--threads", type=int, default=int(os.environ.get("CORPUSKIT_THREADS", "96")),
                         help="worker threads per process; each open signal stream holds one (default 96)")
-    parser.add_argument("--no-key", action="store_true", help="do not create a key at start")
+    parser.add_argument("--max-connections", type=int, default=None,
+                        help="open connections per process before new ones get a 503 "
+                             "(default 8192, lowered to fit the open-file limit)")
+    parser.add_argument("--max-streams", type=int, default=None,
+                        help="open signal streams per process (default: a third of --threads); "
+                             "beyond it a stream request gets a 503")
+    parser.add_argument("--max-streams-per-key", type=int, default=None,
+                        help="open signal streams per API key in each process (default 4); beyond it a 429")
+    parser.add_argument("--idle-timeout", type=float, default=300.0,
+                        help="seconds an idle keep-alive connection stays open (default 300)")
+    parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
+                        help="allow browser calls from ORIGIN (repeatable; '*' for any); "
+                             "/api/v1/status allows any origin regardless")
+    parser.add_argument("--upgrade-url", help="URL a 429 answer points to for higher tiers (default: "
+                                              "CORPUSKIT_UPGRADE_URL, the corpus's upgrade_url meta value, "
+                                              "else /docs#keyed-headers on the host the client called)")
+    parser.add_argument("--no-key", action="store_true", help="never create a key at start")
     parser.add_argument("--now", help="fix the corpus clock (ISO 8601)")
     return parser
 
@@ -54,50 +76,69 @@ def listening_socket(host: str, port: int) -> socket.socket:
     sock = socket.socket(info[0], socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(info[4])
-    sock.listen(1024)
+    sock.listen(4096)
     sock.setblocking(False)
     return sock
 
 
-def serve_worker(db_path, now, sock: socket.socket, threads: int) -> None:
-    """One server process: its own corpus connections, a waitress server on ``sock``."""
-    import waitress
-
+def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
+    """One server process: its own corpus connections, a capped waitress server on ``sock``."""
     from corpuskit import open_corpus
     from corpuskit.api import create_app
+    from corpuskit.api.wsgi_server import make_server
 
     corpus = open_corpus(db_path, now=now)
-    heartbeat = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS", "30"))
-    app = create_app(corpus, heartbeat_seconds=heartbeat)
+    app = create_app(corpus, **options["app"])
+    server = make_server(app, sock, threads=options["threads"], max_connections=options["max_connections"],
+                         idle_timeout=options["idle_timeout"])
     # Everything loaded so far lives as long as the process: keep it out of the
     # cyclic collector's way, so collections only walk what requests allocate.
     gc.collect()
     gc.freeze()
-    waitress.serve(app, sockets=[sock], threads=threads, channel_timeout=3600,
-                   connection_limit=1000, ident="corpuskit")
+    server.run()
 
 
-def run_workers(db_path, now, sock: socket.socket, threads: int, workers: int) -> int:
-    """Fork ``workers`` server processes and wait; SIGTERM/SIGINT stop them all."""
-    children = []
+def _child(db_path, now, sock, options) -> int:
+    """Fork one worker; the parent gets its pid, the child never returns."""
+    pid = os.fork()
+    if pid:
+        return pid
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    code = 0
+    try:
+        serve_worker(db_path, now, sock, options)
+    except BaseException:
+        logging.getLogger("corpuskit.server").exception("server process %d failed", os.getpid())
+        code = 1
+    finally:
+        logging.shutdown()
+        os._exit(code)
+
+
+#: A worker that ran at least this long before dying resets the restart delay.
+HEALTHY_SECONDS = 60.0
+MAX_RESTART_DELAY = 30.0
+
+
+def run_workers(db_path, now, sock: socket.socket, options: dict, workers: int) -> int:
+    """Fork ``workers`` server processes and keep them running.
+
+    A worker that dies (crash, ``kill -9``, out of memory) is replaced after a
+    delay of 1 s, doubled for each further death within :data:`HEALTHY_SECONDS`
+    of its start (at most :data:`MAX_RESTART_DELAY`). SIGTERM/SIGINT stop every
+    worker and return 0.
+    """
+    log = logging.getLogger("corpuskit.server")
+    started: dict[int, float] = {}
     for _ in range(workers):
-        pid = os.fork()
-        if pid == 0:  # the child serves until it is told to stop
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            code = 0
-            try:
-                serve_worker(db_path, now, sock, threads)
-            except BaseException:
-                logging.getLogger("corpuskit.server").exception("server process %d failed", os.getpid())
-                code = 1
-            finally:
-                logging.shutdown()
-                os._exit(code)
-        children.append(pid)
+        started[_child(db_path, now, sock, options)] = time.monotonic()
+    stopping = False
 
     def stop(signum, frame):
-        for child in children:
+        nonlocal stopping
+        stopping = True
+        for child in list(started):
             try:
                 os.kill(child, signal.SIGTERM)
             except ProcessLookupError:
@@ -105,20 +146,36 @@ def run_workers(db_path, now, sock: socket.socket, threads: int, workers: int) -
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    status = 0
-    remaining = set(children)
-    while remaining:
+    delay = 0.5  # the first young death waits 1 s
+    pending = 0  # workers to start again once the delay has passed
+    restart_at = 0.0
+    while started or (pending and not stopping):
+        if pending and not stopping and time.monotonic() >= restart_at:
+            for _ in range(pending):
+                started[_child(db_path, now, sock, options)] = time.monotonic()
+            pending = 0
         try:
-            pid, code = os.wait()
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            break
+            pid, status = 0, 0
         except InterruptedError:
             continue
-        remaining.discard(pid)
-        if code and not status:
-            status = 1
-            stop(None, None)  # one worker failed: stop the others rather than serve at part strength
-    return status
+        if pid == 0:
+            time.sleep(0.1 if not pending else min(0.1, max(0.0, restart_at - time.monotonic())))
+            continue
+        born = started.pop(pid, None)
+        if born is None or stopping:
+            continue
+        lived = time.monotonic() - born
+        reason = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+                  else f"exit status {os.WEXITSTATUS(status)}")
+        delay = 1.0 if lived >= HEALTHY_SECONDS else min(delay * 2, MAX_RESTART_DELAY)
+        log.error("server process %d ended (%s) after %.1f s; starting a new one in %.0f s",
+                  pid, reason, lived, delay)
+        if not pending:
+            restart_at = time.monotonic() + delay
+        pending += 1
+    return 0
 
 
 def main(argv=None) -> int:
@@ -127,12 +184,26 @@ def main(argv=None) -> int:
 
     from corpuskit import open_corpus
     from corpuskit.api import create_app
+    from corpuskit.api.wsgi_server import connection_cap, raise_fd_limit
     from corpuskit.errors import CorpusKitError
-    from corpuskit.store.keys import create_key
+    from corpuskit.store.keys import create_key, list_keys
 
     if args.workers < 1 or args.threads < 1:
         print("server.py: error: --workers and --threads must be at least 1", file=sys.stderr)
         return 2
+    for name in ("max_connections", "max_streams", "max_streams_per_key"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            print(f"server.py: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
+    if args.max_streams is not None and args.max_streams >= args.threads:
+        print("server.py: error: --max-streams must be below --threads (each stream holds a thread)",
+              file=sys.stderr)
+        return 2
+    if not args.idle_timeout > 0:
+        print("server.py: error: --idle-timeout must be positive", file=sys.stderr)
+        return 2
+    fd_limit = raise_fd_limit()
     try:
         if args.db is None:
             path = Path("corpus.db")
@@ -148,25 +219,43 @@ def main(argv=None) -> int:
             path = Path(args.db)
             corpus = open_corpus(path, now=args.now)
         heartbeat = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS", "30"))
-        create_app(corpus, heartbeat_seconds=heartbeat)  # fail here, before forking, on bad settings
-        key = None if args.no_key else create_key(corpus.conn, tier="research", name="server.py start")
+        host_url = f"[{args.host}]" if ":" in args.host else args.host
+        app_options = {
+            "heartbeat_seconds": heartbeat,
+            "cors_origins": tuple(args.cors),
+            "upgrade_url": args.upgrade_url,
+            "max_streams": args.max_streams or max(1, args.threads // 3),
+            "max_streams_per_key": args.max_streams_per_key or 4,
+        }
+        create_app(corpus, **app_options)  # fail here, before forking, on bad settings
+        active = [k for k in list_keys(corpus.conn) if k.active]
+        key = None
+        if not active and not args.no_key:
+            key = create_key(corpus.conn, tier="research", name="server.py start")
     except CorpusKitError as exc:
         print(f"server.py: error: {exc}", file=sys.stderr)
         return 2
     served = corpus.path
     corpus.close()  # each worker opens its own connections; none may cross a fork
 
+    options = {"app": app_options, "threads": args.threads,
+               "max_connections": connection_cap(args.max_connections, fd_limit),
+               "idle_timeout": args.idle_timeout}
     sock = listening_socket(args.host, args.port)
     workers = args.workers if hasattr(os, "fork") else 1
-    print(f"serving {served} on http://{args.host}:{args.port}  (/v1, /api/v1; status: /api/v1/status; "
-          f"{workers} process{'es' if workers > 1 else ''} x {args.threads} threads)", flush=True)
+    print(f"serving {served} on http://{host_url}:{args.port}  (/v1, /api/v1; status: /api/v1/status; "
+          f"{workers} process{'es' if workers > 1 else ''} x {args.threads} threads, "
+          f"up to {options['max_connections']} connections each)", flush=True)
     if key:
         print("API key for this run (research tier; shown once):", flush=True)
         print(key, flush=True)
-    if workers == 1:
-        serve_worker(path, args.now, sock, args.threads)
+    elif active:
+        print(f"{len(active)} active API key{'s' if len(active) > 1 else ''} in this corpus (none created); "
+              f"a new one: corpuskit keys create --db {served} --tier research", flush=True)
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows: one process, no supervisor
+        serve_worker(path, args.now, sock, options)
         return 0
-    return run_workers(path, args.now, sock, args.threads, workers)
+    return run_workers(path, args.now, sock, options, workers)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from text_table import table  # noqa: E402
+
 
 def build(path: Path, records: int, days: int, seed: int, events: bool):
     from corpuskit import open_corpus
@@ -36,12 +40,6 @@ def build(path: Path, records: int, days: int, seed: int, events: bool):
                progress=False)
     corpus.enrich(progress=False)
     return corpus
-
-
-def table(rows, header) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))  # noqa: E731
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def main(argv=None) -> int:

@@ -5,7 +5,8 @@ import argparse
 import json
 import sys
 
-from corpuskit.errors import CorpusKitError
+from corpuskit.errors import CorpusKitError, ValidationError
+from corpuskit.ingest.export import TABLES as EXPORT_TABLES
 
 
 def _open(args):
@@ -15,9 +16,14 @@ def _open(args):
 
 
 def cmd_import(args) -> int:
-    corpus = _open(args)
+    from corpuskit.corpus import open_corpus
+
+    if args.wait is not None and not args.wait >= 0:
+        raise ValidationError(f"--wait must be a number of seconds >= 0, not {args.wait}")
+    corpus = open_corpus(args.db, now=args.now, timeout=30.0 if args.wait is None else args.wait)
     report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
-                                topic=args.topic, strict=args.strict, progress=not args.quiet)
+                                topic=args.topic, strict=args.strict, progress=not args.quiet,
+                                dedupe=args.dedupe, encoding=args.encoding)
     for number, reason in report.rejections[:50]:
         print(f"rejected row {number}: {reason}", file=sys.stderr)
     if len(report.rejections) > 50:
@@ -28,8 +34,21 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     corpus = _open(args)
-    count = corpus.export(args.path, format=args.format)
-    print(f"exported {count} records to {args.path}")
+    count = corpus.export(args.path, format=args.format, table=args.table)
+    what = "records" if args.table == "records" else f"rows of {args.table}"
+    print(f"exported {count} {what} to {args.path}")
+    return 0
+
+
+def cmd_manifest(args) -> int:
+    manifest = _open(args).manifest()
+    text = json.dumps(manifest, indent=2, sort_keys=True)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        print(f"wrote the manifest of {manifest['records']['count']} records to {args.output}")
+    else:
+        print(text)
     return 0
 
 
@@ -46,10 +65,16 @@ def cmd_demo(args) -> int:
 
 def cmd_stage(args) -> int:
     corpus = _open(args)
-    extra = {"client": args.dask} if getattr(args, "dask", None) else {}
+    kwargs = {}
+    if getattr(args, "writer", "extractive") == "llm":
+        from corpuskit.narrate.llm import LLMWriter
+
+        kwargs["writer"] = LLMWriter()  # CORPUSKIT_LLM_URL / _MODEL / _KEY
+    if getattr(args, "dask", None):
+        kwargs["client"] = args.dask
     if getattr(args, "fit_sample", None) is not None:
-        extra["fit_sample"] = args.fit_sample
-    result = getattr(corpus, args.stage)(progress=not args.quiet, **extra)
+        kwargs["fit_sample"] = args.fit_sample
+    result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
 
@@ -105,13 +130,16 @@ def cmd_keys(args) -> int:
               "It is shown only now; store it:")
         print(key)
     elif args.keys_command == "list":
+        from corpuskit.store.limits import last_used
+
         rows = keys.list_keys(corpus.conn)
         if not rows:
             print("no keys")
+        used = last_used(corpus)  # stamped in the rate-limit file beside the corpus
         for k in rows:
             state = "revoked " + k.revoked_at if k.revoked_at else "active"
             print(f"{k.id}\t{k.name or '-'}\t{k.tier}\t{k.prefix}…\tcreated {k.created_at}\t"
-                  f"last used {k.last_used_at or 'never'}\t{state}")
+                  f"last used {used.get(k.id) or k.last_used_at or 'never'}\t{state}")
     else:
         info = keys.revoke_key(corpus.conn, args.key)
         print(f"revoked key {info.id} ({info.name or info.prefix + '…'})")
@@ -119,7 +147,10 @@ def cmd_keys(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from corpuskit import __version__
+
     parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"corpuskit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name, func, help_text, db_required=True):
@@ -137,10 +168,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="map a record field to a column (repeatable)")
     p.add_argument("--topic", help="topic hint for every imported record")
     p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+    p.add_argument("--dedupe", choices=("auto", "id", "content", "none"), default="auto",
+                   help="which rows are duplicates: auto (default: sourceId when the row has one, "
+                        "else source+author+title+text+publishedAt), id (every row needs a sourceId), "
+                        "content (that key even when rows have ids), none (keep rows without a sourceId)")
+    p.add_argument("--encoding", help="the file's text encoding, e.g. latin-1, cp1252, utf-16 "
+                                      "(default: UTF-8, or what a byte-order mark says)")
+    p.add_argument("--wait", type=float, metavar="SECONDS",
+                   help="how long to wait for another process writing to the corpus (default 30)")
 
-    p = add("export", cmd_export, "export records as jsonl, csv or parquet")
+    p = add("export", cmd_export, "export records (or a derived table) as jsonl, csv or parquet")
     p.add_argument("path")
-    p.add_argument("--format", choices=("jsonl", "csv", "parquet"))
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"),
+                   help="default: the file's extension")
+    p.add_argument("--table", default="records", choices=EXPORT_TABLES,
+                   help="which table (default records, with sentiment, primary topic and entity names)")
+
+    p = add("manifest", cmd_manifest,
+            "print what produced the corpus: record digest, table digests, each stage's last run, versions")
+    p.add_argument("--output", "-o", help="write the JSON to this file instead of printing it")
 
     p = add("demo", cmd_demo, "build the deterministic demo corpus and run every stage")
     p.add_argument("--seed", type=int, default=7)
@@ -160,6 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
             p.add_argument("--fit-sample", type=int, metavar="N",
                            help="fit the embedder and beats on at most N records (default 50,000)")
+        if stage == "narrate":
+            p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
+                           help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
+                                "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
+                                "extractive writer as fallback")
     add("run", cmd_run, "run every stage in order")
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")
@@ -206,7 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     kr = ksub.add_parser("revoke", help="revoke a key by id, name or the key itself")
     kr.add_argument("key")
     for kp in (kc, kl, kr):
-        kp.add_argument("--db", dest="db_inner", help=argparse.SUPPRESS)
+        kp.add_argument("--db", dest="db_inner", metavar="DB",
+                        help="the corpus file (here or before the subcommand)")
     return parser
 
 

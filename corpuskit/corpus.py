@@ -14,6 +14,7 @@ import pandas as pd
 from corpuskit.clock import from_iso, iso, parse_timestamp, utc, wall_clock
 from corpuskit.errors import ValidationError
 from corpuskit.store import connect, migrate, transaction
+from corpuskit.store.runs import fail_abandoned_runs, this_process
 
 _memory_ids = itertools.count(1)
 
@@ -32,11 +33,21 @@ class Corpus:
     driver : {"sqlite3", "sqlean"}, optional
         Force a SQLite driver; by default ``sqlite3`` when it can load
         extensions, else ``sqlean``.
+    timeout : float
+        Seconds a write waits for another process's write to finish before
+        :class:`~corpuskit.errors.CorpusBusyError` (default 30).
+
+    Opening refuses another application's SQLite file
+    (:class:`~corpuskit.errors.NotACorpusError`) and a file this user cannot
+    write (:class:`~corpuskit.errors.ReadOnlyCorpusError`), and marks
+    ``failed`` the runs whose process is gone (see :mod:`corpuskit.store.runs`).
     """
 
-    def __init__(self, path=":memory:", now=None, driver: str | None = None):
+    def __init__(self, path=":memory:", now=None, driver: str | None = None,
+                 timeout: float = 30.0):
         self.path = path if str(path) == ":memory:" else Path(path)
         self.driver = driver
+        self.timeout = timeout
         self._now = utc(parse_timestamp(now)) if now is not None else None
         self._local = threading.local()
         self._anchor = None
@@ -46,6 +57,7 @@ class Corpus:
         else:
             self._uri = str(self.path)
         migrate(self.conn, label=str(self.path))
+        fail_abandoned_runs(self.conn)
 
     # -- connection -----------------------------------------------------
     @property
@@ -53,7 +65,7 @@ class Corpus:
         """This thread's connection to the corpus file (opened on first use)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self._uri, driver=self.driver)
+            conn = connect(self._uri, driver=self.driver, timeout=self.timeout)
             self._local.conn = conn
         return conn
 
@@ -122,21 +134,32 @@ class Corpus:
     def run_stage(self, stage: str, settings: dict | None = None, model: str | None = None):
         """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus."""
         conn = self.conn
-        n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
-        run_id = f"{stage}-{n}"
-        conn.execute(
-            "INSERT INTO runs(id, stage, settings, model, started_at) VALUES (?,?,?,?,?)",
-            (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
-             iso(wall_clock())),
-        )
+        from corpuskit.manifest import package_versions
+
+        pid, host, started = this_process()
+        with transaction(conn):
+            n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
+            run_id = f"{stage}-{n}"
+            conn.execute(
+                "INSERT INTO runs(id, stage, settings, model, started_at, pid, host, "
+                "process_started) VALUES (?,?,?,?,?,?,?,?)",
+                (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
+                 iso(wall_clock()), pid, host, started),
+            )
+            self.set_meta(f"versions:{run_id}", package_versions())  # what the manifest reports
         try:
             yield run_id
         except BaseException:
-            conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
-                         (iso(wall_clock()), run_id))
+            try:
+                with transaction(conn):
+                    conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
+                                 (iso(wall_clock()), run_id))
+            except Exception:  # e.g. the lock is held elsewhere: once this process
+                pass           # has exited, the next open marks the run failed
             raise
-        conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
-                     (iso(wall_clock()), run_id))
+        with transaction(conn):
+            conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
+                         (iso(wall_clock()), run_id))
 
     # -- records ----------------------------------------------------------
     def count(self) -> int:
@@ -145,71 +168,66 @@ class Corpus:
 
     def records(self, source: str | None = None, topic: str | None = None,
                 since=None, until=None) -> pd.DataFrame:
-        """Records as a DataFrame, oldest first, optionally filtered.
+        """Records as a DataFrame, oldest first (``publishedAt``, then ``id``), optionally filtered.
 
-        ``topic`` matches a topic assignment (after enrichment) or the import
-        hint; ``since``/``until`` bound ``publishedAt`` inclusively.
+        Columns: ``id, source, sourceId, contentType, title, contentText, url,
+        author, publishedAt, capturedAt`` (UTC timestamps), ``subreddit,
+        language``, ``topic`` (the primary topic's name after enrichment, else
+        the ``--topic`` hint the record was imported with, else None),
+        ``metadata`` (dict), ``sentimentScore`` (VADER compound, -1..1),
+        ``sentimentLabel`` (positive, neutral, negative) and ``entities`` (the
+        canonical names of the entities it mentions, most mentioned first);
+        the last three are None for a record not yet enriched.
+
+        ``topic`` keeps the records whose ``topic`` column is that topic: the
+        one membership rule of ``docs/api.md`` that ``/api/v1/discourse?topic=``
+        also uses (a record on two beats is listed under its primary one).
+        ``since``/``until`` bound ``publishedAt`` inclusively (any timestamp
+        form). :class:`ValidationError` for an unknown topic or a bad bound.
         """
-        where, args = [], []
-        if source is not None:
-            where.append("r.source = ?")
-            args.append(source)
-        if since is not None:
-            where.append("r.published_at >= ?")
-            args.append(iso(parse_timestamp(since)))
-        if until is not None:
-            where.append("r.published_at <= ?")
-            args.append(iso(parse_timestamp(until)))
-        if topic is not None:
-            where.append(
-                "(r.topic = ? OR r.id IN (SELECT ta.record_id FROM topic_assignments ta "
-                "JOIN topics t ON t.id = ta.topic_id WHERE t.name = ?))"
-            )
-            args += [topic, topic]
-        sql = (
-            "SELECT r.id, r.source, r.source_id AS sourceId, r.content_type AS contentType, r.title, "
-            "r.content_text AS contentText, r.url, r.author, r.published_at AS publishedAt, "
-            "r.captured_at AS capturedAt, r.subreddit, r.language, r.topic, r.metadata, "
-            "e.sentiment_score AS sentimentScore, e.sentiment_label AS sentimentLabel "
-            "FROM records r LEFT JOIN enrichment e ON e.record_id = r.id"
-        )
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY r.published_at, r.id"
-        rows = self.conn.execute(sql, args).fetchall()
-        columns = ["id", "source", "sourceId", "contentType", "title", "contentText", "url",
-                   "author", "publishedAt", "capturedAt", "subreddit", "language", "topic",
-                   "metadata", "sentimentScore", "sentimentLabel"]
-        frame = pd.DataFrame([tuple(r) for r in rows], columns=columns)
-        frame["metadata"] = frame["metadata"].map(json.loads)
-        for col in ("publishedAt", "capturedAt"):
-            frame[col] = pd.to_datetime(frame[col], utc=True)
-        return frame
+        from corpuskit import frames
+
+        return frames.records(self, source=source, topic=topic, since=since, until=until)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
-                    topic: str | None = None, strict: bool = False, progress: bool = False):
+                    topic: str | None = None, strict: bool = False, progress: bool = False,
+                    dedupe: str = "auto", encoding: str | None = None, **options):
         """Import a JSONL, CSV or Parquet file; returns an :class:`ImportReport`.
 
-        See :func:`corpuskit.ingest.importers.import_file`.
+        ``dedupe``: ``auto`` (sourceId when a row has one, else source + author + title +
+        text + publishedAt), ``id``, ``content`` or ``none``; ``encoding``: the
+        text file's encoding (default UTF-8, following a byte-order mark). See
+        :func:`corpuskit.ingest.importers.import_file` for the other options.
         """
         from corpuskit.ingest.importers import import_file
 
         return import_file(self, path, source=source, mapping=mapping, topic=topic,
-                           strict=strict, progress=progress)
+                           strict=strict, progress=progress, dedupe=dedupe, encoding=encoding,
+                           **options)
 
     def add_records(self, records, source: str | None = None, topic: str | None = None,
-                    strict: bool = False, stage: str = "import"):
+                    strict: bool = False, stage: str = "import", dedupe: str = "auto"):
         """Add record dicts (the record model); returns an :class:`ImportReport`."""
         from corpuskit.ingest.importers import import_rows
 
         return import_rows(self, ((i + 1, r) for i, r in enumerate(records)), source=source,
-                           topic=topic, strict=strict, stage=stage, label="records")
+                           topic=topic, strict=strict, stage=stage, label="records",
+                           dedupe=dedupe)
 
-    def export(self, path, format: str | None = None) -> int:
-        """Write every record to ``path`` (jsonl, csv or parquet); returns the count."""
-        from corpuskit.ingest.export import export_records
+    def export(self, path, format: str | None = None, table: str = "records") -> int:
+        """Write one table to ``path`` as jsonl, csv or parquet; returns the rows written.
 
-        return export_records(self, path, format=format)
+        ``format`` defaults to the file's extension. ``table`` is one of
+        records (default), signals, topics, clusters, entities, mentions,
+        stories, snapshots. Records are written in the corpuskit layout,
+        which imports back exactly, plus the enrichment columns
+        ``sentimentScore, sentimentLabel, primaryTopic`` and ``entities``
+        (ignored on import); other tables are the DataFrames of the methods of
+        the same name, with nested values as JSON text in csv and parquet.
+        """
+        from corpuskit.ingest.export import export_table
+
+        return export_table(self, path, format=format, table=table)
 
     # -- stages -----------------------------------------------------------
     def enrich(self, **kwargs):
@@ -231,11 +249,16 @@ class Corpus:
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
-               days: int | None = None, limit: int = 20) -> dict:
-        """Semantic search; the answer has the shape of ``/api/v1/search``."""
+               days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+        """Semantic search; the answer has the shape of ``/api/v1/search``.
+
+        Records match when their cosine reaches ``min_relevance`` (default
+        :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`.
+        """
         from corpuskit.search import search
 
-        return search(self, q, source=source, topic=topic, days=days, limit=limit)
+        return search(self, q, source=source, topic=topic, days=days, limit=limit,
+                      min_relevance=min_relevance)
 
     def run(self, progress: bool = True, stages=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
@@ -250,6 +273,271 @@ class Corpus:
             results[name] = getattr(self, name)(progress=progress)
         return results
 
+    # -- derived tables as DataFrames ---------------------------------------
+    # Thin doors onto corpuskit.frames; the columns are documented here and in
+    # docs/api.md ("The DataFrame API"). Timestamps are UTC pandas datetimes.
+    def topics(self) -> pd.DataFrame:
+        """Every topic (beat), by name.
+
+        Columns: ``id, name, displayName, description, category, keywords``
+        (list), ``subreddits`` (list), ``active``, ``discovered`` (True when
+        found from the corpus text rather than a beat file), ``recordCount``
+        (records whose primary topic it is), ``assignedCount`` (every
+        assignment, so a record on two beats counts in both), ``createdAt``.
+        """
+        from corpuskit import frames
+
+        return frames.topics(self)
+
+    def topic_overview(self, examples: int = 2) -> pd.DataFrame:
+        """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
+
+        Columns: ``topic`` (name), ``label`` (display name), ``records`` (primary), ``share``,
+        ``terms`` (top 10, comma-separated), ``examples`` (titles of the ``examples`` most
+        confidently assigned records, `` | ``-separated).
+        """
+        from corpuskit.enrich.topic_quality import topic_overview
+
+        return topic_overview(self, examples=examples)
+
+    def topic_quality(self, seed: int = 0) -> pd.DataFrame:
+        """Quality of the topics beside plain TF-IDF + k-means with the same k.
+
+        Rows: topics, diversity (share of unique words among all topics' top-10 terms), NPMI
+        coherence of the top-10 terms, assignments per record, outlier share, debris top terms and,
+        where records carry subreddits, the NMI of the primary topic against the subreddit. Columns
+        ``corpuskit`` and ``tfidf+kmeans``. The same figures as ``benchmarks/bench_topics.py``.
+        """
+        from corpuskit.enrich.topic_quality import quality_table
+
+        return quality_table(self, seed=seed)
+
+    def signals(self, kind: str | None = None, topic: str | None = None,
+                severity: str | None = None, status: str | None = None,
+                since=None, until=None) -> pd.DataFrame:
+        """Detected signals, oldest detection first.
+
+        Columns: ``id, kind`` (volume_spike, sentiment_shift, novelty,
+        divergence), ``topic`` (name or None), ``entity`` (the entity a novelty
+        is about), ``source`` (the source a per-source series is about),
+        ``severity`` (high, medium, low), ``sigmaScore, headline, detail``
+        (dict; keys per kind: baseline, test, sigma, peakDay, ...),
+        ``detectedAt, status`` (open, resolved), ``resolvedAt, acknowledged,
+        narrativeId`` (the story it triggered), ``runId``.
+
+        Filters: ``kind`` (``velocity``, the ``/v1`` name, means
+        volume_spike), ``topic`` (a topic name), ``severity``, ``status``,
+        ``since``/``until`` (on ``detectedAt``, inclusive).
+        :class:`ValidationError` for a value outside its set.
+        """
+        from corpuskit import frames
+
+        return frames.signals(self, kind=kind, topic=topic, severity=severity, status=status,
+                              since=since, until=until)
+
+    def signal_evidence(self, signal_id: int) -> pd.DataFrame:
+        """The evidence one signal keeps: one row per record, entity, topic and story.
+
+        Columns: ``kind`` (record, entity, topic, story), ``id``, ``label`` (a
+        record's title or text start, an entity's name, a topic's display
+        name, a story's headline), ``source`` and ``sentimentScore`` (records),
+        ``entityType`` (entities). Records come oldest first; the signal's own
+        entity is the first entity. :class:`NotFoundError` for an unknown id.
+        """
+        from corpuskit import frames
+
+        return frames.signal_evidence(self, signal_id)
+
+    def clusters(self, topic: str | None = None, run: str | None = None) -> pd.DataFrame:
+        """Clusters of one clustering run (the latest by default), largest first.
+
+        Columns: ``id, runId, topic, clusterLabel, lineageId`` (follows a
+        cluster across runs), ``recordCount, topTerms`` (list, class-based
+        TF-IDF), ``summaryLabel`` (a readable label built from the top terms, "Head: second, third";
+        the title nearest the centroid is ``metadata["centralTitle"]``),
+        ``silhouette`` (-1..1), ``x, y`` (centroid on the 2-D map),
+        ``metadata`` (dict), ``createdAt``. :class:`ValidationError` for an
+        unknown topic or a run that made no clusters.
+        """
+        from corpuskit import frames
+
+        return frames.clusters(self, topic=topic, run=run)
+
+    def cluster_points(self, topic: str, run: str | None = None) -> pd.DataFrame:
+        """Every record of ``topic`` on its clustering's 2-D map (what :func:`corpuskit.plot.cluster_map` draws).
+
+        Columns: ``record_id, clusterLabel`` (-1 for records HDBSCAN left as
+        noise), ``x, y``, ``title``.
+        """
+        from corpuskit import frames
+
+        return frames.cluster_points(self, topic, run=run)
+
+    def entities(self, type: str | None = None, since=None, limit: int | None = None) -> pd.DataFrame:
+        """Entities ranked by mentions (most first, then id).
+
+        Columns: ``id, name, type`` (person, org, product, place, concept),
+        ``slug, mentions`` and ``records`` (mentions and mentioning records
+        since ``since``, or ever), ``mentionCount`` (all time),
+        ``recentMentions`` (the 7 days to the corpus clock), ``growthFactor``
+        (recent weekly rate over the 28 days before, add-one smoothed),
+        ``firstSeen, lastSeen, canonicalPath`` (the ``/v1`` by-slug path).
+        ``limit`` keeps the top N. :class:`ValidationError` for an unknown
+        type, a bad ``since`` or a ``limit`` below 1.
+        """
+        from corpuskit import frames
+
+        return frames.entities(self, type=type, since=since, limit=limit)
+
+    def entity_profile(self, name_or_slug: str) -> dict:
+        """One entity by name, slug, alias or id: a dict.
+
+        Keys: ``id, name, type, types, slug, canonicalPath, lede,
+        mentionCount, recentMentions, baselineMentions, growthFactor,
+        sentimentDistribution, prominenceRank, noveltyActive, sourceDiversity,
+        firstSeen, lastSeen, beats`` (topic names, most mentions first),
+        ``narrative`` (its current story or None), ``mentionTrend`` (a
+        DataFrame ``day, mentions``: the 30 days to the corpus clock, oldest
+        first) and ``sentimentTrend`` (a DataFrame ``weekStart, avgScore,
+        sampleSize``). :class:`NotFoundError` when nothing matches.
+        """
+        from corpuskit import frames
+
+        return frames.entity_profile(self, name_or_slug)
+
+    def mentions(self, entity: str | None = None) -> pd.DataFrame:
+        """Entity mentions, one row per (record, entity), oldest record first.
+
+        Columns: ``recordId, entityId, entity`` (canonical name),
+        ``entityType, surface`` (as written), ``mentionCount`` (in that
+        record), ``source, publishedAt``. ``entity`` (a name, slug, alias or
+        id) keeps one entity's; :class:`ValidationError` when it matches none.
+        """
+        from corpuskit import frames
+
+        return frames.mentions(self, entity=entity)
+
+    def stories(self, kind: str | None = None, current: bool = True) -> pd.DataFrame:
+        """Stories, newest ``publishAt`` first (only current versions unless ``current=False``).
+
+        Columns: ``id, slug, kind`` (lead_story, beat_narrative, dispatch,
+        entity_narrative), ``version, isCurrent, headline, lede, topic,
+        entity, signalSeverity, triggerSignalId, featured, citationCount,
+        sourceCount, readMin, publishAt, generatedAt``.
+        :class:`ValidationError` for an unknown kind.
+        """
+        from corpuskit import frames
+
+        return frames.stories(self, kind=kind, current=current)
+
+    def story_quality(self) -> pd.DataFrame:
+        """What a reader gets from each current story, one row per story (see :mod:`corpuskit.narrate.quality`).
+
+        Columns: ``id, storyKey, kind, headline, writer, quotes, onSubject``
+        (quotes that name the story's subject), ``offSubject`` (those that do
+        not), ``nearDuplicates`` (pairs of near-duplicate quotes),
+        ``fragments``, ``debris`` (findings in the prose fields) and
+        ``authors`` (distinct quoted authors). ``df.attrs["summary"]`` holds
+        the corpus figures: ``onSubjectShare, nearDuplicatePairs, fragments,
+        storiesWithDebris, authorsPerStory``.
+        """
+        from corpuskit.narrate.quality import story_quality, summarise
+
+        rows = story_quality(self.conn)
+        frame = pd.DataFrame(rows, columns=["id", "storyKey", "kind", "headline", "writer", "quotes", "onSubject",
+                                            "offSubject", "nearDuplicates", "fragments", "debris", "authors"])
+        frame.attrs["summary"] = summarise(rows)
+        return frame
+
+    def story(self, slug: str) -> dict:
+        """One story version by its slug (another spelling of a known slug gives the current version): a dict.
+
+        Keys: ``id, slug, kind, version, isCurrent, currentSlug`` (the slug
+        of the current version), ``headline, lede, body`` (``[n]`` markers
+        cite records), ``topic, entity, signalSeverity, triggerSignal,
+        publishAt, generatedAt, metadata`` (framing sentences and what they
+        are traced to), ``untraced`` (problems tracing the body to its
+        records and framing: an empty list when every sentence is found),
+        ``externalCitations``, ``versions`` (a DataFrame ``slug, version,
+        generatedAt``, newest first) and ``citations``: a DataFrame
+        ``ordinal`` (the ``[n]``), ``recordId, source, title, url,
+        sentimentScore, inferred, confidence, credibilityScore``.
+        :class:`NotFoundError` for an unknown slug.
+        """
+        from corpuskit import frames
+
+        return frames.story(self, slug)
+
+    def arcs(self) -> pd.DataFrame:
+        """Arcs (the stories of one beat, entity or cluster lineage over time), most recently updated first.
+
+        Columns: ``id, slug, title, arcStatus`` (active, dormant, concluded),
+        ``storyCount, lastUpdatedAt, stories`` (list of ``{id, headline,
+        publishAt, kind}`` for the current versions, oldest first).
+        """
+        from corpuskit import frames
+
+        return frames.arcs(self)
+
+    def snapshots(self, topic: str | None = None, since=None, until=None) -> pd.DataFrame:
+        """One row per topic per UTC day, zero rows included, by topic then date.
+
+        Columns: ``topic, date, totalRecords, volumeBySource`` (dict),
+        ``sentimentPositive, sentimentNeutral, sentimentNegative,
+        avgSentiment`` (float, NaN on a day without a scored record),
+        ``platformCount, topEntities`` (list of ``{name, mentions, type}``),
+        ``signalCount``. A record counts in every topic it is assigned to.
+        Window: ``since``/``until`` days (``YYYY-MM-DD``, inclusive); with
+        neither, the whole corpus up to the clock's day; with one, see
+        :func:`corpuskit.analysis.snapshots.resolve_range`.
+        """
+        from corpuskit import frames
+
+        return frames.snapshots(self, topic=topic, since=since, until=until)
+
+    def trends(self, topic: str, days: int = 30) -> pd.DataFrame:
+        """Records per day of one topic: ``topic, day, count`` for the ``days`` days to the clock."""
+        from corpuskit import frames
+
+        return frames.trends(self, topic, days=days)
+
+    def compare(self, topics, days: int = 30) -> pd.DataFrame:
+        """2 to 5 topics' snapshot rows (the :meth:`snapshots` columns) over the last ``days`` days
+        (at most 90), stacked: filter or pivot on ``topic``."""
+        from corpuskit import frames
+
+        return frames.compare(self, topics, days=days)
+
+    def observations(self, type: str | None = None, severity: str | None = None,
+                     since=None) -> pd.DataFrame:
+        """Cross-topic observations, newest first.
+
+        Columns: ``observedAt, type`` (convergence, divergence, anomaly,
+        milestone, trend), ``severity, headline, detail`` (dict), ``topic``
+        (from the detail, when it names one).
+        """
+        from corpuskit import frames
+
+        return frames.observations(self, type=type, severity=severity, since=since)
+
+    def runs(self, stage: str | None = None) -> pd.DataFrame:
+        """Every stage run, oldest first: ``id, stage, status, settings`` (dict), ``model,
+        startedAt, finishedAt``. Every derived row names the run that made it."""
+        from corpuskit import frames
+
+        return frames.runs(self, stage=stage)
+
+    def manifest(self) -> dict:
+        """What produced this corpus's tables, for a paper's methods section.
+
+        See :func:`corpuskit.manifest.build_manifest`: the record count and a
+        content digest, a digest per derived table, each stage's last run
+        (id, settings, model, package versions) and the current environment.
+        """
+        from corpuskit.manifest import build_manifest
+
+        return build_manifest(self)
+
     # -- keys ---------------------------------------------------------------
     def create_key(self, tier: str = "free", name: str = "", per_minute: int | None = None,
                    per_day: int | None = None) -> str:
@@ -260,6 +548,7 @@ class Corpus:
                           per_day=per_day, now=wall_clock())
 
 
-def open_corpus(path=":memory:", now=None, driver: str | None = None) -> Corpus:
+def open_corpus(path=":memory:", now=None, driver: str | None = None,
+                timeout: float = 30.0) -> Corpus:
     """Open or create the corpus at ``path``; see :class:`Corpus`."""
-    return Corpus(path, now=now, driver=driver)
+    return Corpus(path, now=now, driver=driver, timeout=timeout)

@@ -21,8 +21,20 @@ class ExtensionError(StoreError):
     """No SQLite build that can load sqlite-vec was found."""
 
 
+class NotACorpusError(StoreError):
+    """The file is an SQLite database of another application; corpuskit will not change it."""
+
+
+class ReadOnlyCorpusError(StoreError):
+    """The corpus file (or its directory) cannot be written by this process."""
+
+
+class CorpusBusyError(StoreError):
+    """Another process held the corpus's write lock for longer than the wait allowed."""
+
+
 class ImportFormatError(CorpusKitError):
-    """An input file cannot be read: unknown format, unknown layout, bad --map."""
+    """An input file cannot be read: unknown format, unknown layout, bad --map, bad encoding."""
 
 
 class RowRejected(CorpusKitError):

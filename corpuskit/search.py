@@ -13,15 +13,37 @@ write) changes; checking it costs one primary-key read per query.
 
 Choices where the interface leaves room:
 - ``topic`` filters on the record's primary topic (the ``topic`` a result shows).
-- ``totalMatched`` counts the records that pass the filters and have a positive
-  cosine with the query; ``hasMore`` is true when it exceeds the results returned.
+- A record matches when it passes the filters and its cosine with the query
+  reaches the relevance floor, :data:`RELEVANCE_FLOOR` (0.2) unless the
+  embedder states its own (a ``relevance_floor`` attribute) or the caller
+  passes ``min_relevance``. ``totalMatched`` counts the matching records and
+  ``results`` are the best of them, so ``hasMore`` is true exactly when
+  ``totalMatched`` exceeds the results returned. The floor was chosen from
+  measured score distributions (``benchmarks/bench_search_floor.py``): with the
+  default embedder about half of all records have some positive cosine with
+  any query (10,843 of the 20,000 demo records on average, by sharing one
+  word), while on the labelled demo 0.2 gives the best balance of precision
+  (0.69) and recall (0.62) against the query's theme, and on the real Hacker
+  News file 91% of the records above 0.2 contain a query word (3% of those
+  above 0).
 - ``href`` is the ``/api/v1/discourse`` query that returns the record
   (its source and exact ``capturedAt`` as ``since`` and ``until``).
 - ``limit`` above 50 is clamped to 50; below 1 is an error.
+
+At scale (a corpus file with at least :data:`QUANTISED_FROM` vectors, 250,000 by default or the
+``CORPUSKIT_QUANTISED_FROM`` environment variable) the in-process copy would cost every server process
+2 GB a million records. There search uses :mod:`corpuskit.vector_index` instead: one memory-mapped folder
+beside the corpus (``<corpus>.search/``) shared through the page cache by every process, binary codes
+for a first pass over the filtered rows, and an exact re-rank of the closest
+:data:`corpuskit.vector_index.DEFAULT_CANDIDATES`. The answer is then exact whenever the filters leave at
+most that many rows; otherwise ``totalMatched`` counts the matches among the re-ranked candidates (a
+lower bound) and the ranking is approximate (recall@10 is printed by ``benchmarks/bench_scale.py``).
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -32,10 +54,15 @@ import numpy as np
 
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
 MIN_QUERY, MAX_QUERY = 3, 500
+#: Cosine a record needs to match (count in ``totalMatched``, be a result); see the module docstring.
+RELEVANCE_FLOOR = 0.2
 MAX_LIMIT = 50
 EXCERPT_CHARS = 240
+#: Vectors from which a file corpus is searched through the memory-mapped quantised index.
+QUANTISED_FROM = int(os.environ.get("CORPUSKIT_QUANTISED_FROM", "250000"))
 
 _lock = threading.Lock()
 _indexes: dict = {}
@@ -52,6 +79,7 @@ class SearchIndex:
     published: np.ndarray   # int64 unix seconds
     topics: np.ndarray      # int64 primary topic id, -1 for none
     spans: dict             # source -> (start, end) row range
+    quantised: VectorIndex | None = None  # set at scale: ranking goes through it
 
 
 def _stamp(conn) -> tuple:
@@ -145,8 +173,50 @@ def search_index(corpus) -> SearchIndex:
         with _lock:
             index = _indexes.get(key)
             if index is None or index.stamp != stamp:
-                index = _indexes[key] = build_index(conn, stamp)
+                index = _indexes[key] = _load_or_build(corpus, stamp)
     return index
+
+
+def _load_or_build(corpus, stamp) -> SearchIndex:
+    path = str(corpus.path)
+    vectors = corpus.conn.execute("SELECT count(*) FROM record_vectors_rowids").fetchone()[0]
+    if path == ":memory:" or vectors < QUANTISED_FROM:
+        return build_index(corpus.conn, stamp)
+    return quantised_index(corpus, stamp)
+
+
+def quantised_index(corpus, stamp=None) -> SearchIndex:
+    """The memory-mapped index beside the corpus file, written first if missing or stale.
+
+    One process writes it (an exclusive ``flock`` on ``<corpus>.search.lock``); the others wait and map
+    what it wrote.
+    """
+    from corpuskit.enrich.pipeline import load_embedder
+
+    conn = corpus.conn
+    stamp = list(stamp if stamp is not None else _stamp(conn))
+    folder = index_dir(corpus.path)
+    mapped = read_index(folder, stamp)
+    if mapped is None:
+        with open(folder.with_name(folder.name + ".lock"), "a+") as lock:
+            os.chmod(lock.name, 0o600)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                mapped = read_index(folder, stamp)
+                if mapped is None:
+                    full = build_index(conn, tuple(stamp))
+                    chunks = (full.matrix[i:i + 65536] for i in range(0, len(full.ids), 65536))
+                    write_index(folder, stamp, full.ids, full.published, full.topics, full.spans, chunks,
+                                full.matrix.shape[1])
+                    del full, chunks
+                    mapped = read_index(folder, stamp)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+    embedder = load_embedder(conn)
+    embedder.transform(["warm up"])
+    return SearchIndex(stamp=tuple(stamp), embedder=embedder, matrix=mapped.vectors, ids=mapped.ids,
+                       published=mapped.published, topics=mapped.topics, spans=mapped.spans,
+                       quantised=mapped)
 
 
 def check_params(q, source=None, days=None, limit=20) -> tuple[str, int]:
@@ -168,8 +238,15 @@ def check_params(q, source=None, days=None, limit=20) -> tuple[str, int]:
 
 
 def rank(index: SearchIndex, query: np.ndarray, source=None, topic_id=None, since=None,
-         limit=20) -> tuple[np.ndarray, np.ndarray, int]:
-    """Exact filtered top-``limit``: ``(record ids, cosines, matched count)``."""
+         limit=20, floor: float = 0.0) -> tuple[np.ndarray, np.ndarray, int]:
+    """Exact filtered top-``limit``: ``(record ids, cosines, matched count)``.
+
+    A record matches when its cosine is at least ``floor`` (and above 0). At scale (``index.quantised``)
+    the ranking goes through the quantised first pass: see the module docstring.
+    """
+    if index.quantised is not None:
+        return index.quantised.rank(query, source=source, topic_id=topic_id, since=since, limit=limit,
+                                    floor=floor)
     start, end = (0, len(index.ids)) if source is None else index.spans.get(source, (0, 0))
     mask = None
     if since is not None:
@@ -192,7 +269,7 @@ def rank(index: SearchIndex, query: np.ndarray, source=None, topic_id=None, sinc
     else:
         rows = None
         scores = index.matrix[start:end] @ query
-    positive = scores > 0
+    positive = (scores >= floor) & (scores > 0)
     matched = int(positive.sum())
     k = min(limit, matched)
     if k == 0:
@@ -214,8 +291,14 @@ def _excerpt(text: str) -> str:
     return text[: cut if cut > EXCERPT_CHARS // 2 else EXCERPT_CHARS].rstrip(" ,;:") + "…"
 
 
+def relevance_floor(embedder) -> float:
+    """The cosine a record needs to match a query embedded by ``embedder``."""
+    floor = getattr(embedder, "relevance_floor", None)
+    return RELEVANCE_FLOOR if floor is None else float(floor)
+
+
 def search(corpus, q: str, source: str | None = None, topic: str | None = None,
-           days: int | None = None, limit: int = 20) -> dict:
+           days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
     """Rank records by cosine similarity to ``q``; the ``/api/v1/search`` envelope.
 
     Parameters
@@ -230,13 +313,22 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
         Only records published in the last ``days`` days of the corpus clock.
     limit : int
         Results wanted, 1 to 50 (larger values are clamped to 50).
+    min_relevance : float, optional
+        The cosine a record needs to match (count in ``totalMatched`` and be
+        returned); default :data:`RELEVANCE_FLOOR` (0.2) or the embedder's own
+        ``relevance_floor``. 0 matches every record with a positive cosine.
 
     Returns ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
     Raises :class:`ValidationError` for bad parameters and
     :class:`StageNotRunError` when the corpus has not been enriched.
     """
     q, limit = check_params(q, source, days, limit)
+    if min_relevance is not None and (isinstance(min_relevance, bool) or
+                                      not isinstance(min_relevance, (int, float)) or
+                                      not 0 <= min_relevance <= 1):
+        raise ValidationError(f"min_relevance must be a number from 0 to 1, not {min_relevance!r}")
     index = search_index(corpus)
+    floor = relevance_floor(index.embedder) if min_relevance is None else float(min_relevance)
     t0 = time.perf_counter()
     query = index.embedder.transform([q])[0].astype(np.float32)
     t1 = time.perf_counter()
@@ -249,7 +341,7 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
     if days is not None:
         since = int((corpus.now() - timedelta(days=days)).timestamp())
     ids, scores, matched = (np.zeros(0, np.int64), np.zeros(0), 0) if not query.any() else \
-        rank(index, query, source=source, topic_id=topic_id, since=since, limit=limit)
+        rank(index, query, source=source, topic_id=topic_id, since=since, limit=limit, floor=floor)
     results = _results(conn, ids, scores)
     t2 = time.perf_counter()
     return {

@@ -54,11 +54,11 @@ class VectorIndex:
         return _pack(((query - self.mean) > 0)[None, :])[0]
 
     def rank(self, query: np.ndarray, source=None, topic_id=None, since=None, limit: int = 20,
-             candidates: int = DEFAULT_CANDIDATES, min_score: float = 0.0) -> tuple[np.ndarray, np.ndarray, int]:
+             candidates: int = DEFAULT_CANDIDATES, floor: float = 0.0) -> tuple[np.ndarray, np.ndarray, int]:
         """Filtered top-``limit``: ``(record ids, cosines, matched count)``.
 
-        ``matched`` counts the filtered rows among the re-ranked candidates whose cosine exceeds
-        ``min_score``; it is exact whenever the filters leave at most ``candidates`` rows.
+        ``matched`` counts the filtered rows among the re-ranked candidates whose cosine is positive and
+        at least ``floor``; it is exact whenever the filters leave at most ``candidates`` rows.
         """
         start, end = (0, self.size) if source is None else self.spans.get(source, (0, 0))
         if since is not None and source is not None:
@@ -89,7 +89,7 @@ class VectorIndex:
         elif rows is None:
             rows = np.arange(start, end)
         scores = self.vectors[rows] @ query
-        keep = scores > min_score
+        keep = (scores >= floor) & (scores > 0)
         matched = int(keep.sum())
         rows, scores = rows[keep], scores[keep]
         k = min(limit, len(rows))

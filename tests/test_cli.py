@@ -68,3 +68,33 @@ def test_python_dash_m(tmp_path):
     result = subprocess.run([sys.executable, "-m", "corpuskit", "keys", "list", "--db", str(tmp_path / "c.db")],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "no keys" in result.stdout
+
+
+def test_version(capsys):
+    import pytest
+
+    import corpuskit
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"corpuskit {corpuskit.__version__}"
+
+
+def test_keys_create_help_lists_db(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["keys", "create", "--help"])
+    assert "--db DB" in capsys.readouterr().out
+
+
+def test_export_table_command(tmp_path, capsys, demo_path):
+    out = tmp_path / "signals.csv"
+    assert main(["export", str(out), "--db", str(demo_path), "--table", "signals", "--format", "csv"]) == 0
+    assert "rows of signals" in capsys.readouterr().out
+    assert out.read_text().splitlines()[0].startswith("id,kind,topic")
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["export", str(out), "--db", str(demo_path), "--table", "runs"])
+    assert exit_.value.code == 2 and "invalid choice: 'runs'" in capsys.readouterr().err

@@ -164,5 +164,8 @@ def test_helpers_and_edges(corpus):
         TopicClusterer().fit(x[:2])
     assert match_lineages({0: {1, 2, 3}, 1: {7, 8}}, {"lin-a": {1, 2, 3, 4}, "lin-b": {9}}, 0.3) == {0: "lin-a"}
     terms = class_tfidf_terms(["apple banana", "apple cherry", "zebra yak"], np.array([0, 0, 1]), top_n=2)
-    assert terms[0][0] == "apple" and terms[1] == ["yak", "zebra"]
+    assert terms[0] == ["apple banana", "cherry"] and terms[1] == ["zebra yak"]  # phrases said
+    terms = class_tfidf_terms(["apple banana pie", "apple cherry", "apple pear", "apple fig", "zebra"],
+                              np.array([0, 0, 0, 0, 1]), top_n=2)
+    assert terms[0][0] == "apple"  # "apple banana" is a quarter of the uses of apple: not a phrase
     assert class_tfidf_terms(["a"], np.array([-1])) == {}

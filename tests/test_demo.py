@@ -458,3 +458,15 @@ def test_cli_demo(tmp_path, capsys):
     assert summary["eventsPlanted"] == 0 and summary["seed"] == 2
     assert main(["demo", "--db", str(tmp_path / "bad.db"), "--records", "50", "--no-pipeline"]) == 2
     assert "records must be an int >= 100" in capsys.readouterr().err
+
+
+def test_ground_truth_goes_beside_the_corpus_not_the_working_directory(tmp_path, monkeypatch, capsys):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "data").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    assert main(["demo", "--db", "../data/d.db", "--records", "200", "--days", "28", "--no-pipeline",
+                 "--quiet"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["groundTruthPath"] == str(tmp_path / "data" / "d.ground_truth.json")
+    assert (tmp_path / "data" / "d.ground_truth.json").exists()
+    assert list((tmp_path / "work").iterdir()) == []

@@ -59,3 +59,15 @@ def test_base_class_contract():
     assert list(Constant().score_many(["a", "b"])) == [0.3, 0.3]
     with pytest.raises(NotImplementedError):
         SentimentScorer().score("x")
+
+
+def test_scores_the_normalised_text_with_emoji_kept():
+    from corpuskit.enrich.sentiment import VaderScorer
+
+    scorer = VaderScorer()
+    plain = scorer.score("I love this & it works")
+    assert scorer.score("I love this &amp; it works https://t.co/abc @someone") == plain
+    assert scorer.score("I love this &amp;amp; it works") == plain
+    assert scorer.score("#LoveThis") == scorer.score("Love This")  # hashtags read as their words
+    assert scorer.score("\U0001F600") > 0  # emoji are kept for sentiment
+    assert scorer.score("https://t.co/abc") == 0.0

@@ -6,7 +6,7 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.errors import ImportFormatError, StrictImportError, ValidationError
-from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
+from tests.conftest import HN_CSV, REDDIT_CSV, ROOT, need_shared
 
 
 def write_csv(path, header, rows):
@@ -58,6 +58,20 @@ def test_twitter_export_layout(corpus, tmp_path):
     assert report.layout == "twitter_export"
     assert (rec.source, rec.author, rec.contentText) == ("twitter", "carol", "hello world")
     assert rec.publishedAt.isoformat() == "2022-05-01T08:00:00+00:00"
+
+
+@pytest.mark.parametrize("extra, url", [
+    ({}, "https://twitter.com/i/web/status/99"),                          # display name only
+    ({"user_screen_name": "rroh"}, "https://twitter.com/rroh/status/99"),
+    ({"username": "@rachel_roh"}, "https://twitter.com/rachel_roh/status/99"),
+    ({"screen_name": "not a handle!"}, "https://twitter.com/i/web/status/99"),
+])
+def test_tweet_urls_use_the_handle_never_the_display_name(corpus, tmp_path, extra, url):
+    path = write_csv(tmp_path / "t.csv", ["id", "date", "text", "user_name", *extra],
+                     [["99", "2022-05-01", "hello", "Rachel Roh", *extra.values()]])
+    corpus.import_file(path)
+    rec = corpus.records().iloc[0]
+    assert (rec.url, rec.author) == (url, "Rachel Roh")
 
 
 def test_pushshift_submission_jsonl(corpus, tmp_path):
@@ -152,35 +166,47 @@ def test_strict_aborts_and_writes_nothing(corpus, tmp_path):
     assert corpus.conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
 
 
-def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["staging", "store"])
+def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch, where):
+    # (the import stages rows outside the corpus, then stores them in one transaction:
+    # a failure while staging or while storing must leave the file as it was)
     c = open_corpus(tmp_path / "c.db")
     path = write_csv(tmp_path / "hn.csv", HN_HEADER,
                      [[str(i), f"title {i}", "", "1", "1", "a", "8/4/2016 11:52"] for i in range(5000)])
-    import corpuskit.ingest.importers as importers
+    from corpuskit.ingest.staging import Stage
 
     calls = {"n": 0}
-    real = importers.insert_records
+    real = getattr(Stage, "add" if where == "staging" else "store")
 
-    def flaky(conn, batch, run_id=None):
+    def flaky(self, *args):
         calls["n"] += 1
-        if calls["n"] == 2:
+        if where == "store" or calls["n"] == 2:
+            if where == "store":
+                real(self, *args)   # the rows are in records, inside the transaction
             raise OSError("disk full")
-        return real(conn, batch, run_id)
+        return real(self, *args)
 
-    monkeypatch.setattr(importers, "insert_records", flaky)
+    monkeypatch.setattr(Stage, "add" if where == "staging" else "store", flaky)
     with pytest.raises(OSError):
         c.import_file(path)
     assert c.count() == 0
+    assert c.conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    monkeypatch.undo()
+    assert c.import_file(path).added == 5000   # nothing of the failed import is left behind
 
 
 def test_reimport_adds_nothing_and_hash_dedupe(corpus, tmp_path):
+    # (this test used to expect the second row dropped: the content key had no time, so a
+    # text recurring on another day was lost; the key now includes publishedAt)
     path = write_csv(tmp_path / "c.csv", ["body", "when"], [["same text", "2020-01-01"], ["same text", "2020-01-02"],
-                                                             ["other", "2020-01-03"]])
+                                                             ["other", "2020-01-03"], ["same text", "2020-01-01"]])
     m = ["contentText=body", "publishedAt=when"]
     first = corpus.import_file(path, source="news", mapping=m)
-    assert (first.added, first.duplicates) == (2, 1)  # no sourceId: dedupe on the content hash
+    # no sourceId: dedupe on source + title + text + publishedAt
+    assert (first.added, first.duplicates, first.duplicates_by) == (3, 1, {"id": 0, "content": 1})
     second = corpus.import_file(path, source="news", mapping=m)
-    assert (second.added, second.duplicates) == (0, 3)
+    assert (second.added, second.duplicates) == (0, 4)
+    assert "duplicates 4" in second.summary() and "4 by content" in second.summary()
 
 
 def test_real_hacker_news_csv(tmp_path):
@@ -200,3 +226,138 @@ def test_real_reddit_csv(tmp_path):
     assert (report.read, report.added, report.rejected) == (14384, 14384, 0)
     assert c.import_file(path).added == 0
     assert set(c.records()["subreddit"]) == {"science", "technology"}
+
+
+# -- duplicates: which rule, and how many each dropped -------------------------------------------
+HEADLINES = ROOT / "tests" / "fixtures" / "recurring_headlines.csv"
+HEADLINE_MAP = ["title=headline", "publishedAt=date"]
+
+
+def test_recurring_headlines_are_kept_exact_repeats_dropped(corpus):
+    # 12 rows: one headline on 3 days (and once more by another publisher), a weekly
+    # headline on 3 Mondays, and 4 exact repeats. The old key (source + title + text)
+    # kept 4 of them.
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    assert (report.read, report.added, report.duplicates) == (12, 8, 4)
+    assert report.duplicates_by == {"id": 0, "content": 4}
+    titles = corpus.records()["title"].tolist()
+    assert titles.count("Tesla stock: what to watch this week") == 3
+    assert titles.count("Tesla shares fall as deliveries miss estimates") == 3
+    again = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    assert (again.added, again.duplicates_by) == (0, {"id": 0, "content": 12})
+    assert corpus.count() == 8
+
+
+def test_author_is_part_of_the_content_key(corpus):
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP + ["author=publisher"])
+    # the same headline at the same minute from two publishers is two records
+    assert (report.added, report.duplicates_by) == (9, {"id": 0, "content": 3})
+
+
+@pytest.mark.parametrize("dedupe, added, by, rejected", [
+    ("auto", 11, {"id": 1, "content": 0}, 0),     # the id decides for rows that have one
+    ("id", 11, {"id": 1, "content": 0}, 0),
+    ("content", 9, {"id": 1, "content": 2}, 0),   # the content key too, ids still unique
+    ("none", 11, {"id": 1, "content": 0}, 0),     # a sourceId still names one record
+])
+def test_dedupe_rules_with_a_mapped_id_column(corpus, dedupe, added, by, rejected):
+    report = corpus.import_file(HEADLINES, source="news", dedupe=dedupe,
+                                mapping=HEADLINE_MAP + ["sourceId=story_id", "author=publisher"])
+    assert (report.added, report.duplicates_by, report.rejected) == (added, by, rejected)
+    assert report.dedupe == dedupe and f"dedupe {dedupe}" in report.summary()
+    assert corpus.conn.execute("SELECT count(DISTINCT source_id) FROM records").fetchone()[0] == added
+    second = corpus.import_file(HEADLINES, source="news", dedupe=dedupe,
+                                mapping=HEADLINE_MAP + ["sourceId=story_id", "author=publisher"])
+    assert second.added == 0 and second.duplicates == 12
+
+
+def test_dedupe_none_keeps_every_row_without_an_id(corpus):
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="none")
+    assert (report.added, report.duplicates) == (12, 0)
+    assert corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP,
+                              dedupe="none").added == 12   # asked for: no dedupe at all
+    assert corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP).added == 0
+
+
+def test_dedupe_id_rejects_rows_without_an_id(corpus):
+    report = corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="id")
+    assert (report.added, report.rejected) == (0, 12)
+    assert "--map sourceId=COLUMN" in report.rejections[0][1]
+    with pytest.raises(StrictImportError, match="row 1: no sourceId"):
+        corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="id", strict=True)
+    with pytest.raises(ValidationError, match="unknown dedupe rule 'fuzzy'"):
+        corpus.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP, dedupe="fuzzy")
+
+
+def test_cli_dedupe_option_and_summary(tmp_path, capsys):
+    from corpuskit.cli import main
+
+    db = str(tmp_path / "c.db")
+    args = ["import", str(HEADLINES), "--db", db, "--source", "news", "--quiet",
+            "--map", "title=headline", "--map", "publishedAt=date"]
+    assert main(args) == 0
+    assert "read 12, added 8, duplicates 4, rejected 0 (dedupe auto: 4 by content)" in capsys.readouterr().out
+    args[3] = str(tmp_path / "ids.db")
+    assert main(args + ["--map", "sourceId=story_id", "--dedupe", "id"]) == 0
+    assert "added 11, duplicates 1, rejected 0 (dedupe id: 1 by id)" in capsys.readouterr().out
+    assert main(args + ["--dedupe", "id"]) == 0   # no id column named: every row rejected
+    out, err = capsys.readouterr()
+    assert "added 0, duplicates 0, rejected 12" in out and "rejected row 1: no sourceId" in err
+
+
+def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
+    """A corpus written before 0007 (key without time and author) still dedupes a re-import."""
+    import sqlite3
+
+    from corpuskit.ingest.records import content_hash
+
+    path = tmp_path / "old.db"
+    c = open_corpus(path)
+    c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    c.add_records([{"source": "twitter", "sourceId": "7", "author": "Rachel Roh", "contentText": "hi",
+                    "publishedAt": "2021-01-01", "url": "https://twitter.com/Rachel Roh/status/7"},
+                   {"source": "twitter", "sourceId": "8", "author": "Rachel Roh", "contentText": "hi",
+                    "publishedAt": "2021-01-01", "url": "https://twitter.com/rroh/status/8"}])
+    c.close()
+    raw = sqlite3.connect(path)   # make it look like a 0006 file with the old hashes
+    raw.execute("DROP INDEX records_source_hash")
+    raw.execute("UPDATE records SET content_hash = 'old-' || id")
+    raw.execute("CREATE UNIQUE INDEX records_source_hash ON records(source, content_hash) "
+                "WHERE source_id IS NULL")
+    for column in ("pid", "host", "process_started"):
+        raw.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+    raw.execute("PRAGMA user_version = 6")
+    raw.execute("PRAGMA application_id = 0")    # and unmarked, as 0006 files were
+    raw.execute("DELETE FROM meta WHERE key = 'corpuskit'")
+    raw.commit()
+    raw.close()
+    c = open_corpus(path)
+    assert c.get_meta("corpuskit")["application"] == "corpuskit"
+    row = c.conn.execute("SELECT * FROM records ORDER BY id LIMIT 1").fetchone()
+    assert row["content_hash"] == content_hash("news", row["author"], row["title"],
+                                               row["content_text"], row["published_at"])
+    assert c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP).added == 0
+    # URLs built from a display name are replaced; a URL with a real handle is kept
+    assert c.records(source="twitter")["url"].tolist() == [
+        "https://twitter.com/i/web/status/7", "https://twitter.com/rroh/status/8"]
+
+
+def test_rows_stored_by_another_writer_meanwhile_are_still_duplicates(tmp_path, monkeypatch):
+    """The import checks stored rows before taking the lock, and again if someone committed since."""
+    from corpuskit.ingest.staging import Stage
+
+    path = tmp_path / "c.db"
+    c = open_corpus(path)
+    real = Stage.mark_stored
+
+    def then_another_writer(self):
+        real(self)
+        monkeypatch.setattr(Stage, "mark_stored", real)
+        other = open_corpus(path)   # its own connection: a commit the import has not seen
+        other.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+        other.close()
+
+    monkeypatch.setattr(Stage, "mark_stored", then_another_writer)
+    report = c.import_file(HEADLINES, source="news", mapping=HEADLINE_MAP)
+    assert (report.added, report.duplicates_by) == (0, {"id": 0, "content": 12})
+    assert c.count() == 8

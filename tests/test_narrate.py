@@ -13,6 +13,7 @@ from corpuskit.narrate import read
 from corpuskit.narrate.citations import external_citations, trace_body
 from corpuskit.narrate.evidence import EvidenceRecord
 from corpuskit.narrate.pipeline import narrate_corpus
+from corpuskit.text import display_text
 from tests.narrate_fixtures import build_fixture
 
 WS = re.compile(r"\s+")
@@ -42,8 +43,8 @@ def _citation_texts(corpus, story_id):
 
 
 def assert_traceable(corpus, story):
-    """Each body sentence with a marker [n] occurs verbatim in record n; the rest is framing."""
-    texts = {n: _flat(t) for n, t in _citation_texts(corpus, story["id"]).items()}
+    """Each body sentence with a marker [n] occurs verbatim in record n's display text; the rest is framing."""
+    texts = {n: display_text(t) for n, t in _citation_texts(corpus, story["id"]).items()}
     framing = [_flat(f["text"]) for f in json.loads(story["metadata"])["framing"]]
     marked = 0
     for paragraph in [p for p in story["body"].split("\n\n") if p.strip()]:

@@ -31,7 +31,7 @@ def _key(corpus, tier="free", **limits):
 
 def test_free_minute_window_refuses_sixth_and_resets_at_top_of_minute(file_corpus):
     info = _key(file_corpus)
-    decisions = [ratelimit.consume(file_corpus.conn, info.id, 5, 100, T0) for _ in range(6)]
+    decisions = [ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 5, 100, T0) for _ in range(6)]
     assert [d.allowed for d in decisions] == [True] * 5 + [False]
     assert [d.remaining for d in decisions[:5]] == [4, 3, 2, 1, 0]
     refused = decisions[-1]
@@ -39,19 +39,19 @@ def test_free_minute_window_refuses_sixth_and_resets_at_top_of_minute(file_corpu
     assert refused.retry_after == 30  # 23:58:30.25 -> 23:59:00, rounded up
     assert refused.headers()["Retry-After"] == "30"
     # the refusal consumed nothing in either window
-    assert ratelimit.usage(file_corpus.conn, info.id, T0) == {"minute": 5, "day": 5}
+    assert ratelimit.usage(ratelimit.counters_conn(file_corpus), info.id, T0) == {"minute": 5, "day": 5}
     # still refused one second before the top of the minute, allowed right at it
-    assert not ratelimit.consume(file_corpus.conn, info.id, 5, 100,
+    assert not ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 5, 100,
                                  T0 + timedelta(seconds=29.7)).allowed
-    allowed = ratelimit.consume(file_corpus.conn, info.id, 5, 100, T0 + timedelta(seconds=29.75))
+    allowed = ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 5, 100, T0 + timedelta(seconds=29.75))
     assert allowed.allowed and allowed.minute_used == 1 and allowed.day_used == 6
 
 
 def test_day_window_refuses_with_daily_message_and_resets_at_midnight(file_corpus):
     info = _key(file_corpus, "enterprise", per_minute=1000, per_day=3)
     for _ in range(3):
-        assert ratelimit.consume(file_corpus.conn, info.id, 1000, 3, T0).allowed
-    refused = ratelimit.consume(file_corpus.conn, info.id, 1000, 3, T0)
+        assert ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 1000, 3, T0).allowed
+    refused = ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 1000, 3, T0)
     assert not refused.allowed
     assert refused.message == "Daily request limit reached"
     assert refused.window == "day"
@@ -59,10 +59,10 @@ def test_day_window_refuses_with_daily_message_and_resets_at_midnight(file_corpu
     headers = refused.headers()
     assert headers["RateLimit-Limit"] == "3" and headers["RateLimit-Remaining"] == "0"
     after_midnight = T0 + timedelta(seconds=90)
-    fresh = ratelimit.consume(file_corpus.conn, info.id, 1000, 3, after_midnight)
+    fresh = ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 1000, 3, after_midnight)
     assert fresh.allowed and fresh.day_used == 1
     # finished windows are cleaned up once a new minute starts
-    windows = [r[0] for r in file_corpus.conn.execute(
+    windows = [r[0] for r in ratelimit.counters_conn(file_corpus).execute(
         "SELECT window FROM rate_counters WHERE key_id = ? ORDER BY window", (info.id,))]
     assert windows == ["d:2025-03-15", "m:2025-03-15T00:00"]
 
@@ -70,14 +70,14 @@ def test_day_window_refuses_with_daily_message_and_resets_at_midnight(file_corpu
 def test_daily_refusal_wins_over_minute_refusal(file_corpus):
     info = _key(file_corpus)
     for _ in range(2):
-        assert ratelimit.consume(file_corpus.conn, info.id, 2, 2, T0).allowed
-    refused = ratelimit.consume(file_corpus.conn, info.id, 2, 2, T0)
+        assert ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 2, 2, T0).allowed
+    refused = ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 2, 2, T0)
     assert refused.message == "Daily request limit reached" and refused.retry_after == 90
 
 
 def test_headers_report_the_window_closer_to_running_out(file_corpus):
     info = _key(file_corpus, "enterprise", per_minute=10, per_day=4)
-    first = ratelimit.consume(file_corpus.conn, info.id, 10, 4, T0)
+    first = ratelimit.consume(ratelimit.counters_conn(file_corpus), info.id, 10, 4, T0)
     assert first.window == "day" and first.remaining == 3 and first.limit == 4
     headers = first.headers()
     assert "Retry-After" not in headers
@@ -104,11 +104,11 @@ def test_check_and_count_returns_headers_then_raises_429(file_corpus, monkeypatc
     answer = caught.value
     assert answer.status_code == 429
     assert answer.payload == {"error": "Rate limit exceeded",
-                              "upgradeUrl": ratelimit.DEFAULT_UPGRADE_URL}
+                              "upgradeUrl": "http://127.0.0.1:8000/docs#keyed-headers"}
     assert answer.headers["Retry-After"] == "30"
     assert answer.headers["RateLimit-Remaining"] == "0"
-    stamped = file_corpus.conn.execute("SELECT last_used_at FROM api_keys WHERE id = ?",
-                                       (info.id,)).fetchone()[0]
+    stamped = ratelimit.counters_conn(file_corpus).execute(
+        "SELECT last_used_at FROM key_usage WHERE key_id = ?", (info.id,)).fetchone()[0]
     assert stamped == "2025-03-14T23:58:30Z"
 
 
@@ -116,7 +116,7 @@ def test_module_clock_is_used_when_none_is_passed(file_corpus, monkeypatch):
     info = _key(file_corpus)
     monkeypatch.setattr(ratelimit, "clock", lambda: T0)
     ratelimit.check_and_count(file_corpus, info)
-    assert ratelimit.usage(file_corpus.conn, info.id, T0)["minute"] == 1
+    assert ratelimit.usage(ratelimit.counters_conn(file_corpus), info.id, T0)["minute"] == 1
 
 
 def test_upgrade_url_is_configurable(file_corpus, monkeypatch):
@@ -136,7 +136,7 @@ def test_threads_with_separate_connections_get_exactly_the_allowance(file_corpus
     def client():
         c = open_corpus(file_corpus.path)
         start.wait()
-        mine = sum(ratelimit.consume(c.conn, info.id, 60, 5000, T0).allowed for _ in range(15))
+        mine = sum(ratelimit.consume(ratelimit.counters_conn(c), info.id, 60, 5000, T0).allowed for _ in range(15))
         with lock:
             allowed.append(mine)
         c.close()
@@ -147,17 +147,17 @@ def test_threads_with_separate_connections_get_exactly_the_allowance(file_corpus
     for t in threads:
         t.join()
     assert sum(allowed) == 60  # 120 attempts, a 60/minute allowance
-    assert ratelimit.usage(file_corpus.conn, info.id, T0) == {"minute": 60, "day": 60}
+    assert ratelimit.usage(ratelimit.counters_conn(file_corpus), info.id, T0) == {"minute": 60, "day": 60}
 
 
 _CHILD = """
 import sys
 from datetime import datetime
 from corpuskit import open_corpus
-from corpuskit.api.ratelimit import consume
+from corpuskit.api.ratelimit import consume, counters_conn
 c = open_corpus(sys.argv[1])
 now = datetime.fromisoformat(sys.argv[3])
-print(sum(consume(c.conn, int(sys.argv[2]), 60, 5000, now).allowed for _ in range(50)))
+print(sum(consume(counters_conn(c), int(sys.argv[2]), 60, 5000, now).allowed for _ in range(50)))
 """
 
 
@@ -171,5 +171,100 @@ def test_two_processes_share_the_counters_exactly(file_corpus):
     assert all(p.returncode == 0 for p in procs)
     assert sum(outs) == 60
     c = open_corpus(file_corpus.path)
-    assert json.loads(json.dumps(ratelimit.usage(c.conn, info.id, T0))) == {"minute": 60, "day": 60}
+    assert json.loads(json.dumps(ratelimit.usage(ratelimit.counters_conn(c), info.id, T0))) == {"minute": 60, "day": 60}
     c.close()
+
+
+def test_counters_live_in_their_own_file_and_a_writer_on_the_corpus_never_blocks_them(tmp_path):
+    """A keyed request answers while another connection holds the corpus's write lock."""
+    import time
+
+    from corpuskit.api import create_app
+    from corpuskit.store.connection import connect
+    from corpuskit.store.limits import limits_path
+    from tests.api_fixtures import NOW, build_api_corpus
+    from tests.http_client import call
+
+    corpus = open_corpus(tmp_path / "c.db", now=NOW)
+    build_api_corpus(corpus)
+    key = corpus.create_key(tier="research")
+    app = create_app(corpus)
+    assert limits_path(corpus.path).exists()
+    assert (limits_path(corpus.path).stat().st_mode & 0o777) == 0o600
+    writer = connect(corpus.path)
+    writer.execute("BEGIN IMMEDIATE")  # as an import or a stage does
+    writer.execute("INSERT INTO meta(key, value) VALUES ('held', '1')")
+    answers = []
+    started = time.monotonic()
+    thread = threading.Thread(target=lambda: answers.append(
+        call(app, "GET", "/api/v1/topics", {"x-api-key": key})))
+    thread.start()
+    thread.join(timeout=10)
+    waited = time.monotonic() - started
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert answers and answers[0][0] == 200, answers
+    assert waited < 2.0
+    assert answers[0][1]["ratelimit-remaining"] == "59"
+    corpus.close()
+
+
+def test_remaining_is_never_repeated_under_concurrency(file_corpus):
+    info = _key(file_corpus, "enterprise", per_minute=500, per_day=10_000)
+    seen = []
+    lock = threading.Lock()
+    start = threading.Barrier(8)
+
+    def client():
+        c = open_corpus(file_corpus.path)
+        start.wait()
+        mine = [ratelimit.check_and_count(c, info, now=lambda: T0)["RateLimit-Remaining"] for _ in range(20)]
+        with lock:
+            seen.extend(mine)
+        c.close()
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(map(int, seen)) == list(range(500 - 160, 500))  # each value once
+
+
+def test_a_limits_file_left_by_another_corpus_is_emptied(tmp_path):
+    from corpuskit.store.limits import limit_store, limits_path
+
+    first = open_corpus(tmp_path / "c.db")
+    info = _key(first)
+    ratelimit.consume(ratelimit.counters_conn(first), info.id, 5, 100, T0)
+    first.close()
+    for suffix in ("", "-wal", "-shm"):  # the corpus is rebuilt; its limits file stays
+        (tmp_path / ("c.db" + suffix)).unlink(missing_ok=True)
+    assert limits_path(tmp_path / "c.db").exists()
+    second = open_corpus(tmp_path / "c.db")
+    again = _key(second)
+    assert again.id == info.id  # key ids start again at 1
+    assert ratelimit.usage(limit_store(second).conn, again.id, T0) == {"minute": 0, "day": 0}
+    second.close()
+
+
+def test_upgrade_url_is_absolute(file_corpus, monkeypatch):
+    monkeypatch.delenv("CORPUSKIT_UPGRADE_URL", raising=False)
+    assert ratelimit.upgrade_url(file_corpus, base="https://api.example.org") == \
+        "https://api.example.org/docs#keyed-headers"
+    assert ratelimit.upgrade_url(file_corpus, configured="/pricing", base="http://h:8000") == "http://h:8000/pricing"
+    assert ratelimit.upgrade_url(file_corpus, configured="https://x.org/t") == "https://x.org/t"
+
+
+def test_in_memory_corpus_counts_in_a_private_temporary_file():
+    from corpuskit.store.limits import limit_store
+
+    memory = open_corpus()
+    info = _key(memory)
+    for _ in range(5):
+        ratelimit.check_and_count(memory, info, now=lambda: T0)
+    with pytest.raises(JsonResponse):
+        ratelimit.check_and_count(memory, info, now=lambda: T0)
+    path = limit_store(memory).path
+    assert path.exists() and path.name == "memory.limits.db"
+    memory.close()

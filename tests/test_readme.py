@@ -39,3 +39,26 @@ def test_library_example_runs(tmp_path, monkeypatch):
     assert namespace["report"].added == 400
     assert len(namespace["df"]) > 0 and set(namespace["df"]["source"]) == {"hackernews"}
     assert set(namespace["hits"]) >= {"results", "totalMatched", "embeddingMs"}
+
+
+def test_dataframe_example_runs_on_the_demo(tmp_path, monkeypatch):
+    matplotlib = __import__("pytest").importorskip("matplotlib")
+    matplotlib.use("Agg")  # tests only
+    monkeypatch.chdir(tmp_path)
+    code = _blocks("python")[1]
+    assert "demo.topics()" in code and "plot.volume" in code
+    namespace = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert len(namespace["topics"]) == 7 and namespace["topics"]["recordCount"].sum() > 0
+    assert (namespace["strong"]["severity"] == "high").all()
+    assert len(namespace["orgs"]) == 10 and (namespace["orgs"]["type"] == "org").all()
+    assert len(namespace["lead"]["citations"]) > 0 and namespace["lead"]["untraced"] == []
+    assert namespace["ax"].get_lines()
+    assert (tmp_path / "signals.csv").read_text().startswith("id,kind,topic")
+    assert len(namespace["digest"]) == 64
+    # every accessor the README names exists on Corpus
+    import corpuskit
+
+    names = re.findall(r"`([a-z_]+)\(", README.split("## Library")[1].split("## HTTP")[0])
+    missing = [n for n in names if not hasattr(corpuskit.Corpus, n) and not hasattr(__import__("corpuskit.plot").plot, n)]
+    assert not missing, missing

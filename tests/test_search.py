@@ -5,7 +5,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.ingest.demo import build_demo
-from corpuskit.search import build_index, rank
+from corpuskit.search import RELEVANCE_FLOOR, build_index, rank, search_index
 
 FIELDS = {"id", "resultType", "source", "contentType", "title", "excerpt", "url", "href", "author",
           "topic", "topicDisplayName", "category", "relevance", "publishedAt", "subreddit",
@@ -42,17 +42,18 @@ def test_results_are_exact(searchable):
 
     index = search_index(searchable)
     q = index.embedder.transform(["offshore wind and battery storage"])[0]
-    ids, scores, matched = rank(index, q, limit=10)
+    ids, scores, matched = rank(index, q, limit=10, floor=RELEVANCE_FLOOR)
     full = index.matrix @ q
     best = np.argsort(-full, kind="stable")[:10]
     assert np.allclose(np.sort(scores)[::-1], np.sort(full[best])[::-1], atol=1e-6)
-    assert set(ids) == set(index.ids[best]) and matched == int((full > 0).sum())
+    assert set(ids) == set(index.ids[best]) and matched == int((full >= RELEVANCE_FLOOR).sum())
 
 
 @pytest.mark.parametrize("filters", [{"source": "arxiv"}, {"topic": "space"}, {"days": 2},
                                      {"source": "reddit", "topic": "health-biotech", "days": 10}])
 def test_filters_apply_before_the_top_k_cut(searchable, filters):
-    answer = searchable.search("new results this week", limit=50, **filters)
+    # (min_relevance=0: every record sharing a term matches, enough to fill pages and test the cut)
+    answer = searchable.search("new results this week", limit=50, min_relevance=0, **filters)
     where, args = ["1=1"], []
     if "source" in filters:
         where.append("r.source = ?")
@@ -83,7 +84,7 @@ def test_filters_apply_before_the_top_k_cut(searchable, filters):
 def test_rare_filter_still_fills_the_page(searchable):
     # a source with few records: the filtered search returns limit results, not the few that
     # would survive a global top-k
-    answer = searchable.search("orbit launch rocket", source="youtube", limit=20)
+    answer = searchable.search("orbit launch rocket", source="youtube", limit=20, min_relevance=0)
     assert len(answer["results"]) == 20 and {r["source"] for r in answer["results"]} == {"youtube"}
 
 
@@ -104,7 +105,7 @@ def test_bad_parameters(searchable, kwargs, match):
 
 
 def test_limit_is_clamped_and_boundaries_accepted(searchable):
-    assert len(searchable.search("rockets and orbit", limit=500)["results"]) == 50
+    assert len(searchable.search("rockets and orbit", limit=500, min_relevance=0)["results"]) == 50
     assert searchable.search("abc")["query"] == "abc"
     searchable.search("x" * 500)
 
@@ -163,3 +164,63 @@ def test_load_vectors_matches_the_virtual_table(corpus):
     assert sorted(ids.tolist()) == sorted(plain) and len(ids) == 1498 and 5 not in ids
     for rid, row in zip(ids.tolist(), matrix):
         assert np.array_equal(row, np.frombuffer(plain[rid], np.float32))
+
+
+def test_total_matched_counts_records_above_the_relevance_floor(searchable):
+    """Not every record with a positive cosine (about half the corpus for any query)."""
+    index = search_index(searchable)
+    q = "vaccine trial results"
+    full = index.matrix @ index.embedder.transform([q])[0]
+    answer = searchable.search(q, limit=50)
+    assert answer["totalMatched"] == int((full >= RELEVANCE_FLOOR).sum())
+    assert 0 < answer["totalMatched"] < 0.25 * int((full > 0).sum())
+    assert all(r["relevance"] >= RELEVANCE_FLOOR for r in answer["results"])
+    assert answer["hasMore"] == (answer["totalMatched"] > len(answer["results"]))
+    everything = searchable.search(q, limit=50, min_relevance=0)
+    assert everything["totalMatched"] == int((full > 0).sum())
+    assert searchable.search("ukulele marmalade cathedral")["totalMatched"] == 0
+    with pytest.raises(ValidationError, match="min_relevance"):
+        searchable.search(q, min_relevance=1.5)
+
+
+def test_an_embedder_may_state_its_own_floor(searchable):
+    index = search_index(searchable)
+    q = "vaccine trial results"
+    full = index.matrix @ index.embedder.transform([q])[0]
+    index.embedder.relevance_floor = 0.5
+    try:
+        assert searchable.search(q)["totalMatched"] == int((full >= 0.5).sum())
+    finally:
+        del index.embedder.relevance_floor
+
+
+def test_a_large_file_corpus_searches_through_the_mapped_index(tmp_path, monkeypatch):
+    """Past QUANTISED_FROM vectors a file corpus is searched through <corpus>.search/, shared by processes;
+    with the candidate pool larger than the filtered rows its answers equal the exact path's."""
+    import corpuskit.search as S
+    from corpuskit.vector_index import index_dir
+
+    c = open_corpus(tmp_path / "big.db")
+    build_demo(c, seed=5, records=1200, days=30, run_stages=False, progress=False)
+    c.enrich(progress=False)
+    exact = {q: c.search(q, limit=10, source=src, days=days) for q, src, days in
+             [("offshore wind and battery storage", None, None), ("gpu chips", "reddit", 7)]}
+    monkeypatch.setattr(S, "QUANTISED_FROM", 1)
+    S._indexes.clear()
+    index = S.search_index(c)
+    assert index.quantised is not None and index_dir(c.path).is_dir()
+    assert isinstance(index.matrix, np.memmap)
+    for (q, src, days), answer in zip([("offshore wind and battery storage", None, None),
+                                       ("gpu chips", "reddit", 7)], exact.values()):
+        mapped = c.search(q, limit=10, source=src, days=days)
+        assert [r["id"] for r in mapped["results"]] == [r["id"] for r in answer["results"]]
+        assert mapped["totalMatched"] == answer["totalMatched"]
+    # a later enrichment writes a new stamp: the folder is rebuilt, not reused stale
+    c.add_records([{"source": "news", "title": "Offshore wind auction sets a record", "contentText": "",
+                    "publishedAt": "2026-10-30T10:00:00Z", "sourceId": "new-1"}])
+    c.enrich(progress=False)
+    answer = c.search("offshore wind auction record", limit=3)
+    assert S.search_index(c).quantised.size == c.count()
+    assert answer["results"][0]["title"] == "Offshore wind auction sets a record"
+    S._indexes.clear()
+    c.close()

@@ -41,6 +41,8 @@ ANALYSIS_CASES = [
     ("Show HN: github.com/foo/bar is out", "Show HN: is out"),
     ("mail me@example.com", "mail me@example.com"),               # an e-mail is not a handle
     ("ASP.NET and Node.js", "ASP.NET and Node.js"),                # not bare domains
+    ("A history of Unix [pdf]", "A history of Unix"),              # an aggregator's tag
+    ("[deleted] Gene therapy works [OC]", "Gene therapy works"),
 ]
 
 
@@ -131,4 +133,5 @@ def test_term_analyzer_in_a_vectorizer_and_pickled():
 
 def test_stop_words_cover_the_usual_suspects():
     assert {"the", "https", "amp", "don", "rt", "etc", "eg"} <= STOP_WORDS
-    assert not {"vaccine", "side", "fire", "system", "computer"} & STOP_WORDS
+    assert not {"vaccine", "side", "fire", "system", "computer", "net", "bit"} & STOP_WORDS
+    assert "net neutrality" in term_phrases("FCC repeals net neutrality rules")

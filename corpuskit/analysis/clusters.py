@@ -7,10 +7,14 @@ For each topic (a record belongs to its primary topic, ``enrichment.topic_id``):
    raw 512-d vectors neither scales nor separates well) and L2-normalise;
 3. run HDBSCAN (``min_cluster_size`` defaults to 2% of the topic's records,
    between 10 and 100);
-4. describe every cluster: top terms by class-based TF-IDF
-   (:mod:`.cluster_terms`), a summary label (the title of the record closest
-   to the centroid, else the top three terms), the mean silhouette of its
-   members on the reduced space (sampled when large), 2-D map coordinates;
+4. describe every cluster: top terms by class-based TF-IDF over the
+   normalised text (:mod:`.cluster_terms`, the topics' terms), a summary label
+   built from them as topics' labels are ("Head: second, third"; the title of
+   the record closest to the centroid is kept as ``metadata.centralTitle``),
+   the mean silhouette of its members on the reduced space (sampled when
+   large), 2-D map coordinates. A cluster with no usable term (its words all
+   stop words, URL parts or other debris) is not reported: its records count
+   as unclustered;
 5. give it a lineage id: a cluster whose members overlap a cluster of the
    topic's previous run with Jaccard >= ``lineage_jaccard`` (one-to-one,
    best overlap first) keeps that lineage, otherwise it gets a new id derived
@@ -29,7 +33,7 @@ import json
 
 import numpy as np
 
-from corpuskit.analysis.cluster_terms import class_tfidf_terms
+from corpuskit.analysis.cluster_terms import class_tfidf_terms, readable_label
 from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
 
@@ -314,6 +318,10 @@ def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, 
         f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, ids.tolist()))})")}
     docs = [f"{texts[i][0]} {texts[i][1]}" for i in ids.tolist()]
     terms = class_tfidf_terms(docs, labels, top_n=top_n)
+    labels = np.where(np.isin(labels, [c for c in clusters if not terms.get(c)]), -1, labels)
+    clusters = [c for c in clusters if terms.get(c)]
+    if not clusters:
+        return 0, 0
     new_members = {c: set(ids[labels == c].tolist()) for c in clusters}
     lineages = match_lineages(new_members, _previous_clusters(conn, topic_id, run_id), threshold)
     clustered = 0
@@ -323,16 +331,14 @@ def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, 
         points = model.reduced_[mask]
         centroid = points.mean(axis=0)
         central = int(member_ids[np.argmin(np.linalg.norm(points - centroid, axis=1))])
-        title = (texts[central][0] or "").strip()
-        top = terms.get(c, [])
-        if title:
-            label_text = title if len(title) <= 90 else title[:87].rstrip() + "..."
-        else:
-            label_text = ", ".join(top[:3]) or f"{topic_name} cluster {c}"
+        title = (texts[central][0] or texts[central][1] or "").strip()
+        top = terms[c]
+        label_text = readable_label(top, [docs[i] for i in np.flatnonzero(mask)[:400]])
         lineage = lineages.get(c) or "lin-" + hashlib.sha256(
             f"{topic_name}|{run_id}|{c}|{_ids_hash(member_ids)}".encode()).hexdigest()[:12]
         xy = model.coords_[mask].mean(axis=0)
-        meta = {"silhouetteScore": model.silhouettes_.get(c, 0.0), "x": round(float(xy[0]), 4),
+        meta = {"silhouetteScore": model.silhouettes_.get(c, 0.0),
+                "centralTitle": title if len(title) <= 120 else title[:117].rstrip() + "...", "x": round(float(xy[0]), 4),
                 "y": round(float(xy[1]), 4), "centralRecordId": central, "refit": True,
                 "topicRecords": int(len(ids)), "noise": int((labels == -1).sum())}
         cur = conn.execute(

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import timedelta
+from datetime import date, timedelta
 
 from corpuskit.analysis.windows import (MAX_DAYS, clock_day, day_range, parse_day,
                                         topic_id_by_name)
@@ -207,8 +207,8 @@ def resolve_range(corpus, date_from=None, date_to=None, default_days: int = DEFA
     first = parse_day(date_from, "from") if date_from not in (None, "") else None
     if last is None:
         last = clock_day(corpus) if first is None or first <= clock_day(corpus) else first
-    if first is None:
-        first = last - timedelta(days=default_days - 1)
+    if first is None:  # near year 1 the window starts at the calendar's first day
+        first = last - timedelta(days=min(default_days - 1, (last - date.min).days))
     if first > last:
         raise ValidationError(f"from ({first}) must not be after to ({last})")
     if (last - first).days + 1 > MAX_DAYS:

@@ -17,9 +17,12 @@ import bottle
 
 from corpuskit.api import pages
 from corpuskit.api.bearer import routes as bearer_routes
+from corpuskit.api.bearer.stream import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_KEY, StreamGate
+from corpuskit.api.hardening import install_hardening
 from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
 from corpuskit.api.keyed import routes as keyed_routes
 from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.store.limits import limit_store
 
 log = logging.getLogger("corpuskit.api")
 
@@ -71,23 +74,36 @@ def json_plugin(callback):
     return wrapper
 
 
-def create_app(corpus, heartbeat_seconds: float | None = None) -> bottle.Bottle:
+def create_app(corpus, heartbeat_seconds: float | None = None, *, cors_origins=(),
+               upgrade_url: str | None = None, max_streams: int = DEFAULT_MAX_STREAMS,
+               max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY) -> bottle.Bottle:
     """The WSGI app serving ``corpus`` under ``/v1`` and ``/api/v1``.
 
     ``heartbeat_seconds`` is the signal stream's heartbeat interval; when None
     it falls back to ``CORPUSKIT_HEARTBEAT_SECONDS`` and then to 30.
+    ``cors_origins``: browser origins allowed to call every endpoint (``"*"``
+    for any; ``/api/v1/status`` allows any origin regardless). ``upgrade_url``:
+    the absolute URL a 429 points to (see :func:`corpuskit.api.ratelimit.upgrade_url`).
+    ``max_streams`` and ``max_streams_per_key`` cap the open signal streams of
+    this process (see :class:`corpuskit.api.bearer.stream.StreamGate`).
     """
     if heartbeat_seconds is None:
         heartbeat_seconds = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS") or DEFAULT_HEARTBEAT_SECONDS)
     if not heartbeat_seconds > 0:
         raise ValidationError(f"heartbeat interval must be positive, not {heartbeat_seconds!r}")
+    if max_streams < 1 or max_streams_per_key < 1:
+        raise ValidationError("stream limits must be at least 1")
     app = bottle.Bottle(catchall=True)
     app.uninstall("json")  # json_plugin encodes (compact, UTF-8, ensure_ascii=False)
     app.default_error_handler = _error_handler
     app.install(json_plugin)
     app.config["corpuskit.corpus"] = corpus
     app.config["corpuskit.heartbeat_seconds"] = float(heartbeat_seconds)
-    bearer_routes.install(app, corpus, heartbeat_seconds=float(heartbeat_seconds))
+    app.config["corpuskit.upgrade_url"] = upgrade_url
+    limit_store(corpus)  # open (and tie to this corpus) the rate-limit file before serving
+    install_hardening(app, cors_origins)
+    bearer_routes.install(app, corpus, heartbeat_seconds=float(heartbeat_seconds),
+                          stream_gate=StreamGate(max_streams, max_streams_per_key))
     keyed_routes.install(app, corpus)
     pages.install(app, corpus)  # / and /docs, for people
     return app

@@ -80,10 +80,10 @@ def authenticate(corpus, request):
     return info
 
 
-def rate_limit_headers(corpus, key_info) -> dict:
+def rate_limit_headers(corpus, key_info, request=None) -> dict:
     """Count the request against the key's allowance.
 
     Returns headers to add to the answer; the limiter raises a 429 JSON error
     when the allowance is spent.
     """
-    return ratelimit.check_and_count(corpus, key_info) or {}
+    return ratelimit.check_and_count(corpus, key_info, request=request) or {}

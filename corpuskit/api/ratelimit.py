@@ -1,4 +1,8 @@
-"""Per-key rate limits, shared by every server process through the corpus file.
+"""Per-key rate limits, shared by every server process through the rate-limit file.
+
+The counters live in ``<corpus>.limits.db`` (:mod:`corpuskit.store.limits`),
+not in the corpus: no import or stage holding the corpus's write lock can make
+a keyed request wait.
 
 Each key has two allowances, set by its tier (``corpuskit.store.keys.TIERS``;
 enterprise limits are set at creation): requests per minute and per day.
@@ -18,8 +22,9 @@ through:
    exceeded', ``Retry-After`` = seconds to the next minute);
 4. else count the request in both windows.
 
-``api_keys.last_used_at`` is stamped (to the second) at most once per second per
-connection, and a key's finished windows are dropped once per minute.
+A key's last use is stamped (to the second, in the rate-limit file's
+``key_usage`` table) at most once per second per process, and a key's finished
+windows are dropped once per minute.
 
 A refused request consumes nothing, in either window. The same allowance is
 shared by ``/v1`` and ``/api/v1``: both call :func:`check_and_count`.
@@ -27,7 +32,9 @@ shared by ``/v1`` and ``/api/v1``: both call :func:`check_and_count`.
 Every answer to a keyed request carries ``RateLimit-Limit``,
 ``RateLimit-Remaining`` and ``RateLimit-Reset`` for the window that is closer
 to running out (the one with fewer requests left; the minute window on a tie),
-plus ``RateLimit-Policy`` describing both windows.
+plus ``RateLimit-Policy`` describing both windows. The counts behind
+``RateLimit-Remaining`` come from the counting statement itself
+(``RETURNING``), so two concurrent requests never report the same value.
 """
 from __future__ import annotations
 
@@ -42,7 +49,9 @@ from corpuskit.clock import iso, utc
 
 DAILY_MESSAGE = "Daily request limit reached"
 MINUTE_MESSAGE = "Rate limit exceeded"
-DEFAULT_UPGRADE_URL = "docs/api.md#rate-limits"
+#: The rate-limit part of the server's own reference page (``/docs``), made absolute against the request's own host
+#: when no upgrade URL is configured.
+DEFAULT_UPGRADE_PATH = "/docs#keyed-headers"
 
 
 def wall_now() -> datetime:
@@ -103,20 +112,25 @@ def seconds_to_resets(now: datetime) -> tuple[int, int]:
     return max(1, math.ceil(to_minute)), max(1, math.ceil(to_day))
 
 
-def upgrade_url(corpus) -> str:
-    """Where a refused client learns about higher tiers.
+def upgrade_url(corpus, configured: str | None = None, base: str | None = None) -> str:
+    """Where a refused client learns about higher tiers: always an absolute URL.
 
-    ``CORPUSKIT_UPGRADE_URL``, else the corpus's ``upgrade_url`` meta value,
-    else the rate-limit section of the API documentation.
+    ``configured`` (``server.py --upgrade-url``), else ``CORPUSKIT_UPGRADE_URL``,
+    else the corpus's ``upgrade_url`` meta value, else the rate-limit section of
+    the API documentation on ``base`` (the server's own ``scheme://host``;
+    ``http://127.0.0.1:8000`` when unknown). A relative configured value is
+    resolved against ``base`` too.
     """
-    env = os.environ.get("CORPUSKIT_UPGRADE_URL")
-    if env:
-        return env
-    try:
-        value = corpus.get_meta("upgrade_url")
-    except Exception:  # a corpus without meta access still gets an answer
-        value = None
-    return value or DEFAULT_UPGRADE_URL
+    from urllib.parse import urljoin
+
+    value = configured or os.environ.get("CORPUSKIT_UPGRADE_URL")
+    if not value:
+        try:
+            value = corpus.get_meta("upgrade_url")
+        except Exception:  # a corpus without meta access still gets an answer
+            value = None
+    root = (base or "http://127.0.0.1:8000").rstrip("/") + "/"
+    return urljoin(root, value or DEFAULT_UPGRADE_PATH)
 
 
 # One statement counts the request in both windows, or in neither when either
@@ -131,35 +145,38 @@ _COUNT_SQL = (
     "SELECT ?1, w.column1, 1 FROM (VALUES (?2), (?3)) AS w "
     "WHERE coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?3), 0) < ?5 "
     "AND coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?2), 0) < ?4 "
-    "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1"
+    "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1 "
+    "RETURNING window, count"
 )
 _USAGE_SQL = "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)"
 _CLEANUP_SQL = "DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?, ?)"
-# skip the page write when the stamp is already this second's
-_STAMP_SQL = ("UPDATE api_keys SET last_used_at = ? WHERE id = ? "
-              "AND (last_used_at IS NULL OR last_used_at <> ?)")
+_STAMP_SQL = ("INSERT INTO key_usage(key_id, last_used_at) VALUES (?2, ?1) "
+              "ON CONFLICT(key_id) DO UPDATE SET last_used_at = ?1 WHERE last_used_at <> ?1")
 
-#: corpus -> {key id: [minute window this process last cleaned up, last_used_at stamp it last wrote]}
+#: corpus -> {key id: [minute window this process last cleaned up, last-use stamp it last wrote]}
 _memos: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _write(conn, lock, sql, args):
+def _write(conn, lock, sql, args) -> list:
+    """Run one write statement (under ``lock`` when given) and return the rows it returns."""
     if lock is None:
-        return conn.execute(sql, args)
+        return conn.execute(sql, args).fetchall()
     with lock:
-        return conn.execute(sql, args)
+        return conn.execute(sql, args).fetchall()
 
 
 def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, lock=None,
             memo: list | None = None) -> RateDecision:
     """Count one request for ``key_id`` at ``now`` if its allowances permit.
 
-    The check and the count are one SQL statement on ``conn`` (a connection
-    in autocommit mode), so they are exact under any number of concurrent
-    connections and processes. ``lock`` (optional) is held around each write
-    so that threads of one process queue on it rather than on SQLite's lock.
-    Then the key's finished windows are dropped and ``last_used_at`` stamped
-    (to the second), and the counters read back for the headers. ``memo``
+    ``conn`` is a connection (autocommit mode) to the rate-limit file
+    (:func:`counters_conn`). The check and the count are one SQL statement,
+    so they are exact under any number of concurrent connections and
+    processes, and the counts it returns (the headers' figures) are the ones
+    this request made. ``lock`` (optional) is held around each write so that
+    threads of one process queue on it rather than on SQLite's lock. Then the
+    key's finished windows are dropped and its last use stamped (to the
+    second); a refusal reads the counters back instead. ``memo``
     (optional, ``[minute window, stamp]`` shared by one process's calls for
     this key) skips the cleanup and the stamp when this process already did
     them this minute / this second.
@@ -167,7 +184,8 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, loc
     now = utc(now)
     minute_name, day_name = window_names(now)
     to_minute, to_day = seconds_to_resets(now)
-    allowed = _write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day)).rowcount > 0
+    counted = dict(_write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day)))
+    allowed = bool(counted)
     if allowed:
         if memo is None:
             memo = [None, None]
@@ -176,11 +194,10 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, loc
             memo[0] = minute_name
         stamp = iso(now)
         if memo[1] != stamp:
-            _write(conn, lock, _STAMP_SQL, (stamp, key_id, stamp))
+            _write(conn, lock, _STAMP_SQL, (stamp, key_id))
             memo[1] = stamp
-    counts = dict(conn.execute(_USAGE_SQL, (key_id, minute_name, day_name)).fetchall())
-    # Read after the write, the counters include this request (and maybe later ones); a
-    # process already in the next minute may have dropped this minute's row meanwhile.
+    # an allowed request's counts are the ones its own statement wrote; a refusal reads them
+    counts = counted if allowed else dict(conn.execute(_USAGE_SQL, (key_id, minute_name, day_name)).fetchall())
     minute_used = counts.get(minute_name, 0)
     day_used = counts.get(day_name, 0)
     if not allowed:
@@ -198,8 +215,18 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, loc
                         minute_used, day_used)
 
 
+def counters_conn(corpus):
+    """This thread's connection to ``corpus``'s rate-limit file."""
+    from corpuskit.store.limits import limit_store
+
+    return limit_store(corpus).conn
+
+
 def usage(conn, key_id: int, now: datetime) -> dict[str, int]:
-    """Requests counted for ``key_id`` in the minute and day windows containing ``now``."""
+    """Requests counted for ``key_id`` in the minute and day windows containing ``now``.
+
+    ``conn`` is a connection to the rate-limit file (:func:`counters_conn`).
+    """
     minute_name, day_name = window_names(now)
     counts = dict(conn.execute(
         "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)",
@@ -228,13 +255,22 @@ def write_lock(corpus) -> threading.Lock:
     return lock
 
 
-def check_and_count(corpus, key_info, now=None) -> dict[str, str]:
+def request_upgrade_url(corpus, request) -> str:
+    """:func:`upgrade_url` for ``request``: the app's ``upgrade_url`` setting (``server.py
+    --upgrade-url``), else the documentation on the scheme and host the client called."""
+    configured = request.app.config.get("corpuskit.upgrade_url") if "bottle.app" in request.environ else None
+    parts = request.urlparts
+    return upgrade_url(corpus, configured, f"{parts.scheme}://{parts.netloc}")
+
+
+def check_and_count(corpus, key_info, now=None, request=None) -> dict[str, str]:
     """Count one authenticated request; return the headers to add to the answer.
 
     Raises the 429 JSON answer (``{error, upgradeUrl}`` with ``Retry-After``
     and the ``RateLimit-*`` headers) when the key is past either allowance.
     ``now`` is a callable returning the wall-clock time (default
-    :data:`clock`).
+    :data:`clock`); ``request`` (the Bottle request being answered) makes the
+    ``upgradeUrl`` point at the host it called (see :func:`request_upgrade_url`).
     """
     from corpuskit.api.errors import JsonResponse
 
@@ -245,9 +281,11 @@ def check_and_count(corpus, key_info, now=None) -> dict[str, str]:
     memo = memos.get(key_info.id)
     if memo is None:
         memo = memos.setdefault(key_info.id, [None, None])
-    decision = consume(corpus.conn, key_info.id, key_info.per_minute, key_info.per_day, moment,
+    decision = consume(counters_conn(corpus), key_info.id, key_info.per_minute, key_info.per_day, moment,
                        lock=write_lock(corpus), memo=memo)
     if not decision.allowed:
-        raise JsonResponse({"error": decision.message, "upgradeUrl": upgrade_url(corpus)},
+        raise JsonResponse({"error": decision.message,
+                            "upgradeUrl": request_upgrade_url(corpus, request) if request is not None
+                            else upgrade_url(corpus)},
                            status=429, headers=decision.headers())
     return decision.headers()

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import io
 import json
-import re
 
 import numpy as np
 
 from corpuskit.enrich.base import Embedder, l2_normalise, record_text
 from corpuskit.errors import MissingDependencyError, ValidationError
+from corpuskit.text import analysis_text
 
 VECTOR_DIMENSIONS = 512
 _TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9+#]*\b|\b\d+[a-zA-Z]+[a-zA-Z0-9]*\b"
-_URL = re.compile(r"https?://\S+|www\.\S+")
 
 
 def embedding_text(title: str, text: str) -> str:
-    """The text a record is embedded from: :func:`record_text` with URLs removed."""
-    return _URL.sub(" ", record_text(title, text))
+    """The text a record is embedded from: the analysis text (:func:`corpuskit.text.analysis_text`:
+    HTML entities decoded, URLs and handles removed, hashtags split into words) of :func:`record_text`."""
+    return analysis_text(record_text(title, text))
 
 
 class TfidfSvdEmbedder(Embedder):
@@ -78,7 +78,7 @@ class TfidfSvdEmbedder(Embedder):
 
     def fit(self, texts):
         """Learn the vocabulary, IDF weights and the SVD basis from ``texts``."""
-        texts = [_URL.sub(" ", t or "") for t in texts]
+        texts = [analysis_text(t or "") for t in texts]
         self.fit_transform_ = None
         if len(texts) > self.fit_sample:
             rng = np.random.default_rng(self.seed)
@@ -126,8 +126,10 @@ class TfidfSvdEmbedder(Embedder):
 
     # -- embedding ----------------------------------------------------------
     def transform(self, texts) -> np.ndarray:
-        """Embed ``texts``: an ``(n, dimensions)`` float32 array of unit (or zero) rows."""
-        texts = [_URL.sub(" ", t or "") for t in texts]
+        """Embed ``texts``: an ``(n, dimensions)`` float32 array of unit (or zero) rows.
+
+        Each text is read as its analysis text (a search query is embedded the way records were)."""
+        texts = [analysis_text(t or "") for t in texts]
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not getattr(self, "vocabulary_", None) or not texts:
             return out

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.errors import MissingDependencyError, NotFoundError, ValidationError
 
-_TOKEN = re.compile(r"@?[A-Za-z0-9](?:[A-Za-z0-9&+#_]|[.\-'’](?=[A-Za-z0-9]))*")
+_TOKEN = re.compile(r"@?[^\W_](?:[\w&+#]|[.\-'’](?=[^\W_]))*")
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
-_KEY_DROP = re.compile(r"[^a-z0-9+#]")
+_KEY_DROP = re.compile(r"[^\w+#]|_")
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 _ACRONYM = re.compile(r"^[A-Z][A-Z.&]{0,6}$")
 _MODEL = re.compile(r"^(?:\d+[A-Za-z]{0,3}|[A-Z]\d{1,4}[A-Za-z]{0,2}|Pro|Max|Ultra|Mini|Plus|Lite)$")
@@ -41,14 +42,18 @@ _NOT_NAMES = {"The", "A", "An", "This", "That", "These", "Those", "And", "Or", "
 
 
 def alias_key(text: str) -> str:
-    """Normalised alias: lower case, no ``@``, no possessive, no spacing or punctuation."""
-    text = _POSSESSIVE.sub("", text.strip().lstrip("@"))
+    """Normalised alias: lower case, no leading ``@`` or ``#``, no possessive, no spacing or
+    punctuation (letters of any script kept: ``Şahin`` -> ``şahin``)."""
+    text = _POSSESSIVE.sub("", text.strip().lstrip("@#"))
     return _KEY_DROP.sub("", text.lower())
 
 
 def slugify(name: str) -> str:
-    """URL slug of a canonical name: ``Sam Altman`` -> ``sam-altman``, ``AT&T`` -> ``at-and-t``."""
-    text = name.lower().replace("&", " and ").replace("++", " plus plus ").replace("#", " sharp ")
+    """URL slug of a canonical name: ``Sam Altman`` -> ``sam-altman``, ``AT&T`` -> ``at-and-t``,
+    ``Uğur Şahin`` -> ``ugur-sahin`` (accents dropped)."""
+    text = unicodedata.normalize("NFKD", name.lower())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.replace("&", " and ").replace("++", " plus plus ").replace("#", " sharp ")
     slug = _SLUG_DROP.sub("-", text).strip("-")
     return slug or "entity"
 
@@ -87,7 +92,7 @@ def _add_alias(table, alias, name, kind, lower):
 
 
 def _case_form(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9+#]", "", _POSSESSIVE.sub("", text.strip().lstrip("@")))
+    return re.sub(r"[^\w+#]|_", "", _POSSESSIVE.sub("", text.strip().lstrip("@")))
 
 
 def load_gazetteers(package: str = "corpuskit.enrich", generic: bool = False) -> tuple[dict, frozenset]:

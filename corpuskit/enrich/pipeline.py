@@ -26,12 +26,16 @@ from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text, sentiment_label
 from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, embedder_from_state,
                                          embedding_text)
-from corpuskit.enrich.entities import GazetteerExtractor, alias_key
+from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor, alias_key
+from corpuskit.enrich.hybrid_entities import HybridExtractor
 from corpuskit.enrich.sentiment import VaderScorer
-from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
+#: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
+DISCOVERY_KEY = "topics.discovery"
 #: records the embedder and the beats are fitted on at most (a seeded sample of a bigger corpus)
 FIT_SAMPLE = 50_000
 #: records fetched ahead of the writer for the worker pool, at most
@@ -116,6 +120,45 @@ def _upsert_topics(conn, beats, now) -> dict:
     return {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
 
 
+#: a rediscovered topic keeps the id and name of the earlier topic whose records it shares at
+#: this Jaccard overlap or more (one-to-one, best overlap first), as cluster lineages do
+IDENTITY_JACCARD = 0.3
+
+
+def keep_identity(conn, beats: list[Beat], record_ids, labels) -> dict:
+    """Give rediscovered beats the name and label of the stored discovered topic they continue.
+
+    ``labels`` are the discovery's per-record beat indexes for ``record_ids``;
+    the stored topics' members are the records' current primary topics. A
+    beat whose members overlap a stored topic's at ``IDENTITY_JACCARD`` or
+    more takes its name (hence its id) and display name; an unmatched beat
+    whose name a stored topic holds gets a suffix. Returns ``{new index: old name}``.
+    """
+    from corpuskit.analysis.clusters import match_lineages
+
+    old: dict[str, set] = {}
+    for rid, name in conn.execute("SELECT e.record_id, t.name FROM enrichment e JOIN topics t "
+                                  "ON t.id = e.topic_id WHERE t.discovered = 1"):
+        old.setdefault(name, set()).add(rid)
+    if not old:
+        return {}
+    ids = np.asarray(record_ids)
+    new = {b: set(ids[np.asarray(labels) == b].tolist()) for b in range(len(beats))}
+    matched = match_lineages({b: m for b, m in new.items() if m}, old, IDENTITY_JACCARD)
+    display = dict(conn.execute("SELECT name, display_name FROM topics WHERE discovered = 1").fetchall())
+    taken = set(display) | {b.name for b in beats}
+    for b, beat in enumerate(beats):
+        if b in matched:
+            beat.name, beat.display_name = matched[b], display[matched[b]]
+        elif beat.name in display:
+            suffix = 2
+            while f"{beat.name}-{suffix}" in taken:
+                suffix += 1
+            beat.name = f"{beat.name}-{suffix}"
+            taken.add(beat.name)
+    return matched
+
+
 def _same_beats(a: list[Beat], b: list[Beat]) -> bool:
     return [vars(x) for x in a] == [vars(x) for x in b]
 
@@ -170,7 +213,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         "SELECT * FROM topics WHERE active = 1 OR discovered = 0 ORDER BY id").fetchall())
     topic_state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
 
-    discovered = None
+    discovered = discovery = None
     if definitions is None and stored and all(b.discovered for b in stored) and not refit and not fitted:
         definitions = [b for b in stored if b.active]
     if definitions is None and stored and not any(b.discovered for b in stored) and not refit:
@@ -178,12 +221,18 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
     if definitions is None:
         rows, vectors = corpus_vectors(model)
         texts = [record_text(r["title"], r["content_text"]) for r in rows]
-        definitions, centroids, _ = discover_beats(texts, vectors, n_topics=n_topics, seed=seed)
+        details: dict = {}
+        definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
+                                                        details=details)
+        details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
+        discovery = {"k": details["k"], "merged": [[int(c) for c in g] for g in details["merged"]],
+                     "dissolved": details["dissolved"],
+                     "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
+                     "topics": len(definitions)}
         discovered = centroids
     is_discovered = all(b.discovered for b in definitions)
     if assigner is None:
-        assigner = (BeatAssigner(min_confidence=0.05, weights=(0.3, 0.0, 0.7))
-                    if is_discovered else BeatAssigner())
+        assigner = BeatAssigner(**DISCOVERED_ASSIGNMENT) if is_discovered else BeatAssigner()
 
     refit_topics = fitted or refit or topic_state is None or not _same_beats(definitions, stored)
     if not refit_topics:
@@ -213,8 +262,11 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
             _save_model(conn, "topics", assigner.model_name, VECTOR_DIMENSIONS, assigner.to_state(),
                         {"beats": [b.name for b in definitions], "discovered": is_discovered,
                          "min_confidence": assigner.min_confidence,
+                         "secondary_confidence": assigner.secondary_confidence,
                          "weights": list(assigner.weights)}, run_id, now)
             corpus.set_meta(VERSION_KEY, f"{run_id}:topics")
+            if discovery is not None:
+                corpus.set_meta(DISCOVERY_KEY, discovery)
         ids = {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
     known = None
     if all_vectors is not None and complete:
@@ -225,7 +277,8 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
 _WORKER: dict = {}
 
 
-def _worker_init(scorer, extractor) -> None:
+def _worker_init(scorer, extractor, parent_pid: int) -> None:
+    die_with_parent(parent_pid)  # a killed enrich leaves no worker behind
     _WORKER["scorer"], _WORKER["extractor"] = scorer, extractor
 
 
@@ -257,6 +310,50 @@ def _known_vectors(known, rows):
     if known is None:
         return None
     return known[1][np.searchsorted(known[0], np.array([r["id"] for r in rows], dtype=np.int64))]
+
+
+_EXTRACTORS = {"default": HybridExtractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,
+               "spacy": SpacyExtractor}
+
+
+def make_extractor(extractor):
+    """An extractor object from ``None`` (the default :class:`HybridExtractor`), a name
+    (``"default"``, ``"gazetteer"``, ``"spacy"``) or an object with ``extract_many``."""
+    if extractor is None:
+        return HybridExtractor()
+    if isinstance(extractor, str):
+        if extractor not in _EXTRACTORS:
+            raise ValidationError(f"extractor must be one of {sorted(_EXTRACTORS)} or an object, "
+                                  f"not {extractor!r}")
+        return _EXTRACTORS[extractor]()
+    if not callable(getattr(extractor, "extract_many", None)):
+        raise ValidationError(f"extractor {extractor!r} has no extract_many method")
+    return extractor
+
+
+def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
+    """Corpus-level entity promotion: fitted on every record when the corpus is (re)fitted
+    and saved as the ``entities`` model; an incremental run reuses the saved names."""
+    if not isinstance(extractor, HybridExtractor):
+        return
+    conn = corpus.conn
+    if not everything:
+        row = conn.execute("SELECT settings FROM models WHERE name = 'entities'").fetchone()
+        if row is not None and "promoted_" not in extractor.__dict__:
+            saved = json.loads(row["settings"])
+            extractor.promoted_ = {k: tuple(v) for k, v in saved.get("promoted", {}).items()}
+            extractor.trusted_ = frozenset(saved.get("trusted", ()))
+            extractor.lowered_ = frozenset(saved.get("lowered", ()))
+            return
+        if row is not None:
+            return
+    rows = conn.execute("SELECT title, content_text, author, substr(published_at, 1, 10) AS day "
+                        "FROM records ORDER BY id").fetchall()
+    extractor.fit([record_text(r["title"], r["content_text"]) for r in rows],
+                  authors=[r["author"] for r in rows], days=[r["day"] for r in rows])
+    with corpus.transaction():
+        _save_model(conn, "entities", extractor.model_name, None, b"", extractor.settings(), run_id,
+                    iso(corpus.now()))
 
 
 def _default_workers(pending: int) -> int:
@@ -389,7 +486,11 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         Seed of the embedder and of beat discovery.
     embedder, scorer, extractor, assigner : optional
         Replacements for the defaults (:class:`TfidfSvdEmbedder`,
-        :class:`VaderScorer`, :class:`GazetteerExtractor`, :class:`BeatAssigner`).
+        :class:`VaderScorer`, :class:`HybridExtractor`, :class:`BeatAssigner`).
+        ``extractor`` also takes a name: ``"default"``, ``"gazetteer"`` (the
+        shipped gazetteers and rules only) or ``"spacy"`` (needs the spacy
+        extra and a model: ``pip install 'corpuskit[spacy]' && python -m spacy
+        download en_core_web_sm``).
     workers : int, optional
         Processes scoring sentiment and entities while the embedder is fitted
         (default 2 on a machine with 2+ CPUs for 3,000+ records, else 1).
@@ -410,7 +511,8 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
     -------
     dict
         ``recordsEnriched, totalEnriched, topics, discoveredTopics, entities,
-        model, dimensions, refitted, runId, seconds, recordsPerSecond``.
+        outliers`` (enriched records that fit no topic: no primary topic, no
+        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond``.
     """
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValidationError(f"chunk_size must be a positive integer, not {chunk_size!r}")
@@ -420,7 +522,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
     started = time.perf_counter()
     scorer = scorer if scorer is not None else VaderScorer()
-    extractor = extractor if extractor is not None else GazetteerExtractor()
+    extractor = make_extractor(extractor)
     conn = corpus.conn
     settings = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
@@ -445,6 +547,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                 + " ORDER BY r.id")), dtype=np.int64)
             feed = _ChunkFeed(_chunks(conn, pending, chunk_size))
             workers = _default_workers(len(pending)) if workers is None and client is None else workers
+            _fit_extractor(corpus, extractor, run_id, everything)
             pool = cluster = owned = None
             if client is not None:
                 from corpuskit.enrich.distributed import connect
@@ -454,7 +557,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                 # sentiment and entities need no fitted model: they start now, in worker
                 # processes, while this process fits the embedder and the beats
                 pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                           initializer=_worker_init, initargs=(scorer, extractor))
+                                           initializer=_worker_init, initargs=(scorer, extractor, os.getpid()))
                 feed.start(lambda rows, texts: pool.submit(_analyse, texts),
                            max(2 * workers, LOOKAHEAD_RECORDS // chunk_size))
             bar = None
@@ -507,10 +610,11 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM enrichment), (SELECT count(*) FROM topics WHERE active = 1), "
         "(SELECT count(*) FROM topics WHERE active = 1 AND discovered = 1), "
-        "(SELECT count(*) FROM entities WHERE mention_count > 0)").fetchone()
+        "(SELECT count(*) FROM entities WHERE mention_count > 0), "
+        "(SELECT count(*) FROM enrichment WHERE topic_id IS NULL)").fetchone()
     return {
         "recordsEnriched": done, "totalEnriched": counts[0], "topics": counts[1],
-        "discoveredTopics": counts[2], "entities": counts[3],
+        "discoveredTopics": counts[2], "entities": counts[3], "outliers": counts[4],
         "model": model.model_name if model is not None else None, "dimensions": VECTOR_DIMENSIONS,
         "refitted": bool(done and refitted), "runId": run_id, "seconds": round(seconds, 3),
         "recordsPerSecond": round(done / seconds, 1) if done and seconds > 0 else None,

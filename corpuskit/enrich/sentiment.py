@@ -1,4 +1,4 @@
-"""Sentiment scoring: VADER by default.
+"""Sentiment scoring: VADER by default, on :func:`corpuskit.text.analysis_text` (emoji kept).
 
 VADER 3.3.x slows down sharply on long or emoji-heavy text (each emoji is
 expanded into its description words, and several checks are quadratic in the
@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from corpuskit.enrich.base import SentimentScorer, sentiment_label
+from corpuskit.text import analysis_text
 
 __all__ = ["VaderScorer", "sentiment_label"]
 
@@ -45,18 +46,23 @@ class VaderScorer(SentimentScorer):
         return analyzer
 
     def score(self, text: str) -> float:
-        text = (text or "").strip()[: self.max_chars]
-        if not text:
+        """Compound score of :func:`corpuskit.text.analysis_text` with emoji kept (HTML entities
+        unescaped, URLs and handles dropped, hashtags as words)."""
+        raw = (text or "")[: 2 * self.max_chars]
+        if not raw.strip():
             return 0.0
         analyzer = self._analyzer()
         memo = self.memo_
-        found = memo.get(text)
+        found = memo.get(raw)
         if found is not None:
             return found
+        text = analysis_text(raw, emoji=True)[: self.max_chars]
+        if not text:
+            return 0.0
         scored = text if text.isascii() else self._cap_emoji(text, analyzer.emojis)
         value = float(analyzer.polarity_scores(scored)["compound"])
         if len(memo) < self.cache_size:
-            memo[text] = value
+            memo[raw] = value
         return value
 
     def _cap_emoji(self, text: str, emojis: dict) -> str:

@@ -3,12 +3,20 @@
 Beats come from a definition file (a JSON list of objects with ``name``,
 ``displayName``, ``description``, ``category``, ``keywords``, ``subreddits``,
 ``active``), from the corpus's ``beats`` metadata (the demo stores its beats
-there), or, when there are none, are discovered from the corpus's own text:
-k-means on the embeddings, each cluster named by its most distinctive terms
-(class-based TF-IDF). Every record is scored against every beat from three
+there), or, when there are none, are discovered from the corpus's own text
+(:func:`discover_beats`: NMF over the normalised text with the number of
+topics chosen from the data, near-duplicates merged, each topic named by its
+most distinctive terms). Every record is scored against every beat from three
 pieces of evidence, keyword hits, subreddit membership and cosine similarity
 to the beat's centroid; beats above ``min_confidence`` are assigned, the best
-one is the record's primary topic.
+one is the record's primary topic; a record with none is an outlier (no topic).
+
+Discovered topics are assigned with :data:`DISCOVERED_ASSIGNMENT`: a record
+fitting no topic at ``min_confidence`` stays an outlier rather than being
+forced into the nearest one, and a second or third topic needs
+``secondary_confidence`` (``benchmarks/bench_topics.py`` prints, per
+confidence band, the share of secondary assignments whose record holds one of
+the topic's terms: the figure behind the threshold).
 """
 from __future__ import annotations
 
@@ -126,7 +134,11 @@ class BeatAssigner:
     Parameters
     ----------
     min_confidence : float
-        A beat is assigned to a record at or above this confidence.
+        A beat is assigned to a record at or above this confidence; a record
+        with no beat at this level is an outlier (no primary topic).
+    secondary_confidence : float, optional
+        The least confidence of a second or third assignment (default:
+        ``min_confidence``).
     max_topics : int
         At most this many assignments per record.
     weights : tuple
@@ -138,8 +150,10 @@ class BeatAssigner:
     model_name = "corpuskit-beats-1"
 
     def __init__(self, min_confidence: float = 0.25, max_topics: int = 3,
-                 weights=(0.45, 0.25, 0.45), similarity_full: float = 0.45):
+                 weights=(0.45, 0.25, 0.45), similarity_full: float = 0.45,
+                 secondary_confidence: float | None = None):
         self.min_confidence = min_confidence
+        self.secondary_confidence = secondary_confidence
         self.max_topics = max_topics
         self.weights = weights
         self.similarity_full = similarity_full
@@ -262,9 +276,11 @@ class BeatAssigner:
         conf[:, ~active] = 0.0
         out = []
         order = np.argsort(-conf, axis=1, kind="stable")[:, : self.max_topics]
+        second = self.min_confidence if self.secondary_confidence is None else self.secondary_confidence
         for i in range(len(conf)):
-            picks = [(int(b), round(float(conf[i, b]), 4)) for b in order[i]
-                     if conf[i, b] >= self.min_confidence and conf[i, b] > 0]
+            picks = [(int(b), round(float(conf[i, b]), 4)) for r, b in enumerate(order[i])
+                     if conf[i, b] >= (self.min_confidence if r == 0 else max(second, self.min_confidence))
+                     and conf[i, b] > 0]
             out.append(picks)
         return out
 
@@ -280,95 +296,177 @@ class BeatAssigner:
             return data["names"].tolist(), data["centroids"]
 
 
-# Words that fill titles without naming a subject; kept out of discovered beat names.
-_FILLER = frozenset("""new says say said like just use using used ask hn show tell pdf amp don doesn
-isn won aren didn ve ll way make makes time year years people know want need good best better does did
-things thing really help going lot today week day days let look work works got getting get vs one two
-first back old big small free launch launches yc via know think""".split())
+#: assigner settings for discovered topics (see the module docstring). On the Reddit file, of the
+#: records whose best topic scores under 0.2 at most 3% hold one of its top-10 terms, from 0.25 up
+#: 83-100% do: below 0.25 a record is an outlier. Second topics at 0.5 or more are held by 95-100%
+#: of their records (0.3-0.5: 88-96%), so a second topic needs 0.5.
+DISCOVERED_ASSIGNMENT = {"min_confidence": 0.25, "secondary_confidence": 0.5, "weights": (0.3, 0.0, 0.7),
+                         "max_topics": 3}
 
 
-def _nmf_topics(texts, k, seed):
-    """NMF on TF-IDF: ``(labels, term lists)``; a record with no known term gets label -1."""
-    from sklearn.decomposition import NMF
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+# -- discovery -----------------------------------------------------------------------------------
 
-    stop = sorted(ENGLISH_STOP_WORDS | _FILLER)
-    matrix = None
-    for min_df, max_df in ((3, 0.5), (1, 1.0)):
+#: two discovered topics are one when the cosine of their centroids (mean embeddings) is at least
+#: MERGE_CENTROID and the cosine of their c-TF-IDF term vectors is at least MERGE_TERMS. On the
+#: Reddit science/technology file (22 NMF topics) the near-duplicates ("new study, suggests",
+#: "study finds, new", "people, likely, suggests") score 0.46-0.51 (centroids) and 0.43-0.50
+#: (terms); the closest distinct pair ("new study" vs "years, million, ago") 0.37 and 0.35.
+MERGE_CENTROID = 0.45
+MERGE_TERMS = 0.4
+#: a term in more than this share of the records names the corpus, not one of its topics
+SUBJECT_SHARE = 0.3
+def _term_matrix(texts):
+    """TF-IDF (sublinear) of words and adjacent-word bigrams of the normalised texts."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from corpuskit.text import term_analyzer
+
+    n = len(texts)
+    for min_df, max_df in ((min(3, max(1, n // 50)), SUBJECT_SHARE), (1, 1.0)):
         try:
-            tv = TfidfVectorizer(stop_words=stop, token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z0-9+#]+\b",
-                                 min_df=min(min_df, max(1, len(texts) // 10)), max_df=max_df,
-                                 ngram_range=(1, 2), sublinear_tf=True, max_features=20000)
+            tv = TfidfVectorizer(analyzer=term_analyzer((1, 2)), min_df=min_df, max_df=max_df,
+                                 sublinear_tf=True, max_features=20000)
             matrix = tv.fit_transform(texts)
-            break
         except ValueError:
             continue
-    if matrix is None or matrix.nnz == 0:
-        return np.zeros(len(texts), dtype=np.int64), [["general"]]
-    vocab = tv.get_feature_names_out()
-    k = max(1, min(k, matrix.shape[0], matrix.shape[1]))
-    nmf = NMF(n_components=k, init="nndsvda", random_state=seed, max_iter=300, tol=1e-3)
+        if matrix.nnz:
+            return matrix.tocsr(), tv.get_feature_names_out()
+    return None, None
+
+
+def _nmf(matrix, k, seed, max_iter=300):
+    from sklearn.decomposition import NMF
+
+    model = NMF(n_components=k, init="nndsvda", random_state=seed, max_iter=max_iter, tol=1e-3)
     with np.errstate(invalid="ignore"):  # NMF's loss report takes sqrt of a rounding -0.0
-        weights = nmf.fit_transform(matrix)
-    labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
-    terms = [[str(vocab[i]) for i in np.argsort(-row, kind="stable")[:40] if row[i] > 0]
-             for row in nmf.components_]
-    return labels, terms
+        weights = model.fit_transform(matrix)
+    return weights, model.components_
 
 
-def _distinct_terms(terms, n):
-    """Top terms without repeats: a bigram replaces the words it contains; a term sharing a
-    word (or its plural) with one already chosen is skipped."""
-    def stems(term):
-        return {w.rstrip("s") for w in term.split()}
+def default_n_topics(n: int) -> int:
+    """How many NMF topics discovery starts from: ``clip(round(sqrt(n / 30)), 3, 25)``.
 
-    chosen = []
-    for term in terms:
-        words = stems(term)
-        overlap = [c for c in chosen if stems(c) & words]
-        if " " in term and overlap and all(" " not in c for c in overlap):
-            chosen[chosen.index(overlap[0])] = term
-            chosen = [c for c in chosen if c not in overlap[1:]]
-        elif not overlap:
-            chosen.append(term)
-        if len(chosen) >= n:
-            break
-    return chosen
+    An upper bound: merging near-duplicates and dissolving small topics then
+    keep only the topics the data supports.
+    """
+    return int(np.clip(round(np.sqrt(max(n, 0) / 30)), 3, 25))
+
+
+def _merge_groups(labels, vectors, per_class) -> list[list[int]]:
+    """Groups of class indices to merge (union of pairs passing both thresholds)."""
+    from corpuskit.enrich.topic_terms import ctfidf
+
+    nc = per_class.shape[0]
+    centroids = l2_normalise(np.vstack([vectors[labels == c].mean(axis=0) for c in range(nc)]))
+    scores = ctfidf(per_class)
+    terms = scores / np.maximum(np.linalg.norm(scores, axis=1, keepdims=True), 1e-12)
+    cen_sim, term_sim = centroids @ centroids.T, terms @ terms.T
+    parent = list(range(nc))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a in range(nc):
+        for b in range(a + 1, nc):
+            if cen_sim[a, b] >= MERGE_CENTROID and term_sim[a, b] >= MERGE_TERMS:
+                parent[root(b)] = root(a)
+    groups: dict[int, list[int]] = {}
+    for c in range(nc):
+        groups.setdefault(root(c), []).append(c)
+    return sorted(groups.values())
 
 
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
-                   n_terms: int = 8) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   n_terms: int = 10, min_topic_share: float = 0.01,
+                   details: dict | None = None) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
 
-    NMF (seeded) on the corpus's TF-IDF finds ``k`` topics, ``k`` defaulting to
-    ``clamp(round(sqrt(n / 40)), 3, 12)``; each is named by its top distinct
-    terms; its centroid is the mean embedding of the records it dominates.
+    1. TF-IDF of the normalised texts' words and bigrams, without the terms in
+       more than ``SUBJECT_SHARE`` of the records (they name the whole corpus:
+       a corpus about one subject then splits into its sub-subjects);
+    2. NMF (seeded) with ``n_topics`` topics, default :func:`default_n_topics`
+       (an upper bound from the corpus size);
+    3. the data then decides how many remain: each record goes to its
+       strongest NMF topic; near-duplicate topics merge (centroid cosine at
+       least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
+       ``MERGE_TERMS``); a topic with fewer than ``min_topic_share`` of the
+       records (and at least 5) is dissolved, its records left to the assigner
+       (they join a topic that fits, or none);
+    4. a topic's centroid is the mean embedding of its members that hold one of its terms;
+       each topic is described by its ``n_terms`` distinct c-TF-IDF terms
+       (:mod:`corpuskit.enrich.topic_terms`) and labelled from them.
+
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
-    each record's beat index (-1 for a record with no known term).
+    each record's beat index (-1 for none). A ``details`` dict, when given, is
+    filled with the NMF ``k``, the ``merged`` groups and the ``dissolved`` topics.
     """
+    from corpuskit.enrich.topic_terms import class_term_counts, class_tfidf_terms, readable_label, slug
+
     vectors = np.asarray(vectors, dtype=np.float32)
+    texts = list(texts)
     n = len(texts)
-    k = n_topics or int(np.clip(round(np.sqrt(n / 40)), 3, 12))
-    labels, terms = _nmf_topics(list(texts), k, seed)
-    sizes = np.bincount(labels[labels >= 0], minlength=len(terms))
-    order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0]
+    matrix, _ = _term_matrix(texts) if n else (None, None)
+    info = {"k": None, "merged": [], "dissolved": []}
+    labels = np.full(n, -1, dtype=np.int64)
+    if matrix is not None:
+        k = max(1, min(n_topics or default_n_topics(n), matrix.shape[0], matrix.shape[1]))
+        weights, _ = _nmf(matrix, k, seed)
+        labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
+        info.update(k=k)
+        present = sorted(set(labels.tolist()) - {-1})
+        labels = np.array([present.index(x) if x >= 0 else -1 for x in labels], dtype=np.int64)
+        if len(present) > 1 and len(vectors):
+            _, per_class, vocab = class_term_counts(texts, labels)
+            if len(vocab):
+                groups = _merge_groups(labels, vectors, per_class)
+                info["merged"] = [g for g in groups if len(g) > 1]
+                remap = {c: g for g, members in enumerate(groups) for c in members}
+                labels = np.array([remap[x] if x >= 0 else -1 for x in labels], dtype=np.int64)
+        sizes = np.bincount(labels[labels >= 0], minlength=labels.max() + 1) if (labels >= 0).any() else []
+        floor = max(5, int(np.ceil(min_topic_share * n)))
+        for c, size in enumerate(sizes):
+            if 0 < size < floor and (np.asarray(sizes) >= floor).any():
+                labels[labels == c] = -1
+                info["dissolved"].append(int(c))
+    terms = class_tfidf_terms(texts, labels, top_n=n_terms) if (labels >= 0).any() else {}
+    sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
+    order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
     beats, centroids, used = [], [], set()
+    from corpuskit.text import term_analyzer
+
+    analyse = term_analyzer((1, 2))
     for c in order:
-        top = _distinct_terms(terms[c], n_terms) or ["general"]
-        name = "-".join(re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") for t in top[:2]) or "topic"
+        top = terms[int(c)]
+        members = labels == c
+        name = slug(top) or "topic"
         base, suffix = name, 2
         while name in used:
             name, suffix = f"{base}-{suffix}", suffix + 1
         used.add(name)
+        examples = [texts[i] for i in np.flatnonzero(members)[:400]]
         beats.append(Beat(
-            name=name, display_name=", ".join(t.title() for t in top[:3]),
+            name=name, display_name=readable_label(top, examples),
             description=f"Discovered from the corpus: {int(sizes[c])} records about {', '.join(top)}.",
             category="discovered", keywords=top, subreddits=[], active=True, discovered=True))
-        centroids.append(vectors[labels == c].mean(axis=0) if len(vectors) else np.zeros(512, np.float32))
+        if len(vectors):
+            # the centroid of the members that say one of the topic's terms: records NMF placed
+            # here only weakly (no term of the topic) do not pull the topic towards themselves
+            wanted = set(top)
+            rows = np.flatnonzero(members)
+            vouched = [i for i in rows if wanted.intersection(analyse(texts[i]))]
+            centroids.append(vectors[vouched if len(vouched) >= 3 else rows].mean(axis=0))
+        else:
+            centroids.append(np.zeros(512, np.float32))
     if not beats:
         beats = [Beat(name="general", display_name="General", description="Every record.",
                       category="discovered", discovered=True)]
         centroids = [vectors.mean(axis=0) if len(vectors) else np.zeros(512, np.float32)]
+        order = []
     remap = {int(c): i for i, c in enumerate(order)}
-    new_labels = np.array([remap.get(int(l), -1) for l in labels], dtype=np.int64)
+    new_labels = np.array([remap.get(int(x), -1) for x in labels], dtype=np.int64)
+    if details is not None:
+        details.update(info)
     return beats, l2_normalise(np.vstack(centroids)), new_labels

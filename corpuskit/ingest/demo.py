@@ -713,8 +713,10 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
 
     Stores the records (one transaction), the beat definitions (meta ``beats``),
     the ground truth (meta ``demo_ground_truth`` and, for a file corpus,
-    ``<db stem>.ground_truth.json`` beside it), freezes the corpus clock, then
-    runs every available stage when ``run_stages``. Returns a JSON-ready summary.
+    ``<db stem>.ground_truth.json`` beside it, see :func:`ground_truth_path`;
+    the summary's ``groundTruthPath`` gives its absolute path), freezes the
+    corpus clock, then runs every available stage when ``run_stages``.
+    Returns a JSON-ready summary.
     """
     _check_params(seed, records, days)
     if corpus.count():
@@ -749,7 +751,7 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
     timings["insert"] = round(perf_counter() - t0 - generating[0], 3)
     truth_path = None
     if str(corpus.path) != ":memory:":
-        truth_path = Path(corpus.path).with_name(Path(corpus.path).stem + ".ground_truth.json")
+        truth_path = ground_truth_path(corpus.path)
         truth_path.write_text(ground_truth_json(truth), encoding="utf-8")
     stages = {}
     if run_stages:
@@ -772,6 +774,16 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
         "timings": timings,
         "groundTruthPath": str(truth_path) if truth_path else None,
     }
+
+
+def ground_truth_path(corpus_path) -> Path:
+    """Where :func:`build_demo` writes the ground truth of the corpus at ``corpus_path``.
+
+    Beside the corpus file, never in the working directory (unless the corpus
+    is there): ``/data/demo.db`` gives ``/data/demo.ground_truth.json``. Absolute.
+    """
+    path = Path(corpus_path).resolve()
+    return path.with_name(path.stem + ".ground_truth.json")
 
 
 def ground_truth_json(truth: dict) -> str:

@@ -6,6 +6,7 @@ in the record's ``metadata``.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from corpuskit.errors import ImportFormatError
@@ -103,6 +104,8 @@ def apply_layout(layout: Layout, row: dict) -> dict:
             if key in row:
                 raw[key] = row[key]
                 used.add(key)
+        # corpuskit's export writes the enrichment beside the record; it is derived, not imported
+        used.update(("sentimentScore", "sentimentLabel", "primaryTopic", "entities"))
     extra = {k: _plain(v) for k, v in row.items() if k not in used and not _blank(v)}
     if extra:
         meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
@@ -117,8 +120,31 @@ def apply_layout(layout: Layout, row: dict) -> dict:
         raw["url"] = (f"https://www.reddit.com{permalink}" if permalink
                       else f"https://www.reddit.com/comments/{raw['sourceId']}")
     if "tweet_url" in layout.derive and sid and _blank(raw.get("url")):
-        raw["url"] = f"https://twitter.com/{raw.get('author') or 'i'}/status/{raw['sourceId']}"
+        raw["url"] = tweet_url(raw["sourceId"], _handle(row))
     return raw
+
+
+# columns that hold a tweet author's @handle in common exports (the display name,
+# e.g. `user_name` "Rachel Roh", is not a handle and makes no URL)
+HANDLE_COLUMNS = ("user_screen_name", "screen_name", "user_username", "username", "user_handle",
+                  "handle")
+_HANDLE = re.compile(r"^@?([A-Za-z0-9_]{1,15})$")
+
+
+def tweet_url(tweet_id, handle: str | None = None) -> str:
+    """``https://twitter.com/HANDLE/status/ID``, or ``https://twitter.com/i/web/status/ID``
+    when the handle is unknown or not a valid handle (1-15 letters, digits, ``_``)."""
+    match = _HANDLE.match(handle.strip()) if isinstance(handle, str) else None
+    who = match.group(1) if match else "i/web"
+    return f"https://twitter.com/{who}/status/{tweet_id}"
+
+
+def _handle(row: dict) -> str | None:
+    for column in HANDLE_COLUMNS:
+        value = row.get(column)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _blank(value) -> bool:

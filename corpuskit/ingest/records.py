@@ -4,7 +4,19 @@ A record is a plain dict with camelCase keys, the fields both HTTP
 interfaces show: ``source, sourceId, contentType, title, contentText, url,
 author, publishedAt, capturedAt, subreddit, language, topic, metadata``.
 :func:`normalise` checks and cleans one; :func:`insert_records` stores many,
-skipping duplicates (same source + sourceId, else same source + content hash).
+skipping duplicates.
+
+Duplicates (the rules ``import --dedupe`` names):
+
+- ``id``: same source + sourceId. A sourceId names one post, so this rule
+  always applies to a row that has one, whatever the mode.
+- ``content``: same source + author + title + text + publishedAt (the content
+  key, :func:`content_hash`). The publication time is part of the key: a
+  headline that recurs on another day is another record, and the same file
+  imported twice still adds nothing. So is the author: the same words posted
+  at the same time by two accounts are two posts.
+- ``auto`` (the default): ``id`` for a row with a sourceId, else ``content``.
+- ``none``: rows without a sourceId are never dropped.
 """
 from __future__ import annotations
 
@@ -42,10 +54,44 @@ def _text(value) -> str:
     return str(value).strip()
 
 
-def content_hash(source: str, title: str, text: str) -> str:
-    """Stable hash of a record's visible content, for dedupe without a sourceId."""
-    digest = hashlib.sha256(f"{source}\x1f{title}\x1f{text}".encode("utf-8"))
-    return digest.hexdigest()[:32]
+DEDUPE_RULES = ("auto", "id", "content", "none")
+
+
+def content_hash(source: str, author: str, title: str, text: str, published_at: str) -> str:
+    """The content key: a stable hash of source, author, title, text and publication time.
+
+    ``published_at`` is the normalised ISO string (``YYYY-MM-DDTHH:MM:SSZ``);
+    ``author`` is ``""`` when the row names none.
+    """
+    key = "\x1f".join((source, author or "", title or "", text or "", published_at))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def record_hash(rec: dict) -> str:
+    """:func:`content_hash` of a normalised record."""
+    return content_hash(rec["source"], rec["author"], rec["title"], rec["contentText"],
+                        rec["publishedAt"])
+
+
+def check_dedupe(dedupe: str) -> str:
+    """Return ``dedupe`` if it is a known rule, else raise ValidationError."""
+    if dedupe not in DEDUPE_RULES:
+        raise ValidationError(f"unknown dedupe rule {dedupe!r}; expected one of: "
+                              f"{', '.join(DEDUPE_RULES)}")
+    return dedupe
+
+
+def dedupe_rule(rec: dict, dedupe: str = "auto") -> str:
+    """The rule that decides whether ``rec`` is a duplicate: ``id``, ``content`` or ``none``.
+
+    Raises :class:`RowRejected` for a row without a sourceId under ``dedupe="id"``.
+    """
+    if dedupe == "auto":
+        return "id" if rec["sourceId"] else "content"
+    if dedupe == "id" and not rec["sourceId"]:
+        raise RowRejected("no sourceId (--dedupe id needs one on every row; name the id "
+                          "column with --map sourceId=COLUMN)")
+    return dedupe
 
 
 def check_source(source: str) -> str:
@@ -118,27 +164,41 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
     }
 
 
+INSERT_SQL = (
+    "INSERT INTO records (source, source_id, content_hash, content_type, title, "
+    "content_text, url, author, published_at, captured_at, subreddit, language, topic, "
+    "metadata, run_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def record_row(rec: dict, run_id: str | None) -> tuple:
+    """The values of :data:`INSERT_SQL` for a normalised record."""
+    return (rec["source"], rec["sourceId"], record_hash(rec), rec["contentType"], rec["title"],
+            rec["contentText"], rec["url"], rec["author"], rec["publishedAt"], rec["capturedAt"],
+            rec["subreddit"], rec["language"], rec["topic"],
+            json.dumps(rec["metadata"], sort_keys=True, ensure_ascii=False), run_id)
+
+
 def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> tuple[int, int]:
-    """Insert normalised records; return ``(added, duplicates)``.
+    """Insert normalised records under the ``auto`` rule; return ``(added, duplicates)``.
 
     Must be called inside a transaction (see :func:`corpuskit.store.transaction`).
-    A record whose source + sourceId (or, with no sourceId, source + content
-    hash) is already stored, or repeated within the batch, counts as a duplicate.
+    A record whose source + sourceId (or, with no sourceId, whose content key)
+    is already stored, or repeated within the batch, counts as a duplicate.
+    File imports use :mod:`corpuskit.ingest.staging` instead, which applies
+    any rule and writes in one short transaction.
     """
     added = duplicates = 0
-    sql = (
-        "INSERT OR IGNORE INTO records (source, source_id, content_hash, content_type, title, "
-        "content_text, url, author, published_at, captured_at, subreddit, language, topic, "
-        "metadata, run_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-    )
     for rec in records:
-        cur = conn.execute(sql, (
-            rec["source"], rec["sourceId"], content_hash(rec["source"], rec["title"], rec["contentText"]),
-            rec["contentType"], rec["title"], rec["contentText"], rec["url"], rec["author"],
-            rec["publishedAt"], rec["capturedAt"], rec["subreddit"], rec["language"], rec["topic"],
-            json.dumps(rec["metadata"], sort_keys=True, ensure_ascii=False), run_id,
-        ))
-        if cur.rowcount == 1:
+        values = record_row(rec, run_id)
+        if rec["sourceId"]:
+            stored = conn.execute("SELECT 1 FROM records WHERE source = ? AND source_id = ?",
+                                  (rec["source"], rec["sourceId"])).fetchone()
+        else:
+            stored = conn.execute("SELECT 1 FROM records WHERE source = ? AND content_hash = ?",
+                                  (rec["source"], values[2])).fetchone()
+        if stored is None:
+            conn.execute(INSERT_SQL, values)
             added += 1
         else:
             duplicates += 1

@@ -11,6 +11,7 @@ import re
 from urllib.parse import urlsplit
 
 from corpuskit.narrate.sentences import squash
+from corpuskit.text import display_text
 
 MARKER = re.compile(r"\[(\d+)\]")
 _LINK = re.compile(r"https?://[^\s<>\"'\])]+")
@@ -40,12 +41,17 @@ def trace_body(body: str, texts: dict[int, str], framing: list[str]) -> list[str
     """Problems found tracing ``body`` to its sources (an empty list means fully traced).
 
     Every paragraph is either a framing sentence (listed in ``framing``) or a
-    run of ``sentence [n]`` units where each sentence occurs verbatim (modulo
-    whitespace) in ``texts[n]``, the text of the record cited as ``n``.
+    run of ``sentence [n]`` units where each sentence occurs verbatim *after
+    display normalisation* in ``texts[n]``, the text of the record cited as
+    ``n``: the sentence is a substring of ``display_text(texts[n])`` (HTML
+    entities unescaped, typographic quotes folded, zero-width characters
+    dropped, whitespace collapsed; see :func:`corpuskit.text.display_text`).
+    The stored record text is never changed; a reader who applies
+    ``display_text`` to it finds every quote.
     """
     problems = []
     framing = {squash(f) for f in framing}
-    squashed = {n: squash(t) for n, t in texts.items()}
+    squashed = {n: display_text(t) for n, t in texts.items()}
     for paragraph in (p for p in body.split("\n\n") if p.strip()):
         if squash(paragraph) in framing:
             continue

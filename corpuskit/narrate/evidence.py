@@ -3,8 +3,8 @@
 Rules (all windows are measured back from the corpus clock):
 
 - **lead_story** (one story, key ``lead``): the lead signal is the open signal
-  of severity high or medium with the highest ``sigma_score``; ties go to the
-  later ``detected_at``, then the lower id. When no high or medium signal is
+  of severity high or medium ranked by severity (high first), then
+  ``sigma_score``, then recency (the later ``detected_at``), then the lower id. When no high or medium signal is
   open, the strongest (same order) detected in the last ``lead_recent_days``
   days, open or resolved; failing that, the most recently detected high or
   medium signal. With no high or medium signal at all there is no lead (or
@@ -14,7 +14,10 @@ Rules (all windows are measured back from the corpus clock):
   severity (high or medium, open or resolved; its status is part of the evidence).
 - **beat_narrative** (key ``beat:<topic name>``): one per active beat, i.e. a
   topic with ``active = 1`` and at least ``min_beat_records`` records in the
-  last ``beat_window_days`` days.
+  last ``beat_window_days`` days, of which at least two have a quotable
+  sentence that names the beat (a phrase of its label or first keywords, see
+  :func:`corpuskit.narrate.quotes.subject_terms`); a beat whose records do not
+  name it makes no story (it is listed as skipped).
 - **entity_narrative** (key ``entity:<entity slug>``): the ``top_entities``
   entities with the most mentions in the last ``entity_window_days`` days, plus
   every entity with an open novelty signal.
@@ -29,6 +32,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -36,10 +41,11 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
-from corpuskit.narrate.sentences import quotable, split_sentences
+from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms, tokens_of
 
 NOTABLE_SEVERITIES = ("high", "medium")
 POOL_LIMIT = 300  # newest records considered per story
+REPOST_JACCARD = 0.8
 
 
 @dataclass
@@ -57,6 +63,8 @@ class EvidenceRecord:
     topic_id: int | None = None
     inferred: bool = False
     confidence: float = 0.0
+    centrality: float | None = None
+    on_subject: bool | None = None
 
     @property
     def metadata(self) -> dict:
@@ -117,8 +125,8 @@ def _records(conn, where: str, args, limit: int = POOL_LIMIT) -> list[EvidenceRe
 
 
 def has_quotable(record: EvidenceRecord) -> bool:
-    """Whether the record has at least one sentence a story could quote."""
-    return any(quotable(s) for s in split_sentences(record.text)[:40])
+    """Whether the record has at least one sentence a story could quote (see :mod:`corpuskit.narrate.quotes`)."""
+    return bool(record_sentences(record.text))
 
 
 def _matrix(records: list[EvidenceRecord]):
@@ -135,55 +143,173 @@ def _unit(v):
     return v / n if n > 0 else v
 
 
+CHUNK_CACHE = 16  # sqlite-vec chunks (1,024 vectors, 2 MB each) kept during one narrate run
+_CHUNKS: ContextVar[dict | None] = ContextVar("narrate_vector_chunks", default=None)
+
+
+@contextmanager
+def vector_chunk_cache():
+    """Within this block, sqlite-vec chunks read by :func:`stored_embeddings` are kept (at most
+    :data:`CHUNK_CACHE`, oldest dropped first). The narrate stage opens it for one run: it writes no vectors."""
+    token = _CHUNKS.set({})
+    try:
+        yield
+    finally:
+        _CHUNKS.reset(token)
+
+
+def stored_embeddings(conn, ids) -> np.ndarray | None:
+    """The stored embeddings of ``ids`` (rows in that order, L2-normalised), or None if any is missing.
+
+    Reads the few sqlite-vec chunk blobs that hold them (a point query on the
+    virtual table costs about a millisecond per row), checks one row against
+    the virtual table, and falls back to point queries when the layout is not
+    the one expected.
+    """
+    if conn is None or not ids:
+        return None
+    try:
+        found = _chunk_vectors(conn, ids)
+    except Exception:  # noqa: BLE001 - another sqlite-vec layout: ask the virtual table
+        found = None
+    if found is None:
+        try:
+            found = {}
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start:start + 500])
+                marks = ",".join("?" for _ in chunk)
+                found.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in conn.execute(
+                    f"SELECT record_id, embedding FROM record_vectors WHERE record_id IN ({marks})", chunk))
+        except Exception:  # noqa: BLE001 - no vec0 table or extension: the caller uses TF-IDF
+            return None
+    if len(found) != len(set(ids)):
+        return None
+    matrix = np.stack([found[i] for i in ids]).astype(np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def _chunk_vectors(conn, ids) -> dict | None:
+    where = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start:start + 500])
+        marks = ",".join("?" for _ in chunk)
+        for rid, chunk_id, offset in conn.execute(
+                f"SELECT coalesce(id, rowid), chunk_id, chunk_offset FROM record_vectors_rowids "
+                f"WHERE rowid IN ({marks}) AND chunk_id IS NOT NULL", chunk):
+            where[rid] = (chunk_id, offset)
+    if len(where) != len(set(ids)):
+        return None
+    out = {}
+    cache = _CHUNKS.get()
+    for chunk_id in sorted({c for c, _ in where.values()}):
+        vectors = cache.get(chunk_id) if cache is not None else None
+        if vectors is None:
+            blob = conn.execute("SELECT vectors FROM record_vectors_vector_chunks00 WHERE rowid = ?",
+                                (chunk_id,)).fetchone()[0]
+            vectors = np.frombuffer(blob, dtype=np.float32).reshape(-1, 512)
+            if cache is not None:
+                if len(cache) >= CHUNK_CACHE:
+                    cache.pop(next(iter(cache)))
+                cache[chunk_id] = vectors
+        for rid, (c, offset) in where.items():
+            if c == chunk_id:
+                out[rid] = vectors[offset]
+    probe = ids[0]
+    row = conn.execute("SELECT embedding FROM record_vectors WHERE record_id = ?", (probe,)).fetchone()
+    if row is None or not np.array_equal(np.frombuffer(row[0], np.float32), out[probe]):
+        return None
+    return out
+
+
 def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord], k: int,
-                    min_records: int = 2) -> list[EvidenceRecord]:
+                    min_records: int = 2, conn=None, terms=(), focus=()) -> list[EvidenceRecord]:
     """Choose up to ``k`` records: direct evidence first, inferred ones to fill up.
 
-    Within each group records are ranked by cosine similarity to the centroid
-    of the direct evidence (of every candidate when there is none), at most
-    ``ceil(k / 2)`` per source kind while others remain. Each chosen record's
-    ``confidence`` is then its similarity to the centroid of the chosen set.
+    Only records with a quotable sentence qualify. Records are ranked by group
+    (direct, then inferred), then by whether they are in ``focus`` (the records
+    of the development the story is about: a signal's evidence, a cluster's
+    members; the newest record of the pool is always in it), then by whether a
+    quotable sentence names the subject (contains
+    one of ``terms``), then by cosine similarity to the centroid of the direct
+    evidence (of every candidate when there is none) over the stored embeddings
+    (TF-IDF when the corpus has none). Taking them in that order: at most one
+    record per author and ``ceil(k / 2)`` per source kind while others remain,
+    and never a record whose quotable words repeat one already chosen (Jaccard of
+    their informative words at least
+    ``REPOST_JACCARD``: the same post again). Each chosen record's
+    ``confidence`` is then its TF-IDF similarity to the centroid of the chosen
+    set, and ``centrality`` its similarity to the pool's centroid.
     Returns fewer than ``min_records`` only when the pool has too few.
     """
-    seen, pool = set(), []
+    seen, pool, sentences = set(), [], []
     for r, is_inferred in [(r, False) for r in direct] + [(r, True) for r in inferred]:
-        if r.id in seen or not has_quotable(r):
+        if r.id in seen:
+            continue
+        quotable_sentences = record_sentences(r.text)
+        if not quotable_sentences:
             continue
         seen.add(r.id)
         r.inferred = is_inferred
         pool.append(r)
+        sentences.append(quotable_sentences)
     if len(pool) < min_records:
         return []
     matrix = _matrix(pool)
     if matrix is None:
         return []
     dense = matrix.toarray()
+    vectors = stored_embeddings(conn, [r.id for r in pool])
+    space = vectors if vectors is not None else dense
     n_direct = sum(not r.inferred for r in pool)
-    centroid = _unit(dense[:n_direct].mean(axis=0) if n_direct else dense.mean(axis=0))
-    sims = dense @ centroid
-    order = sorted(range(len(pool)), key=lambda i: (pool[i].inferred, -round(float(sims[i]), 9), pool[i].id))
+    centroid = _unit(space[:n_direct].mean(axis=0) if n_direct else space.mean(axis=0))
+    sims = space @ centroid
+    terms, focus = set(terms), set(focus)
+    newest = max(pool, key=lambda r: (r.published_at, r.id))
+    focus.add(newest.id)  # a story speaks from its latest evidence
+    tokens = [{t for x in s for t in tokens_of(x)} for s in sentences]
+    on_subject = [any(mentions_subject(tokens_of(x), terms) for x in s) for s in sentences]
+    order = sorted(range(len(pool)), key=lambda i: (pool[i].inferred, pool[i].id not in focus,
+                                                    terms and not on_subject[i], -round(float(sims[i]), 9),
+                                                    pool[i].id))
     per_source_cap = max(1, -(-k // 2))
-    chosen, counts, skipped = [], {}, []
+    chosen, counts, authors, skipped = [], {}, set(), []
+
+    def repeats(i):  # the same post again (a repost, a crosspost): informative words overlap by Jaccard >= 0.8
+        return any(len(tokens[i] & tokens[j]) >= REPOST_JACCARD * len(tokens[i] | tokens[j]) for j in chosen)
+
     for i in order:
         if len(chosen) >= k:
             break
-        src = pool[i].source
-        if counts.get(src, 0) >= per_source_cap:
+        src, author = pool[i].source, _author_key(pool[i].author)
+        if repeats(i):
+            continue
+        if counts.get(src, 0) >= per_source_cap or (author and author in authors):
             skipped.append(i)
             continue
         counts[src] = counts.get(src, 0) + 1
+        if author:
+            authors.add(author)
         chosen.append(i)
     for i in skipped:
         if len(chosen) >= k:
             break
-        chosen.append(i)
+        if not repeats(i):
+            chosen.append(i)
     chosen_centroid = _unit(dense[chosen].mean(axis=0))
     result = []
     for i in chosen:
         rec = pool[i]
         rec.confidence = round(float(np.clip(dense[i] @ chosen_centroid, 0.0, 1.0)), 4)
+        rec.centrality = round(float(np.clip(sims[i], 0.0, 1.0)), 6)
+        rec.on_subject = bool(on_subject[i])
         result.append(rec)
     return result
+
+
+def _author_key(author: str) -> str:
+    author = (author or "").strip().lower()
+    return "" if author in ("", "[deleted]", "[removed]", "deleted", "anonymous") else author
 
 
 # -- rows the rules read ------------------------------------------------------
@@ -196,9 +322,13 @@ def signal_dict(row) -> dict:
     return out
 
 
+STRONGEST = ("ORDER BY CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, "
+             "sigma_score DESC, detected_at DESC, id ASC")
+
+
 def lead_signal(conn, now=None, recent_days: int = 7) -> dict | None:
     """The signal the lead story is about (rule in the module docstring), or None."""
-    strongest = "ORDER BY sigma_score DESC, detected_at DESC, id ASC LIMIT 1"
+    strongest = STRONGEST + " LIMIT 1"
     row = conn.execute(
         f"SELECT * FROM signals WHERE status = 'open' AND severity IN ('high', 'medium') {strongest}"
     ).fetchone()
@@ -210,7 +340,8 @@ def lead_signal(conn, now=None, recent_days: int = 7) -> dict | None:
     if row is None:
         row = conn.execute(
             "SELECT * FROM signals WHERE severity IN ('high', 'medium') "
-            "ORDER BY detected_at DESC, sigma_score DESC, id ASC LIMIT 1"
+            "ORDER BY detected_at DESC, CASE severity WHEN 'high' THEN 0 ELSE 1 END, sigma_score DESC, id ASC "
+            "LIMIT 1"
         ).fetchone()
     return signal_dict(row) if row else None
 
@@ -241,7 +372,11 @@ def entity_dict(conn, entity_id) -> dict | None:
     if entity_id is None:
         return None
     row = conn.execute("SELECT id, slug, name, type FROM entities WHERE id = ?", (entity_id,)).fetchone()
-    return {"id": row[0], "slug": row[1], "name": row[2], "type": row[3]} if row else None
+    if row is None:
+        return None
+    aliases = sorted({r[0] for r in conn.execute(
+        "SELECT surface FROM entity_aliases WHERE entity_id = ? ORDER BY surface", (entity_id,))} - {row[2]})
+    return {"id": row[0], "slug": row[1], "name": row[2], "type": row[3], "aliases": aliases[:20]}
 
 
 def active_beats(conn, now, window_days: int, min_records: int) -> list[tuple[dict, int]]:
@@ -299,6 +434,76 @@ def latest_cluster(conn, topic_id) -> dict | None:
             "top_terms": json.loads(row[3] or "[]"), "summary_label": row[4]}
 
 
+def growing_cluster(conn, topic_id, now, window_days: int, min_recent: int = 5) -> dict | None:
+    """The fastest-growing cluster of the newest analysis run on ``topic_id``, or None.
+
+    Growth compares a cluster's member records in the last ``window_days // 2``
+    days (``recent``) with the same span before (``earlier``): the cluster with
+    the highest ``(recent + 1) / (earlier + 1)`` among those with at least
+    ``min_recent`` recent records and at least twice as many recent records as
+    earlier ones wins; ties go to more recent records, then the lower id. Returns the cluster dict of :func:`latest_cluster` plus
+    ``recent``, ``earlier`` and ``memberIds`` (its recent members).
+    """
+    half = max(1, window_days // 2)
+    mid, start = iso(now - timedelta(days=half)), iso(now - timedelta(days=2 * half))
+    rows = conn.execute(
+        "SELECT c.id, c.lineage_id, c.record_count, c.top_terms, c.summary_label, "
+        "sum(r.published_at > ? AND r.published_at <= ?), sum(r.published_at > ? AND r.published_at <= ?) "
+        "FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id JOIN records r ON r.id = m.record_id "
+        "WHERE c.topic_id = ? AND c.run_id = (SELECT run_id FROM clusters WHERE topic_id = ? "
+        "ORDER BY created_at DESC, id DESC LIMIT 1) GROUP BY c.id ORDER BY c.id",
+        (mid, iso(now), start, mid, topic_id, topic_id),
+    ).fetchall()
+    best, best_key = None, None
+    for row in rows:
+        recent, earlier = int(row[5] or 0), int(row[6] or 0)
+        if recent < min_recent or recent < 2 * earlier:
+            continue
+        key = ((recent + 1) / (earlier + 1), recent, -row[0])
+        if best_key is None or key > best_key:
+            best, best_key = row, key
+    if best is None:
+        return None
+    members = [r[0] for r in conn.execute(
+        "SELECT m.record_id FROM cluster_members m JOIN records r ON r.id = m.record_id "
+        "WHERE m.cluster_id = ? AND r.published_at > ? AND r.published_at <= ? ORDER BY m.record_id",
+        (best[0], mid, iso(now)))]
+    return {"id": best[0], "lineage_id": best[1], "record_count": best[2], "top_terms": json.loads(best[3] or "[]"),
+            "summary_label": best[4], "recent": int(best[5] or 0), "earlier": int(best[6] or 0),
+            "memberIds": members}
+
+
+def entity_change(conn, entity_id, now, window_days: int) -> dict:
+    """What changed for an entity: mentions, records and mean sentiment in the window and the one before, co-occurring entities.
+
+    Sentiment is the mean ``sentiment_score`` of the records mentioning the
+    entity (rounded to 2 decimals; None without enriched records); ``with``
+    names the three entities mentioned in most of the window's records that
+    mention it (ties by name).
+    """
+    end, mid = iso(now), iso(now - timedelta(days=window_days))
+    start = iso(now - timedelta(days=2 * window_days))
+    span = ("SELECT sum(m.mention_count), count(*), avg(e.sentiment_score) FROM mentions m "
+            "JOIN records r ON r.id = m.record_id LEFT JOIN enrichment e ON e.record_id = r.id "
+            "WHERE m.entity_id = ? AND r.published_at > ? AND r.published_at <= ?")
+    now_row = conn.execute(span, (entity_id, mid, end)).fetchone()
+    before_row = conn.execute(span, (entity_id, start, mid)).fetchone()
+    others = conn.execute(
+        "SELECT e.name, count(DISTINCT o.record_id) AS n FROM mentions m JOIN records r ON r.id = m.record_id "
+        "JOIN mentions o ON o.record_id = m.record_id AND o.entity_id != m.entity_id "
+        "JOIN entities e ON e.id = o.entity_id WHERE m.entity_id = ? AND r.published_at > ? "
+        "AND r.published_at <= ? GROUP BY e.id ORDER BY n DESC, e.name LIMIT 3", (entity_id, mid, end),
+    ).fetchall()
+
+    def mean(value):
+        return None if value is None else round(float(value), 2)
+
+    return {"mentions": int(now_row[0] or 0), "records": int(now_row[1] or 0), "sentiment": mean(now_row[2]),
+            "previousMentions": int(before_row[0] or 0), "previousRecords": int(before_row[1] or 0),
+            "previousSentiment": mean(before_row[2]) if before_row[1] else None,
+            "with": [r[0] for r in others if r[1] >= 2], "windowDays": window_days}
+
+
 def cited_entities(conn, record_ids, limit: int = 5) -> list[dict]:
     """Entities most mentioned among ``record_ids`` (for references), most first."""
     if not record_ids:
@@ -342,16 +547,17 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
                             "AND r.published_at > ? AND r.published_at <= ?",
                             [signal["entity_id"], since, detected])
     figures = {"directRecords": len(direct_ids), "windowDays": window_days}
-    digest = pool_hash(story_key, direct, inferred, k, [signal["id"], figures])
+    entity = entity_dict(conn, signal["entity_id"])
+    subject = subject_terms(entity, topic_dict(conn, signal["topic_id"]), signal)
+    digest = pool_hash(story_key, direct, inferred, k, [signal["id"], figures, sorted(subject)])
     if skip is not None and skip(digest):
         return UNCHANGED
-    chosen = rank_and_select(direct, inferred, k)
+    chosen = rank_and_select(direct, inferred, k, conn=conn, terms=subject)
     if len(chosen) < 2:
         return None
     topic_id = signal["topic_id"] if signal["topic_id"] is not None else _dominant_topic(chosen)
     cluster = latest_cluster(conn, topic_id) if topic_id is not None else None
     terms = _words(signal["headline"])
-    entity = entity_dict(conn, signal["entity_id"])
     return StoryEvidence(
         kind=kind, story_key=story_key, records=chosen, signal=signal, beat=topic_dict(conn, topic_id),
         entity=entity, entities=cited_entities(conn, [r.id for r in chosen]), cluster=cluster, terms=terms,
@@ -365,21 +571,38 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
     since = iso(now - timedelta(days=window_days))
     direct = _records(conn, f"{_topic_where()} AND r.published_at > ? AND r.published_at <= ?",
                       [beat["id"], beat["id"], since, iso(now)])
-    cluster = latest_cluster(conn, beat["id"])
+    focus = []
+    cluster = None
+    if signal is not None:
+        focus = [r[0] for r in conn.execute(
+            "SELECT ref_id FROM signal_evidence WHERE signal_id = ? AND ref_kind = 'record' ORDER BY ref_id",
+            (signal["id"],))]
+    else:
+        cluster = growing_cluster(conn, beat["id"], now, window_days)
+        focus = cluster["memberIds"] if cluster else []
+    if cluster is None:
+        cluster = latest_cluster(conn, beat["id"])
     sources = conn.execute(
         f"SELECT count(DISTINCT r.source) FROM records r WHERE {_topic_where()} "
         "AND r.published_at > ? AND r.published_at <= ?", (beat["id"], beat["id"], since, iso(now)),
     ).fetchone()[0]
-    figures = {"records": n_records, "sources": sources, "windowDays": window_days}
+    before = iso(now - timedelta(days=2 * window_days))
+    previous = conn.execute(
+        f"SELECT count(DISTINCT r.id) FROM records r WHERE {_topic_where()} "
+        "AND r.published_at > ? AND r.published_at <= ?", (beat["id"], beat["id"], before, since),
+    ).fetchone()[0]
+    figures = {"records": n_records, "sources": sources, "windowDays": window_days, "previousRecords": previous}
     if cluster is not None:  # the framing sentence states these
-        figures["cluster"] = [cluster["lineage_id"], cluster["record_count"], cluster["top_terms"][:3]]
+        figures["cluster"] = [cluster["lineage_id"], cluster["record_count"], cluster["top_terms"][:3],
+                              cluster.get("recent"), cluster.get("earlier")]
+    subject = subject_terms(None, beat, signal, cluster if cluster and cluster.get("recent") else None)
     digest = pool_hash(f"beat:{beat['name']}", direct, [], k,
-                       [figures, signal["id"] if signal else None, beat["display_name"]])
+                       [figures, signal["id"] if signal else None, beat["display_name"], focus, sorted(subject)])
     if skip is not None and skip(digest):
         return UNCHANGED
-    chosen = rank_and_select(direct, [], k)
-    if len(chosen) < 2:
-        return None
+    chosen = rank_and_select(direct, [], k, conn=conn, terms=subject, focus=focus)
+    if len(chosen) < 2 or (subject and sum(bool(r.on_subject) for r in chosen) < 2):
+        return None  # too thin, or too few records that name the beat to make a story about it
     terms = list(beat["keywords"]) + (cluster["top_terms"] if cluster else [])
     if signal:
         terms += _words(signal["headline"])
@@ -401,12 +624,14 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
         "(SELECT record_id FROM mentions WHERE entity_id = ?) AND r.published_at > ? AND r.published_at <= ?",
         (entity["id"], since, iso(now)),
     ).fetchone()
-    figures = {"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days}
+    figures = {"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days,
+               "change": entity_change(conn, entity["id"], now, window_days)}
+    subject = subject_terms(entity)
     digest = pool_hash(f"entity:{entity['slug']}", direct, [], k,
-                       [figures, signal["id"] if signal else None, entity["name"]])
+                       [figures, signal["id"] if signal else None, entity["name"], sorted(subject)])
     if skip is not None and skip(digest):
         return UNCHANGED
-    chosen = rank_and_select(direct, [], k)
+    chosen = rank_and_select(direct, [], k, conn=conn, terms=subject)
     if len(chosen) < 2:
         return None
     topic_id = _dominant_topic(chosen)

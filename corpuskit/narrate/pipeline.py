@@ -98,8 +98,10 @@ class Narrator:
     def settings(self) -> dict:
         """The parameters as recorded with the run."""
         writer = self.writer if self.writer is not None else ExtractiveWriter()
+        writer_settings = getattr(writer, "settings", None)
         return {
             "writer": getattr(writer, "name", type(writer).__name__),
+            **({"writerSettings": writer_settings()} if callable(writer_settings) else {}),
             "beat_window_days": self.beat_window_days, "min_beat_records": self.min_beat_records,
             "entity_window_days": self.entity_window_days, "top_entities": self.top_entities,
             "signal_window_days": self.signal_window_days,
@@ -154,8 +156,7 @@ class Narrator:
     def _strongest_open(conn, topic_id=None, entity_id=None):
         column, value = ("entity_id", entity_id) if entity_id is not None else ("topic_id", topic_id)
         row = conn.execute(
-            f"SELECT * FROM signals WHERE status = 'open' AND {column} = ? "
-            "ORDER BY sigma_score DESC, detected_at DESC, id LIMIT 1", (value,)
+            f"SELECT * FROM signals WHERE status = 'open' AND {column} = ? {ev.STRONGEST} LIMIT 1", (value,)
         ).fetchone()
         return ev.signal_dict(row) if row else None
 
@@ -192,8 +193,10 @@ class Narrator:
             "framing": list(fields.get("framing") or []),
             "headlineSource": fields.get("headlineSource"),
             "figures": evidence.figures,
-            "writer": getattr(writer, "name", type(writer).__name__),
+            "writer": fields.get("writer") or getattr(writer, "name", type(writer).__name__),
         }
+        if isinstance(fields.get("writerNote"), dict):
+            metadata["writerNote"] = fields["writerNote"]
         if signal is not None:
             metadata["triggerSignalKey"] = signal["signal_key"]
         if evidence.cluster is not None:
@@ -218,11 +221,15 @@ class Narrator:
         """Write the corpus's stories, versions, slugs and arcs; returns self (see ``summary_``)."""
         self._check()
         writer = self.writer if self.writer is not None else ExtractiveWriter()
+        reset = getattr(writer, "reset_budget", None)
+        if callable(reset):
+            reset()  # a writer with a per-run budget (the LLM writer) starts afresh
         conn = corpus.conn
         now = corpus.now()
         generated_at = iso(now)
         summary = {"written": {}, "unchanged": {}, "skipped": []}
-        with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction():
+        with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction(), \
+                ev.vector_chunk_cache():
             signals_state = _signals_fingerprint(conn)
 
             def skip_for(story_key):

@@ -13,7 +13,9 @@ _MARKER = re.compile(r"\[\d+\]")
 _URL = re.compile(r"https?://\S+")
 _LETTER = re.compile(r"[^\W\d_]")
 _ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "mr.", "mrs.", "ms.", "dr.", "prof.", "inc.", "st.",
-                  "jr.", "sr.", "u.s.", "u.k.", "etc.", "fig.", "no.", "approx.")
+                  "jr.", "sr.", "u.s.", "u.k.", "etc.", "fig.", "no.", "approx.", "mt.", "ft.", "gov.",
+                  "sen.", "rep.", "gen.", "sgt.", "capt.", "lt.", "col.", "corp.", "ltd.", "jan.", "feb.",
+                  "aug.", "sept.", "oct.", "nov.", "dec.")
 
 
 def squash(text: str) -> str:

@@ -4,16 +4,23 @@ The standard library's ``sqlite3`` is used when it can load extensions;
 otherwise ``sqlean`` (PyPI ``sqlean.py``), which bundles an extension-capable
 SQLite with the same DB-API. Either way the connection is in WAL mode and
 answers rows as :class:`sqlite3.Row`-like objects.
+
+A corpus file holds key hashes and id secrets: a new one is created with mode
+0600 (owner only), and SQLite gives its ``-wal`` and ``-shm`` files the same
+mode. A file this process cannot write is refused with
+:class:`ReadOnlyCorpusError`.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from pathlib import Path
 
 import sqlite_vec
 
-from corpuskit.errors import ExtensionError, StoreError
+from corpuskit.errors import CorpusBusyError, ExtensionError, ReadOnlyCorpusError, StoreError
+from corpuskit.store.schema import inspect_file
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -53,12 +60,46 @@ def driver_name(prefer: str | None = None) -> str:
 _HEADER_CHECKED: set[str] = set()
 
 
+#: Mode of a new corpus file (and, through SQLite, of its -wal and -shm files).
+FILE_MODE = 0o600
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists (an empty file is an empty database)."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise _os_error(path, exc) from exc
+    os.close(fd)
+
+
+def _os_error(path: Path, exc: OSError) -> StoreError:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ReadOnlyCorpusError(
+            f"cannot create corpus {path}: {exc.strerror} (the directory {path.parent} is not "
+            "writable)")
+    return StoreError(f"cannot open corpus {path}: {exc.strerror or exc}")
+
+
+def _read_only(path: Path) -> ReadOnlyCorpusError:
+    return ReadOnlyCorpusError(
+        f"corpus {path} is read-only for this user: corpuskit writes to the corpus file and "
+        f"creates {path.name}-wal and {path.name}-shm beside it. Make it writable "
+        f"(chmod u+w {path}) or work on a copy")
+
+
 def _check_path(path: Path) -> None:
     if not path.parent.exists():
         raise StoreError(f"cannot open corpus {path}: directory {path.parent} does not exist")
     if path.exists():
         if path.is_dir():
             raise StoreError(f"cannot open corpus {path}: it is a directory")
+        # the directory must be writable too unless the -wal file exists already
+        dir_ok = os.access(path.parent, os.W_OK | os.X_OK) or Path(f"{path}-wal").exists()
+        if not os.access(path, os.W_OK) or not dir_ok:
+            raise _read_only(path)
         key = str(path.resolve())
         if key in _HEADER_CHECKED:
             return
@@ -81,6 +122,7 @@ def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: floa
     if not is_memory:
         path = Path(path)
         _check_path(path)
+        create_private(path)
     try:
         conn = module.connect(str(path), timeout=timeout, isolation_level=None,
                               check_same_thread=False, uri=str(path).startswith("file:"))
@@ -96,13 +138,31 @@ def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: floa
         raise ExtensionError(f"cannot load sqlite-vec into {path}: {exc}") from exc
     try:
         if not is_memory:
+            # before anything writes to it: another application's database stays untouched
+            # (even its journal mode)
+            inspect_file(conn, str(path))
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    except StoreError:
+        conn.close()
+        raise
     except module.DatabaseError as exc:
         conn.close()
+        if "readonly" in str(exc) or "read-only" in str(exc):
+            raise _read_only(Path(path)) from exc
+        if "locked" in str(exc):
+            raise busy_error(path, timeout) from exc
         raise StoreError(f"cannot open corpus {path}: {exc}") from exc
     if not is_memory:
         _HEADER_CHECKED.add(str(path.resolve()))
     return conn
+
+
+def busy_error(path, timeout: float | None) -> CorpusBusyError:
+    """The error for a write lock held by another process past the wait."""
+    waited = f" (waited {timeout:g} s)" if timeout is not None else ""
+    return CorpusBusyError(
+        f"another process is writing to the corpus {path}{waited}; try again when it has "
+        "finished (an import or a stage holds the write lock only while it stores its results)")

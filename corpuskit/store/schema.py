@@ -1,19 +1,38 @@
-"""Numbered schema migrations, tracked with ``PRAGMA user_version``.
+"""Numbered schema migrations, tracked with ``PRAGMA user_version``; the corpus file's mark.
 
 Migrations are the ``NNNN_name.sql`` files in ``store/migrations``; each runs
-once, inside a transaction, in number order. A file whose ``user_version`` is
-above the newest migration was written by a newer corpuskit and is refused.
+once, in number order, all pending ones in one transaction. A migration that
+must compute in Python (a hash) has a step in ``_PYTHON_STEPS`` run right after
+its SQL. A file whose ``user_version`` is above the newest migration was written
+by a newer corpuskit and is refused.
+
+A corpus file is marked: ``PRAGMA application_id`` is :data:`APPLICATION_ID`
+and the ``meta`` table has a ``corpuskit`` row. An empty file is marked and
+migrated; a file made by an older corpuskit (its tables, no mark) is marked;
+any other non-empty SQLite file is refused with :class:`NotACorpusError`, so
+corpuskit never adds its tables to another application's database.
 """
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
 from importlib import resources
 
-from corpuskit.errors import SchemaVersionError, StoreError
+from corpuskit.errors import NotACorpusError, SchemaVersionError, StoreError
+
+#: ``PRAGMA application_id`` of a corpus file: the ASCII bytes ``CKit``.
+APPLICATION_ID = 0x434B6974
+MARK_KEY = "corpuskit"
+MARK = {"application": "corpuskit", "applicationId": APPLICATION_ID}
+# the tables every corpuskit version since the first has: an unmarked file with
+# them (and a user_version) is a corpus made before the mark existed
+_CORE_TABLES = {"meta", "runs", "records", "api_keys"}
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
+@lru_cache(maxsize=1)
 def migrations() -> list[tuple[int, str, str]]:
     """All migrations as ``(number, file name, sql)``, in order."""
     found = []
@@ -33,31 +52,87 @@ def latest_version() -> int:
     return len(migrations())
 
 
-def migrate(conn, label: str = "corpus") -> int:
-    """Bring ``conn`` up to the latest schema; return the version it is at.
+def inspect_file(conn, label: str = "corpus") -> str:
+    """What the file behind ``conn`` is: ``"corpus"``, ``"unmarked"`` (older corpus) or ``"empty"``.
 
-    Raises :class:`SchemaVersionError` when the file is newer than this code.
+    Raises :class:`NotACorpusError` for another application's database and
+    :class:`SchemaVersionError` for a corpus newer than this code.
     """
-    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
     latest = latest_version()
-    if current > latest:
-        raise SchemaVersionError(
-            f"{label} has schema version {current}, newer than this corpuskit supports "
-            f"({latest}); upgrade corpuskit to open it"
-        )
-    for number, name, sql in migrations():
-        if number <= current:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _split(sql):
-                conn.execute(statement)
+    if app_id == APPLICATION_ID or app_id == 0:
+        if version > latest:
+            raise SchemaVersionError(
+                f"{label} has schema version {version}, newer than this corpuskit supports "
+                f"({latest}); upgrade corpuskit to open it"
+            )
+    tables = {r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+        "AND name NOT LIKE 'sqlite_%'")}
+    if app_id == APPLICATION_ID:
+        return "corpus"
+    if app_id == 0 and not tables and version == 0:
+        return "empty"
+    if app_id == 0 and version >= 1 and _CORE_TABLES <= tables:
+        return "unmarked"
+    shown = ", ".join(sorted(tables)[:8]) + (", ..." if len(tables) > 8 else "")
+    owner = f"application_id {app_id:#x}" if app_id else "no application_id"
+    raise NotACorpusError(
+        f"{label} is not a corpuskit corpus: it is an SQLite database of another application "
+        f"({owner}, user_version {version}, {len(tables)} table(s): {shown or 'none'}). "
+        "corpuskit leaves it unchanged; give --db a new file name (or an empty file)"
+    )
+
+
+def migrate(conn, label: str = "corpus") -> int:
+    """Check, mark and bring the corpus file behind ``conn`` up to the latest schema.
+
+    Returns the schema version. Raises :class:`NotACorpusError` when the file
+    is another application's database and :class:`SchemaVersionError` when it
+    is newer than this code. Checking a current corpus takes no write lock.
+    """
+    latest = latest_version()
+    kind = inspect_file(conn, label)
+    if kind == "corpus" and conn.execute("PRAGMA user_version").fetchone()[0] == latest:
+        return latest
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        kind = inspect_file(conn, label)  # again, now that no other process can change it
+        current = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number, name, sql in migrations():
+            if number <= current:
+                continue
+            try:
+                for statement in _split(sql):
+                    conn.execute(statement)
+                step = _PYTHON_STEPS.get(number)
+                if step is not None:
+                    step(conn)
+            except Exception as exc:
+                raise StoreError(f"{label}: migration {name} failed: {exc}") from exc
             conn.execute(f"PRAGMA user_version = {number}")
-        except Exception as exc:
-            conn.execute("ROLLBACK")
-            raise StoreError(f"{label}: migration {name} failed: {exc}") from exc
-        conn.execute("COMMIT")
+        if kind != "corpus":
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                         (MARK_KEY, json.dumps(MARK, sort_keys=True)))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
     return latest
+
+
+def _rehash_content(conn) -> None:
+    """0007: the content key now includes the author and the publication time."""
+    from corpuskit.ingest.records import content_hash
+
+    conn.create_function("corpuskit_content_hash", 5, content_hash, deterministic=True)
+    conn.execute("UPDATE records SET content_hash = "
+                 "corpuskit_content_hash(source, author, title, content_text, published_at)")
+
+
+_PYTHON_STEPS = {7: _rehash_content}
 
 
 def _split(sql: str) -> list[str]:

@@ -6,8 +6,8 @@ Two forms, never stored (the record keeps its original text):
   Unicode NFC, typographic apostrophes and quotes folded to ASCII, invisible characters removed, whitespace
   collapsed. URLs, @handles and #hashtags stay.
 - :func:`analysis_text`, for the embedder, topics, cluster terms and sentiment: the display text without
-  URLs and @handles, with each #hashtag replaced by its words, without emoji (unless asked) and with runs
-  of punctuation cut to one.
+  URLs and @handles, with each #hashtag replaced by its words, without emoji (unless asked), without a
+  title's short bracketed tag ("[pdf]", "[video]", "[deleted]") and with runs of punctuation cut to one.
 """
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ _PUNCT_RUN = re.compile(r"([!?.,;:\-*~=_|/\\])\1+")
 _MIXED_RUN = re.compile(r"[!?]{2,}")
 _LEADING_RT = re.compile(r"^(?:RT|rt)\b:?\s*")
 _LEADING_DEBRIS = re.compile(r"^[\s:;,.\-|]+")
+# Link aggregators tag titles with a short bracketed label ("[pdf]", "[video]", "[OC]", "[deleted]"):
+# metadata about the post, not its words.
+_BRACKET_TAG = re.compile(r"\[[^\[\]]{1,24}\]")
 
 
 def display_text(text) -> str:
@@ -73,6 +76,8 @@ def _analysis(text, emoji: bool, segmenter: HashtagSegmenter | None, gap: str) -
         text = _LEADING_RT.sub("", text)
     if "@" in text:
         text = _LEADING_DEBRIS.sub("", HANDLE.sub(gap, text))
+    if "[" in text:
+        text = _BRACKET_TAG.sub(gap, text)
     if "#" in text:
         text = HASHTAG.sub(lambda m: gap + _hashtag_words(m, segmenter) + gap, text)
     if not emoji and not text.isascii():

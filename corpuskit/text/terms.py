@@ -26,9 +26,11 @@ CONTRACTION_FRAGMENTS = frozenset(
     "don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn mustn mightn needn shan "
     "ain ll ve re nt".split()
 )
+# URLs are removed whole before tokens are made; these catch their parts written loose ("https : //",
+# "example . com") and entities that escaped unescaping. Real words stay: "net" (net neutrality), "bit".
 URL_PARTS = frozenset(
-    "http https www com org net html htm php asp aspx amp nbsp quot apos gt lt utm ref html5 tco bit ly "
-    "goo gl youtu".split()
+    "http https www com org html htm php asp aspx amp nbsp quot apos gt lt utm html5 tco ly goo gl "
+    "youtu".split()
 )
 SOCIAL_WORDS = frozenset("rt via cc dm pm lol lmao omg tbh imo imho smh btw fyi gonna wanna gotta yeah "
                          "yep nope ok okay just really got get gets getting thing things".split())

@@ -15,8 +15,9 @@ from reading as bursts.
 at least ``min_baseline`` records (default 3); quieter topics are left to
 the daily detector, whose counts are large enough to judge.
 
-Test: as the daily detector, the smaller of the robust z against the
-baseline's median and MAD and the Poisson z of the count, behind the gates
+Test: as the daily detector, the one count model of
+:mod:`~corpuskit.analysis.signals.count_model` (the hour's count against the
+Gamma-Poisson predictive from the same hour on the baseline days), behind the gates
 ``count >= min_count`` and ``count / median >= min_multiplier``. A day's
 sigma is its strongest hour's, corrected for having looked at every testable
 hour of the day: an hour's one-sided tail probability ``p`` becomes
@@ -40,10 +41,11 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad
+from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma
+from corpuskit.analysis.signals.series import DailySeries, _windows, rolling_median_mad
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
-from corpuskit.analysis.signals.volume import VolumeSpikeDetector, spike_sigma, threshold_count
+from corpuskit.analysis.signals.volume import VolumeSpikeDetector, threshold_count
 
 
 class HourlyVolumeDetector:
@@ -72,10 +74,15 @@ class HourlyVolumeDetector:
         self.min_multiplier = min_multiplier
 
     def score(self, hours: np.ndarray):
-        """Sigma, baseline median and MAD per ``[topic, day, hour]`` (NaN: untestable or gated)."""
+        """Sigma, baseline median and predictive ``(mean, var)`` per ``[topic, day, hour]``.
+
+        Sigma is NaN where the hour is untestable or gated.
+        """
         by_hour = hours.transpose(0, 2, 1)                      # [topics, 24, days]
-        med, mad, _ = rolling_median_mad(by_hour, self.window, self.min_periods)
-        med, mad = med.transpose(0, 2, 1), mad.transpose(0, 2, 1)
+        med, _, _ = rolling_median_mad(by_hour, self.window, self.min_periods)
+        n, mean, extra = baseline_stats(_windows(by_hour, self.window, 1))
+        mu, var = predictive(n, mean, extra)
+        med, mu, var = med.transpose(0, 2, 1), mu.transpose(0, 2, 1), var.transpose(0, 2, 1)
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = hours / np.maximum(med, 1.0)
         testable = med >= self.min_baseline
@@ -83,15 +90,15 @@ class HourlyVolumeDetector:
         ok = testable & (hours >= self.min_count) & (mult >= self.min_multiplier)
         sigma = np.full(hours.shape, np.nan)
         if ok.any():
-            sigma[ok] = corrected_sigma(spike_sigma(hours[ok], med[ok], mad[ok]), looks[ok])
-        return sigma, med, mad, looks
+            sigma[ok] = corrected_sigma(tail_sigma(hours[ok], mu[ok], var[ok]), looks[ok])
+        return sigma, med, (mu, var), looks
 
     def tracks(self, series: DailySeries) -> list[Track]:
         """One hourly track per topic that bursts on a day its daily volume does not spike."""
         hours = series.topic_hour_count
         if hours.size == 0:
             return []
-        sigma, med, mad, looks = self.score(hours)
+        sigma, med, (mu, var), looks = self.score(hours)
         daily_sigma, _, _ = VolumeSpikeDetector().score(series.topic_count, 1.0)
         out = []
         for row in range(hours.shape[0]):
@@ -100,11 +107,11 @@ class HourlyVolumeDetector:
                 day_sigma[daily_sigma[row] >= OPEN_SIGMA] = np.nan
             if not np.any(day_sigma >= OPEN_SIGMA):
                 continue
-            out.append(self._track(series, row, hours[row], sigma[row], med[row], mad[row], looks[row],
-                                   day_sigma))
+            out.append(self._track(series, row, hours[row], sigma[row], med[row], (mu[row], var[row]),
+                                   looks[row], day_sigma))
         return out
 
-    def _track(self, series, row, counts, sigma, med, mad, looks, day_sigma) -> Track:
+    def _track(self, series, row, counts, sigma, med, predicted, looks, day_sigma) -> Track:
         tid = series.topics[row]
         name, label = series.topic_names[tid], series.topic_labels[tid]
 
@@ -123,8 +130,9 @@ class HourlyVolumeDetector:
                 return None
             m = float(med[d, h])
             start = int(max(self.min_count, math.ceil(self.min_multiplier * max(m, 1.0)), math.floor(m) + 1))
+            mu, var = predicted[0][d, h], predicted[1][d, h]
             c = threshold_count(start, counts[d, h], lambda c: float(
-                corrected_sigma(spike_sigma(c, m, mad[d, h]), looks[d, h])))
+                corrected_sigma(tail_sigma(c, mu, var), looks[d, h])))
             return int(counts[d, :h].sum()) + c
 
         def describe(d):

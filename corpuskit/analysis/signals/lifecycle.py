@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
+from corpuskit.analysis.signals.quality import quality_flags
 from corpuskit.analysis.signals.severity import OPEN_SIGMA, QUIET_DAYS, severity_for
 
 
@@ -94,9 +95,14 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
     """The desired ``signals`` row for an episode (without evidence)."""
     d_start = series.day_index[episode.start]
     d_peak = series.day_index[episode.peak_day]
-    t_row = track.topic_row(d_start)
+    # the headline and detail describe the peak day: the stored topic is that day's too
+    t_row = track.topic_row(d_peak)
     topic_id = series.topics[t_row] if t_row >= 0 else None
     detail, headline = track.describe(d_peak)
+    detail = dict(detail)
+    detail["peakDay"] = episode.peak_day
+    detail["day"] = episode.start
+    detail["quality"] = quality_flags(conn, track, episode, series, detail)
     crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start)) \
         if track.kind in ("volume_spike", "novelty") else None
     detected = min(crossed or end_of_day(episode.start), now_iso)

@@ -8,15 +8,16 @@ Baseline window: the ``window`` days before the tested day (default 21);
 the tested day must have at least ``min_periods`` corpus days before it, so
 the first days of a corpus do not make every name "new".
 
-Test: with ``b`` mentions in the baseline and ``c`` on the day, the entity is
-a candidate when ``b <= max_baseline`` and ``c >= min_count``. Under the null
-hypothesis the day's mentions are Poisson with rate
-``lam = max((b + 1) / window, rate_floor)``: the entity's own smoothed rate,
-floored by ``rate_floor`` (a name nobody mentioned can still turn up by
-chance a few times). The sigma score is the standard normal quantile of the
-Poisson upper tail ``P(X >= c | lam)`` (capped at 40), so it grows with the
-number of mentions: with the defaults, 6 mentions score about 4.3 sigma,
-8 about 5.4 and 10 about 6.4.
+Test: the low end of the one count model
+(:mod:`~corpuskit.analysis.signals.count_model`) that also scores volume
+spikes: with ``b`` mentions in the baseline and ``c`` on the day, the entity
+is novelty's when ``b <= max_baseline`` and ``c >= min_count`` (above
+``max_baseline`` the same test reports it as a ``volume_spike``). The day's
+count is tested against the Gamma-Poisson predictive from the baseline days,
+with the stated rate floor ``rate_floor`` (a name nobody mentioned can still
+turn up by chance a few times; thousands of names are tested). The sigma
+score grows with the number of mentions: with the defaults, 6 mentions score
+about 4.3 sigma, 8 about 5.4 and 10 about 6.4.
 
 Detail: ``{entity, entityId, entityType, mentions, baselineMentions,
 windowDays, topic}``; the signal fires live on the record that brought the
@@ -25,13 +26,14 @@ day's mentions to the threshold count.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm, poisson
 
+from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.analysis.signals.series import DailySeries, rolling_sum
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track
 
-SIGMA_CAP = 40.0
+ENTITY_RATE_FLOOR = 0.5      # mentions a day: the floor of an entity's or term's expected count
+NOVELTY_MAX_BASELINE = 1     # baseline mentions up to which a name is new (novelty's range)
 
 
 def _firing(sigma: np.ndarray) -> np.ndarray:
@@ -39,14 +41,6 @@ def _firing(sigma: np.ndarray) -> np.ndarray:
     if sigma.size == 0:
         return np.zeros(0, dtype=int)
     return np.flatnonzero(np.nanmax(np.where(np.isfinite(sigma), sigma, -1), axis=1) >= OPEN_SIGMA)
-
-
-def poisson_sigma(count, lam) -> np.ndarray:
-    """Normal quantile of ``P(X >= count)`` for ``X ~ Poisson(lam)``, capped at ``SIGMA_CAP``."""
-    tail = poisson.sf(np.asarray(count) - 1, lam)
-    with np.errstate(divide="ignore"):
-        z = norm.isf(np.maximum(tail, 1e-300))
-    return np.minimum(z, SIGMA_CAP)
 
 
 class NoveltyDetector:
@@ -69,8 +63,8 @@ class NoveltyDetector:
 
     kind = "novelty"
 
-    def __init__(self, window: int = 21, min_periods: int = 7, max_baseline: int = 1,
-                 min_count: int = 6, rate_floor: float = 0.5, terms: bool = True):
+    def __init__(self, window: int = 21, min_periods: int = 7, max_baseline: int = NOVELTY_MAX_BASELINE,
+                 min_count: int = 6, rate_floor: float = ENTITY_RATE_FLOOR, terms: bool = True):
         self.window = window
         self.terms = terms
         self.min_periods = min_periods
@@ -78,18 +72,20 @@ class NoveltyDetector:
         self.min_count = min_count
         self.rate_floor = rate_floor
 
-    def lam(self, baseline) -> np.ndarray:
-        """The null Poisson rate for a baseline count."""
-        return np.maximum((np.asarray(baseline, float) + 1) / self.window, self.rate_floor)
-
     def score(self, counts: np.ndarray):
         """``(sigma, baseline)`` per entity and day."""
+        counts = np.asarray(counts, dtype=float)
         base = rolling_sum(counts, self.window, lag=1)
         days = np.arange(counts.shape[-1])
         ok = (base <= self.max_baseline) & (counts >= self.min_count) & (days >= self.min_periods)
         sigma = np.full(counts.shape, np.nan)
         if ok.any():
-            sigma[ok] = poisson_sigma(counts[ok], self.lam(base[ok]))
+            rows, cols = np.nonzero(ok)            # only the candidate days: entities are many
+            offsets = cols[:, None] - np.arange(self.window, 0, -1)[None, :]
+            window = np.where(offsets >= 0, counts[rows[:, None], np.maximum(offsets, 0)], np.nan)
+            n, mean, extra = baseline_stats(window)
+            mu, var = predictive(n, mean, extra, rate_floor=self.rate_floor)
+            sigma[rows, cols] = tail_sigma(counts[rows, cols], mu, var)
         return sigma, base
 
     def tracks(self, series: DailySeries) -> list[Track]:
@@ -131,11 +127,10 @@ class NoveltyDetector:
 
     def threshold(self, baseline: float) -> int:
         """Fewest mentions on a day that reach ``OPEN_SIGMA`` with this baseline count."""
-        c = self.min_count
-        lam = float(self.lam(baseline))
-        while poisson_sigma(c, lam) < OPEN_SIGMA:
-            c += 1
-        return c
+        n = self.window
+        c = threshold_count(n, float(baseline) / n, 0.0, OPEN_SIGMA, start=self.min_count,
+                            rate_floor=self.rate_floor)
+        return max(int(c), self.min_count)
 
     def _track(self, series, row, sigma, base) -> Track:
         entity_id = series.entities[row]

@@ -6,17 +6,22 @@ mentioning it).
 Baseline window: the ``window`` days before the tested day (default 21),
 at least ``min_periods`` of them inside the corpus (default 7).
 
-Test: two z-scores that must both be high, and the sigma score is the
-smaller: the robust z ``(current - median) / (1.4826 * MAD)`` (the day
-against the baseline's own day-to-day variation), and the Poisson z, the
-standard normal quantile of ``P(X >= current)`` for ``X ~ Poisson(max(median,
-1))`` (a flat series, MAD 0, does not turn every extra record into a spike,
-and small counts are judged by their exact tail, not a normal
-approximation). Gates (below them the day scores nothing): ``current >=
-min_count``, ``current / max(median, 1) >= min_multiplier`` and ``median >=
-min_baseline`` (an entity with no baseline at all is novelty's business).
+Test: the one count model of
+:mod:`~corpuskit.analysis.signals.count_model` (a Gamma-Poisson predictive
+of the day's count from the baseline days, widened by the baseline's
+variance beyond Poisson), on the baseline windows of
+:mod:`~corpuskit.analysis.signals.any_series`: the same code
+:func:`corpuskit.signals.detect` runs with ``rhythm="none"`` on daily counts. Gates (below them the day scores nothing): ``current >=
+min_count`` and ``current / max(expected, 1) >= min_multiplier``; topic and
+source series need an expected count of at least ``min_baseline``. Entity
+series are tested from an empty baseline up; the entities with at most
+``NoveltyDetector.max_baseline`` mentions in the window are novelty's range
+of the same test (so an entity is never both new and spiking), and entity
+series have the stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names
+are tested: one can turn up a few times by chance).
 
-Detail: ``{baseline, current, multiplier, windowDays, series}``; the signal
+Detail: ``{baseline, current, multiplier, windowDays, series}`` (``baseline``
+is the baseline days' winsorised mean); the signal
 fires live on the record that brought the day's count to the threshold
 count, the smallest count that passes the gates and scores ``OPEN_SIGMA``.
 """
@@ -26,18 +31,13 @@ import math
 
 import numpy as np
 
-from corpuskit.analysis.signals.novelty import poisson_sigma
-from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad
+from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma
+from corpuskit.analysis.signals.count_model import threshold_count as model_threshold
+from corpuskit.analysis.signals.novelty import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE
+from corpuskit.analysis.signals.any_series import daily_plan, lagged
+from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_num
-
-
-def spike_sigma(count, median, mad):
-    """The smaller of the robust z and the Poisson z of ``count`` against a baseline (arrays or scalars)."""
-    count, median = np.asarray(count, dtype=float), np.asarray(median, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        robust = (count - median) / np.maximum(1.4826 * np.asarray(mad, dtype=float), 1e-9)
-    return np.minimum(robust, poisson_sigma(count, np.maximum(median, 1.0)))
 
 
 def threshold_count(start: int, current: float, score) -> int:
@@ -49,7 +49,7 @@ def threshold_count(start: int, current: float, score) -> int:
 
 
 class VolumeSpikeDetector:
-    """Robust z-score of daily volume against the previous ``window`` days.
+    """Daily volume against the previous ``window`` days, by the one count model.
 
     Parameters
     ----------
@@ -69,7 +69,7 @@ class VolumeSpikeDetector:
 
     def __init__(self, window: int = 21, min_periods: int = 7, min_count: int = 8,
                  min_multiplier: float = 1.5, min_baseline: float = 1.0,
-                 min_entity_baseline: float = 2.0, entities: bool = True):
+                 min_entity_baseline: float = 0.0, entities: bool = True):
         self.window = window
         self.min_periods = min_periods
         self.min_count = min_count
@@ -78,47 +78,58 @@ class VolumeSpikeDetector:
         self.min_entity_baseline = min_entity_baseline
         self.entities = entities
 
-    def score(self, counts: np.ndarray, min_baseline: float):
-        """Sigma per row and day, with the baseline median and MAD (arrays ``[rows, days]``)."""
-        med, mad, _ = rolling_median_mad(counts, self.window, self.min_periods)
+    def score(self, counts: np.ndarray, min_baseline: float, rate_floor: float = 0.0,
+              novelty_range: bool = False):
+        """Sigma per row and day, with the expected count and the baseline stats (arrays ``[rows, days]``).
+
+        The third value is ``(n, mean, extra_var)`` of each day's baseline (see
+        :func:`~corpuskit.analysis.signals.count_model.baseline_stats`). With
+        ``novelty_range``, days whose baseline holds at most the novelty
+        detector's ``max_baseline`` records are left to novelty.
+        """
+        counts = np.asarray(counts, dtype=float)
+        plan = daily_plan(self.window, self.min_periods)
+        n, mean, extra = baseline_stats(lagged(counts, plan.lags(1)))
+        mu, var = predictive(n, mean, extra, rate_floor=rate_floor)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mult = counts / np.maximum(med, 1.0)
-        ok = (counts >= self.min_count) & (mult >= self.min_multiplier) & (med >= min_baseline)
+            mult = counts / np.maximum(mu, 1.0)
+        ok = ((counts >= self.min_count) & (mult >= self.min_multiplier) & (mu >= min_baseline)
+              & (n >= self.min_periods))
+        if novelty_range:
+            ok &= np.rint(mean * n) > NOVELTY_MAX_BASELINE
         sigma = np.full(counts.shape, np.nan)
         if ok.any():
-            sigma[ok] = spike_sigma(counts[ok], med[ok], mad[ok])
-        return sigma, med, mad
-
-    def score_count(self, count: float, median: float, mad: float) -> float:
-        """The sigma score of one count against a baseline median and MAD (gates aside)."""
-        return float(spike_sigma(count, median, mad))
+            sigma[ok] = tail_sigma(counts[ok], mu[ok], var[ok])
+        return sigma, mu, (n, mean, extra)
 
     def tracks(self, series: DailySeries) -> list[Track]:
         """Volume tracks for every topic, source and (optionally) entity."""
         out = []
-        groups = [("topic", series.topic_count, self.min_baseline),
-                  ("source", series.source_count, self.min_baseline)]
+        groups = [("topic", series.topic_count, self.min_baseline, 0.0),
+                  ("source", series.source_count, self.min_baseline, 0.0)]
         if self.entities and len(series.entities):
-            groups.append(("entity", series.entity_count, self.min_entity_baseline))
-        for group, counts, min_base in groups:
+            groups.append(("entity", series.entity_count, self.min_entity_baseline, ENTITY_RATE_FLOOR))
+        for group, counts, min_base, floor in groups:
             if counts.shape[0] == 0:
                 continue
-            sigma, med, mad = self.score(counts, min_base)
+            sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, group == "entity")
             for row in range(counts.shape[0]):
                 if not np.any(sigma[row] >= OPEN_SIGMA):
                     continue
-                out.append(self._track(series, group, row, counts[row], sigma[row], med[row],
-                                       mad[row]))
+                stats = (n[row], mean[row], extra[row], floor)
+                out.append(self._track(series, group, row, counts[row], sigma[row], mean[row], stats))
         return out
 
-    def _track(self, series, group, row, counts, sigma, med, mad) -> Track:
+    def _track(self, series, group, row, counts, sigma, med, stats) -> Track:
         window = self.window
+        n, mean, extra, floor = stats
 
         def threshold(d):
-            """Smallest count that scores ``OPEN_SIGMA`` on day ``d`` (searched upwards)."""
+            """Smallest count that passes the gates and scores ``OPEN_SIGMA`` on day ``d``."""
             m = max(float(med[d]), 1.0)
-            start = int(max(self.min_count, math.ceil(self.min_multiplier * m), math.floor(med[d]) + 1))
-            return threshold_count(start, counts[d], lambda c: self.score_count(c, med[d], mad[d]))
+            start = int(max(self.min_count, math.ceil(self.min_multiplier * m)))
+            c = model_threshold(n[d], mean[d], extra[d], OPEN_SIGMA, start=start, rate_floor=floor)
+            return int(min(max(c, start), counts[d]))
 
         if group == "topic":
             tid = series.topics[row]

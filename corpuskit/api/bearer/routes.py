@@ -14,7 +14,7 @@ import bottle
 from corpuskit.api import params
 from corpuskit.api.auth import authenticate, rate_limit_headers
 from corpuskit.api.bearer import queries, shapes
-from corpuskit.api.bearer.stream import signal_stream
+from corpuskit.api.bearer.stream import StreamGate, signal_stream
 from corpuskit.api.errors import abort_json, json_response
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
@@ -39,15 +39,18 @@ STATUSES = ("open", "resolved")
 ENTITY_TYPES = ("person", "org", "product", "place", "concept")
 
 
-def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None:
-    """Add the ``/v1`` routes for ``corpus`` to ``app``."""
+def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
+            stream_gate: StreamGate | None = None) -> None:
+    """Add the ``/v1`` routes for ``corpus`` to ``app``; ``stream_gate`` caps the open signal streams."""
+    stream_gate = stream_gate if stream_gate is not None else StreamGate()
 
     def bearer(path):
         def decorate(handler):
             @functools.wraps(handler)
             def wrapper(*args, **kwargs):
                 key = authenticate(corpus, bottle.request)
-                headers = rate_limit_headers(corpus, key)
+                bottle.request.environ["corpuskit.key_id"] = key.id
+                headers = rate_limit_headers(corpus, key, bottle.request)
                 for name, value in headers.items():
                     bottle.response.set_header(name, value)
                 try:
@@ -354,7 +357,9 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
             abort_json(404, "entity not found")
         try:
             entity_id, is_canonical = entity_keys.resolve_entity_key(conn(), key)
-        except NotFoundError:
+        except (NotFoundError, OverflowError, ValueError):
+            # a numeric key past SQLite's 64-bit range (OverflowError) or made of non-ASCII
+            # digits such as '²' (ValueError from int()) names no entity
             abort_json(404, "entity not found")
         if not is_canonical:
             row = queries.entity_row(conn(), entity_id)
@@ -448,7 +453,8 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0) -> None
     # -- streams ----------------------------------------------------------------
     @bearer("/v1/stream/signals")
     def stream_signals():
-        return signal_stream(corpus, bottle.request, bottle.response, heartbeat_seconds)
+        return signal_stream(corpus, bottle.request, bottle.response, heartbeat_seconds,
+                             gate=stream_gate, key_id=bottle.request.environ["corpuskit.key_id"])
 
     @bearer("/v1/stream/stories")
     def stream_stories():

@@ -38,7 +38,7 @@ def keyed(corpus, callback):
     @functools.wraps(callback)
     def wrapper(*args, **kwargs):
         key_info = require_key(corpus, bottle.request)
-        headers = ratelimit.check_and_count(corpus, key_info)
+        headers = ratelimit.check_and_count(corpus, key_info, request=bottle.request)
         try:
             out = callback(*args, **kwargs)
         except bottle.HTTPResponse as answer:

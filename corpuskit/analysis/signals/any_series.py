@@ -1,0 +1,209 @@
+"""Causal detectors on any regular series: the engine behind :func:`corpuskit.signals.detect`.
+
+Input: counts per period at a regular step (5 minutes, an hour, a day...).
+
+Baseline (chosen from the series): the test for period ``t`` compares a
+trailing sum ending at ``t`` with the same sum at ``lags`` earlier positions:
+
+* sub-daily series with a daily rhythm: the same time of day on each of the
+  previous ``cycles`` days (14 by default);
+* daily series with a weekly rhythm: the same weekday on each of the
+  previous ``cycles`` weeks (8);
+* otherwise: the ``cycles * ...`` immediately preceding blocks of the same
+  length (21 for daily series, a day's worth for sub-daily ones).
+
+Whether the rhythm is there is decided on the first ``warmup`` periods only
+(an F test of the phase means, see :func:`has_rhythm`), so no score reads
+data after its own timestamp. Periods before ``min_history`` baseline values
+exist score NaN (the corpus edge: no signal rather than a false one).
+
+Scales: for sub-hourly series the trailing sum over one period and over an
+hour; for hourly series one hour and three hours; for daily series one day.
+Each scale is tested with :func:`~corpuskit.analysis.signals.count_model.count_sigma`
+and the period's sigma is the best scale's, corrected for the number of
+scales looked at (Šidák), so more scales do not mean more false alarms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import f as f_dist
+from scipy.stats import norm
+
+from corpuskit.analysis.signals.count_model import count_sigma
+
+DAY = pd.Timedelta(days=1)
+HOUR = pd.Timedelta(hours=1)
+WEEK = pd.Timedelta(days=7)
+
+
+@dataclass
+class Plan:
+    """How a series is tested: its step, rhythm, scales (in periods) and baseline lags."""
+
+    step: pd.Timedelta
+    rhythm: str            # "daily", "weekly" or "none"
+    scales: tuple
+    cycles: int
+    min_history: int
+    refractory: int = 0
+
+    def lags(self, scale: int) -> np.ndarray:
+        """Offsets (in periods) of the baseline values for a trailing sum of ``scale`` periods."""
+        if self.rhythm == "daily":
+            per = int(DAY / self.step)
+            return per * np.arange(1, self.cycles + 1)
+        if self.rhythm == "weekly":
+            per = int(WEEK / self.step)
+            return per * np.arange(1, self.cycles + 1)
+        if self.step < DAY:
+            span = max(int(DAY / self.step) // scale, self.cycles)
+        else:
+            span = self.cycles
+        return scale * np.arange(1, span + 1)
+
+
+def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rhythm: str = "auto",
+             cycles: int | None = None, min_history: int | None = None) -> Plan:
+    """The test plan for a series: rhythm (decided on its warm-up), scales and baseline length."""
+    if step < HOUR:
+        per_hour = int(HOUR / step)
+        scales = (1, per_hour) if per_hour > 1 else (1,)
+    elif step < DAY:
+        scales = (1, max(int(3 * HOUR / step), 1))
+        scales = tuple(sorted(set(scales)))
+    else:
+        scales = (1,)
+    if rhythm == "auto":
+        rhythm = "none"
+        if step < DAY and DAY % step == pd.Timedelta(0):
+            per = int(DAY / step)
+            warm = min(len(values), 7 * per)
+            if warm >= 3 * per and has_rhythm(values[:warm], index[:warm], "daily"):
+                rhythm = "daily"
+        elif step == DAY:
+            warm = min(len(values), 8 * 7)
+            if warm >= 4 * 7 and has_rhythm(values[:warm], index[:warm], "weekly"):
+                rhythm = "weekly"
+    if cycles is None:
+        cycles = {"daily": 14, "weekly": 8}.get(rhythm, 21)
+    if min_history is None:
+        min_history = {"daily": 3, "weekly": 3}.get(rhythm, 7)
+    refractory = int(DAY / step) if step < DAY else 1
+    return Plan(step=step, rhythm=rhythm, scales=scales, cycles=int(cycles),
+                min_history=int(min_history), refractory=refractory)
+
+
+def has_rhythm(values: np.ndarray, index: pd.DatetimeIndex, rhythm: str, alpha: float = 1e-3,
+               min_share: float = 0.05) -> bool:
+    """Whether phase (hour of day, or weekday) explains a real share of the series' variance.
+
+    One-way ANOVA of the counts (hourly sums for sub-daily series) by phase:
+    significant at ``alpha`` and at least ``min_share`` of the variance.
+    """
+    s = pd.Series(values, index=index).dropna()
+    if rhythm == "daily":
+        s = s.resample("1h").sum(min_count=1).dropna()
+        phase = s.index.hour
+    else:
+        phase = s.index.day_of_week
+    if len(s) < 2 * len(np.unique(phase)) or s.var() <= 0:
+        return False
+    groups = s.groupby(phase)
+    k, n = groups.ngroups, len(s)
+    grand = s.mean()
+    between = (groups.size() * (groups.mean() - grand) ** 2).sum()
+    within = ((s - groups.transform("mean")) ** 2).sum()
+    if within <= 0 or k < 2 or n <= k:
+        return between > 0
+    f_stat = (between / (k - 1)) / (within / (n - k))
+    share = between / (between + within)
+    return bool(f_dist.sf(f_stat, k - 1, n - k) < alpha and share >= min_share)
+
+
+def trailing_sums(values: np.ndarray, scale: int) -> np.ndarray:
+    """Sum of the ``scale`` values ending at each position (NaN if any is missing or before the start)."""
+    if scale == 1:
+        return values.astype(float)
+    filled = np.nan_to_num(values, nan=0.0)
+    missing = np.isnan(values).astype(float)
+    cum = np.concatenate([[0.0], np.cumsum(filled)])
+    cmiss = np.concatenate([[0.0], np.cumsum(missing)])
+    n = len(values)
+    hi = np.arange(1, n + 1)
+    lo = hi - scale
+    out = np.full(n, np.nan)
+    ok = lo >= 0
+    out[ok] = cum[hi[ok]] - cum[lo[ok]]
+    out[ok & (cmiss[hi] - cmiss[np.maximum(lo, 0)] > 0)] = np.nan
+    return out
+
+
+def lagged(values: np.ndarray, lags: np.ndarray) -> np.ndarray:
+    """``[..., n, len(lags)]``: the value ``lag`` positions before each position (NaN before the start).
+
+    Works on the last axis of ``values`` (one series or ``[rows, n]`` series).
+    """
+    values = np.asarray(values, dtype=float)
+    n = values.shape[-1]
+    idx = np.arange(n)[:, None] - np.asarray(lags)[None, :]
+    out = values[..., np.maximum(idx, 0)]
+    return np.where(idx >= 0, out, np.nan)
+
+
+def daily_plan(window: int, min_periods: int) -> Plan:
+    """The plan the corpus stages use on daily series: the ``window`` days before, no rhythm."""
+    return Plan(step=DAY, rhythm="none", scales=(1,), cycles=window, min_history=min_periods,
+                refractory=1)
+
+
+def score_counts(values: np.ndarray, plan: Plan) -> dict:
+    """Per-period ``sigma``, ``expected``, ``baseline_n`` and the winning ``scale`` (arrays)."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    best = np.full(n, -np.inf)
+    expected = np.full(n, np.nan)
+    base_n = np.zeros(n)
+    scale_won = np.zeros(n, dtype=int)
+    for scale in plan.scales:
+        sums = trailing_sums(values, scale)
+        window = lagged(sums, plan.lags(scale))
+        sigma, mu, nb = count_sigma(sums, window)
+        sigma = np.where(nb >= plan.min_history, sigma, np.nan)
+        better = np.nan_to_num(sigma, nan=-np.inf) > best
+        best = np.where(better, sigma, best)
+        expected = np.where(better, mu / scale, expected)
+        base_n = np.where(better, nb, np.maximum(base_n, nb))
+        scale_won = np.where(better, scale, scale_won)
+    looks = len(plan.scales)
+    sigma = np.where(np.isfinite(best), sidak(best, looks), np.nan)
+    sigma[np.isnan(values)] = np.nan
+    return {"sigma": sigma, "expected": expected, "baseline_n": base_n, "scale": scale_won,
+            "onset": onset(sigma, plan.refractory)}
+
+
+def onset(sigma: np.ndarray, refractory: int) -> np.ndarray:
+    """True where ``sigma`` is above every sigma of the ``refractory`` periods before it.
+
+    An anomaly that lasts (a surge of several hours) opens once, at its start or
+    when it grows stronger, not at every period it lasts; the corpus stages do
+    the same with their open/update rule.
+    """
+    s = np.nan_to_num(sigma, nan=-np.inf)
+    if refractory <= 0:
+        return np.isfinite(sigma)
+    prev = pd.Series(s).shift(1).rolling(refractory, min_periods=1).max().to_numpy()
+    prev = np.nan_to_num(prev, nan=-np.inf)
+    return np.isfinite(sigma) & (s > prev)
+
+
+def sidak(sigma: np.ndarray, looks: int) -> np.ndarray:
+    """The sigma of the best of ``looks`` tests that each scored ``sigma`` (one look: unchanged)."""
+    if looks <= 1:
+        return sigma
+    p = norm.sf(np.asarray(sigma, dtype=float))
+    p_any = -np.expm1(looks * np.log1p(-np.minimum(p, 1 - 1e-16)))
+    out = norm.isf(np.maximum(p_any, 1e-300))
+    return np.where(p < 1e-250, sigma, out)

@@ -1,0 +1,286 @@
+"""A CRF sequence labeller for named entities in short social-media text.
+
+The shipped model (``corpuskit/enrich/models/wnut17_crf.crfsuite``) is a
+linear-chain CRF (python-crfsuite, through sklearn-crfsuite at training time)
+trained on the WNUT 2017 "Emerging and Rare Entities" data (Derczynski,
+Nichols, van Erp, Limsopatham 2017; CC-BY 4.0). The training script is
+:mod:`corpuskit.enrich.train_crf`. Its labels (``person``, ``location``,
+``group``, ``corporation``, ``product``, ``creative-work``) map to corpuskit's
+types through :data:`WNUT_TYPES`.
+
+Tokens come from :func:`tokenize`, a tweet-aware tokenizer: URLs, ``@handles``
+and ``#hashtags`` stay whole, a possessive or clitic (``'s``, ``’s``, ``n't``)
+is its own token, letters are Unicode letters (``Uğur``, ``Şahin``, ``Karikó``).
+"""
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from corpuskit.errors import MissingDependencyError
+
+MODEL_FILE = "wnut17_crf.crfsuite"
+WORDS_FILE = "wnut17_common_words.txt"
+INFO_FILE = "wnut17_crf.json"  # settings chosen on dev, and the dev figures
+
+#: WNUT 2017 label -> corpuskit entity type
+WNUT_TYPES = {"person": "person", "location": "place", "corporation": "org", "group": "org",
+              "product": "product", "creative-work": "product"}
+
+_TOKEN = re.compile(
+    r"https?://\S+|www\.\S+"          # URLs
+    r"|[@#][^\W_]\w*"                  # handles and hashtags (Unicode letters)
+    r"|[^\W_](?:[^\W_]|[-.&_](?=[^\W_]))*(?=n['’]t\b)"  # "do" of "don't"
+    r"|n['’]t\b"
+    r"|[^\W_](?:[^\W_]|[-.&_](?=[^\W_]))*"          # words: Unicode letters and digits
+    r"|['’][A-Za-z]{1,2}\b"           # clitics and possessives: 's ’s 're 'll
+    r"|\S"                             # any other single character
+)
+# wordninja word costs are log((rank + 1) * log(N)): these are ranks 1,000, 10,000 and 50,000
+_COST_1K, _COST_10K, _COST_50K = 9.37, 11.67, 13.28
+_URL = re.compile(r"^(?:https?://|www\.)|\.(?:com|org|net|io|ly|co)(?:/|$)", re.IGNORECASE)
+
+
+def tokenize(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, token)`` for each token of ``text`` (character offsets)."""
+    return [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text or "")]
+
+
+def _shape(word: str) -> str:
+    out = []
+    for ch in word:
+        c = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out[:6])
+
+
+class Featurizer:
+    """Token features: word, shape, affixes, flags, gazetteer and common-word membership, context +-2.
+
+    ``gazetteer`` maps a lower-case word to the set of types of gazetteer
+    names it belongs to; ``common`` is a set of lower-case common words.
+    """
+
+    def __init__(self, gazetteer: dict | None = None, common: frozenset | set | None = None,
+                 first_names: frozenset | set | None = None):
+        self.gazetteer = gazetteer or {}
+        self.common = common or frozenset()
+        self.first_names = first_names or frozenset()
+
+    def _frequency(self, word: str) -> str:
+        """Bucket of the word's English frequency rank (wordninja's list): 0 (top 1,000) .. 4 (unknown)."""
+        english = self.__dict__.get("_english")
+        if english is None:
+            from corpuskit.text.hashtags import _english_costs
+
+            english = self._english = _english_costs()
+        cost = english.get(word)
+        if cost is None:
+            return "4"
+        return "0" if cost < _COST_1K else "1" if cost < _COST_10K else "2" if cost < _COST_50K else "3"
+
+    def _token(self, word: str) -> tuple[list[str], str]:
+        low = word.lower()
+        feats = [f"w={low}", f"sh={_shape(word)}"]
+        core = low.lstrip("@#")
+        for k in (1, 2, 3, 4):
+            if len(core) >= k:
+                feats.append(f"p{k}={core[:k]}")
+                feats.append(f"s{k}={core[-k:]}")
+        first = word[:1]
+        if first == "#":
+            feats.append("hashtag")
+        elif first == "@":
+            feats.append("handle")
+        elif _URL.search(word):
+            feats.append("url")
+        body = word.lstrip("@#")
+        if body[:1].isupper():
+            feats.append("cap")
+            if body.isupper() and len(body) > 1:
+                feats.append("allcap")
+        elif body[:1].isalpha():
+            feats.append("lower")
+        elif not body[:1].isalnum():
+            feats.append("punct")
+        if any(c.isdigit() for c in body):
+            feats.append("digit")
+        if not body.isascii():
+            feats.append("nonascii")
+        for kind in self.gazetteer.get(core, ()):
+            feats.append(f"gaz={kind}")
+        if core in self.common:
+            feats.append("common")
+        if body in self.first_names:
+            feats.append("fname")
+        feats.append(f"freq={self._frequency(core)}")
+        summary = ("C" if "cap" in feats else "c") + ("m" if core in self.common else "r")
+        return feats, summary
+
+    def sentence(self, words: list[str]) -> list[list[str]]:
+        """Feature lists (crfsuite attribute strings) of a token sequence."""
+        memo = self.__dict__.setdefault("_memo", {})
+        own = []
+        for w in words:
+            found = memo.get(w)
+            if found is None:
+                found = self._token(w)
+                if len(memo) < 200_000:
+                    memo[w] = found
+            own.append(found)
+        lows = [w.lower() for w in words]
+        n = len(words)
+        out = []
+        for i in range(n):
+            feats = list(own[i][0])
+            feats.append("bias")
+            if i == 0:
+                feats.append("BOS")
+            elif words[i - 1] in (".", "!", "?", ":", "\"", "RT"):
+                feats.append("after_stop")
+            if i == n - 1:
+                feats.append("EOS")
+            for d in (-2, -1, 1, 2):
+                j = i + d
+                if 0 <= j < n:
+                    feats.append(f"{d}:w={lows[j]}")
+                    feats.append(f"{d}:c={own[j][1]}")
+            out.append(feats)
+        return out
+
+
+def gazetteer_words() -> tuple[dict, frozenset]:
+    """``({lower word: {wnut-free corpuskit types}}, first_names)`` from the shipped gazetteers."""
+    from corpuskit.enrich.entities import load_gazetteers
+
+    table, first = load_gazetteers()
+    words: dict[str, set] = {}
+    for entry in table.values():
+        for word in re.findall(r"[^\W_]+", entry.name.lower()):
+            if len(word) > 1:
+                words.setdefault(word, set()).add(entry.type)
+    return {w: tuple(sorted(k)) for w, k in words.items()}, first
+
+
+def load_common_words() -> frozenset:
+    """The common-word list shipped with the model (lower-case words seen mostly lower case)."""
+    path = resources.files("corpuskit.enrich").joinpath("models").joinpath(WORDS_FILE)
+    return frozenset(path.read_text(encoding="utf-8").split())
+
+
+def load_info() -> dict:
+    """The shipped model's training settings and dev figures (``wnut17_crf.json``)."""
+    import json
+
+    path = resources.files("corpuskit.enrich").joinpath("models").joinpath(INFO_FILE)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def spans_from_tags(tags: list[str]) -> list[tuple[int, int, str]]:
+    """BIO tags -> ``(first token, last token, label)`` spans; a stray ``I-`` starts a span."""
+    spans = []
+    start, label = None, None
+    for i, tag in enumerate(list(tags) + ["O"]):
+        if tag == "O" or tag.startswith("B-") or (tag.startswith("I-") and tag[2:] != label):
+            if start is not None:
+                spans.append((start, i - 1, label))
+                start, label = None, None
+            if tag != "O":
+                start, label = i, tag[2:]
+    return spans
+
+
+def decode(tags: list[str], marginals: list[dict], max_outside: float = 1.0):
+    """Spans ``(first, last, label, confidence)`` from the Viterbi ``tags`` and per-token label
+    ``marginals``.
+
+    ``max_outside=1`` keeps the Viterbi path. Below 1, a token is inside an entity when
+    Viterbi says so or its probability of ``O`` is below ``max_outside``; a span starts where
+    the previous token is outside or the token's ``B-`` mass exceeds its ``I-`` mass, and takes
+    the type with the most ``B-``/``I-`` mass over its tokens. Confidence is the lowest
+    probability, over the span's tokens, of being inside an entity.
+    """
+    inside = [1.0 - m.get("O", 0.0) for m in marginals]
+    if max_outside >= 1.0:
+        return [(a, b, label, min(inside[a:b + 1])) for a, b, label in spans_from_tags(tags)]
+    on = [tags[k] != "O" or 1.0 - inside[k] < max_outside for k in range(len(tags))]
+    out, start = [], None
+    for k in range(len(tags) + 1):
+        begins = k < len(tags) and on[k] and (
+            start is None or sum(p for lab, p in marginals[k].items() if lab[:2] == "B-")
+            > sum(p for lab, p in marginals[k].items() if lab[:2] == "I-"))
+        if start is not None and (k == len(tags) or not on[k] or begins):
+            mass: dict[str, float] = {}
+            for j in range(start, k):
+                for lab, p in marginals[j].items():
+                    if lab != "O":
+                        mass[lab[2:]] = mass.get(lab[2:], 0.0) + p
+            label = min(mass, key=lambda t: (-mass[t], t))
+            out.append((start, k - 1, label, min(inside[start:k])))
+            start = None
+        if k < len(tags) and on[k] and start is None:
+            start = k
+    return out
+
+
+class CrfTagger:
+    """The shipped CRF: ``tag(words) -> BIO tags`` and ``spans(words)`` with marginal confidence.
+
+    Loads lazily from package data (or ``model_path``); safe to pickle (the
+    tagger reloads in a worker process).
+    """
+
+    def __init__(self, model_path: str | None = None):
+        self.model_path = model_path
+
+    def _load(self):
+        tagger = getattr(self, "tagger_", None)
+        if tagger is None:
+            try:
+                import pycrfsuite
+            except ImportError as exc:  # pragma: no cover - a core dependency
+                raise MissingDependencyError(
+                    "the CRF entity tagger needs python-crfsuite: pip install sklearn-crfsuite") from exc
+            tagger = pycrfsuite.Tagger()
+            if self.model_path is not None:
+                tagger.open(str(self.model_path))
+            else:
+                ref = resources.files("corpuskit.enrich").joinpath("models").joinpath(MODEL_FILE)
+                with resources.as_file(ref) as path:
+                    tagger.open(str(path))
+            gaz, first = gazetteer_words()
+            self.featurizer_ = Featurizer(gaz, load_common_words(), first)
+            self.all_labels_ = sorted(tagger.labels())
+            self.max_outside_ = float(load_info().get("max_outside", 1.0)) if self.model_path is None else 1.0
+            self.tagger_ = tagger
+        return tagger
+
+    def spans(self, words: list[str], max_outside: float | None = None) -> list[tuple[int, int, str, float]]:
+        """``(first, last, wnut label, confidence)`` of each labelled span.
+
+        ``max_outside`` defaults to the value chosen on WNUT 2017 dev (shipped
+        with the model). Below 1, decoding is by token marginals: a token
+        whose probability of being outside any entity is below ``max_outside``
+        takes its most probable entity tag (more recall than the Viterbi path,
+        which is what ``max_outside=1`` gives). Confidence is the lowest
+        probability, over the span's tokens, of being inside an entity.
+        """
+        if not words:
+            return []
+        tagger = self._load()
+        tags = tagger.tag(self.featurizer_.sentence(words))
+        max_outside = self.max_outside_ if max_outside is None else max_outside
+        marginal = tagger.marginal
+        labels = self.all_labels_
+        marginals = []
+        for k, tag in enumerate(tags):
+            p_out = marginal("O", k)
+            if tag != "O" or p_out < max_outside < 1.0:  # only tokens that may be inside need every label
+                marginals.append({lab: marginal(lab, k) for lab in labels})
+            else:
+                marginals.append({"O": p_out})
+        return decode(tags, marginals, max_outside)
+
+    def __getstate__(self):
+        return {"model_path": self.model_path}

@@ -1,0 +1,529 @@
+"""The default entity extractor: gazetteers, a CRF, hashtags and handles, and corpus-level promotion.
+
+Evidence, strongest first (an earlier source wins where spans overlap):
+
+1. the shipped gazetteers (:class:`~corpuskit.enrich.entities.GazetteerExtractor`,
+   Unicode-aware, possessives in any apostrophe, its person and org rules);
+2. ``#hashtags`` and ``@handles`` resolved through the alias table: the tag
+   itself (``#OpenAI``), else its segmented words (``#PfizerBioNTech`` ->
+   Pfizer and BioNTech; ``@BioNTech_Group`` -> BioNTech);
+3. names promoted from the corpus by :meth:`HybridExtractor.fit` (below);
+4. the WNUT 2017 CRF (:mod:`corpuskit.enrich.crf`), run on each sentence
+   (memoised), decoded by token marginals (``max_outside``). Its spans are
+   dropped when they are one ordinary lower-case English word ("sea"), a word
+   the corpus writes in lower case ("deny"), a run of ordinary words on a
+   Title Case headline ("Newborn Brain Function"), or, below
+   ``lower_confidence``, all lower case or one common word opening a sentence.
+
+A gazetteer name that is also a common English word is skipped at the start of
+a sentence ("Arm is sore") unless the CRF marks it too or the corpus writes it
+capitalised more often than in lower case (``trusted_``).
+
+Text is read through :func:`corpuskit.text.display_text` (HTML entities such
+as ``&amp;`` unescaped, Unicode NFC, typographic apostrophes folded); positions
+are still offsets into the record's analysed text.
+
+Corpus-level promotion (``fit``): a capitalised span (Unicode letters, up to
+four words, or a CamelCase hashtag) that no gazetteer knows becomes an entity
+when it is seen at least ``min_count`` times, by at least ``min_authors``
+distinct authors on at least ``min_days`` distinct days, and it is written
+capitalised more often than in lower case away from the start of a sentence. A
+one-word candidate must also not be one of the ~3,000 most frequent English
+words, nor be mostly sentence-initial while also seen in lower case (so "Arm"
+of "Arm is sore" and "Deny" stay out). Headline lines in Title Case give no
+evidence.
+Its type is a rule's where one applies (a title or known first name: person;
+an organisation word: org), else the CRF's label over up to ``type_sample``
+texts that contain it when at least 3 votes and 60% agree, else concept.
+Titles ("CEO", "Sen") are never promoted.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from functools import lru_cache
+
+from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
+from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, load_common_words, tokenize
+from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor, alias_key, slugify
+from corpuskit.errors import ValidationError
+from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
+from corpuskit.text.hashtags import _english_costs
+
+_STOPS = {".", "!", "?", ":", ";", "…", "\"", "|", "(", ")", "[", "]", "-", "–", "—", "RT", "•", "*"}
+_POSSESSIVE_TOKEN = re.compile(r"^['’][sS]$")
+_LINK = re.compile(r"^(?:https?://|www\.)")
+_MAX_RUN = 4
+_MIN_VOTES, _VOTE_SHARE = 3, 0.6  # the CRF types a promoted name only when it agrees with itself
+_TITLE_KEYS = frozenset(t.lower() for t in _TITLES)
+_COST_10K = 11.67  # wordninja's cost of the 10,000th word
+_COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
+_LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
+_SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
+          "from", "is", "are", "vs", "via", "as", "it", "its", "be", "my", "your"}
+
+
+def _display(text: str) -> str:
+    """:func:`display_text` line by line (line breaks end sentences and titles)."""
+    if "\n" not in text:
+        return display_text(text)
+    return "\n".join(filter(None, (display_text(line) for line in text.split("\n"))))
+
+
+def aligned_display(text: str) -> tuple[str, list[int] | None]:
+    """``(display_text(text), offsets)``: ``offsets[i]`` is the position in ``text`` of the
+    clean text's character ``i`` (None when the two are identical)."""
+    clean = _display(text)
+    if clean == text:
+        return clean, None
+    offsets, j, n = [], 0, len(text)
+    for ch in clean:
+        k = j
+        while k < n and not _same_char(ch, text[k]):
+            k += 1
+        if k < n:
+            j = k
+        offsets.append(min(j, n - 1) if n else 0)
+        if k < n:
+            j += 1
+    return clean, offsets
+
+
+def _same_char(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if a == "'" and b in "’‘`´ʼ":
+        return True
+    if a == '"' and b in "“”„«»":
+        return True
+    if a == " " and b.isspace():
+        return True
+    import unicodedata
+
+    return unicodedata.normalize("NFD", b)[:1] == unicodedata.normalize("NFD", a)[:1] and b.isalpha()
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset:
+    """About 3,000 most frequent English words (wordninja's list) and the CRF's common words."""
+    english = _english_costs()
+    return load_common_words() | {w for w, cost in english.items() if cost < _COMMON_COST}
+
+
+def _filler(word: str) -> bool:
+    """A lower-case stop word, or punctuation: never the edge of a name."""
+    return not word[:1].isalnum() or word.islower() and word in STOP_WORDS
+
+
+_SENTENCE_END = {".", "!", "?", "…"}
+
+
+def _segments(tokens, text):
+    """``(first, end)`` token ranges of the lines and sentences of ``text``."""
+    first = 0
+    for k in range(1, len(tokens) + 1):
+        if (k == len(tokens) or "\n" in text[tokens[k - 1][1]:tokens[k][0]]
+                or tokens[k - 1][2] in _SENTENCE_END and tokens[k][2][:1].isupper()):
+            yield first, k
+            first = k
+
+
+def _rule_type(words: list[str], gaz) -> str | None:
+    """The gazetteer rules' type of a name: a known first name + surname is a person, a name
+    ending in an organisation word ("Labs", "University") an org."""
+    if len(words) > 1 and words[0] in gaz.first_names_ and words[1][:1].isupper():
+        return "person"
+    if len(words) > 1 and words[-1] in _ORG_SUFFIXES:
+        return "org"
+    return None
+
+
+def _is_cap(word: str) -> bool:
+    return word[:1].isupper() and any(c.isalpha() for c in word)
+
+
+def _initial(tokens, i, text) -> bool:
+    """Is token ``i`` at the start of a sentence (or line)?"""
+    if i == 0:
+        return True
+    prev = tokens[i - 1]
+    return (prev[2] in _STOPS or prev[2].startswith("@") and i == 1 or _LINK.match(prev[2]) is not None
+            or "\n" in text[prev[1]:tokens[i][0]])
+
+
+def capital_runs(tokens, text):
+    """``(first, last, initial)`` of each run of capitalised words (handles, URLs and
+    leading function words such as "The" excluded; a possessive ends a run)."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        word = tokens[i][2]
+        if not _is_cap(word) or word[0] in "@#" or _LINK.match(word) or word in _LEADING:
+            i += 1
+            continue
+        j = i
+        while (j + 1 < n and j - i + 1 < _MAX_RUN and _is_cap(tokens[j + 1][2])
+               and tokens[j + 1][2][0] not in "@#" and tokens[j + 1][0] == tokens[j][1] + 1
+               and tokens[j + 1][2] not in _LEADING):
+            j += 1
+        out.append((i, j, _initial(tokens, i, text)))
+        i = j + 1
+    return out
+
+
+def title_case_lines(tokens, text) -> set[int]:
+    """Indices of tokens on lines written in Title Case (a headline: most words capitalised),
+    where capitals say nothing about names."""
+    out, line, start = set(), [], 0
+    for k, (s, _, w) in enumerate(tokens + [(len(text) + 1, 0, "\n")]):
+        if k == len(tokens) or "\n" in text[start:s]:
+            words = [tokens[i][2] for i in line if tokens[i][2][:1].isalpha()
+                     and tokens[i][2].lower() not in _SMALL]
+            if len(words) >= 4 and sum(_is_cap(w) for w in words) >= 0.75 * len(words):
+                out.update(line)
+            line = []
+        if k < len(tokens):
+            line.append(k)
+            start = tokens[k][1]
+    return out
+
+
+def _surface(tokens, a, b, text) -> str:
+    return text[tokens[a][0]:tokens[b][1]]
+
+
+class HybridExtractor(EntityExtractor):
+    """Gazetteers + CRF + hashtags/handles + corpus-level promotion (see the module docstring).
+
+    Parameters
+    ----------
+    crf : bool
+        Use the WNUT 2017 CRF (default True).
+    max_outside : float
+        CRF decoding by token marginals: a token whose probability of being
+        outside any entity is below this takes its best entity tag (default
+        None: the value chosen on WNUT 2017 dev, shipped with the model; 1.0 is
+        plain Viterbi decoding).
+    lower_confidence : float
+        A CRF span written all in lower case ("networks"), or one common word
+        opening a sentence ("Deny it"), is kept only when each of its tokens
+        is inside an entity with at least this probability (default 0.5;
+        other spans need only pass ``max_outside``).
+    promote : bool
+        Let :meth:`fit` promote frequent proper-noun candidates (default True).
+    min_count, min_authors, min_days : int
+        Promotion thresholds (defaults 5, 3, 2). Without authors, distinct
+        texts count as authors; without days, the day test is skipped.
+    type_sample : int
+        Texts per promoted name that the CRF reads to type it (default 20).
+    extra, generic_concepts : optional
+        Passed to :class:`~corpuskit.enrich.entities.GazetteerExtractor`.
+    """
+
+    model_name = "corpuskit-hybrid-1"
+
+    def __init__(self, crf: bool = True, max_outside: float | None = None,
+                 lower_confidence: float = 0.5, promote: bool = True,
+                 min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
+                 extra: dict | None = None, generic_concepts: bool = False):
+        self.crf = crf
+        self.max_outside = max_outside
+        self.lower_confidence = lower_confidence
+        self.promote = promote
+        self.min_count = min_count
+        self.min_authors = min_authors
+        self.min_days = min_days
+        self.type_sample = type_sample
+        self.extra = extra
+        self.generic_concepts = generic_concepts
+
+    # ----------------------------------------------------------------- parts
+    def _parts(self):
+        gaz = getattr(self, "gazetteer_", None)
+        if gaz is None:
+            gaz = GazetteerExtractor(extra=self.extra, generic_concepts=self.generic_concepts)
+            gaz._tables()
+            self.gazetteer_ = gaz
+            self.tagger_ = CrfTagger() if self.crf else None
+            self.memo_ = {}
+            if not hasattr(self, "promoted_"):
+                self.promoted_ = {}
+            if not hasattr(self, "trusted_"):
+                self.trusted_ = frozenset()
+            if not hasattr(self, "lowered_"):
+                self.lowered_ = frozenset()
+        return gaz
+
+    def settings(self) -> dict:
+        """The parameters and the promoted names (saved with a corpus's enrich run)."""
+        return {"min_count": self.min_count, "min_authors": self.min_authors, "min_days": self.min_days,
+                "max_outside": self.max_outside,
+                "lower_confidence": self.lower_confidence, "crf": self.crf,
+                "promoted": {k: list(v) for k, v in sorted(getattr(self, "promoted_", {}).items())},
+                "trusted": sorted(getattr(self, "trusted_", ())),
+                "lowered": sorted(getattr(self, "lowered_", ()))}
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, texts, authors=None, days=None):
+        """Learn the corpus's promoted names from ``texts`` (with their authors and days).
+
+        Returns self; ``promoted_`` maps an alias key to ``(name, type)``.
+        """
+        texts = list(texts)
+        self._parts()
+        self.promoted_, self.trusted_, self.lowered_ = {}, frozenset(), frozenset()
+        if not self.promote:
+            return self
+        if authors is not None and len(authors) != len(texts):
+            raise ValidationError("fit: authors must have one entry per text")
+        if days is not None and len(days) != len(texts):
+            raise ValidationError("fit: days must have one entry per text")
+        table = self.gazetteer_.table_
+        common = _common_words()
+        count, initial, known_inside, known_total = Counter(), Counter(), Counter(), Counter()
+        surfaces: dict[str, Counter] = defaultdict(Counter)
+        who: dict[str, set] = defaultdict(set)
+        when: dict[str, set] = defaultdict(set)
+        lower = Counter()
+        for n, raw in enumerate(texts):
+            text = _display(raw or "")
+            tokens = tokenize(text)
+            for _, _, word in tokens:
+                if word.islower():
+                    lower[word] += 1
+            for key, surface, is_initial in self._candidates(tokens, text):
+                if key in table:
+                    known_inside[key] += not is_initial
+                    known_total[key] += 1
+                    continue
+                count[key] += 1
+                initial[key] += is_initial
+                surfaces[key][surface] += 1
+                who[key].add(authors[n] if authors is not None and authors[n] else ("text", n))
+                if days is not None:
+                    when[key].add(days[n])
+        chosen = {}
+        for key, c in count.items():
+            if (c < self.min_count or len(who[key]) < self.min_authors
+                    or (days is not None and len(when[key]) < self.min_days)
+                    or len(key) < 2 or key.isdigit() or key in _TITLE_KEYS):
+                continue
+            inside = c - initial[key]
+            single = " " not in max(surfaces[key], key=len)
+            if lower[key] >= inside:  # written in lower case as often: a common word
+                continue
+            if single and (key in common or inside * 2 < c and lower[key]):
+                continue  # a common English word ("Repair"), or mostly sentence-initial ("Deny")
+            name = min(surfaces[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            chosen[key] = name
+        self.promoted_ = {key: (name, self._type_of(key, name, texts)) for key, name in sorted(chosen.items())}
+        # gazetteer names that are also common words, written capitalised more often than in
+        # lower case in this corpus: trusted at the start of a sentence too
+        self.trusted_ = frozenset(k for k, n in known_total.items() if k in common and n > lower[k])
+        # one-word capitalised candidates this corpus writes in lower case at least as often
+        # as capitalised mid-sentence ("Deny" of "Deny it", "deny"): common words here
+        self.lowered_ = frozenset(k for k, c in count.items() if k not in common and lower[k]
+                                  and " " not in max(surfaces[k], key=len) and lower[k] >= c - initial[k])
+        return self
+
+    def _candidates(self, tokens, text):
+        headline = title_case_lines(tokens, text)
+        for a, b, is_initial in capital_runs(tokens, text):
+            if a in headline:
+                continue
+            surface = _surface(tokens, a, b, text)
+            yield alias_key(surface), surface, is_initial
+        for _, _, word in tokens:
+            if word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:]):
+                yield alias_key(word), word[1:], False
+
+    def _type_of(self, key, name, texts) -> str:
+        ruled = self.gazetteer_.extract(name)
+        if len(ruled) == 1 and ruled[0].surface == name:  # a title, first name or org-word rule
+            return ruled[0].type
+        words = name.split()
+        if words[0] in self.gazetteer_.first_names_:
+            return "person"
+        votes = Counter()
+        if self.tagger_ is not None:
+            seen = 0
+            for raw in texts:
+                if seen >= self.type_sample:
+                    break
+                text = _display(raw or "")
+                if key not in alias_key(text) and name not in text:
+                    continue
+                tokens = tokenize(text)
+                words = [t[2] for t in tokens]
+                hit = False
+                for a, b, label, _ in self.tagger_.spans(words):
+                    if alias_key(_surface(tokens, a, b, text)) == key:
+                        votes[WNUT_TYPES.get(label, "concept")] += 1
+                        hit = True
+                seen += hit or name in text
+        if votes:
+            kind, n = min(votes.items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
+            if n >= _MIN_VOTES and n >= _VOTE_SHARE * sum(votes.values()):
+                return kind
+        return "concept"
+
+    # --------------------------------------------------------------- extract
+    def extract(self, text: str) -> list[Mention]:
+        gaz = self._parts()
+        raw = text or ""
+        clean, offsets = aligned_display(raw)
+        found: dict[tuple, tuple[list, list]] = {}
+        taken: list[tuple[int, int]] = []  # clean-text character spans already claimed
+
+        def free(start, end):
+            return all(end <= s or start >= e for s, e in taken)
+
+        def add(name, kind, surface, start, end):
+            slot = found.setdefault((name, kind), ([], []))
+            slot[0].append(surface)
+            slot[1].append(start if offsets is None else offsets[start])
+            taken.append((start, end))
+
+        tokens = tokenize(clean)
+        crf_spans = []
+        if self.tagger_ is not None and tokens:
+            for first, k in _segments(tokens, clean):  # a name never spans lines or sentences
+                words = tuple(t[2] for t in tokens[first:k])
+                found_spans = self.memo_.get(words)
+                if found_spans is None:
+                    found_spans = self.tagger_.spans(list(words), self.max_outside)
+                    if len(self.memo_) < 50_000:
+                        self.memo_[words] = found_spans
+                crf_spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found_spans)
+        token_at = {t[0]: i for i, t in enumerate(tokens)}
+        common = _common_words()
+
+        def weak(a, b, conf):
+            """A CRF span that needs ``lower_confidence``: all lower case, or one common word
+            opening a sentence ("Deny it all")."""
+            if a == b and tokens[a][2].lower() in self.lowered_:
+                return True  # the corpus writes it in lower case: a common word here, whatever the CRF says
+            words = [t[2] for t in tokens[a:b + 1]]
+            if a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_10K:
+                return True  # one ordinary English word in lower case ("sea", "coffee")
+            if conf >= self.lower_confidence:
+                return False
+            if all(w.islower() for w in words):
+                return True
+            low = words[0].lower()
+            return a == b and low in common and low not in self.trusted_ and _initial(tokens, a, clean)
+
+        headline = title_case_lines(tokens, clean) if crf_spans else set()
+
+        def plain_headline_words(a, b):
+            """On a Title Case line capitals say nothing: a CRF span of ordinary English words
+            there ("Newborn Brain Function") is not a name."""
+            return a in headline and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K
+                                         for t in tokens[a:b + 1])
+
+        crf_spans = [span for span in crf_spans
+                     if not weak(*span[:2], span[3]) and not plain_headline_words(*span[:2])]
+        crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
+        for m in gaz.extract(clean):
+            for pos in m.positions:
+                surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
+                if (" " not in surface and surface[1:].islower() and surface.lower() in common
+                        and surface.lower() not in self.trusted_ and pos not in crf_starts
+                        and pos in token_at and _initial(tokens, token_at[pos], clean)):
+                    continue  # "Arm is sore": a common word opening a sentence, and the CRF disagrees
+                add(m.name, m.type, surface, pos, pos + len(surface))
+
+        for start, end, word in tokens:
+            if word[0] in "#@" and len(word) > 1 and free(start, end):
+                for name, kind in self._resolve_tag(word):
+                    add(name, kind, word, start, end)
+
+        promoted = self.promoted_
+        if promoted:
+            for a, b, _ in capital_runs(tokens, clean):
+                start, end = tokens[a][0], tokens[b][1]
+                hit = promoted.get(alias_key(clean[start:end]))
+                if hit is not None and free(start, end):
+                    add(hit[0], hit[1], clean[start:end], start, end)
+            for start, end, word in tokens:
+                if word[0] == "#" and free(start, end):
+                    hit = promoted.get(alias_key(word))
+                    if hit is not None:
+                        add(hit[0], hit[1], word, start, end)
+
+        if crf_spans:
+            words = [t[2] for t in tokens]
+            for a, b, label, _ in crf_spans:
+                while b > a and _POSSESSIVE_TOKEN.match(words[b]):
+                    b -= 1
+                while a <= b and (words[a] in _LEADING or _filler(words[a])):
+                    a += 1
+                while b >= a and _filler(words[b]):
+                    b -= 1
+                if b < a:
+                    continue  # "the", "of": not a name on its own
+                if words[a][0] == "@" or _LINK.match(words[a]):
+                    continue
+                start, end = tokens[a][0], tokens[b][1]
+                if not free(start, end):
+                    continue
+                surface = clean[start:end]
+                name = surface.lstrip("#")
+                key = alias_key(name)
+                if not key:
+                    continue
+                entry = gaz.table_.get(key)
+                hit = promoted.get(key)
+                if entry is not None:
+                    name, kind = entry.name, entry.type
+                elif hit is not None:
+                    name, kind = hit
+                else:
+                    kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
+                add(name, kind, surface, start, end)
+        return self._mentions(found)
+
+    def _resolve_tag(self, word: str) -> list[tuple[str, str]]:
+        """Entities named by a hashtag or handle: the whole tag, else its segmented words."""
+        table = self.gazetteer_.table_
+        entry = table.get(alias_key(word))
+        if entry is not None:
+            return [(entry.name, entry.type)]
+        hit = self.promoted_.get(alias_key(word))
+        if hit is not None:
+            return [hit]
+        body = word[1:]
+        parts = []
+        for piece in body.split("_"):
+            if piece:
+                parts.extend(segment_hashtag(piece))
+        if len(parts) < 2:
+            return []
+        phrase = " ".join(p if not p.islower() else p.capitalize() for p in parts)
+        out = []
+        for m in self.gazetteer_.extract(phrase):
+            if (m.name, m.type) not in out:
+                out.append((m.name, m.type))
+        return out
+
+    @staticmethod
+    def _mentions(found) -> list[Mention]:
+        merged: dict[str, list] = {}
+        for (name, kind), (surfaces, positions) in found.items():
+            slug = slugify(name)
+            slot = merged.setdefault(slug, [name, kind, [], []])
+            slot[2].extend(surfaces)
+            slot[3].extend(positions)
+        out = []
+        for slug, (name, kind, surfaces, positions) in merged.items():
+            order = sorted(range(len(positions)), key=lambda i: positions[i])
+            out.append(Mention(key=slug, name=name, type=kind, surface=surfaces[order[0]],
+                               positions=tuple(sorted(positions)), aliases=tuple(sorted(set(surfaces)))))
+        out.sort(key=lambda m: (m.positions[0], m.key))
+        return out
+
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if not k.endswith("_")}
+        for name in ("promoted_", "trusted_", "lowered_"):
+            if name in self.__dict__:
+                state[name] = self.__dict__[name]
+        return state

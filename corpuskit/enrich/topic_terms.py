@@ -1,0 +1,203 @@
+"""Topic and cluster terms: class-based TF-IDF over the normalised text, and readable labels.
+
+Terms come from :func:`corpuskit.text.term_analyzer`: lowercase words of the
+analysis text (no URL parts, HTML entities, handles, contraction fragments,
+stop words or pure numbers) and bigrams of words that were adjacent in the
+text. For group ``c`` and term ``t`` the score is
+``tf(t, c) * log(1 + A / f(t))`` where ``tf(t, c)`` is the term's frequency
+in the group divided by the group's term count, ``f(t)`` its frequency over
+every group and ``A`` the average term count per group (BERTopic's c-TF-IDF).
+
+A term describes at most the ``OWNERS`` (2) groups it is most distinctive
+of (the highest c-TF-IDF), so groups seldom repeat one another's terms. The top terms are
+then made distinct (:func:`distinct_terms`): a bigram takes
+the place of its words when people say the phrase (the bigram makes up at
+least ``PHRASE_SHARE`` of the group's uses of the chosen words it replaces;
+measured on the real files, a looser rule let rare phrases crowd out terms
+that are said together and cost half the NPMI coherence), and a term
+sharing a word (or its plural) with one already chosen is dropped. A label
+(:func:`readable_label`) reads "Head: second, third" with the head in the
+casing the records use most ("NASA: rocket launch, orbit"). Past the first
+term, terms are chosen for distinctiveness and for being said together
+(:func:`_coherent`).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+from scipy import sparse
+
+from corpuskit.text import term_analyzer
+
+#: a bigram replaces a chosen word when it makes up at least this share of that word's uses
+PHRASE_SHARE = 0.3
+_CANDIDATES = 80
+_POOL = 30
+#: a term is among the top terms of at most this many groups (those it is most distinctive of)
+OWNERS = 2
+
+
+def _stems(term: str) -> set:
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in term.split()}
+
+
+def class_term_counts(texts, labels, max_features: int = 30000, min_df: int = 1):
+    """``(classes, per-class term counts (dense), vocabulary)`` of the texts with label >= 0."""
+    return _class_counts(texts, labels, max_features, min_df)[:3]
+
+
+def _class_counts(texts, labels, max_features, min_df):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    labels = np.asarray(labels)
+    keep = labels >= 0
+    classes = sorted(set(labels[keep].tolist()))
+    if not classes:
+        return classes, np.zeros((0, 0)), np.array([], dtype=str), None
+    kept = [t or "" for t, k in zip(texts, keep) if k]
+    vectorizer = CountVectorizer(analyzer=term_analyzer((1, 2)), max_features=max_features,
+                                 min_df=min(min_df, max(1, len(kept) // 50)))
+    try:
+        counts = vectorizer.fit_transform(kept)
+    except ValueError:  # no usable words at all
+        return classes, np.zeros((len(classes), 0)), np.array([], dtype=str), None
+    index = {c: i for i, c in enumerate(classes)}
+    rows = np.array([index[c] for c in labels[keep]])
+    membership = sparse.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))),
+                                   shape=(len(classes), len(rows)))
+    per_class = np.asarray((membership @ counts).todense(), dtype=float)
+    return classes, per_class, np.array(vectorizer.get_feature_names_out()), counts.tocsc()
+
+
+def ctfidf(per_class: np.ndarray) -> np.ndarray:
+    """The c-TF-IDF scores of per-class term counts (see the module docstring)."""
+    words = per_class.sum(axis=1, keepdims=True)
+    tf = per_class / np.maximum(words, 1)
+    idf = np.log(1 + words.mean() / np.maximum(per_class.sum(axis=0), 1))
+    return tf * idf
+
+
+def distinct_terms(terms, n: int, counts: dict | None = None) -> list[str]:
+    """The first ``n`` of ``terms`` (best first) with no word said twice (see the module docstring).
+
+    ``counts`` (term -> occurrences in the group) lets a bigram replace its words only
+    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may.
+    """
+    chosen: list[str] = []
+    for term in terms:
+        words = _stems(term)
+        overlap = [c for c in chosen if _stems(c) & words]
+        if " " in term and overlap and all(" " not in c for c in overlap):
+            if counts is not None:
+                base = max(counts.get(c, 0) for c in overlap) or 1
+                if counts.get(term, 0) < PHRASE_SHARE * base:
+                    continue
+            chosen[chosen.index(overlap[0])] = term
+            chosen = [c for c in chosen if c not in overlap[1:]]
+        elif not overlap:
+            chosen.append(term)
+        if len(chosen) >= n:
+            break
+    return chosen
+
+
+def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000) -> dict[int, list[str]]:
+    """The ``top_n`` distinct c-TF-IDF terms of each label (labels < 0, noise, are ignored).
+
+    Ties are broken alphabetically; a label whose texts hold no usable term gets ``[]``.
+    """
+    classes, per_class, vocab, docs = _class_counts(texts, labels, max_features, 1)
+    if not len(vocab):
+        return {c: [] for c in classes}
+    scores = ctfidf(per_class)
+    index = {str(t): j for j, t in enumerate(vocab)}
+    # a term describes at most the OWNERS groups it is most distinctive of
+    owners = np.argsort(-scores, axis=0, kind="stable")[:OWNERS]
+    out = {}
+    for i, c in enumerate(classes):
+        row = scores[i]
+        nonzero = np.flatnonzero((row > 0) & (owners == i).any(axis=0))
+        order = sorted(nonzero, key=lambda j: (-row[j], vocab[j]))[:_CANDIDATES]
+        counts = {str(vocab[j]): per_class[i, j] for j in nonzero}
+        candidates = distinct_terms([str(vocab[j]) for j in order], _POOL, counts)
+        out[c] = _coherent(candidates, [row[index[t]] for t in candidates], docs, index, top_n)
+    return out
+
+
+def _coherent(candidates, weights, docs, index, top_n):
+    """``top_n`` of the candidates: the most distinctive first, then greedily the term with the
+    highest ``rel * (1 + npmi) ** 2``, ``rel`` its c-TF-IDF relative to the first term's and
+    ``npmi`` its mean NPMI (document co-occurrence) with the terms already chosen: a topic's
+    terms are distinctive and said together."""
+    if len(candidates) <= 1:
+        return candidates[:top_n]
+    cols = docs[:, [index[t] for t in candidates]]
+    cols.data[:] = 1.0
+    n = docs.shape[0]
+    single = np.asarray(cols.sum(axis=0)).ravel() / n
+    joint = np.asarray((cols.T @ cols).todense(), dtype=float) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        npmi = np.log(joint / np.outer(single, single)) / -np.log(joint)
+    npmi = np.where(joint > 0, np.nan_to_num(npmi, nan=1.0, posinf=1.0, neginf=-1.0), -1.0)
+    rel = np.asarray(weights, dtype=float) / max(weights[0], 1e-12)
+    chosen, left = [0], list(range(1, len(candidates)))
+    while left and len(chosen) < top_n:
+        best = max(left, key=lambda j: (rel[j] * (1 + npmi[j, chosen].mean()) ** 2, -j))
+        chosen.append(best)
+        left.remove(best)
+    return [candidates[j] for j in chosen]
+
+
+def _title_cased(text: str) -> bool:
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]*", text or "") if len(w) > 3]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) / len(words) > 0.6
+
+
+def _marked(form: str) -> bool:
+    """True for a casing that says more than Title Case: ``NASA``, ``iPhone``, ``GitHub``."""
+    return any(ch.isupper() for ch in form[1:]) or (form[:1].islower() and form != form.lower())
+
+
+def surface_form(term: str, texts) -> str:
+    """``term`` in the casing the texts use most (``nasa`` -> ``NASA``); lowercase if never seen.
+
+    Headline-style texts (most words capitalised) only vouch for marked casings
+    (``NASA``, ``iPhone``): their capitals say nothing about ``Time`` or ``Free``.
+    """
+    pattern = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, term.split())) + r"(?![\w])", re.IGNORECASE)
+    seen: Counter = Counter()
+    for text in texts:
+        headline = _title_cased(text)
+        for m in pattern.finditer(text or ""):
+            form = re.sub(r"\s+", " ", m.group(0))
+            if headline and not _marked(form):
+                form = form.lower()
+            seen[form] += 1
+    if not seen:
+        return term
+    form, _ = max(seen.items(), key=lambda kv: (kv[1], kv[0] == term, kv[0]))
+    return form
+
+
+def readable_label(terms, texts=(), parts: int = 3) -> str:
+    """A label a person would write: ``"Head: second, third"`` from distinct terms.
+
+    The head is the first term in its usual casing with a capital first letter;
+    the others keep their usual casing. ``texts`` (a sample of the group's
+    records) supply the casing; without them terms stay lowercase.
+    """
+    terms = [t for t in terms if t][:parts]
+    if not terms:
+        return ""
+    sample = list(texts)[:400]
+    forms = [surface_form(t, sample) for t in terms]
+    head = forms[0][:1].upper() + forms[0][1:]
+    return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
+
+
+def slug(terms, parts: int = 2) -> str:
+    """A name from the first ``parts`` terms: lowercase words joined by hyphens."""
+    out = "-".join(re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") for t in terms[:parts])
+    return re.sub(r"-+", "-", out).strip("-")

@@ -1,0 +1,516 @@
+"""DataFrame views of a corpus's derived tables: what the ``Corpus`` read methods return.
+
+Each function takes a :class:`~corpuskit.Corpus` and returns a pandas
+DataFrame (or, for one entity or one story, a dict holding DataFrames). They
+reuse the read functions the HTTP layer serves from (``corpuskit.analysis``,
+``corpuskit.narrate.read``, ``corpuskit.api.keyed.queries``), so a notebook
+and ``/api/v1`` see the same numbers. Column meanings are documented on the
+``Corpus`` methods and in ``docs/api.md`` ("The DataFrame API").
+
+Filter values are checked here: a value outside its allowed set, a malformed
+timestamp or an unknown topic raises :class:`~corpuskit.errors.ValidationError`
+naming what is allowed; looking up one thing that does not exist (a signal id,
+an entity, a story slug) raises :class:`~corpuskit.errors.NotFoundError`.
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from corpuskit.clock import iso, parse_timestamp
+from corpuskit.errors import NotFoundError, ValidationError
+
+SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
+SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
+SEVERITIES = ("high", "medium", "low")
+SIGNAL_STATUSES = ("open", "resolved")
+ENTITY_TYPES = ("person", "org", "product", "place", "concept")
+STORY_KINDS = ("lead_story", "beat_narrative", "dispatch", "entity_narrative")
+
+
+# -- argument checks ------------------------------------------------------------
+def choice(value, name: str, allowed, aliases=None):
+    """``value`` if it is one of ``allowed`` (``None`` passes), else ValidationError."""
+    if value is None:
+        return None
+    value = (aliases or {}).get(value, value)
+    if value not in allowed:
+        raise ValidationError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def timestamp(value, name: str) -> str | None:
+    """A bound (``since``/``until``) as a stored ISO timestamp string; ``None`` passes."""
+    if value is None:
+        return None
+    try:
+        return iso(parse_timestamp(value))
+    except ValidationError as exc:
+        raise ValidationError(f"{name}: {exc}") from None
+
+
+def topic_id(corpus, name) -> int | None:
+    """The id of the topic called ``name`` (``None`` passes); ValidationError naming the topics."""
+    if name is None:
+        return None
+    row = corpus.conn.execute("SELECT id FROM topics WHERE name = ?", (str(name),)).fetchone()
+    if row is None:
+        known = [r[0] for r in corpus.conn.execute("SELECT name FROM topics ORDER BY name")]
+        listed = ", ".join(known) if known else "none (run enrich first)"
+        raise ValidationError(f"unknown topic {name!r}; topics are: {listed}")
+    return row[0]
+
+
+def _limit(value):
+    from corpuskit.analysis.windows import check_int
+
+    return None if value is None else check_int(value, "limit", 1)
+
+
+def _times(frame: pd.DataFrame, *columns) -> pd.DataFrame:
+    for col in columns:
+        frame[col] = pd.to_datetime(frame[col], utc=True)
+    return frame
+
+
+def _query(corpus, sql: str, args=()) -> pd.DataFrame:
+    cur = corpus.conn.execute(sql, list(args))
+    return pd.DataFrame([tuple(r) for r in cur.fetchall()], columns=[d[0] for d in cur.description])
+
+
+# -- records ----------------------------------------------------------------------
+RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentText", "url", "author",
+                  "publishedAt", "capturedAt", "subreddit", "language", "topic", "metadata",
+                  "sentimentScore", "sentimentLabel", "entities"]
+
+# The one membership rule of docs/api.md ("Topic membership"): a record is in a
+# topic when it is its primary topic, or, for a record enrichment gave no topic,
+# when it was imported with that topic hint. /api/v1/discourse uses the same rule.
+# A record's entity names as a JSON array, most mentioned first (NULL until it is enriched),
+# for a query over ``records r LEFT JOIN enrichment e``.
+ENTITY_NAMES = (
+    "CASE WHEN e.record_id IS NULL THEN NULL ELSE (SELECT json_group_array(name) FROM ("
+    "SELECT en.name AS name FROM mentions m JOIN entities en ON en.id = m.entity_id "
+    "WHERE m.record_id = r.id ORDER BY m.mention_count DESC, en.name, en.id)) END")
+PRIMARY_TOPIC_RULE = "(e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?))"
+
+
+def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataFrame:
+    """Records with their primary topic, sentiment and entity names (see ``Corpus.records``)."""
+    where, args = [], []
+    if source is not None:
+        if not isinstance(source, str) or not source:
+            raise ValidationError(f"source must be a source name, not {source!r}")
+        where.append("r.source = ?")
+        args.append(source)
+    if topic is not None:
+        row = corpus.conn.execute("SELECT id FROM topics WHERE name = ?", (str(topic),)).fetchone()
+        if row is None and corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
+                                               (str(topic),)).fetchone() is None:
+            topic_id(corpus, topic)  # raises, naming the topics
+        where.append(PRIMARY_TOPIC_RULE)
+        args += [row[0] if row else None, str(topic)]
+    for bound, op, name in ((since, ">=", "since"), (until, "<=", "until")):
+        if bound is not None:
+            where.append(f"r.published_at {op} ?")
+            args.append(timestamp(bound, name))
+    sql = (
+        "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
+        "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
+        "coalesce(t.name, r.topic), r.metadata, e.sentiment_score, e.sentiment_label, "
+        + ENTITY_NAMES + " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+        "LEFT JOIN topics t ON t.id = e.topic_id"
+    )
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY r.published_at, r.id"
+    rows = corpus.conn.execute(sql, args).fetchall()
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=RECORD_COLUMNS)
+    frame["metadata"] = frame["metadata"].map(json.loads)
+    frame["entities"] = frame["entities"].map(lambda v: None if v is None else json.loads(v))
+    return _times(frame, "publishedAt", "capturedAt")
+
+
+# -- topics -------------------------------------------------------------------------
+def topics(corpus) -> pd.DataFrame:
+    """Every topic with its record counts (see ``Corpus.topics``)."""
+    from corpuskit.api.keyed.queries import list_topics
+
+    frame = pd.DataFrame(list_topics(corpus, active=None)["topics"],
+                         columns=["name", "displayName", "description", "category", "keywords",
+                                  "subreddits", "active", "createdAt"])
+    extra = _query(corpus, (
+        "SELECT t.name, t.id, t.discovered, "
+        "(SELECT count(*) FROM enrichment e WHERE e.topic_id = t.id) AS recordCount, "
+        "(SELECT count(*) FROM topic_assignments ta WHERE ta.topic_id = t.id) AS assignedCount "
+        "FROM topics t"))
+    frame = frame.merge(extra, on="name", how="left")
+    frame["discovered"] = frame["discovered"].astype(bool)
+    frame = frame[["id", "name", "displayName", "description", "category", "keywords", "subreddits",
+                   "active", "discovered", "recordCount", "assignedCount", "createdAt"]]
+    return _times(frame.sort_values("name", kind="stable").reset_index(drop=True), "createdAt")
+
+
+# -- signals ---------------------------------------------------------------------------
+SIGNAL_COLUMNS = ["id", "kind", "topic", "entity", "source", "severity", "sigmaScore", "headline",
+                  "detail", "detectedAt", "status", "resolvedAt", "acknowledged", "narrativeId",
+                  "runId"]
+
+
+def signals(corpus, kind=None, topic=None, severity=None, status=None, since=None,
+            until=None) -> pd.DataFrame:
+    """Signals of every kind, oldest detection first (see ``Corpus.signals``)."""
+    kind = choice(kind, "kind", SIGNAL_KINDS, SIGNAL_ALIASES)
+    severity = choice(severity, "severity", SEVERITIES)
+    status = choice(status, "status", SIGNAL_STATUSES)
+    where, args = [], []
+    for column, value in (("s.kind", kind), ("s.severity", severity), ("s.status", status),
+                          ("s.topic_id", topic_id(corpus, topic))):
+        if value is not None:
+            where.append(f"{column} = ?")
+            args.append(value)
+    for bound, op, name in ((since, ">=", "since"), (until, "<=", "until")):
+        if bound is not None:
+            where.append(f"s.detected_at {op} ?")
+            args.append(timestamp(bound, name))
+    sql = ("SELECT s.id, s.kind, t.name, en.name, s.source, s.severity, s.sigma_score, s.headline, "
+           "s.detail, s.detected_at, s.status, s.resolved_at, s.acknowledged, s.narrative_id, s.run_id "
+           "FROM signals s LEFT JOIN topics t ON t.id = s.topic_id "
+           "LEFT JOIN entities en ON en.id = s.entity_id")
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    rows = corpus.conn.execute(sql + " ORDER BY s.detected_at, s.id", args).fetchall()
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=SIGNAL_COLUMNS)
+    frame["detail"] = frame["detail"].map(json.loads)
+    frame["acknowledged"] = frame["acknowledged"].astype(bool)
+    return _times(frame, "detectedAt", "resolvedAt")
+
+
+def signal_evidence(corpus, signal_id) -> pd.DataFrame:
+    """One row per piece of a signal's evidence (see ``Corpus.signal_evidence``)."""
+    from corpuskit.analysis.signals.evidence import get_signal_evidence
+    from corpuskit.analysis.windows import check_int
+
+    evidence = get_signal_evidence(corpus, check_int(signal_id, "signal_id", 1))
+    titles = {}
+    ids = [r["id"] for r in evidence["records"]]
+    if ids:
+        titles = dict(corpus.conn.execute(
+            f"SELECT id, CASE WHEN title != '' THEN title ELSE substr(content_text, 1, 200) END "
+            f"FROM records WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall())
+    rows = [{"kind": "record", "id": r["id"], "label": titles.get(r["id"], ""), "source": r["source"],
+             "sentimentScore": r["sentimentScore"], "entityType": None} for r in evidence["records"]]
+    rows += [{"kind": "entity", "id": e["id"], "label": e["name"], "source": None,
+              "sentimentScore": None, "entityType": e["type"]} for e in evidence["entities"]]
+    rows += [{"kind": "topic", "id": t["id"], "label": t["label"], "source": None,
+              "sentimentScore": None, "entityType": None} for t in evidence["topics"]]
+    rows += [{"kind": "story", "id": s["id"], "label": s["headline"], "source": None,
+              "sentimentScore": None, "entityType": None} for s in evidence["stories"]]
+    return pd.DataFrame(rows, columns=["kind", "id", "label", "source", "sentimentScore", "entityType"])
+
+
+# -- clusters --------------------------------------------------------------------------------
+def clusters(corpus, topic=None, run=None) -> pd.DataFrame:
+    """Clusters of one clustering run, largest first (see ``Corpus.clusters``)."""
+    from corpuskit.analysis.clusters import latest_run
+
+    tid = topic_id(corpus, topic)
+    if run is None:
+        run = latest_run(corpus)
+    elif corpus.conn.execute("SELECT 1 FROM clusters WHERE run_id = ? LIMIT 1", (run,)).fetchone() is None:
+        known = [r[0] for r in corpus.conn.execute("SELECT DISTINCT run_id FROM clusters ORDER BY run_id")]
+        raise ValidationError(f"no clusters from run {run!r}; runs with clusters: "
+                              f"{', '.join(known) or 'none (run analyse first)'}")
+    columns = ["id", "runId", "topic", "clusterLabel", "lineageId", "recordCount", "topTerms",
+               "summaryLabel", "silhouette", "x", "y", "metadata", "createdAt"]
+    if run is None:
+        return _times(pd.DataFrame(columns=columns), "createdAt")
+    sql = ("SELECT c.id, c.run_id, t.name, c.cluster_label, c.lineage_id, c.record_count, c.top_terms, "
+           "c.summary_label, c.metadata, c.created_at FROM clusters c JOIN topics t ON t.id = c.topic_id "
+           "WHERE c.run_id = ?")
+    args = [run]
+    if tid is not None:
+        sql += " AND c.topic_id = ?"
+        args.append(tid)
+    rows = corpus.conn.execute(sql + " ORDER BY c.record_count DESC, t.name, c.cluster_label", args)
+    items = []
+    for r in rows:
+        meta = json.loads(r[8])
+        items.append((r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7],
+                      meta.get("silhouetteScore"), meta.get("x"), meta.get("y"), meta, r[9]))
+    return _times(pd.DataFrame(items, columns=columns), "createdAt")
+
+
+def cluster_points(corpus, topic, run=None) -> pd.DataFrame:
+    """Every record of a topic on the clustering's 2-D map (see ``Corpus.cluster_points``)."""
+    from corpuskit.analysis.clusters import cluster_points as points
+
+    topic_id(corpus, topic)
+    return points(corpus, topic, run_id=run)
+
+
+# -- entities and mentions -------------------------------------------------------------------------
+def entity_id(corpus, key, name: str = "entity") -> int:
+    """The id of an entity given its slug, name, alias or id; NotFoundError when none matches."""
+    from corpuskit.enrich.entities import resolve_entity_key
+
+    if key is None or not str(key).strip():
+        raise ValidationError(f"{name} is required")
+    row = corpus.conn.execute("SELECT id FROM entities WHERE name = ? ORDER BY mention_count DESC, id "
+                              "LIMIT 1", (str(key),)).fetchone()
+    if row:
+        return row[0]
+    return resolve_entity_key(corpus.conn, str(key))[0]
+
+
+def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
+    """Entities ranked by mentions (see ``Corpus.entities``)."""
+    from corpuskit.analysis.entity_stats import entity_list_rows
+
+    type = choice(type, "type", ENTITY_TYPES)
+    limit = _limit(limit)
+    since_iso = timestamp(since, "since")
+    where, args = [], []
+    if type is not None:
+        where.append("en.type = ?")
+        args.append(type)
+    if since_iso is not None:
+        where.append("r.published_at >= ?")
+        args.append(since_iso)
+    sql = ("SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
+           "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id")
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " GROUP BY en.id ORDER BY n DESC, en.id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    ranked = corpus.conn.execute(sql, args).fetchall()
+    counts = {r[0]: (r[1], r[2]) for r in ranked}
+    items = entity_list_rows(corpus, [r[0] for r in ranked])
+    seen = dict(corpus.conn.execute(
+        f"SELECT id, first_seen || '|' || last_seen FROM entities WHERE id IN "
+        f"({','.join('?' * len(counts))})", list(counts)).fetchall()) if counts else {}
+    rows = []
+    for item in items:
+        first, _, last = (seen.get(item["id"]) or "|").partition("|")
+        mentions, recs = counts[item["id"]]
+        rows.append({"id": item["id"], "name": item["name"], "type": item["type"], "slug": item["slug"],
+                     "mentions": int(mentions), "records": int(recs),
+                     "mentionCount": item["mentionCount"], "recentMentions": item["recentMentions"],
+                     "growthFactor": item["growthFactor"], "firstSeen": first or None,
+                     "lastSeen": last or None, "canonicalPath": item["canonicalPath"]})
+    frame = pd.DataFrame(rows, columns=["id", "name", "type", "slug", "mentions", "records", "mentionCount",
+                                        "recentMentions", "growthFactor", "firstSeen", "lastSeen",
+                                        "canonicalPath"])
+    return _times(frame, "firstSeen", "lastSeen")
+
+
+def entity_profile(corpus, key) -> dict:
+    """One entity's profile, with its mention trend as a DataFrame (see ``Corpus.entity_profile``)."""
+    from corpuskit.analysis.entity_stats import entity_detail
+    from corpuskit.analysis.entity_stats import entity_profile as keyed_profile
+
+    eid = entity_id(corpus, key)
+    detail = entity_detail(corpus, eid)
+    profile = keyed_profile(corpus, detail["name"])
+    trend = pd.DataFrame(profile["mentionTrend"][::-1], columns=["day", "mentions"])
+    trend["day"] = pd.to_datetime(trend["day"], utc=True)
+    weeks = pd.DataFrame(detail["sentimentTrend"], columns=["weekStart", "avgScore", "sampleSize"])
+    weeks["weekStart"] = pd.to_datetime(weeks["weekStart"], utc=True)
+    out = {k: v for k, v in detail.items() if k != "sentimentTrend"}
+    out.update({"types": profile["types"], "firstSeen": profile["firstSeen"],
+                "lastSeen": profile["lastSeen"], "beats": profile["beats"],
+                "narrative": profile["narrative"], "mentionTrend": trend, "sentimentTrend": weeks})
+    return out
+
+
+def mentions(corpus, entity=None) -> pd.DataFrame:
+    """Entity mentions, one row per (record, entity) (see ``Corpus.mentions``)."""
+    sql = ("SELECT m.record_id, m.entity_id, en.name, en.type, m.surface, m.mention_count, "
+           "r.source, r.published_at FROM mentions m JOIN entities en ON en.id = m.entity_id "
+           "JOIN records r ON r.id = m.record_id")
+    args = []
+    if entity is not None:
+        try:
+            eid = entity_id(corpus, entity)
+        except NotFoundError:
+            raise ValidationError(f"unknown entity {entity!r}") from None
+        sql += " WHERE m.entity_id = ?"
+        args.append(eid)
+    rows = corpus.conn.execute(sql + " ORDER BY r.published_at, m.record_id, m.entity_id", args)
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=[
+        "recordId", "entityId", "entity", "entityType", "surface", "mentionCount", "source",
+        "publishedAt"])
+    return _times(frame, "publishedAt")
+
+
+# -- stories -------------------------------------------------------------------------------------
+STORY_COLUMNS = ["id", "slug", "kind", "version", "isCurrent", "headline", "lede", "topic", "entity",
+                 "signalSeverity", "triggerSignalId", "featured", "citationCount", "sourceCount",
+                 "readMin", "publishAt", "generatedAt"]
+
+
+def stories(corpus, kind=None, current=True) -> pd.DataFrame:
+    """Stories, newest ``publishAt`` first (see ``Corpus.stories``)."""
+    kind = choice(kind, "kind", STORY_KINDS)
+    if not isinstance(current, bool):
+        raise ValidationError(f"current must be True or False, not {current!r}")
+    where, args = [], []
+    if current:
+        where.append("s.is_current = 1")
+    if kind is not None:
+        where.append("s.kind = ?")
+        args.append(kind)
+    sql = ("SELECT s.id, s.slug, s.kind, s.version, s.is_current, s.headline, s.lede, t.name, en.name, "
+           "s.signal_severity, s.trigger_signal_id, s.featured, "
+           "(SELECT count(*) FROM story_citations c WHERE c.story_id = s.id), s.source_count, "
+           "s.read_min, s.publish_at, s.generated_at FROM stories s "
+           "LEFT JOIN topics t ON t.id = s.topic_id LEFT JOIN entities en ON en.id = s.entity_id")
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    rows = corpus.conn.execute(sql + " ORDER BY s.publish_at DESC, s.id DESC", args)
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=STORY_COLUMNS)
+    for col in ("isCurrent", "featured"):
+        frame[col] = frame[col].astype(bool)
+    return _times(frame, "publishAt", "generatedAt")
+
+
+def story(corpus, slug) -> dict:
+    """One story by any of its slugs, with its citations as a DataFrame (see ``Corpus.story``)."""
+    from corpuskit.narrate.read import narrative_detail, story_sources
+
+    if not isinstance(slug, str) or not slug.strip():
+        raise ValidationError(f"slug must be a non-empty string, not {slug!r}")
+    detail = narrative_detail(corpus, slug.strip())
+    row = corpus.conn.execute("SELECT id, lede, publish_at, is_current FROM stories WHERE slug = ?",
+                              (detail["slug"],)).fetchone()
+    sources = story_sources(corpus, row[0])
+    citations = pd.DataFrame(sources["sources"], columns=[
+        "recordId", "kind", "title", "url", "sentimentScore", "inferred", "confidence",
+        "credibilityScore"]).rename(columns={"kind": "source"})
+    citations.insert(0, "ordinal", range(1, len(citations) + 1))
+    from corpuskit.narrate.citations import trace_body
+
+    current = corpus.conn.execute(
+        "SELECT c.slug FROM stories s JOIN stories c ON c.story_key = s.story_key AND c.is_current = 1 "
+        "WHERE s.id = ?", (row[0],)).fetchone()
+    texts = dict(corpus.conn.execute(
+        "SELECT c.ordinal, r.content_text FROM story_citations c JOIN records r ON r.id = c.record_id "
+        "WHERE c.story_id = ?", (row[0],)).fetchall())
+    framing = [f["text"] for f in detail["metadata"].get("framing", [])]
+    out = {"id": row[0], "slug": detail["slug"], "kind": detail["type"], "version": detail["version"],
+           "isCurrent": bool(row[3]), "currentSlug": current[0] if current else detail["slug"],
+           "untraced": trace_body(detail["content"], texts, framing),
+           "headline": detail["headline"], "lede": row[1],
+           "body": detail["content"], "topic": detail["topic"], "entity": detail["entityName"],
+           "signalSeverity": detail["signalSeverity"], "triggerSignal": detail["triggerSignal"],
+           "publishAt": row[2], "generatedAt": detail["generatedAt"], "metadata": detail["metadata"],
+           "versions": pd.DataFrame(detail["versions"], columns=["slug", "version", "generatedAt"]),
+           "citations": citations,
+           "externalCitations": sources["externalCitations"]}
+    return out
+
+
+def arcs(corpus) -> pd.DataFrame:
+    """Arcs with their stories, most recently updated first (see ``Corpus.arcs``)."""
+    from corpuskit.narrate.read import arc_detail, list_arcs
+
+    kinds = dict(corpus.conn.execute("SELECT id, kind FROM stories").fetchall())
+    rows = []
+    for item in list_arcs(corpus)["items"]:
+        stories_ = arc_detail(corpus, item["slug"])["stories"]
+        rows.append({**item, "stories": [{**s, "kind": kinds.get(s["id"])} for s in stories_]})
+    frame = pd.DataFrame(rows, columns=["id", "slug", "title", "arcStatus", "storyCount", "lastUpdatedAt",
+                                        "stories"])
+    return _times(frame, "lastUpdatedAt")
+
+
+# -- snapshots, trends, comparison, observations, runs ---------------------------------------------
+SNAPSHOT_COLUMNS = ["topic", "date", "totalRecords", "volumeBySource", "sentimentPositive",
+                    "sentimentNeutral", "sentimentNegative", "avgSentiment", "platformCount",
+                    "topEntities", "signalCount"]
+
+
+def _snapshot_frame(rows: list[dict], topic: str) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=SNAPSHOT_COLUMNS)
+    frame.insert(0, "topic", topic)
+    frame["avgSentiment"] = frame.pop("avgSentimentScore").astype(float)
+    return frame[SNAPSHOT_COLUMNS]
+
+
+def snapshots(corpus, topic=None, since=None, until=None) -> pd.DataFrame:
+    """Daily snapshot rows per topic, dense over the window (see ``Corpus.snapshots``)."""
+    from corpuskit.analysis.snapshots import resolve_range, snapshot_rows
+
+    tid = topic_id(corpus, topic)
+    if since is None and until is None:
+        first = corpus.conn.execute("SELECT min(day) FROM records").fetchone()[0]
+        since = first
+    first, last = resolve_range(corpus, since, until)
+    names = ([(tid, str(topic))] if tid is not None else
+             corpus.conn.execute("SELECT id, name FROM topics ORDER BY name").fetchall())
+    frames = [_snapshot_frame(snapshot_rows(corpus, t, first.isoformat(), last.isoformat()), name)
+              for t, name in names]
+    frame = (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SNAPSHOT_COLUMNS))
+    frame["date"] = pd.to_datetime(frame["date"], utc=True)
+    return frame
+
+
+def trends(corpus, topic, days=30) -> pd.DataFrame:
+    """One topic's records per day over the last ``days`` days (see ``Corpus.trends``)."""
+    from corpuskit.analysis.trends import volume_trend
+
+    if topic is None:
+        raise ValidationError("topic is required")
+    topic_id(corpus, topic)
+    trend = volume_trend(corpus, str(topic), days=days)
+    frame = pd.DataFrame(trend["volume"], columns=["day", "count"])
+    frame.insert(0, "topic", trend["topic"])
+    frame["day"] = pd.to_datetime(frame["day"], utc=True)
+    return frame
+
+
+def compare(corpus, topic_names, days=30) -> pd.DataFrame:
+    """2 to 5 topics' daily snapshot rows stacked, one per topic and day (see ``Corpus.compare``)."""
+    from corpuskit.analysis.trends import _topic_list, compare_topics
+
+    for name in _topic_list(topic_names):
+        topic_id(corpus, name)
+    answer = compare_topics(corpus, topic_names, days=days)
+    frames = [_snapshot_frame(rows, name) for name, rows in answer["comparison"].items()]
+    frame = pd.concat(frames, ignore_index=True)
+    frame["date"] = pd.to_datetime(frame["date"], utc=True)
+    return frame
+
+
+def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
+    """Cross-topic observations, newest first (see ``Corpus.observations``)."""
+    from corpuskit.analysis.observations import LIST_MAX, list_observations
+
+    rows, offset = [], 0
+    while True:
+        page = list_observations(corpus, type=type, severity=severity, since=since,
+                                 limit=LIST_MAX, offset=offset)
+        rows += page["data"]
+        offset += len(page["data"])
+        if not page["pagination"]["hasMore"] or not page["data"]:
+            break
+    frame = pd.DataFrame(rows, columns=["observedAt", "type", "severity", "headline", "detail"])
+    frame["topic"] = frame["detail"].map(lambda d: d.get("topic") if isinstance(d, dict) else None)
+    return _times(frame, "observedAt")
+
+
+def runs(corpus, stage=None) -> pd.DataFrame:
+    """Every stage run, oldest first (see ``Corpus.runs``)."""
+    sql, args = ("SELECT id, stage, status, settings, model, started_at AS startedAt, "
+                 "finished_at AS finishedAt FROM runs"), []
+    if stage is not None:
+        sql += " WHERE stage = ?"
+        args.append(str(stage))
+    frame = _query(corpus, sql + " ORDER BY started_at, rowid", args)
+    frame["settings"] = frame["settings"].map(json.loads)
+    return _times(frame, "startedAt", "finishedAt")

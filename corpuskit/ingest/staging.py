@@ -1,0 +1,130 @@
+"""Imports staged outside the corpus, then stored in one short transaction.
+
+Reading and normalising a large file takes minutes; holding the corpus's
+write lock for all of it would stall every other writer (a second import, a
+collector, a stage) that long. So an import writes its normalised rows, in
+chunks, to a TEMP table of its own connection: SQLite keeps TEMP tables in a
+private file in the temp directory (``SQLITE_TMPDIR``, else ``TMPDIR``), never
+in the corpus, and writing them takes no lock on the corpus. Duplicates within
+the file are marked there, and so are rows the corpus already holds (reading
+the corpus needs no lock in WAL mode). Only then does one transaction on the
+corpus copy the unmarked rows into ``records`` with one ``INSERT ... SELECT``
+and record the run; it marks stored rows again first only when another
+connection committed in between (``PRAGMA data_version``). That transaction
+is the only time the import holds the write lock: its length grows with the
+rows added, not with the time spent reading and parsing the file (see
+``benchmarks/bench_import_lock.py`` for figures).
+
+Nothing in the corpus changes before that final transaction: an import that
+fails, is interrupted, or is killed (``kill -9``) leaves the file exactly as
+it was; the TEMP file is deleted by SQLite (it is unlinked as soon as it is
+opened, so even a killed process leaves nothing behind).
+"""
+from __future__ import annotations
+
+import itertools
+
+from corpuskit.ingest.records import record_row
+from corpuskit.store import transaction
+
+_names = itertools.count(1)
+_STORE_CACHE_KIB = 256 * 1024
+_COLUMNS = ("source, source_id, content_hash, content_type, title, content_text, url, author, "
+            "published_at, captured_at, subreddit, language, topic, metadata")
+
+
+class Stage:
+    """One import's staging table on ``conn``; use as a context manager (it drops the table)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self._version = None
+        self.table = f"temp.corpuskit_stage_{next(_names)}"
+
+    def __enter__(self):
+        self.conn.execute(
+            f"CREATE TEMP TABLE {self.table.split('.', 1)[1]} (seq INTEGER PRIMARY KEY, "
+            "source TEXT, source_id TEXT, content_hash TEXT, content_type TEXT, title TEXT, "
+            "content_text TEXT, url TEXT, author TEXT, published_at TEXT, captured_at TEXT, "
+            "subreddit TEXT, language TEXT, topic TEXT, metadata TEXT, rule TEXT, dup TEXT)")
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        try:
+            self.conn.execute(f"DROP TABLE IF EXISTS {self.table}")
+        except Exception:
+            if exc_type is None:  # never hide the error that ended the import
+                raise
+
+    def add(self, records: list[tuple[dict, str]]) -> None:
+        """Stage ``(normalised record, rule)`` pairs (the rule from :func:`dedupe_rule`)."""
+        rows = [record_row(rec, None)[:-1] + (rule,) for rec, rule in records]
+        # a deferred transaction that writes only TEMP tables locks nothing in the corpus
+        with transaction(self.conn, immediate=False):
+            self.conn.executemany(
+                f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * 15)})", rows)
+
+    def mark_repeats(self) -> None:
+        """Mark rows that repeat an earlier row of the same import (the first one is kept)."""
+        name = self.table.split(".", 1)[1]
+        with transaction(self.conn, immediate=False):
+            self.conn.execute(f"CREATE INDEX temp.{name}_sid ON {name}(source, source_id, seq)")
+            self.conn.execute(f"CREATE INDEX temp.{name}_hash ON {name}(source, content_hash, seq)")
+            self.conn.execute(
+                f"UPDATE {self.table} AS s SET dup = 'id' WHERE source_id IS NOT NULL AND EXISTS ("
+                f"SELECT 1 FROM {self.table} p WHERE p.source = s.source "
+                "AND p.source_id = s.source_id AND p.seq < s.seq)")
+            self.conn.execute(
+                f"UPDATE {self.table} AS s SET dup = 'content' WHERE dup IS NULL "
+                f"AND rule = 'content' AND EXISTS (SELECT 1 FROM {self.table} p "
+                "WHERE p.source = s.source AND p.content_hash = s.content_hash AND p.seq < s.seq)")
+
+    def mark_stored(self) -> None:
+        """Mark rows already in the corpus, reading it without taking its write lock."""
+        with transaction(self.conn, immediate=False):
+            self._version = self._data_version()
+            self._mark_stored()
+
+    def store(self, run_id: str) -> dict:
+        """Copy the unmarked rows into ``records``; call inside the corpus transaction.
+
+        Rows stored by another process since :meth:`mark_stored` are marked
+        again first. Returns ``{"added": n, "id": n, "content": n}`` (the
+        duplicates by rule).
+        """
+        conn = self.conn
+        if self._version is None or self._data_version() != self._version:
+            self._mark_stored()
+        # a large page cache while the lock is held: inserting into the content-hash
+        # index is random access, and 2 MiB (the default) makes it re-read pages (the
+        # store step takes half as long with 256 MiB); allocated only as pages are used
+        cache = conn.execute("PRAGMA main.cache_size").fetchone()[0]
+        conn.execute(f"PRAGMA main.cache_size = {-_STORE_CACHE_KIB}")
+        try:
+            added = conn.execute(
+                f"INSERT INTO main.records ({_COLUMNS}, run_id) SELECT {_COLUMNS}, ? "
+                f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
+        finally:
+            conn.execute(f"PRAGMA main.cache_size = {int(cache)}")
+        counts = {"added": added, "id": 0, "content": 0}
+        for rule, n in conn.execute(f"SELECT dup, count(*) FROM {self.table} "
+                                    "WHERE dup IS NOT NULL GROUP BY dup"):
+            counts[rule] = n
+        return counts
+
+    def _data_version(self):
+        """``PRAGMA data_version`` of a file corpus (changes when another connection commits)."""
+        if not self.conn.execute("PRAGMA main.database_list").fetchone()[2]:
+            return None   # shared-cache memory corpora share one counter: always re-check
+        return self.conn.execute("PRAGMA main.data_version").fetchone()[0]
+
+    def _mark_stored(self) -> None:
+        conn = self.conn
+        conn.execute(
+            f"UPDATE {self.table} AS s SET dup = 'id' WHERE dup IS NULL AND source_id IS NOT NULL "
+            "AND EXISTS (SELECT 1 FROM main.records r WHERE r.source = s.source "
+            "AND r.source_id = s.source_id)")
+        conn.execute(
+            f"UPDATE {self.table} AS s SET dup = 'content' WHERE dup IS NULL AND rule = 'content' "
+            "AND EXISTS (SELECT 1 FROM main.records r WHERE r.source = s.source "
+            "AND r.content_hash = s.content_hash)")

@@ -1,0 +1,121 @@
+"""The reproducibility manifest: what produced a corpus's tables.
+
+``build_manifest(corpus)`` (``Corpus.manifest()``, ``corpuskit manifest --db``)
+answers, as a JSON-serialisable dict:
+
+* ``records``: the record count and ``contentDigest``, a SHA-256 over every
+  record's fields (source, sourceId, contentType, title, contentText, url,
+  author, publishedAt, subreddit, language, topic hint, metadata) in a fixed
+  order. ``capturedAt`` is left out: it is when a copy was made, not what it
+  says, so importing the same file twice gives the same digest.
+* ``tables``: per derived table, its row count and a digest of the columns
+  that carry results (scores, labels, terms, headlines, texts), never run ids
+  or wall-clock times, so rerunning the same stages with the same settings on
+  the same records gives the same digests.
+* ``stages``: each stage's last run: ``id, status, settings, model,
+  startedAt, finishedAt`` and ``packages``, the versions that run used
+  (recorded when it started; None for runs made before corpuskit recorded them).
+* ``models``: the fitted models stored with the corpus (the embedder...):
+  ``name, model, dimensions, settings, runId``.
+* ``environment``: the versions installed now (corpuskit, numpy, pandas,
+  scikit-learn, hdbscan, sqlite-vec, python, SQLite).
+* ``clock``: the corpus clock and its mode.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sqlite3
+from importlib import metadata
+
+PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
+
+# Each derived table's digest covers these result columns, in this row order.
+TABLE_DIGESTS = {
+    "enrichment": "SELECT e.record_id, round(e.sentiment_score, 6), e.sentiment_label, t.name, e.themes "
+                  "FROM enrichment e LEFT JOIN topics t ON t.id = e.topic_id ORDER BY e.record_id",
+    "topics": "SELECT name, display_name, category, keywords, discovered FROM topics ORDER BY name",
+    "topic_assignments": "SELECT ta.record_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
+                         "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id, t.name",
+    "entities": "SELECT slug, name, type, mention_count, first_seen, last_seen FROM entities ORDER BY slug",
+    "mentions": "SELECT m.record_id, en.slug, m.surface, m.mention_count, m.positions FROM mentions m "
+                "JOIN entities en ON en.id = m.entity_id ORDER BY m.record_id, en.slug",
+    "clusters": "SELECT t.name, c.cluster_label, c.record_count, c.top_terms, c.summary_label FROM clusters c "
+                "JOIN topics t ON t.id = c.topic_id WHERE c.run_id = (SELECT run_id FROM clusters "
+                "ORDER BY id DESC LIMIT 1) ORDER BY t.name, c.cluster_label",
+    "signals": "SELECT signal_key, kind, severity, round(sigma_score, 4), headline, detected_at, status, "
+               "resolved_at FROM signals ORDER BY signal_key",
+    "snapshots": "SELECT t.name, s.date, s.total_records, s.volume_by_source, s.sentiment_positive, "
+                 "s.sentiment_neutral, s.sentiment_negative, round(s.avg_sentiment, 6), s.platform_count, "
+                 "s.top_entities, s.signal_count FROM snapshots s JOIN topics t ON t.id = s.topic_id "
+                 "ORDER BY t.name, s.date",
+    "observations": "SELECT observation_key, type, severity, headline, observed_at FROM observations "
+                    "ORDER BY observation_key",
+    "stories": "SELECT story_key, version, kind, headline, lede, body, publish_at FROM stories "
+               "WHERE is_current = 1 ORDER BY story_key",
+}
+
+_RECORDS_DIGEST = (
+    "SELECT source, coalesce(source_id, ''), content_type, title, content_text, url, author, published_at, "
+    "coalesce(subreddit, ''), language, coalesce(topic, ''), metadata FROM records "
+    "ORDER BY source, coalesce(source_id, ''), content_hash, published_at")
+
+
+def package_versions() -> dict:
+    """Installed versions of the packages a result depends on, plus Python and SQLite."""
+    out = {}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    if out.get("corpuskit") is None:
+        import corpuskit
+
+        out["corpuskit"] = corpuskit.__version__
+    out["python"] = platform.python_version()
+    out["sqlite"] = sqlite3.sqlite_version
+    return out
+
+
+def digest_rows(rows) -> str:
+    """SHA-256 (hex) of rows, each encoded as canonical JSON on its own line."""
+    h = hashlib.sha256()
+    for row in rows:
+        h.update(json.dumps(list(row), ensure_ascii=False, separators=(",", ":"), default=str).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def _digest(conn, sql: str) -> tuple[int, str]:
+    rows = conn.execute(sql).fetchall()
+    return len(rows), digest_rows(tuple(r) for r in rows)
+
+
+def build_manifest(corpus) -> dict:
+    """The manifest of ``corpus`` (see the module docstring)."""
+    conn = corpus.conn
+    count, content = _digest(conn, _RECORDS_DIGEST)
+    tables = {}
+    for name, sql in TABLE_DIGESTS.items():
+        n, digest = _digest(conn, sql)
+        tables[name] = {"rows": n, "digest": digest}
+    stages = {}
+    for row in conn.execute(
+            "SELECT id, stage, status, settings, model, started_at, finished_at FROM runs "
+            "ORDER BY started_at, rowid"):
+        stages[row[1]] = {"id": row[0], "status": row[2], "settings": json.loads(row[3] or "{}"),
+                          "model": row[4], "startedAt": row[5], "finishedAt": row[6],
+                          "packages": corpus.get_meta(f"versions:{row[0]}")}
+    return {
+        "corpus": str(corpus.path),
+        "records": {"count": count, "contentDigest": content},
+        "tables": tables,
+        "stages": dict(sorted(stages.items())),
+        "models": [{"name": r[0], "model": r[1], "dimensions": r[2], "settings": json.loads(r[3] or "{}"),
+                    "runId": r[4]} for r in conn.execute(
+            "SELECT name, kind, dimensions, settings, run_id FROM models ORDER BY name")],
+        "environment": package_versions(),
+        "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
+    }

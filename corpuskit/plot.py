@@ -1,0 +1,266 @@
+"""The standard figures of a corpus, drawn with matplotlib (``pip install 'corpuskit[notebooks]'``).
+
+Each function takes a :class:`~corpuskit.Corpus` (or, where it says so, a
+DataFrame from one of its read methods), draws on ``ax`` when given (else on
+a new figure) and returns the matplotlib ``Axes``, so a figure can be
+composed, restyled or saved by the caller. None selects a backend: in
+Jupyter the figure shows inline like any other.
+
+* :func:`volume`: records per day by source or by topic, signals marked;
+* :func:`sentiment`: mean sentiment per day with a 95% confidence band;
+* :func:`topic_heatmap`: topics by day, records per cell;
+* :func:`entity_trend`: one entity's mentions per day, its signals marked;
+* :func:`cluster_map`: a topic's records on the clustering's 2-D map.
+
+Times are UTC days; signals are drawn as triangles on the day they were
+detected, coloured by severity (:data:`SEVERITY_COLOURS`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from corpuskit.errors import MissingDependencyError, ValidationError
+
+SEVERITY_COLOURS = {"high": "#c0392b", "medium": "#e67e22", "low": "#7f8c8d"}
+INSTALL_HINT = "pip install 'corpuskit[notebooks]'"
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - exercised by the missing-matplotlib test
+        raise MissingDependencyError(
+            f"corpuskit.plot needs matplotlib, which is not installed: {INSTALL_HINT}") from None
+    return plt
+
+
+def _axes(ax, figsize):
+    if ax is not None:
+        return ax
+    _, ax = _pyplot().subplots(figsize=figsize)
+    return ax
+
+
+def _naive(values) -> pd.Series:
+    """UTC timestamps as naive datetimes (matplotlib's date axis wants one timezone)."""
+    s = pd.to_datetime(pd.Series(values), utc=True)
+    return s.dt.tz_localize(None)
+
+
+def _date_ticks(ax) -> None:
+    """Slanted date labels on this axes only (``Figure.autofmt_xdate`` hides other rows' labels)."""
+    ax.tick_params(axis="x", labelrotation=30)
+
+
+def _records(data, since=None, until=None) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        frame = data
+    elif hasattr(data, "records"):
+        frame = data.records(since=since, until=until)
+    else:
+        raise ValidationError(f"expected a Corpus or a records DataFrame, not {type(data).__name__}")
+    if "publishedAt" not in frame.columns:
+        raise ValidationError("a records DataFrame needs a publishedAt column")
+    return frame
+
+
+def _signal_frame(data, signals, **filters) -> pd.DataFrame | None:
+    if signals is None or signals is False:
+        return None
+    if isinstance(signals, pd.DataFrame):
+        return signals
+    if signals is True and hasattr(data, "signals"):
+        return data.signals(**filters)
+    return None
+
+
+def _mark_signals(ax, sig: pd.DataFrame, heights: dict, default_height: float, label_key=None) -> int:
+    """Triangles at each signal's detection day; ``heights`` maps (key, day) to the series value."""
+    drawn = set()
+    n = 0
+    for row in sig.itertuples(index=False):
+        day = pd.Timestamp(row.detectedAt).tz_convert("UTC").tz_localize(None).normalize()
+        key = getattr(row, label_key) if label_key else None
+        y = heights.get((key, day), default_height)
+        colour = SEVERITY_COLOURS.get(row.severity, "#333333")
+        label = f"{row.severity} signal" if row.severity not in drawn else None
+        drawn.add(row.severity)
+        ax.scatter([day], [y], marker="v", s=70, color=colour, edgecolor="black", linewidth=0.5,
+                   zorder=5, label=label)
+        n += 1
+    return n
+
+
+def volume(data, by: str = "source", topics=None, signals=True, since=None, until=None,
+           stacked: bool | None = None, ax=None, figsize=(11, 3.5)):
+    """Records per UTC day by source or by (primary) topic, with signals marked.
+
+    ``data`` is a Corpus or a :meth:`~corpuskit.Corpus.records` DataFrame.
+    ``by`` is ``"source"`` (stacked areas) or ``"topic"`` (one line per
+    topic; ``topics`` keeps some). ``signals``: True draws the corpus's
+    signals (of those topics), a DataFrame from :meth:`Corpus.signals` draws
+    those, None/False none. By topic a signal sits on its topic's line, by
+    source on the day's total.
+    """
+    if by not in ("source", "topic"):
+        raise ValidationError(f"by must be source or topic, not {by!r}")
+    frame = _records(data, since, until)
+    if topics is not None:
+        topics = [topics] if isinstance(topics, str) else list(topics)
+        frame = frame[frame["topic"].isin(topics)]
+    ax = _axes(ax, figsize)
+    day = _naive(frame["publishedAt"]).dt.floor("D").to_numpy()
+    keys = frame[by].fillna("(no " + by + ")").to_numpy()
+    daily = pd.crosstab(day, keys)
+    if len(daily):
+        full = pd.date_range(daily.index.min(), daily.index.max(), freq="D")
+        daily = daily.reindex(full, fill_value=0)
+    stacked = (by == "source") if stacked is None else stacked
+    if len(daily.columns):
+        if stacked:
+            ax.stackplot(daily.index, daily.T.to_numpy(), labels=list(daily.columns), alpha=0.85,
+                         linewidth=0)
+        else:
+            for col in daily.columns:
+                ax.plot(daily.index, daily[col], label=col, lw=1.3)
+    sig = _signal_frame(data, signals)
+    if sig is not None and len(sig):
+        if by == "topic":
+            sig = sig[sig["topic"].isin(daily.columns)]
+            heights = {(k, d): daily.at[d, k] for k in daily.columns for d in daily.index}
+            _mark_signals(ax, sig, heights, 0, label_key="topic")
+        else:
+            total = daily.sum(axis=1) if len(daily.columns) else pd.Series(dtype=float)
+            heights = {(None, d): v for d, v in total.items()}
+            _mark_signals(ax, sig, heights, 0)
+    ax.set_ylabel("records per day")
+    ax.set_xlabel("day (UTC)")
+    ax.set_title(f"Records per day by {by}" + (" (triangles: signals)" if sig is not None and len(sig) else ""))
+    if len(daily.columns) or (sig is not None and len(sig)):
+        ax.legend(loc="upper left", fontsize=7, ncols=4)
+    _date_ticks(ax)
+    return ax
+
+
+def sentiment(data, by: str | None = None, since=None, until=None, min_records: int = 3, ax=None,
+              figsize=(11, 3.5)):
+    """Mean sentiment per UTC day with a 95% confidence band (mean ± 1.96 standard errors).
+
+    ``data`` is a Corpus or an enriched records DataFrame. ``by`` draws one
+    line and band per ``"source"`` or ``"topic"``; days with fewer than
+    ``min_records`` scored records are left as gaps.
+    """
+    if by not in (None, "source", "topic"):
+        raise ValidationError(f"by must be None, source or topic, not {by!r}")
+    frame = _records(data, since, until)
+    if "sentimentScore" not in frame.columns:
+        raise ValidationError("a records DataFrame needs a sentimentScore column (run enrich)")
+    frame = frame[frame["sentimentScore"].notna()]
+    ax = _axes(ax, figsize)
+    work = pd.DataFrame({"day": _naive(frame["publishedAt"]).dt.floor("D").to_numpy(),
+                         "score": frame["sentimentScore"].astype(float).to_numpy(),
+                         "group": frame[by].fillna("(none)").to_numpy() if by else "all"})
+    for name, group in work.groupby("group", sort=True):
+        stats = group.groupby("day")["score"].agg(["mean", "std", "count"])
+        full = pd.date_range(stats.index.min(), stats.index.max(), freq="D")
+        stats = stats.reindex(full)
+        stats.loc[stats["count"].fillna(0) < min_records, ["mean", "std"]] = np.nan
+        half = 1.96 * stats["std"] / np.sqrt(stats["count"])
+        line, = ax.plot(stats.index, stats["mean"], lw=1.4, label=None if by is None else name)
+        ax.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, alpha=0.2,
+                        color=line.get_color(), linewidth=0)
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_ylim(-1, 1)
+    ax.set_ylabel("mean sentiment (VADER)")
+    ax.set_xlabel("day (UTC)")
+    ax.set_title("Mean sentiment per day" + (f" by {by}" if by else "") + ", 95% band")
+    if by:
+        ax.legend(loc="lower left", fontsize=7, ncols=4)
+    _date_ticks(ax)
+    return ax
+
+
+def topic_heatmap(corpus, since=None, until=None, share: bool = False, ax=None, figsize=(11, 3.5)):
+    """Topics (rows) by UTC day (columns): records per cell, from the daily snapshots.
+
+    ``share`` divides each day by its total across topics. A record counts in
+    every topic it is assigned to (the snapshots' rule).
+    """
+    snaps = corpus.snapshots(since=since, until=until)
+    if snaps.empty:
+        raise ValidationError("no snapshots: run the analyse stage first")
+    grid = snaps.pivot_table(index="topic", columns="date", values="totalRecords", aggfunc="sum",
+                             fill_value=0)
+    if share:
+        grid = grid / grid.sum(axis=0).replace(0, np.nan)
+    ax = _axes(ax, figsize)
+    days = _naive(grid.columns)
+    image = ax.imshow(grid.to_numpy(dtype=float), aspect="auto", cmap="viridis", interpolation="nearest")
+    ax.set_yticks(range(len(grid.index)), list(grid.index), fontsize=8)
+    step = max(1, len(days) // 10)
+    ticks = list(range(0, len(days), step))
+    ax.set_xticks(ticks, [days.iloc[i].strftime("%Y-%m-%d") for i in ticks], rotation=45, ha="right",
+                  fontsize=7)
+    ax.figure.colorbar(image, ax=ax, label="share of the day" if share else "records")
+    ax.set_title("Records per topic and day" + (" (share)" if share else ""))
+    return ax
+
+
+def entity_trend(corpus, entity: str, since=None, until=None, signals=True, ax=None, figsize=(11, 3)):
+    """Mentions per UTC day of one entity (name, slug or alias), its novelty signals marked."""
+    ment = corpus.mentions(entity=entity)
+    ax = _axes(ax, figsize)
+    if since is not None or until is not None:
+        from corpuskit.frames import timestamp
+
+        lo, hi = timestamp(since, "since"), timestamp(until, "until")
+        stamps = ment["publishedAt"].dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        keep = np.ones(len(ment), dtype=bool)
+        if lo:
+            keep &= (stamps >= lo).to_numpy()
+        if hi:
+            keep &= (stamps <= hi).to_numpy()
+        ment = ment[keep]
+    name = ment["entity"].iloc[0] if len(ment) else str(entity)
+    per_day = (pd.Series(ment["mentionCount"].to_numpy(),
+                         index=_naive(ment["publishedAt"]).dt.floor("D").to_numpy())
+               .groupby(level=0).sum())
+    if len(per_day):
+        per_day = per_day.reindex(pd.date_range(per_day.index.min(), per_day.index.max(), freq="D"),
+                                  fill_value=0)
+    ax.bar(per_day.index, per_day.to_numpy(), color="#16a085", width=0.9, label="mentions")
+    if signals is not None and signals is not False and len(ment):
+        sig = signals if isinstance(signals, pd.DataFrame) else corpus.signals()
+        sig = sig[sig["entity"] == name]
+        _mark_signals(ax, sig, {(None, d): v for d, v in per_day.items()}, 0)
+        ax.legend(loc="upper left", fontsize=7)
+    ax.set_ylabel("mentions per day")
+    ax.set_title(f"{name}: mentions per day")
+    _date_ticks(ax)
+    return ax
+
+
+def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, ax=None, figsize=(7, 6)):
+    """A topic's records on the first two dimensions of the clustering's reduction.
+
+    Grey points are noise (records HDBSCAN left unclustered); each cluster is
+    labelled at its members' mean with its readable label (``summaryLabel``), or its first
+    ``annotate`` top terms where it has none; ``annotate=0`` draws no labels.
+    """
+    points = corpus.cluster_points(topic, run=run)
+    clusters = corpus.clusters(topic=topic, run=run).set_index("clusterLabel")
+    ax = _axes(ax, figsize)
+    noise = points[points["clusterLabel"] < 0]
+    ax.scatter(noise["x"], noise["y"], s=6, color="#cccccc", label="noise")
+    for label, group in points[points["clusterLabel"] >= 0].groupby("clusterLabel"):
+        ax.scatter(group["x"], group["y"], s=9, label=f"cluster {label}")
+        if annotate and label in clusters.index:
+            text = clusters.at[label, "summaryLabel"] or ", ".join(clusters.at[label, "topTerms"][:annotate])
+            ax.annotate(text, (group["x"].mean(), group["y"].mean()), fontsize=8, ha="center",
+                        bbox=dict(boxstyle="round", fc="white", alpha=0.8, lw=0))
+    ax.set_title(f"{topic}: clusters on the first two reduced dimensions")
+    ax.set_xlabel("dimension 1")
+    ax.set_ylabel("dimension 2")
+    ax.legend(fontsize=7, loc="best", markerscale=2)
+    return ax

@@ -1,0 +1,203 @@
+"""Signal detectors on any series: ``corpuskit.signals.detect``.
+
+The same count model the corpus stages use
+(:mod:`corpuskit.analysis.signals.count_model`), applied to a researcher's
+own pandas series::
+
+    import pandas as pd
+    from corpuskit.signals import detect
+
+    counts = pd.Series(values, index=pd.date_range("2024-01-01", periods=len(values), freq="h"))
+    scores = detect(counts)                     # volume_spike
+    scores[scores.fired]
+
+Every row's score uses only the rows up to and including its timestamp, so the
+output equals what a live detector would have said at that moment.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from corpuskit.analysis.signals.any_series import plan_for, score_counts
+from corpuskit.analysis.signals.severity import OPEN_SIGMA, SEVERITY_THRESHOLDS
+from corpuskit.errors import ValidationError
+
+KINDS = ("volume_spike", "sentiment_shift")
+
+__all__ = ["detect", "KINDS"]
+
+
+def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: int | None = None,
+           min_history: int | None = None, threshold: float = OPEN_SIGMA) -> pd.DataFrame:
+    """Causal anomaly scores for a regular time series.
+
+    Parameters
+    ----------
+    series : pandas.Series or pandas.DataFrame
+        For ``volume_spike``: a Series of non-negative counts per period with a
+        regular ``DatetimeIndex`` (any step: 5 minutes, an hour, a day...).
+        NaN marks a period with no data (a collection gap): it scores NaN and
+        is left out of later baselines. For ``sentiment_shift``: a DataFrame
+        with columns ``sum`` and ``count`` (the sum of the period's sentiment
+        scores in [-1, 1] and the number of records) and optionally ``sq``
+        (the sum of their squares, for the per-record variance), same index rules.
+    kind : {"volume_spike", "sentiment_shift"}
+    rhythm : {"auto", "daily", "weekly", "none"}
+        The baseline. ``auto`` decides from the series' first week (sub-daily
+        series: is there an hour-of-day rhythm?) or first eight weeks (daily
+        series: a weekday rhythm?); ``daily`` compares each period with the same
+        time on previous days, ``weekly`` with the same weekday on previous
+        weeks, ``none`` with the periods just before.
+    cycles : int, optional
+        Number of baseline values (days, weeks or preceding blocks); default
+        14 days, 8 weeks or 21 blocks.
+    min_history : int, optional
+        Fewest baseline values for a period to be scored (default 3 with a
+        rhythm, 7 without). Earlier periods are the corpus edge: NaN, never fired.
+    threshold : float
+        Sigma at which a period is ``fired`` (default the stages' ``OPEN_SIGMA``, 3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed like the input, one row per timestamp, columns ``sigma`` (NaN
+        where the period cannot be tested), ``fired`` (bool), ``severity``
+        (``high``/``medium``/``low`` or ``None``), ``expected`` (the baseline's
+        predicted count, or mean sentiment), ``baseline_n`` (baseline values
+        used). ``df.attrs["rhythm"]`` records the baseline chosen.
+
+    Raises
+    ------
+    ValidationError
+        Not a Series/DataFrame, no DatetimeIndex, irregular or unsorted index,
+        negative, non-numeric or infinite values, unknown kind or rhythm.
+    """
+    if kind not in KINDS:
+        raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    if rhythm not in ("auto", "daily", "weekly", "none"):
+        raise ValidationError(f"rhythm must be auto, daily, weekly or none; got {rhythm!r}")
+    for name, value in (("cycles", cycles), ("min_history", min_history)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValidationError(f"{name} must be a positive integer; got {value!r}")
+    if not np.isfinite(threshold) or threshold <= 0:
+        raise ValidationError(f"threshold must be a positive number; got {threshold!r}")
+    if kind == "volume_spike":
+        if not isinstance(series, pd.Series):
+            raise ValidationError("volume_spike needs a pandas Series of counts per period; "
+                                  f"got {type(series).__name__}")
+        index = _check_index(series.index)
+        values = _numeric(series, "the series")
+        if np.any(values[np.isfinite(values)] < 0):
+            raise ValidationError("counts must be non-negative")
+        step = _step(index)
+        plan = plan_for(values, index, step, rhythm, cycles, min_history)
+        if rhythm == "daily" and step >= pd.Timedelta(days=1):
+            raise ValidationError("rhythm='daily' needs a series finer than a day")
+        if rhythm == "weekly" and step != pd.Timedelta(days=1):
+            raise ValidationError("rhythm='weekly' needs a daily series")
+        scored = score_counts(values, plan)
+    else:
+        scored, plan = _sentiment(series, rhythm, cycles, min_history)
+    sigma = scored["sigma"]
+    onset = scored.get("onset", np.isfinite(sigma))
+    fired = (np.nan_to_num(sigma, nan=-np.inf) >= threshold) & onset
+    out = pd.DataFrame({"sigma": sigma, "onset": onset, "fired": fired,
+                        "severity": [_severity(s) for s in sigma],
+                        "expected": scored["expected"], "baseline_n": scored["baseline_n"].astype(int)},
+                       index=series.index)
+    out.attrs["rhythm"] = plan.rhythm
+    out.attrs["kind"] = kind
+    return out
+
+
+def _severity(sigma: float):
+    if not np.isfinite(sigma):
+        return None
+    for name, level in SEVERITY_THRESHOLDS:
+        if sigma >= level:
+            return name
+    return None
+
+
+def _check_index(index) -> pd.DatetimeIndex:
+    if not isinstance(index, pd.DatetimeIndex):
+        raise ValidationError(f"the index must be a pandas DatetimeIndex; got {type(index).__name__}")
+    if len(index) < 2:
+        raise ValidationError("the series needs at least two periods")
+    if index.hasnans:
+        raise ValidationError("the index has missing timestamps (NaT)")
+    if not index.is_monotonic_increasing or index.has_duplicates:
+        raise ValidationError("the index must be sorted and without duplicate timestamps")
+    return index
+
+
+def _step(index: pd.DatetimeIndex) -> pd.Timedelta:
+    diffs = np.diff(index.asi8)
+    if diffs.min() != diffs.max():
+        raise ValidationError(
+            "the index must be regular (one step between all timestamps); reindex first, e.g. "
+            "series.resample('1h').sum() or series.asfreq(freq) with NaN for periods without data")
+    step = pd.Timedelta(index[1] - index[0])
+    if step <= pd.Timedelta(0):
+        raise ValidationError("the index must be increasing")
+    return step
+
+
+def _numeric(values, what: str) -> np.ndarray:
+    try:
+        arr = pd.to_numeric(values, errors="raise").to_numpy(dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{what} must be numeric: {exc}") from None
+    if np.any(np.isinf(arr)):
+        raise ValidationError(f"{what} has infinite values")
+    return arr
+
+
+def _sentiment(frame, rhythm, cycles, min_history):
+    """Shift of the period's mean sentiment against the baseline periods' mean.
+
+    ``z = (mean_t - m_base) / sqrt(s2 / count_t + s2 / n_base)`` with ``m_base``
+    the record-weighted mean of the baseline periods and ``s2`` the per-record
+    variance: from the ``sq`` column (sum of squared scores) when given, else
+    estimated from the spread of the baseline's period means (``count`` times
+    their variance; floored at 0.01). Two-sided: sigma is ``|z|``; periods with
+    fewer than 5 records are not tested.
+    """
+    from corpuskit.analysis.signals.any_series import lagged
+
+    if not isinstance(frame, pd.DataFrame) or not {"sum", "count"} <= set(frame.columns):
+        raise ValidationError("sentiment_shift needs a DataFrame with columns 'sum' and 'count' "
+                              "(per-period sum of sentiment scores and number of records; optional 'sq')")
+    index = _check_index(frame.index)
+    sums = _numeric(frame["sum"], "'sum'")
+    counts = _numeric(frame["count"], "'count'")
+    if np.any(counts[np.isfinite(counts)] < 0):
+        raise ValidationError("'count' must be non-negative")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    if np.any(np.abs(means[np.isfinite(means)]) > 1 + 1e-9):
+        raise ValidationError("'sum' / 'count' must lie in [-1, 1] (mean sentiment per period)")
+    step = _step(index)
+    plan = plan_for(counts, index, step, "none" if rhythm == "auto" else rhythm, cycles, min_history)
+    lags = plan.lags(1)
+    base_sum = np.nansum(lagged(sums, lags), axis=1)
+    base_cnt = np.nansum(lagged(counts, lags), axis=1)
+    period_means = lagged(means, lags)
+    periods = np.sum(np.isfinite(period_means), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m_base = base_sum / base_cnt
+        if "sq" in frame.columns:
+            sq = _numeric(frame["sq"], "'sq'")
+            s2 = np.nansum(lagged(sq, lags), axis=1) / base_cnt - m_base ** 2
+        else:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", category=RuntimeWarning)
+                spread = np.nanvar(period_means, axis=1, ddof=1)
+            s2 = spread * base_cnt / np.maximum(periods, 1)
+        s2 = np.maximum(np.nan_to_num(s2, nan=0.0), 0.01)
+        z = (means - m_base) / np.sqrt(s2 / counts + s2 / base_cnt)
+    sigma = np.where((periods >= plan.min_history) & (counts >= 5), np.abs(z), np.nan)
+    return {"sigma": sigma, "expected": m_base, "baseline_n": periods}, plan

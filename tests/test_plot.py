@@ -1,0 +1,109 @@
+"""corpuskit.plot: each figure draws what it says on the demo corpus and returns its Axes."""
+import builtins
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")  # tests only: the library never selects a backend
+import matplotlib.pyplot as plt  # noqa: E402
+
+from corpuskit import ValidationError, plot  # noqa: E402
+from corpuskit.errors import MissingDependencyError  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_volume_by_source_stacks_every_record_and_marks_signals(demo_corpus):
+    ax = plot.volume(demo_corpus, by="source")
+    records = demo_corpus.records()
+    stacks = [c for c in ax.collections if c.get_label() in set(records["source"])]
+    assert len(stacks) == records["source"].nunique()
+    signals = demo_corpus.signals()
+    markers = [c for c in ax.collections if c.get_label().endswith("signal") or c.get_label().startswith("_")]
+    assert sum(len(c.get_offsets()) for c in markers if c not in stacks) == len(signals)
+
+
+def test_volume_by_topic_puts_signals_on_their_topic_line(demo_corpus):
+    signals = demo_corpus.signals(kind="volume_spike")
+    topic = signals["topic"].dropna().iloc[0]
+    fig, ax = plt.subplots()
+    out = plot.volume(demo_corpus, by="topic", topics=[topic], signals=signals, ax=ax)
+    assert out is ax and [line.get_label() for line in ax.get_lines()] == [topic]
+    line = ax.get_lines()[0]
+    days = matplotlib.dates.num2date(line.get_xdata(orig=False))
+    counts = dict(zip([d.date() for d in days], line.get_ydata()))
+    mine = signals[signals["topic"] == topic]
+    marks = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert len(marks) == len(mine)
+    for (x, y), day in zip(marks, mine["detectedAt"]):
+        assert y == counts[day.date()]   # the triangle sits on the day's count
+
+
+def test_sentiment_band_contains_the_mean(demo_corpus):
+    ax = plot.sentiment(demo_corpus)
+    line = ax.get_lines()[0]
+    band = ax.collections[0].get_paths()[0].vertices
+    assert line.get_ydata().size > 30 and np.nanmax(np.abs(line.get_ydata())) <= 1
+    assert np.nanmin(band[:, 1]) <= np.nanmin(line.get_ydata())
+    ax2 = plot.sentiment(demo_corpus.records(), by="source")
+    assert len(ax2.get_lines()) == demo_corpus.records()["source"].nunique() + 1   # + the zero line
+
+
+def test_topic_heatmap_is_topics_by_days(demo_corpus):
+    ax = plot.topic_heatmap(demo_corpus)
+    grid = ax.images[0].get_array()
+    snaps = demo_corpus.snapshots()
+    assert grid.shape == (len(demo_corpus.topics()), snaps["date"].nunique())
+    assert grid.sum() == snaps["totalRecords"].sum()
+    shares = plot.topic_heatmap(demo_corpus, share=True).images[0].get_array()
+    assert np.allclose(np.nansum(shares, axis=0)[np.nansum(grid, axis=0) > 0], 1)
+
+
+def test_entity_trend_and_cluster_map(demo_corpus):
+    top = demo_corpus.entities(limit=1).iloc[0]
+    ax = plot.entity_trend(demo_corpus, top["slug"])
+    assert sum(p.get_height() for p in ax.patches) == top["mentionCount"]
+    assert top["name"] in ax.get_title()
+    topic = demo_corpus.clusters()["topic"].iloc[0]
+    ax = plot.cluster_map(demo_corpus, topic)
+    points = demo_corpus.cluster_points(topic)
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(points)
+    assert len(ax.texts) == points.loc[points["clusterLabel"] >= 0, "clusterLabel"].nunique()
+
+
+def test_bad_arguments(demo_corpus):
+    with pytest.raises(ValidationError, match="by must be source or topic"):
+        plot.volume(demo_corpus, by="author")
+    with pytest.raises(ValidationError, match="Corpus or a records DataFrame"):
+        plot.volume([1, 2, 3])
+    with pytest.raises(ValidationError, match="unknown entity"):
+        plot.entity_trend(demo_corpus, "No Such Entity Anywhere")
+    with pytest.raises(ValidationError, match="unknown topic"):
+        plot.cluster_map(demo_corpus, "nope")
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch, demo_corpus):
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'corpuskit\[notebooks\]'"):
+        plot.volume(demo_corpus)
+
+
+def test_the_library_selects_no_backend():
+    package = Path(sys.modules["corpuskit"].__file__).parent
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "matplotlib.use(" not in text and "MPLBACKEND" not in text, path

@@ -1,0 +1,202 @@
+"""The one count model, and ``corpuskit.signals.detect`` on plain pandas series."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpuskit.analysis.signals.count_model import count_sigma, threshold_count
+from corpuskit.analysis.signals.severity import OPEN_SIGMA
+from corpuskit.errors import ValidationError
+from corpuskit.signals import detect
+
+RATES = (0.0, 0.1, 0.3, 1.0, 2.0, 3.3, 5.0, 10.0, 30.0, 100.0, 500.0)
+STATED_FP = 0.002      # nominal one-sided rate at 3 sigma is 0.00135; 0.002 allows the sampling error
+DRAWS = 20000
+WINDOW = 21
+
+
+def test_one_test_from_zero_to_thousands():
+    """Baseline rate per day (21 baseline days of Poisson counts), surge = max(4x, +10) records.
+
+    ==========  =====  ================  ======================  ====================
+    rate/day    surge  surge fires (%)   surge sigma, 1st pct.   noise fires (%)
+    ==========  =====  ================  ======================  ====================
+    0           10     100.00            7.7                     0.000
+    0.1         11     100.00            5.4                     0.065
+    0.3         11     100.00            5.4                     0.070
+    1           11     100.00            4.5                     0.055
+    2           12     99.99             3.8                     0.115
+    3.3         14     99.89             3.5                     0.070
+    5           20     100.00            4.1                     0.075
+    10          40     100.00            6.0                     0.150
+    30          120    100.00            10.2                    0.085
+    100         400    100.00            18.8                    0.135
+    500         2000   100.00            40.0 (cap)              0.110
+    ==========  =====  ================  ======================  ====================
+
+    (20,000 seeded draws per rate, seed 18: the figures this test computes.)
+    Asserted: at every rate the surge fires (sigma >= 3) against the exact
+    expected baseline and on at least 99.5% of random baselines, and
+    stationary Poisson noise fires at most at the stated rate, 0.2%.
+    """
+    rng = np.random.default_rng(18)
+    for lam in RATES:
+        base = rng.poisson(lam, size=(DRAWS, WINDOW)).astype(float)
+        noise = rng.poisson(lam, size=DRAWS)
+        sigma, _, _ = count_sigma(noise, base)
+        assert (sigma >= OPEN_SIGMA).mean() <= STATED_FP, lam
+        surge = float(np.ceil(max(4 * lam, lam + 10)))
+        s_sigma, _, _ = count_sigma(np.full(DRAWS, surge), base)
+        assert (s_sigma >= OPEN_SIGMA).mean() >= 0.995, lam
+        flat = np.full((1, WINDOW), lam)
+        assert count_sigma(np.array([surge]), flat)[0][0] >= OPEN_SIGMA, lam
+
+
+def test_threshold_count_is_the_smallest_firing_count():
+    for lam in (0.0, 2.0, 50.0):
+        flat = np.full(WINDOW, lam)
+        c = threshold_count(WINDOW, lam, 0.0, OPEN_SIGMA)
+        assert count_sigma(np.array([c]), flat[None])[0][0] >= OPEN_SIGMA
+        assert count_sigma(np.array([c - 1]), flat[None])[0][0] < OPEN_SIGMA
+
+
+def test_overdispersed_baseline_widens_the_test():
+    rng = np.random.default_rng(1)
+    steady = rng.poisson(100, size=(1, WINDOW)).astype(float)
+    wandering = rng.negative_binomial(5, 5 / 105, size=(1, WINDOW)).astype(float)
+    s1 = count_sigma(np.array([160.0]), steady)[0][0]
+    s2 = count_sigma(np.array([160.0]), wandering)[0][0]
+    assert s1 > 4 and s2 < s1
+
+
+def _hourly(n_days=30, seed=0, rate=20.0):
+    rng = np.random.default_rng(seed)
+    idx = pd.date_range("2024-01-01", periods=24 * n_days, freq="h")
+    shape = 1 + 0.8 * np.sin(2 * np.pi * (idx.hour.to_numpy() - 6) / 24)
+    return pd.Series(rng.poisson(rate * shape).astype(float), index=idx)
+
+
+def test_detect_hourly_finds_a_burst_and_is_causal():
+    s = _hourly()
+    s.iloc[24 * 20 + 3] += 60                    # a night-time burst
+    out = detect(s)
+    assert out.attrs["rhythm"] == "daily"
+    assert list(out.columns[:3]) == ["sigma", "onset", "fired"]
+    assert out.index.equals(s.index)
+    assert out["fired"].iloc[24 * 20 + 3]
+    assert out["severity"].iloc[24 * 20 + 3] == "high"
+    assert out["fired"].sum() <= 3
+    # causal: changing the future does not change the past
+    later = s.copy()
+    later.iloc[24 * 25:] *= 5
+    again = detect(later)
+    pd.testing.assert_series_equal(out["sigma"].iloc[:24 * 25], again["sigma"].iloc[:24 * 25])
+
+
+def test_detect_corpus_edge_scores_nothing():
+    out = detect(_hourly())
+    assert out["sigma"].iloc[:24 * 3].isna().all()
+    assert not out["fired"].iloc[:24 * 3].any()
+
+
+def test_detect_daily_five_minute_and_gaps():
+    rng = np.random.default_rng(3)
+    daily = pd.Series(rng.poisson(3, 60).astype(float),
+                      index=pd.date_range("2024-01-01", periods=60, freq="D"))
+    daily.iloc[40] = 16
+    daily.iloc[30] = np.nan                      # a collection gap
+    out = detect(daily)
+    assert out["fired"].iloc[40] and np.isnan(out["sigma"].iloc[30])
+    five = pd.Series(rng.poisson(2, 288 * 10).astype(float),
+                     index=pd.date_range("2024-01-01", periods=288 * 10, freq="5min"))
+    five.iloc[288 * 8: 288 * 8 + 12] += 8        # an hour at 5x
+    out5 = detect(five)
+    assert out5["fired"].iloc[288 * 8: 288 * 8 + 12].any()
+    assert out5["fired"].iloc[288 * 2: 288 * 8].mean() <= 0.003     # noise: at most the 3-sigma rate
+
+
+def test_detect_sentiment_shift():
+    rng = np.random.default_rng(4)
+    idx = pd.date_range("2024-01-01", periods=40, freq="D")
+    count = rng.poisson(30, 40).astype(float)
+    mean = rng.normal(0.1, 0.05, 40)
+    mean[30] = -0.3
+    out = detect(pd.DataFrame({"sum": mean * count, "count": count}, index=idx), kind="sentiment_shift")
+    assert out["fired"].iloc[30]
+    assert out["fired"].sum() <= 2
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1, 2, 3], "pandas Series"),
+    (pd.Series([1.0, 2.0], index=[0, 1]), "DatetimeIndex"),
+    (pd.Series([1.0, 2.0, 3.0], index=pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-04"])),
+     "regular"),
+    (pd.Series([1.0, -2.0], index=pd.date_range("2024-01-01", periods=2, freq="D")), "non-negative"),
+    (pd.Series(["a", "b"], index=pd.date_range("2024-01-01", periods=2, freq="D")), "numeric"),
+    (pd.Series([1.0, np.inf], index=pd.date_range("2024-01-01", periods=2, freq="D")), "infinite"),
+    (pd.Series([1.0], index=pd.date_range("2024-01-01", periods=1, freq="D")), "two periods"),
+    (pd.Series([1.0, 2.0], index=pd.to_datetime(["2024-01-02", "2024-01-01"])), "sorted"),
+])
+def test_detect_bad_input(bad, message):
+    with pytest.raises(ValidationError, match=message):
+        detect(bad)
+
+
+def test_detect_bad_settings():
+    s = _hourly(5)
+    with pytest.raises(ValidationError, match="kind"):
+        detect(s, kind="nope")
+    with pytest.raises(ValidationError, match="rhythm"):
+        detect(s, rhythm="monthly")
+    with pytest.raises(ValidationError, match="cycles"):
+        detect(s, cycles=0)
+    with pytest.raises(ValidationError, match="sum"):
+        detect(s, kind="sentiment_shift")
+
+
+def test_low_baseline_entity_surge_is_one_test_with_novelty():
+    """The "Norway" gap: 4 mentions in 21 days, then 11, 21 and 17 a day, used to raise nothing."""
+    from corpuskit.analysis.signals.novelty import NoveltyDetector
+    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+
+    counts = np.zeros((3, 40))
+    counts[0, [5, 9, 14, 20]] = 1
+    counts[0, 30:33] = [11, 21, 17]            # Norway: a low baseline, then a surge
+    counts[1, 30] = 12                          # a brand-new name
+    counts[2, 30] = 12
+    counts[2, 25] = 1                           # one mention before: still novelty's range
+    volume, _, _ = VolumeSpikeDetector().score(counts, 0.0, 0.5, novelty_range=True)
+    novelty, _ = NoveltyDetector().score(counts)
+    assert volume[0, 30] >= OPEN_SIGMA and not np.isfinite(novelty[0, 30])
+    for row in (1, 2):                          # exactly one of the two ranges speaks
+        assert novelty[row, 30] >= OPEN_SIGMA and not np.isfinite(volume[row, 30])
+
+
+def test_stage_and_detect_are_the_same_code():
+    """The daily volume stage equals ``detect(rhythm="none")`` on the same counts (gates aside)."""
+    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+
+    rng = np.random.default_rng(2)
+    x = rng.poisson(6, 80).astype(float)
+    x[60] = 30
+    stage, _, _ = VolumeSpikeDetector(min_count=0, min_multiplier=0).score(x[None], 0.0)
+    series = pd.Series(x, index=pd.date_range("2024-01-01", periods=80, freq="D"))
+    ours = detect(series, rhythm="none", cycles=21, min_history=7)["sigma"].to_numpy()
+    np.testing.assert_allclose(stage[0, 7:], ours[7:])
+    assert ours[60] >= 6
+
+
+def test_detect_sentiment_with_squares_and_no_false_alarms():
+    rng = np.random.default_rng(5)
+    idx = pd.date_range("2024-01-01", periods=60, freq="D")
+    count = rng.poisson(12, 60).astype(float)
+    scores = [rng.normal(0.0, 0.4, int(n)).clip(-1, 1) for n in count]
+    scores[45] = (scores[45] - 0.5).clip(-1, 1)
+    frame = pd.DataFrame({"sum": [s.sum() for s in scores], "count": count,
+                          "sq": [(s ** 2).sum() for s in scores]}, index=idx)
+    with_sq = detect(frame, kind="sentiment_shift")
+    without = detect(frame[["sum", "count"]], kind="sentiment_shift")
+    for out in (with_sq, without):
+        assert out["fired"].iloc[45]
+        assert out["fired"].drop(idx[45]).sum() <= 1

@@ -1,0 +1,161 @@
+"""Topic discovery on small seeded corpora: clean terms, merges, sub-topics, outliers, identity."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from corpuskit.analysis.cluster_terms import class_tfidf_terms
+from corpuskit.enrich.embeddings import TfidfSvdEmbedder
+from corpuskit.enrich.topic_quality import is_debris, npmi_coherence, topic_diversity
+from corpuskit.enrich.topic_terms import readable_label
+from corpuskit.enrich.topics import discover_beats
+from corpuskit.text import STOP_WORDS
+
+SPACE = ["rocket", "orbit", "satellite", "astronaut", "capsule", "launch pad", "lunar lander"]
+ENERGY = ["solar", "grid", "battery", "turbine", "emissions", "heat pump", "offshore wind"]
+MARKETS = ["inflation", "bond", "yields", "earnings", "payrolls", "interest rates", "central bank"]
+DEBRIS = ["https://t.co/Ab12 &amp; don't", "&quot;www.example.com&quot; isn't", "@someone http://x.io/a?b=1",
+          "we're the and of it's &gt;&gt;", "didn't aren't &#39;"]
+
+
+def _texts(pools, n, seed=0, debris=True, prefix=""):
+    rng = np.random.default_rng(seed)
+    texts, labels = [], []
+    for i in range(n):
+        g = i % len(pools)
+        words = " ".join(rng.choice(pools[g], 4, replace=False))
+        junk = DEBRIS[i % len(DEBRIS)] if debris else ""
+        texts.append(f"{prefix}{words} {junk}".strip())
+        labels.append(g)
+    return texts, np.array(labels)
+
+
+def _embed(texts):
+    return TfidfSvdEmbedder().fit(texts).transform(texts)
+
+
+def _purity(found, labels):
+    out = []
+    for b in sorted(set(found.tolist()) - {-1}):
+        members = labels[found == b]
+        out.append(np.bincount(members).max() / len(members))
+    return out
+
+
+def test_debris_never_reaches_topic_or_cluster_terms():
+    texts, labels = _texts([SPACE, ENERGY, MARKETS], 240)
+    beats, _, _ = discover_beats(texts, _embed(texts), seed=0)
+    terms = [t for b in beats for t in b.keywords] + [w for b in beats for w in b.display_name.split()]
+    terms += [t for ts in class_tfidf_terms(texts, labels).values() for t in ts]
+    assert terms
+    for term in terms:
+        word = term.strip(":,").lower()
+        assert not is_debris(word), term
+        assert not (set(word.split()) & (STOP_WORDS | {"don", "isn", "aren", "didn", "t", "s", "re"})), term
+        assert "@" not in term and "&" not in term and "/" not in term, term
+
+
+def test_readable_labels_use_the_records_casing_and_no_word_twice():
+    texts = ["NASA tests a rocket", "NASA rocket launch", "the rocket launch by NASA", "nasa rocket"]
+    label = readable_label(["nasa", "rocket launch", "tests"], texts)
+    assert label == "NASA: rocket launch, tests"
+    terms = class_tfidf_terms(texts + ["grid battery", "grid solar"], np.array([0, 0, 0, 0, 1, 1]))
+    words = [w for t in terms[0] for w in t.split()]
+    assert len(words) == len(set(words))
+    assert readable_label([]) == ""
+    headlines = ["The Best Time Of The Year", "Free Software Is The End Of Time", "Apple Sues The FBI Over iPhone"]
+    assert readable_label(["time", "free", "end"], headlines) == "Time: free, end"   # Title Case says nothing
+    assert readable_label(["apple", "iphone", "fbi"], headlines) == "Apple: iPhone, FBI"
+
+
+def test_near_duplicate_topics_merge():
+    texts, labels = _texts([SPACE, ENERGY], 200, debris=False)
+    details: dict = {}
+    beats, centroids, found = discover_beats(texts, _embed(texts), n_topics=6, seed=0, details=details)
+    assert details["k"] == 6 and details["merged"]          # NMF over-split; the halves merged back
+    assert len(beats) == 2 and centroids.shape == (2, 512)
+    assert min(_purity(found, labels)) >= 0.95
+
+
+def test_distinct_topics_do_not_merge():
+    texts, labels = _texts([SPACE, ENERGY, MARKETS], 240, debris=False)
+    details: dict = {}
+    beats, _, found = discover_beats(texts, _embed(texts), n_topics=3, seed=0, details=details)
+    assert details["merged"] == [] and len(beats) == 3
+    assert min(_purity(found, labels)) >= 0.95
+
+
+def test_one_subject_corpus_yields_distinct_sub_topics():
+    side = ["sore arm", "fever", "headache", "tired", "chills"]
+    supply = ["doses", "shipment", "freezer", "delivery", "stock"]
+    policy = ["import ban", "mandate", "approval", "regulator", "border"]
+    texts, labels = _texts([side, supply, policy], 300, seed=1, prefix="#PfizerBioNTech vaccine: ")
+    details: dict = {}
+    beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details)
+    assert len(beats) >= 3
+    assert min(_purity(found, labels)) >= 0.9
+    assert {int(np.bincount(labels[found == b]).argmax()) for b in range(len(beats))} == {0, 1, 2}
+    tops = [b.keywords[:5] for b in beats]
+    assert topic_diversity(tops, top_n=5) >= 0.85
+    assert all(not {"vaccine", "pfizer", "biontech"} & set(b.name.split("-")) for b in beats)
+
+
+def test_npmi_and_diversity_figures():
+    texts = ["apple banana", "apple banana", "cherry date", "cherry date"]
+    assert npmi_coherence([["apple", "banana"]], texts) == pytest.approx([1.0])
+    assert npmi_coherence([["apple", "cherry"]], texts) == pytest.approx([-1.0])
+    assert topic_diversity([["a", "b"], ["b", "c"]]) == 0.75
+
+
+def _records(pools, n, offset=0, seed=0, noise=0):
+    rng = np.random.default_rng(seed)
+    texts, labels = _texts(pools, n, seed=seed)
+    gibberish = [f"zq{j}x" for j in range(5000)]
+    for j in range(noise):
+        texts.append(" ".join(rng.choice(gibberish, 5)))
+        labels = np.append(labels, -1)
+    return [{"source": "reddit", "sourceId": f"r{offset + i}", "title": t, "contentText": "",
+             "publishedAt": f"2026-03-{1 + (offset + i) % 28:02d}T12:00:00Z"}
+            for i, t in enumerate(texts)], labels
+
+
+def _primary(corpus):
+    return dict(corpus.conn.execute("SELECT r.source_id, t.name FROM records r JOIN enrichment e "
+                                    "ON e.record_id = r.id LEFT JOIN topics t ON t.id = e.topic_id"))
+
+
+def test_outliers_are_not_forced_into_a_topic(corpus):
+    records, labels = _records([SPACE, ENERGY, MARKETS], 240, noise=40)
+    corpus.add_records(records)
+    summary = corpus.enrich(progress=False)
+    primary = _primary(corpus)
+    noise = [primary[r["sourceId"]] for r, lab in zip(records, labels) if lab < 0]
+    topical = [primary[r["sourceId"]] for r, lab in zip(records, labels) if lab >= 0]
+    assert sum(p is None for p in noise) >= 0.9 * len(noise)
+    assert sum(p is not None for p in topical) >= 0.95 * len(topical)
+    assert summary["outliers"] == sum(p is None for p in primary.values())
+    outliers_assigned = corpus.conn.execute(
+        "SELECT count(*) FROM topic_assignments a JOIN enrichment e ON e.record_id = a.record_id "
+        "WHERE e.topic_id IS NULL").fetchone()[0]
+    assert outliers_assigned == 0
+    per_record = corpus.conn.execute("SELECT count(*) FROM topic_assignments").fetchone()[0] / len(records)
+    assert per_record <= 1.2
+
+
+def test_topic_identity_is_stable_across_incremental_and_refit_runs(corpus):
+    records, _ = _records([SPACE, ENERGY, MARKETS], 240)
+    corpus.add_records(records)
+    corpus.enrich(progress=False)
+    before = dict(corpus.conn.execute("SELECT name, id FROM topics WHERE active = 1"))
+    labels_before = dict(corpus.conn.execute("SELECT name, display_name FROM topics WHERE active = 1"))
+    assert len(before) == 3
+    more, _ = _records([SPACE, ENERGY, MARKETS], 60, offset=1000, seed=5)
+    corpus.add_records(more)
+    corpus.enrich(progress=False)                              # incremental: the same topics
+    assert dict(corpus.conn.execute("SELECT name, id FROM topics WHERE active = 1")) == before
+    corpus.enrich(progress=False, refit=True)                  # rediscovered: identity kept
+    after = dict(corpus.conn.execute("SELECT name, id FROM topics WHERE active = 1"))
+    assert after == before
+    assert dict(corpus.conn.execute("SELECT name, display_name FROM topics WHERE active = 1")) == labels_before
+    kept = corpus.get_meta("topics.discovery")["keptIdentity"]
+    assert sorted(kept) == sorted(before)
