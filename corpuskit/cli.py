@@ -70,6 +70,10 @@ def cmd_stage(args) -> int:
         from corpuskit.narrate.llm import LLMWriter
 
         kwargs["writer"] = LLMWriter()  # CORPUSKIT_LLM_URL / _MODEL / _KEY
+    if getattr(args, "dask", None):
+        kwargs["client"] = args.dask
+    if getattr(args, "fit_sample", None) is not None:
+        kwargs["fit_sample"] = args.fit_sample
     result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -196,6 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
                         ("narrate", "stories, versions and arcs")):
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
+        if stage == "enrich":
+            p.add_argument("--dask", metavar="ADDRESS",
+                           help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
+                                "or scheduler file; needs pip install 'corpuskit[dask]'")
+            p.add_argument("--fit-sample", type=int, metavar="N",
+                           help="fit the embedder and beats on at most N records (default 50,000)")
         if stage == "narrate":
             p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
                            help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "

@@ -78,3 +78,7 @@ class MissingDependencyError(CorpusKitError, ImportError):
 
 class CollectorError(CorpusKitError):
     """A live collector failed (network, HTTP status, malformed answer)."""
+
+
+class ClusterError(CorpusKitError):
+    """A Dask cluster asked to run a stage cannot be reached or is not running."""

@@ -5,6 +5,10 @@ the embedder and beat centroids saved by the first run. ``refit=True``
 refits the embedder (and the beats) and re-enriches everything. Records are
 processed in chunks, each written in one transaction, so an interruption keeps
 the finished chunks and leaves nothing half-written; the next run resumes.
+Pending records are read chunk by chunk, a bounded number ahead of the writer,
+and the models are fitted on at most ``FIT_SAMPLE`` records (a seeded sample of
+a bigger corpus), so memory stays flat in the corpus size. With ``client=`` the
+chunks are scored on a Dask cluster (:mod:`corpuskit.enrich.distributed`).
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import json
 import multiprocessing
 import os
 import time
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -31,6 +36,10 @@ from corpuskit.errors import ValidationError
 VERSION_KEY = "enrich.version"
 #: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
 DISCOVERY_KEY = "topics.discovery"
+#: records the embedder and the beats are fitted on at most (a seeded sample of a bigger corpus)
+FIT_SAMPLE = 50_000
+#: records fetched ahead of the writer for the worker pool, at most
+LOOKAHEAD_RECORDS = 64_000
 _TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
                   "active", "discovered")
 
@@ -47,6 +56,31 @@ def _fetch(conn, ids=None):
         return conn.execute(sql + " ORDER BY id").fetchall()
     return conn.execute(sql + " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
                         (json.dumps([int(i) for i in ids]),)).fetchall()
+
+
+def _fit_rows(conn, seed: int, limit: int):
+    """The records the models are fitted on, and whether they are the whole corpus.
+
+    Every record when the corpus holds at most ``limit``; otherwise a seeded
+    uniform sample of ``limit`` records (in id order), so fitting holds a
+    bounded number of texts and vectors however big the corpus is.
+    """
+    ids = np.fromiter((r[0] for r in conn.execute("SELECT id FROM records ORDER BY id")), dtype=np.int64)
+    if len(ids) <= limit:
+        return _fetch(conn), True
+    keep = ids[np.sort(np.random.default_rng(seed).choice(len(ids), limit, replace=False))]
+    del ids
+    rows = []
+    for i in range(0, len(keep), 20_000):
+        rows.extend(_fetch(conn, keep[i:i + 20_000]))
+    return rows, False
+
+
+def _chunks(conn, pending, chunk_size):
+    """Pending records, fetched one chunk at a time: ``(rows, texts)`` per chunk."""
+    for i in range(0, len(pending), chunk_size):
+        rows = _fetch(conn, pending[i:i + chunk_size])
+        yield rows, [record_text(r["title"], r["content_text"]) for r in rows]
 
 
 def _save_model(conn, name, kind, dimensions, state, settings, run_id, now):
@@ -136,8 +170,10 @@ def _wipe(conn) -> None:
     conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL")
 
 
-def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress):
-    """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids)``."""
+def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress,
+             fit_sample=FIT_SAMPLE):
+    """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids, refitted,
+    known)``, ``known`` the ids and vectors of every record when they were all embedded here."""
     conn = corpus.conn
     now = iso(corpus.now())
     saved = None if refit else load_embedder(conn)
@@ -145,19 +181,19 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         raise ValidationError(
             f"this corpus was embedded with {saved.model_name}; pass refit=True to re-embed "
             f"everything with {embedder.model_name}")
-    all_rows, all_vectors = None, None
+    all_rows, all_vectors, complete = None, None, False
 
     def corpus_vectors(model):
-        nonlocal all_rows, all_vectors
+        nonlocal all_rows, all_vectors, complete
         if all_vectors is None:
-            all_rows = _fetch(conn)
+            all_rows, complete = _fit_rows(conn, seed, fit_sample)
             all_vectors = model.transform([embedding_text(r["title"], r["content_text"]) for r in all_rows])
         return all_rows, all_vectors
 
     fitted = saved is None
     if fitted:
         model = embedder if embedder is not None else TfidfSvdEmbedder(seed=seed)
-        all_rows = _fetch(conn)
+        all_rows, complete = _fit_rows(conn, seed, fit_sample)
         texts = [embedding_text(r["title"], r["content_text"]) for r in all_rows]
         model.fit(texts)
         if model.dimensions != VECTOR_DIMENSIONS:
@@ -233,7 +269,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
                 corpus.set_meta(DISCOVERY_KEY, discovery)
         ids = {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
     known = None
-    if all_vectors is not None:
+    if all_vectors is not None and complete:
         known = (np.fromiter((r["id"] for r in all_rows), dtype=np.int64, count=len(all_rows)), all_vectors)
     return model, assigner, [ids[b.name] for b in definitions], fitted or refit, known
 
@@ -249,6 +285,31 @@ def _worker_init(scorer, extractor, parent_pid: int) -> None:
 def _analyse(texts):
     """Sentiment and entities of one chunk (runs in a worker process)."""
     return _WORKER["scorer"].score_many(texts), _WORKER["extractor"].extract_many(texts)
+
+
+def _model_chunk(model, assigner, texts, rows, vectors=None):
+    """Vectors (unless given), topic assignments and themes of one chunk."""
+    if vectors is None:
+        vectors = model.transform([embedding_text(r["title"], r["content_text"]) for r in rows])
+    return vectors, assigner.assign(texts, [r["subreddit"] for r in rows], vectors), assigner.themes(texts)
+
+
+def _score_chunk(models, texts, rows, vectors=None):
+    """Everything the local path computes for one chunk, on a Dask worker.
+
+    ``rows`` are plain dicts (``title, content_text, subreddit``): sqlite rows do not pickle.
+    """
+    scorer, extractor, model, assigner = models
+    with threadpool_limits(limits=1):
+        return ((scorer.score_many(texts), extractor.extract_many(texts))
+                + _model_chunk(model, assigner, texts, rows, vectors))
+
+
+def _known_vectors(known, rows):
+    """The vectors ``_prepare`` already computed for ``rows``, or None."""
+    if known is None:
+        return None
+    return known[1][np.searchsorted(known[0], np.array([r["id"] for r in rows], dtype=np.int64))]
 
 
 _EXTRACTORS = {"default": HybridExtractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,
@@ -298,6 +359,42 @@ def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
 def _default_workers(pending: int) -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return 2 if cpus >= 2 and pending >= 3000 else 1
+
+
+class _ChunkFeed:
+    """Chunks of pending records kept at most ``limit`` ahead of the writer, each with its future.
+
+    Iterating yields ``(rows, texts, future)`` in chunk order; ``future`` is
+    None when no ``submit`` was started (the chunk is scored inline), so the
+    texts of a million records are never all in memory at once.
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self.ahead: deque = deque()
+        self.submit = None
+        self.limit = 1
+
+    def start(self, submit, limit) -> None:
+        """Score coming chunks with ``submit(rows, texts) -> future``, ``limit`` (an int, or a
+        callable read at each refill) chunks ahead."""
+        self.submit, self.limit = submit, limit
+        self._fill()
+
+    def _fill(self) -> None:
+        limit = max(1, self.limit() if callable(self.limit) else self.limit)
+        while len(self.ahead) < limit:
+            item = next(self.source, None)
+            if item is None:
+                return
+            self.ahead.append(item + (self.submit(*item) if self.submit is not None else None,))
+
+    def __iter__(self):
+        while True:
+            self._fill()
+            if not self.ahead:
+                return
+            yield self.ahead.popleft()
 
 
 class _EntityWriter:
@@ -366,7 +463,8 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
 def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None,
                   n_topics: int | None = None, chunk_size: int = 2000, seed: int = 0,
                   embedder: Embedder | None = None, scorer=None, extractor=None,
-                  assigner: BeatAssigner | None = None, workers: int | None = None) -> dict:
+                  assigner: BeatAssigner | None = None, workers: int | None = None,
+                  client=None, fit_sample: int = FIT_SAMPLE) -> dict:
     """Enrich the records of ``corpus`` that are not enriched yet.
 
     Parameters
@@ -397,6 +495,17 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         Processes scoring sentiment and entities while the embedder is fitted
         (default 2 on a machine with 2+ CPUs for 3,000+ records, else 1).
         Results are identical for any number of workers.
+    client : dask.distributed.Client or str, optional
+        Score the chunks on a Dask cluster instead (a ``Client``, a scheduler
+        address or a scheduler file; see :mod:`corpuskit.enrich.distributed`):
+        the models are fitted or loaded here, each chunk is scored on a worker
+        and written here, one transaction per chunk. Results are identical to
+        the local path. Needs ``pip install 'corpuskit[dask]'``; not combined
+        with ``workers``.
+    fit_sample : int
+        Records the embedder and the beats are fitted on at most: a bigger
+        corpus is fitted on a seeded uniform sample of this size (so memory
+        stays flat), then every record is embedded and assigned chunk by chunk.
 
     Returns
     -------
@@ -407,13 +516,18 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
     """
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValidationError(f"chunk_size must be a positive integer, not {chunk_size!r}")
+    if not isinstance(fit_sample, int) or fit_sample < 1:
+        raise ValidationError(f"fit_sample must be a positive integer, not {fit_sample!r}")
+    if client is not None and workers is not None:
+        raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
     started = time.perf_counter()
     scorer = scorer if scorer is not None else VaderScorer()
     extractor = make_extractor(extractor)
     conn = corpus.conn
     settings = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
-                "scorer": scorer.model_name, "extractor": extractor.model_name}
+                "scorer": scorer.model_name, "extractor": extractor.model_name,
+                "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
     done = 0
     _load_blas()
     # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
@@ -427,44 +541,59 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
             model, refitted = load_embedder(conn), False
         else:
             everything = refit or model_row is None  # a (re)fit re-enriches every record
-            pending = [r[0] for r in conn.execute(
+            pending = np.fromiter((r[0] for r in conn.execute(
                 "SELECT r.id FROM records r" + ("" if everything else
                 " WHERE NOT EXISTS (SELECT 1 FROM enrichment e WHERE e.record_id = r.id)")
-                + " ORDER BY r.id")]
-            chunks = [_fetch(conn, pending[i:i + chunk_size]) for i in range(0, len(pending), chunk_size)]
-            texts = [[record_text(r["title"], r["content_text"]) for r in rows] for rows in chunks]
-            workers = _default_workers(len(pending)) if workers is None else workers
+                + " ORDER BY r.id")), dtype=np.int64)
+            feed = _ChunkFeed(_chunks(conn, pending, chunk_size))
+            workers = _default_workers(len(pending)) if workers is None and client is None else workers
             _fit_extractor(corpus, extractor, run_id, everything)
-            pool = None
-            if workers > 1 and len(chunks) > 1:
+            pool = cluster = owned = None
+            if client is not None:
+                from corpuskit.enrich.distributed import connect
+
+                client, owned = connect(client)
+            elif workers > 1 and len(pending) > chunk_size:
                 # sentiment and entities need no fitted model: they start now, in worker
                 # processes, while this process fits the embedder and the beats
                 pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                            initializer=_worker_init, initargs=(scorer, extractor, os.getpid()))
-                futures = [pool.submit(_analyse, t) for t in texts]
+                feed.start(lambda rows, texts: pool.submit(_analyse, texts),
+                           max(2 * workers, LOOKAHEAD_RECORDS // chunk_size))
             bar = None
             try:
                 model, assigner, topic_ids, refitted, known = _prepare(
-                    corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress)
+                    corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
+                    fit_sample)
+                if client is not None:
+                    from corpuskit.enrich.distributed import DaskChunkMap
+
+                    cluster = DaskChunkMap(client, (scorer, extractor, model, assigner))
+
+                    def submit(rows, texts):  # the whole chunk is scored on the cluster
+                        plain = [{k: r[k] for k in ("title", "content_text", "subreddit")} for r in rows]
+                        return cluster.submit(_score_chunk, texts, plain, _known_vectors(known, rows))
+
+                    # twice the cluster's threads (read again as workers join), within the look-ahead
+                    feed.start(submit, lambda: min(max(2, 2 * cluster.threads),
+                                                   max(2, LOOKAHEAD_RECORDS // chunk_size)))
                 writer = _EntityWriter(conn, iso(corpus.now()))
-                if progress and pending:
+                if progress and len(pending):
                     from tqdm.auto import tqdm
 
                     bar = tqdm(total=len(pending), desc="enrich", unit="rec")
-                for n, rows in enumerate(chunks):
-                    if pool is not None:
-                        scores, mentions = futures[n].result()
+                for n, (rows, texts, future) in enumerate(feed):
+                    if cluster is not None:
+                        scores, mentions, vectors, picks, themes = cluster.result(future)
                     else:
-                        scores, mentions = scorer.score_many(texts[n]), extractor.extract_many(texts[n])
-                    ids = np.array([r["id"] for r in rows], dtype=np.int64)
-                    if known is not None:
-                        vectors = known[1][np.searchsorted(known[0], ids)]
-                    else:
-                        vectors = model.transform([embedding_text(r["title"], r["content_text"])
-                                                   for r in rows])
-                    picks = assigner.assign(texts[n], [r["subreddit"] for r in rows], vectors)
+                        if future is not None:
+                            scores, mentions = future.result()
+                        else:
+                            scores, mentions = scorer.score_many(texts), extractor.extract_many(texts)
+                        vectors, picks, themes = _model_chunk(model, assigner, texts, rows,
+                                                              _known_vectors(known, rows))
                     _write_chunk(corpus, rows, scores, mentions, vectors, picks, topic_ids, writer,
-                                 run_id, f"{run_id}:{n}", assigner.themes(texts[n]))
+                                 run_id, f"{run_id}:{n}", themes)
                     done += len(rows)
                     if bar is not None:
                         bar.update(len(rows))
@@ -473,6 +602,10 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                     bar.close()
                 if pool is not None:
                     pool.shutdown(wait=True, cancel_futures=True)
+                if cluster is not None:
+                    cluster.shutdown(cancel_futures=True)
+                if owned:
+                    client.close()
     seconds = time.perf_counter() - started
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM enrichment), (SELECT count(*) FROM topics WHERE active = 1), "
