@@ -39,6 +39,7 @@ Titles ("CEO", "Sen") are never promoted.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
@@ -268,15 +269,15 @@ class HybridExtractor(EntityExtractor):
 
         Returns self; ``promoted_`` maps an alias key to ``(name, type)``.
         """
-        texts = list(texts)
         self._parts()
         self.promoted_, self.trusted_, self.lowered_ = {}, frozenset(), frozenset()
         if not self.promote:
             return self
-        if authors is not None and len(authors) != len(texts):
-            raise ValidationError("fit: authors must have one entry per text")
-        if days is not None and len(days) != len(texts):
-            raise ValidationError("fit: days must have one entry per text")
+        # texts, authors and days may be iterables (a corpus streams them); sized ones must agree.
+        for name, values in (("authors", authors), ("days", days)):
+            if values is not None and hasattr(values, "__len__") and hasattr(texts, "__len__") \
+                    and len(values) != len(texts):
+                raise ValidationError(f"fit: {name} must have one entry per text")
         table = self.gazetteer_.table_
         common = _common_words()
         count, initial, known_inside, known_total = Counter(), Counter(), Counter(), Counter()
@@ -284,7 +285,9 @@ class HybridExtractor(EntityExtractor):
         who: dict[str, set] = defaultdict(set)
         when: dict[str, set] = defaultdict(set)
         lower = Counter()
-        for n, raw in enumerate(texts):
+        rows = zip(texts, itertools.repeat(None) if authors is None else authors,
+                   itertools.repeat(None) if days is None else days)
+        for n, (raw, author, day) in enumerate(rows):
             text = _display(raw or "")
             tokens = tokenize(text)
             for _, _, word in tokens:
@@ -298,9 +301,9 @@ class HybridExtractor(EntityExtractor):
                 count[key] += 1
                 initial[key] += is_initial
                 surfaces[key][surface] += 1
-                who[key].add(authors[n] if authors is not None and authors[n] else ("text", n))
+                who[key].add(author if author else ("text", n))
                 if days is not None:
-                    when[key].add(days[n])
+                    when[key].add(day)
         chosen = {}
         for key, c in count.items():
             if (c < self.min_count or len(who[key]) < self.min_authors

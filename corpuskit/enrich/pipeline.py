@@ -347,10 +347,12 @@ def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
             return
         if row is not None:
             return
-    rows = conn.execute("SELECT title, content_text, author, substr(published_at, 1, 10) AS day "
-                        "FROM records ORDER BY id").fetchall()
-    extractor.fit([record_text(r["title"], r["content_text"]) for r in rows],
-                  authors=[r["author"] for r in rows], days=[r["day"] for r in rows])
+    # three aligned cursors streamed side by side: memory holds the candidates' counts, never the corpus
+    def column(sql):
+        return (r[0] for r in conn.execute(f"SELECT {sql} FROM records ORDER BY id"))
+
+    texts = (record_text(t, c) for t, c in conn.execute("SELECT title, content_text FROM records ORDER BY id"))
+    extractor.fit(texts, authors=column("author"), days=column("substr(published_at, 1, 10)"))
     with corpus.transaction():
         _save_model(conn, "entities", extractor.model_name, None, b"", extractor.settings(), run_id,
                     iso(corpus.now()))
