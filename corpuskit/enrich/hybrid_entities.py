@@ -285,6 +285,8 @@ class HybridExtractor(EntityExtractor):
         who: dict[str, set] = defaultdict(set)
         when: dict[str, set] = defaultdict(set)
         lower = Counter()
+        if iter(texts) is texts:  # a one-shot iterator: the typing pass below reads the texts again
+            texts = list(texts)
         rows = zip(texts, itertools.repeat(None) if authors is None else authors,
                    itertools.repeat(None) if days is None else days)
         for n, (raw, author, day) in enumerate(rows):
@@ -318,7 +320,7 @@ class HybridExtractor(EntityExtractor):
                 continue  # a common English word ("Repair"), or mostly sentence-initial ("Deny")
             name = min(surfaces[key].items(), key=lambda kv: (-kv[1], kv[0]))[0]
             chosen[key] = name
-        self.promoted_ = {key: (name, self._type_of(key, name, texts)) for key, name in sorted(chosen.items())}
+        self.promoted_ = self._types(dict(sorted(chosen.items())), texts)
         # gazetteer names that are also common words, written capitalised more often than in
         # lower case in this corpus: trusted at the start of a sentence too
         self.trusted_ = frozenset(k for k, n in known_total.items() if k in common and n > lower[k])
@@ -339,35 +341,50 @@ class HybridExtractor(EntityExtractor):
             if word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:]):
                 yield alias_key(word), word[1:], False
 
-    def _type_of(self, key, name, texts) -> str:
-        ruled = self.gazetteer_.extract(name)
-        if len(ruled) == 1 and ruled[0].surface == name:  # a title, first name or org-word rule
-            return ruled[0].type
-        words = name.split()
-        if words[0] in self.gazetteer_.first_names_:
-            return "person"
-        votes = Counter()
-        if self.tagger_ is not None:
-            seen = 0
+    def _types(self, chosen: dict, texts) -> dict:
+        """``{key: (name, type)}`` for the promoted names, in one pass over ``texts``.
+
+        A name's type comes from a gazetteer rule (a title, a first name, an organisation word), else from
+        the CRF's labels on it over up to ``type_sample`` texts that mention it (kept when at least
+        ``_MIN_VOTES`` labels agree on ``_VOTE_SHARE`` of the votes), else ``concept``.
+        """
+        types, pending = {}, {}
+        for key, name in chosen.items():
+            ruled = self.gazetteer_.extract(name)
+            if len(ruled) == 1 and ruled[0].surface == name:
+                types[key] = ruled[0].type
+            elif name.split()[0] in self.gazetteer_.first_names_:
+                types[key] = "person"
+            else:
+                pending[key] = name
+        votes: dict[str, Counter] = defaultdict(Counter)
+        if self.tagger_ is not None and pending:
+            by_name = {name: key for key, name in pending.items()}
+            names = re.compile("|".join(re.escape(n) for n in sorted(by_name, key=lambda n: (-len(n), n))))
+            seen, open_keys = Counter(), set(pending)
             for raw in texts:
-                if seen >= self.type_sample:
+                if not open_keys:
                     break
                 text = _display(raw or "")
-                if key not in alias_key(text) and name not in text:
+                present = {by_name[m.group(0)] for m in names.finditer(text)} & open_keys
+                if not present:
                     continue
                 tokens = tokenize(text)
-                words = [t[2] for t in tokens]
-                hit = False
-                for a, b, label, _ in self.tagger_.spans(words):
-                    if alias_key(_surface(tokens, a, b, text)) == key:
-                        votes[WNUT_TYPES.get(label, "concept")] += 1
-                        hit = True
-                seen += hit or name in text
-        if votes:
-            kind, n = min(votes.items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
-            if n >= _MIN_VOTES and n >= _VOTE_SHARE * sum(votes.values()):
-                return kind
-        return "concept"
+                for a, b, label, _ in self.tagger_.spans([t[2] for t in tokens]):
+                    key = alias_key(_surface(tokens, a, b, text))
+                    if key in present:
+                        votes[key][WNUT_TYPES.get(label, "concept")] += 1
+                for key in present:
+                    seen[key] += 1
+                    if seen[key] >= self.type_sample:
+                        open_keys.discard(key)
+        for key, name in pending.items():
+            types[key] = "concept"
+            if votes[key]:
+                kind, n = min(votes[key].items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
+                if n >= _MIN_VOTES and n >= _VOTE_SHARE * sum(votes[key].values()):
+                    types[key] = kind
+        return {key: (name, types[key]) for key, name in chosen.items()}
 
     # --------------------------------------------------------------- extract
     def extract(self, text: str) -> list[Mention]:

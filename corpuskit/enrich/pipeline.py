@@ -331,6 +331,17 @@ def make_extractor(extractor):
     return extractor
 
 
+class _CorpusTexts:
+    """Every record's enrichment text in id order, streamed anew on each iteration (re-iterable)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __iter__(self):
+        rows = self.conn.execute("SELECT title, content_text FROM records ORDER BY id")
+        return (record_text(t, c) for t, c in rows)
+
+
 def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
     """Corpus-level entity promotion: fitted on every record when the corpus is (re)fitted
     and saved as the ``entities`` model; an incremental run reuses the saved names."""
@@ -347,12 +358,11 @@ def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
             return
         if row is not None:
             return
-    # three aligned cursors streamed side by side: memory holds the candidates' counts, never the corpus
+    # aligned cursors streamed side by side: memory holds the candidates' counts, never the corpus
     def column(sql):
         return (r[0] for r in conn.execute(f"SELECT {sql} FROM records ORDER BY id"))
 
-    texts = (record_text(t, c) for t, c in conn.execute("SELECT title, content_text FROM records ORDER BY id"))
-    extractor.fit(texts, authors=column("author"), days=column("substr(published_at, 1, 10)"))
+    extractor.fit(_CorpusTexts(conn), authors=column("author"), days=column("substr(published_at, 1, 10)"))
     with corpus.transaction():
         _save_model(conn, "entities", extractor.model_name, None, b"", extractor.settings(), run_id,
                     iso(corpus.now()))
