@@ -67,9 +67,9 @@ def report(path: str) -> None:
           f"; floor in use {RELEVANCE_FLOOR}")
     real = np.array([scores_for(index, q) for q in queries])
     null = np.array([scores_for(index, q) for q in NONSENSE])
-    print(f"score percentiles, ordinary queries: "
+    print("score percentiles, ordinary queries: "
           + ", ".join(f"p{p} {np.percentile(real, p):.3f}" for p in (50, 90, 99, 99.9)))
-    print(f"score percentiles, nonsense queries: "
+    print("score percentiles, nonsense queries: "
           + ", ".join(f"p{p} {np.percentile(null, p):.3f}" for p in (50, 90, 99, 99.9))
           + f", max {null.max():.3f}")
     texts = None

@@ -41,7 +41,6 @@ lower bound) and the ranking is approximate (recall@10 is printed by ``benchmark
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
@@ -191,12 +190,14 @@ def quantised_index(corpus, stamp=None) -> SearchIndex:
     One process writes it (an exclusive ``flock`` on ``<corpus>.search.lock``); the others wait and map
     what it wrote.
     """
+    import fcntl  # POSIX; only large file corpora come here
+
     from corpuskit.enrich.pipeline import load_embedder
 
     conn = corpus.conn
     stamp = list(stamp if stamp is not None else _stamp(conn))
     folder = index_dir(corpus.path)
-    mapped = read_index(folder, stamp)
+    mapped, embedder = read_index(folder, stamp), None
     if mapped is None:
         with open(folder.with_name(folder.name + ".lock"), "a+") as lock:
             os.chmod(lock.name, 0o600)
@@ -208,12 +209,14 @@ def quantised_index(corpus, stamp=None) -> SearchIndex:
                     chunks = (full.matrix[i:i + 65536] for i in range(0, len(full.ids), 65536))
                     write_index(folder, stamp, full.ids, full.published, full.topics, full.spans, chunks,
                                 full.matrix.shape[1])
+                    embedder = full.embedder  # already loaded and warmed
                     del full, chunks
                     mapped = read_index(folder, stamp)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
-    embedder = load_embedder(conn)
-    embedder.transform(["warm up"])
+    if embedder is None:
+        embedder = load_embedder(conn)
+        embedder.transform(["warm up"])
     return SearchIndex(stamp=tuple(stamp), embedder=embedder, matrix=mapped.vectors, ids=mapped.ids,
                        published=mapped.published, topics=mapped.topics, spans=mapped.spans,
                        quantised=mapped)

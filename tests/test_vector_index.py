@@ -12,7 +12,6 @@ def _corpus(n=6000, d=128, seed=3):
     basis = rng.normal(size=(24, d))
     vectors = rng.normal(size=(n, 24)) @ basis + 0.3 * rng.normal(size=(n, d))
     vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
-    sources = np.where(np.arange(n) < n // 3, "news", "reddit")
     published = np.concatenate([np.sort(rng.integers(0, 10**6, n // 3)), np.sort(rng.integers(0, 10**6, n - n // 3))])
     topics = rng.integers(0, 5, n)
     spans = {"news": (0, n // 3), "reddit": (n // 3, n)}

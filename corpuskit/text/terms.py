@@ -59,7 +59,9 @@ def _term(word: str) -> str | None:
     return word
 
 
-@lru_cache(maxsize=200_000)
+# Stages read a text's terms more than once (fit, then transform); a pass over a corpus larger than
+# the cache gets no hits from an LRU anyway, so the cache stays small enough to cost little memory.
+@lru_cache(maxsize=20_000)
 def _runs(text: str) -> tuple[tuple[str, ...], ...]:
     runs: list[tuple[str, ...]] = []
     for clause in _BOUNDARY.split(_analysis(text, False, None, " | ")):

@@ -12,6 +12,7 @@ import json
 
 from corpuskit.api.totals import cached_page, cached_total
 from corpuskit.errors import NotFoundError
+from corpuskit.frames import PRIMARY_TOPIC_RULE
 
 TOPIC_NOT_FOUND = "Topic not found"
 RECENT_SIGNALS = 10
@@ -71,7 +72,7 @@ def _read_discourse_page(corpus, source, topic, since, until, limit, offset) -> 
         args.append(source)
     if topic is not None:
         tid = topic_row(corpus, topic)["id"]
-        where.append("(e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?))")
+        where.append(PRIMARY_TOPIC_RULE)
         args += [tid, topic]
     if since is not None:
         where.append("r.captured_at >= ?")
@@ -181,7 +182,7 @@ def topic_detail(corpus, name: str) -> dict:
     ]
     volume = conn.execute(
         "SELECT r.source, count(*) AS n FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
-        "WHERE e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?) "
+        f"WHERE {PRIMARY_TOPIC_RULE} "
         "GROUP BY r.source ORDER BY n DESC, r.source", (row["id"], name),
     ).fetchall()
     item["volumeBySource"] = [{"source": v[0], "count": v[1]} for v in volume]
