@@ -18,12 +18,13 @@ from corpuskit import open_corpus
 from corpuskit.analysis.signals import detect_signals
 from corpuskit.analysis.signals.quality import duplicate_share, ingestion_gaps, near_duplicate_key
 from corpuskit.analysis.signals.series import DailySeries
+from corpuskit.enrich.topic_terms import inline_label
 from tests.conftest import REDDIT_CSV, need_shared
 
 
 def check_all(corpus) -> int:
     conn = corpus.conn
-    labels = {r[0]: r[1] for r in conn.execute("SELECT id, display_name FROM topics")}
+    labels = {r[0]: inline_label(r[1]) for r in conn.execute("SELECT id, display_name FROM topics")}
     names = {r[0]: r[1] for r in conn.execute("SELECT id, name FROM entities")}
     rows = conn.execute("SELECT id, kind, topic_id, entity_id, headline, detail, detected_at "
                         "FROM signals ORDER BY id").fetchall()

@@ -159,3 +159,11 @@ def test_topic_identity_is_stable_across_incremental_and_refit_runs(corpus):
     assert dict(corpus.conn.execute("SELECT name, display_name FROM topics WHERE active = 1")) == labels_before
     kept = corpus.get_meta("topics.discovery")["keptIdentity"]
     assert sorted(kept) == sorted(before)
+
+
+def test_a_discovered_label_reads_inside_a_signal_headline():
+    from corpuskit.enrich.topic_terms import inline_label
+
+    assert inline_label("Tesla: Elon Musk, Cybertruck") == "Tesla (Elon Musk, Cybertruck)"
+    assert inline_label("Markets & Economy") == "Markets & Economy"   # a beat file's label stays
+    assert inline_label("") == "" and inline_label(None) == ""

@@ -197,6 +197,15 @@ def readable_label(terms, texts=(), parts: int = 3) -> str:
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 
 
+def inline_label(label: str) -> str:
+    """A ``"Head: second, third"`` label as it reads inside a sentence: ``"Head (second, third)"``.
+
+    Labels without that form (a beat file's "Markets & Economy") are returned unchanged.
+    """
+    head, sep, rest = (label or "").partition(": ")
+    return f"{head} ({rest})" if sep and head and rest else (label or "")
+
+
 def slug(terms, parts: int = 2) -> str:
     """A name from the first ``parts`` terms: lowercase words joined by hyphens."""
     out = "-".join(re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") for t in terms[:parts])

@@ -30,6 +30,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
+from corpuskit.enrich.topic_terms import inline_label
+
 
 def day_range(first: str, last: str) -> list[str]:
     """Every ``YYYY-MM-DD`` from ``first`` to ``last`` inclusive."""
@@ -101,7 +103,7 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
     topic_rows = conn.execute("SELECT id, name, display_name FROM topics ORDER BY id").fetchall()
     topics = [r[0] for r in topic_rows]
     topic_names = {r[0]: r[1] for r in topic_rows}
-    topic_labels = {r[0]: r[2] for r in topic_rows}
+    topic_labels = {r[0]: inline_label(r[2]) for r in topic_rows}  # as the label reads in a headline
     t_index = {t: i for i, t in enumerate(topics)}
 
     frame = pd.DataFrame(
