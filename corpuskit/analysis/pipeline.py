@@ -8,8 +8,11 @@ The steps run in this order, each reading what the one before wrote:
    (their ``signalCount`` needs step 2);
 4. :func:`corpuskit.analysis.observations.build_observations`.
 
-The whole stage, including its ``runs`` row, is one transaction: if any step
-fails, nothing of the run is kept and the corpus file is as it was before.
+The stage is atomic without holding the write lock while it computes: the
+steps run on private copies of the tables they write
+(:func:`corpuskit.store.staged.staged_writes`, one read snapshot), and their
+changes land in one short write transaction at the end. If any step fails,
+nothing of the run is kept but its ``runs`` row, marked ``failed``.
 Each step is incremental on its own (clusters are carried over for topics that
 barely changed, signal replay resumes where it stopped, snapshots rewrite only
 the days whose inputs changed, observations update only the rows that
@@ -22,8 +25,12 @@ from __future__ import annotations
 from time import perf_counter
 
 from corpuskit.errors import ValidationError
+from corpuskit.store.staged import staged_writes
 
 STEPS = ("clusters", "signals", "snapshots", "observations")
+#: Every table the steps write, parents before the tables that refer to them.
+WRITES = ("clusters", "cluster_members", "signals", "signal_evidence", "signal_events", "snapshots",
+          "observations", "meta")
 
 
 def _clusters(corpus, run_id, seed, progress, options):
@@ -92,7 +99,8 @@ def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> 
 
     Returns ``{runId, steps: {step: step summary}, seconds: {step: s, total: s}}``.
     Raises :class:`ValidationError` for unknown settings; any failure leaves
-    the corpus unchanged.
+    the corpus unchanged but for the run's ``failed`` row. Other writers wait
+    only for the last step, which applies the changes.
     """
     from tqdm.auto import tqdm
 
@@ -100,8 +108,8 @@ def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> 
     recorded = {"seed": seed, **settings}
     summary = {"steps": {}, "seconds": {}}
     started = perf_counter()
-    with corpus.transaction():
-        with corpus.run_stage("analyse", recorded) as run_id:
+    with corpus.run_stage("analyse", recorded) as run_id:
+        with staged_writes(corpus.conn, WRITES):
             summary["runId"] = run_id
             bar = tqdm(steps, desc="analyse", unit="step", disable=not progress)
             for step in bar:

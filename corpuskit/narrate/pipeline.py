@@ -1,8 +1,11 @@
 """The narrate stage: stories of every kind, their versions and slugs, arcs, links back to signals.
 
 Run it with ``corpus.narrate()`` or ``corpuskit narrate --db DB``. One run is
-one ``narrate`` stage run and one transaction: a failure leaves the corpus as
-it was. The stage is deterministic (the corpus clock, sorted iteration, no
+one ``narrate`` stage run, atomic: it writes private copies of its tables
+(:func:`corpuskit.store.staged.staged_writes`) and applies the changes in one
+short write transaction at the end, so other writers are not kept waiting
+while it composes; a failure leaves the corpus as it was (but for the run's
+``failed`` row). The stage is deterministic (the corpus clock, sorted iteration, no
 randomness) and incremental: a story whose evidence is unchanged is not
 rewritten (see :mod:`corpuskit.narrate.versions`); when the pool a story is
 drawn from (its candidate record ids, figures, and the state of every signal)
@@ -42,8 +45,12 @@ from corpuskit.narrate.citations import external_citations, renumber, strip_mark
 from corpuskit.narrate.credibility import credibility_scores
 from corpuskit.narrate.versions import StoryDraft, evidence_hash, write_version
 from corpuskit.narrate.writer import ExtractiveWriter, StoryWriter, check_text
+from corpuskit.store.staged import staged_writes
 
 _KIND_PRIORITY = {"dispatch": 0, "lead_story": 1, "beat_narrative": 2, "entity_narrative": 3}
+
+#: Every table the stage writes, parents before the tables that refer to them.
+WRITES = ("signals", "signal_evidence", "stories", "story_citations", "story_slugs", "arcs", "arc_stories")
 
 
 class Narrator:
@@ -228,7 +235,7 @@ class Narrator:
         now = corpus.now()
         generated_at = iso(now)
         summary = {"written": {}, "unchanged": {}, "skipped": []}
-        with corpus.run_stage("narrate", self.settings()) as run_id, corpus.transaction(), \
+        with corpus.run_stage("narrate", self.settings()) as run_id, staged_writes(conn, WRITES), \
                 ev.vector_chunk_cache():
             signals_state = _signals_fingerprint(conn)
 
