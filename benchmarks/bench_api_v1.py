@@ -10,7 +10,11 @@ limit high enough not to refuse, and drives three endpoints with ``wrk``
 (Debian package; one load thread so it leaves the server most of the CPU):
 the record list, a filtered record list and a record detail. Each request is
 authenticated and counted by the rate limiter (one SQLite write per request).
-When ``/work/venv-datasette/bin/datasette`` (or ``--datasette PATH``) exists,
+``--all-lists`` drives every list endpoint of both interfaces instead (``/v1`` and ``/api/v1``,
+with totals, each for ``--seconds``), and first times one request to every GET endpoint of both
+(lists, details, timelines) on a cold server, to show that none takes over a second; that is
+the scale check of issue 17 (``--db`` the million-record file). When
+``/work/venv-datasette/bin/datasette`` (or ``--datasette PATH``) exists,
 the same file's ``records`` table is served by Datasette and measured in the
 same run. Prints one table.
 """
@@ -25,6 +29,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -63,6 +69,60 @@ def wrk(url: str, seconds: int, connections: int, headers=None) -> dict:
     return {"rps": rps, "p50": ms("50"), "p99": ms("99"), "errors": int(non2xx.group(1)) if non2xx else 0}
 
 
+def every_endpoint(base: str, auth: dict) -> tuple[list, list]:
+    """(list routes, every other GET route) of both interfaces, with ids taken from the lists."""
+    def get(route):
+        return json.loads(urllib.request.urlopen(urllib.request.Request(base + route, headers=auth),
+                                                 timeout=120).read())
+
+    topic = get("/api/v1/topics")["topics"][0]["name"]
+    topics = ",".join(t["name"] for t in get("/api/v1/topics")["topics"][:3])
+    lists = [
+        "/v1/records?limit=20", "/v1/records?limit=20&source=reddit&sentiment=positive",
+        "/v1/stories?limit=20", "/v1/stories/count", "/v1/signals?limit=20", "/v1/signals/feed",
+        "/v1/topics?limit=20", "/v1/entities?limit=20", "/v1/entities?limit=20&type=person",
+        "/v1/entities/slugs", "/v1/entities/sitemap-pages", "/v1/sources", "/v1/arcs?limit=20",
+        "/v1/stats/global/timeline", "/v1/stats/sentiment/timeline", "/v1/stats/entities/trending",
+        "/v1/stats/topics/distribution",
+        "/api/v1/narratives", "/api/v1/topics", "/api/v1/discourse", f"/api/v1/discourse?topic={topic}",
+        "/api/v1/signals", "/api/v1/entities", f"/api/v1/entities?topic={topic}", "/api/v1/observations",
+        "/api/v1/clusters", f"/api/v1/snapshots?topic={topic}", f"/api/v1/trends?topic={topic}",
+        f"/api/v1/compare?topics={topics}", "/api/v1/status",
+    ]
+    record = get("/v1/records?limit=1")["items"][0]["id"]
+    v1_topic = get("/v1/topics?limit=1")["items"][0]["id"]
+    entity = get("/v1/entities?limit=1")["items"][0]
+    story = get("/v1/stories?limit=1")["items"][0]
+    signal = get("/v1/signals?limit=1")["items"][0]["id"]
+    arc = get("/v1/arcs?limit=1")["items"][0]["slug"]
+    narrative = get("/api/v1/narratives?limit=1")["data"][0]["slug"]
+    entity_name = get("/api/v1/entities?limit=1")["data"][0]["name"]
+    source = get("/v1/sources")["sources"][0]["id"]
+    details = [
+        f"/v1/records/{record}", f"/v1/records/{record}/embedding", f"/v1/records/{record}/entities",
+        f"/v1/records/{record}/topics", "/v1/stories/lead", f"/v1/stories/by-slug/{story['slug']}",
+        f"/v1/stories/by-topic/{v1_topic}", f"/v1/stories/by-entity/{entity['id']}", f"/v1/stories/{story['id']}",
+        f"/v1/stories/{story['id']}/versions", f"/v1/stories/{story['id']}/sources", f"/v1/signals/{signal}",
+        f"/v1/signals/{signal}/evidence", f"/v1/topics/{v1_topic}", f"/v1/entities/{entity['id']}",
+        f"/v1/entities/by-slug/{entity['slug']}", f"/v1/stats/sources/{source}/timeline",
+        f"/v1/stats/topics/{v1_topic}/timeline", f"/v1/arcs/{arc}",
+        f"/api/v1/narratives/{narrative}", f"/api/v1/topics/{topic}",
+        f"/api/v1/entities/{urllib.parse.quote(entity_name)}", "/api/v1/search?q=battery+recall",
+    ]
+    return lists, details
+
+
+def time_once(base: str, route: str, auth: dict) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(base + route, headers=auth), timeout=120) as r:
+            r.read()
+            status = r.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    return (time.perf_counter() - t0) * 1000, status
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=str(ROOT / "benchmarks" / ".cache" / "demo.db"),
@@ -72,6 +132,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server processes")
     parser.add_argument("--server-threads", type=int, default=96, help="threads per server process")
     parser.add_argument("--datasette", default="/work/venv-datasette/bin/datasette")
+    parser.add_argument("--all-lists", action="store_true",
+                        help="every list endpoint of both interfaces, and one cold request to every GET endpoint")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
@@ -104,10 +166,20 @@ def main() -> int:
         wait_for(base + "/v1/records?limit=1", auth)
         first = json.loads(urllib.request.urlopen(
             urllib.request.Request(base + "/v1/records?limit=1", headers=auth)).read())["items"][0]
-        cases = [("corpuskit /v1/records?limit=20", "/v1/records?limit=20"),
-                 ("corpuskit /v1/records?limit=20&source=reddit&sentiment=positive",
-                  "/v1/records?limit=20&source=reddit&sentiment=positive"),
-                 ("corpuskit /v1/records/{id}", f"/v1/records/{first['id']}")]
+        if args.all_lists:
+            lists, details = every_endpoint(base, auth)
+            cold = [(route, *time_once(base, route, auth)) for route in lists + details]
+            print(f"one request to each of {len(cold)} GET endpoints, cold server ({n_records:,} records):")
+            for route, ms, status in sorted(cold, key=lambda c: -c[1]):
+                print(f"  {ms:>9.1f} ms  {status}  {route}")
+            slow = [c for c in cold if c[1] > 1000 or c[2] >= 500]
+            print(f"  slowest {max(c[1] for c in cold):.0f} ms; over 1 s or 5xx: {len(slow)}")
+            cases = [(f"{route}", route) for route in lists]
+        else:
+            cases = [("corpuskit /v1/records?limit=20", "/v1/records?limit=20"),
+                     ("corpuskit /v1/records?limit=20&source=reddit&sentiment=positive",
+                      "/v1/records?limit=20&source=reddit&sentiment=positive"),
+                     ("corpuskit /v1/records/{id}", f"/v1/records/{first['id']}")]
         for label, route in cases:
             wrk(base + route, 1, args.connections, auth)  # warm-up: every server process, every cache
             results.append((label, wrk(base + route, args.seconds, args.connections, auth)))
@@ -115,7 +187,7 @@ def main() -> int:
         server.terminate()
         server.wait(10)
 
-    if Path(args.datasette).exists():
+    if Path(args.datasette).exists() and not args.all_lists:
         # Datasette's Python cannot load sqlite-vec, and a file whose schema names vec0 fails its
         # start-up check; so it serves a byte-for-byte copy of the records without the vector table.
         from corpuskit.store import connect
