@@ -184,6 +184,7 @@ def main(argv=None) -> int:
 
     from corpuskit import open_corpus
     from corpuskit.api import create_app
+    from corpuskit.api.app import preload_handlers
     from corpuskit.api.wsgi_server import connection_cap, raise_fd_limit
     from corpuskit.errors import CorpusKitError
     from corpuskit.store.keys import create_key, list_keys
@@ -228,6 +229,7 @@ def main(argv=None) -> int:
             "max_streams_per_key": args.max_streams_per_key or 4,
         }
         create_app(corpus, **app_options)  # fail here, before forking, on bad settings
+        preload_handlers()  # workers fork with the handlers' imports done
         active = [k for k in list_keys(corpus.conn) if k.active]
         key = None
         if not active and not args.no_key:
