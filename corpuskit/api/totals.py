@@ -3,8 +3,8 @@
 A paged list answers its ``total`` on every page; counting a filtered join on
 every request costs more than the page itself. :func:`cached_total` keeps each
 count per process, and :func:`cached_page` a rendered page, keyed by the query
-and a data version read from a few cheap queries: the number and newest id of
-records (records added or removed) and the number of runs and of running runs
+and a data version read from a few cheap queries: which corpus, the number and
+newest id of records (records added or removed) and the number of runs and of running runs
 (every stage, in any process, writes its output inside ``Corpus.run_stage``,
 which writes a run row when it starts and marks it when it ends). While a run
 is in progress nothing is cached, so an answer is never older than the data.
@@ -14,7 +14,11 @@ from __future__ import annotations
 import threading
 
 _VERSION_SQL = ("SELECT (SELECT count(*) FROM records), (SELECT max(id) FROM records), "
-                "(SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE status = 'running')")
+                "(SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE status = 'running'), "
+                # which corpus: its file, and its API id secret (set on first use), which also tells
+                # apart in-memory corpora and a file rebuilt at the same path
+                "(SELECT file FROM pragma_database_list WHERE name = 'main'), "
+                "(SELECT substr(value, 2, 16) FROM meta WHERE key = 'api_id_secret')")
 _MAX_ENTRIES = 4096
 _totals: dict = {}
 _lock = threading.Lock()
@@ -22,10 +26,10 @@ _lock = threading.Lock()
 
 def data_version(conn) -> tuple | None:
     """A stamp that changes whenever records or any stage's output change; None while a stage runs."""
-    records, newest, runs, running = conn.execute(_VERSION_SQL).fetchone()
+    records, newest, runs, running, file, token = conn.execute(_VERSION_SQL).fetchone()
     if running:
         return None
-    return records, newest, runs
+    return records, newest, runs, file, token
 
 
 def cached_total(conn, sql: str, args=()) -> int:
@@ -62,6 +66,26 @@ def cached_page(conn, key: tuple, compute):
                 _pages.clear()
             _pages[full_key] = page
     return page
+
+
+def remembered_answer(corpus, compute):
+    """``compute()`` for the current GET request, remembered per path and query string.
+
+    The answer is kept until :func:`data_version` changes, and for at most the
+    corpus clock's minute (a corpus on the wall clock moves its "last N days"
+    windows with time). Errors are not remembered. Used by every list,
+    aggregate and detail endpoint whose answer depends on nothing but the
+    data and the request (not on the key).
+    """
+    import bottle
+
+    from corpuskit.api.ids import corpus_secret
+    from corpuskit.clock import iso
+
+    corpus_secret(corpus)  # created on first use: part of the data version from the first answer on
+    request = bottle.request
+    key = ("answer", request.path, request.query_string, iso(corpus.now())[:16])
+    return cached_page(corpus.conn, key, compute)
 
 
 def clear() -> None:

@@ -18,7 +18,7 @@ from corpuskit.api.bearer.stream import StreamGate, signal_stream
 from corpuskit.api.errors import abort_json, json_response
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
-from corpuskit.api.totals import cached_page
+from corpuskit.api.totals import cached_page, remembered_answer
 from corpuskit.analysis import corpus_stats, entity_stats
 from corpuskit.enrich import entities as entity_keys
 from corpuskit.errors import NotFoundError, ValidationError
@@ -44,7 +44,8 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
     """Add the ``/v1`` routes for ``corpus`` to ``app``; ``stream_gate`` caps the open signal streams."""
     stream_gate = stream_gate if stream_gate is not None else StreamGate()
 
-    def bearer(path):
+    def bearer(path, remember=False):
+        """Route ``path`` behind the key check; ``remember``: keep the answer until the data change."""
         def decorate(handler):
             @functools.wraps(handler)
             def wrapper(*args, **kwargs):
@@ -55,6 +56,8 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
                     bottle.response.set_header(name, value)
                 try:
                     try:
+                        if remember:
+                            return remembered_answer(corpus, lambda: handler(*args, **kwargs))
                         return handler(*args, **kwargs)
                     except NotFoundError as exc:
                         abort_json(404, str(exc))
@@ -167,11 +170,11 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
                      lambda after: queries.story_page(conn(), topic_id, entity_id, since, until, after, size),
                      lambda r: [r["publish_at"], r["id"]], lambda r: shapes.story_list_item(corpus, r), size)
 
-    @bearer("/v1/stories/lead")
+    @bearer("/v1/stories/lead", remember=True)
     def lead_story():
         return shapes.story(corpus, narrate_read.lead_story(corpus))
 
-    @bearer("/v1/stories/count")
+    @bearer("/v1/stories/count", remember=True)
     def story_count():
         topic_id, entity_id, since, until = story_filters()
         return {"count": queries.story_count(conn(), topic_id, entity_id, since, until)}
@@ -188,21 +191,21 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
             redirect(shapes.story_slug_path(canonical))
         return shapes.story(corpus, narrate_read.story_by_slug(corpus, canonical))
 
-    @bearer("/v1/stories/by-topic/<tid>")
+    @bearer("/v1/stories/by-topic/<tid>", remember=True)
     def stories_by_topic(tid):
         topic_id = need("top", tid, "topic")
         if not queries.topic_exists(conn(), topic_id):
             abort_json(404, "topic not found")
         return story_list("stories-by-topic", topic_id=topic_id)
 
-    @bearer("/v1/stories/by-entity/<eid>")
+    @bearer("/v1/stories/by-entity/<eid>", remember=True)
     def stories_by_entity(eid):
         entity_id = need("ent", eid, "entity")
         if queries.entity_row(conn(), entity_id) is None:
             abort_json(404, "entity not found")
         return story_list("stories-by-entity", entity_id=entity_id)
 
-    @bearer("/v1/stories")
+    @bearer("/v1/stories", remember=True)
     def stories():
         topic_id, entity_id, since, until = story_filters()
         return story_list("stories", topic_id, entity_id, since, until)
@@ -236,7 +239,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
                 "externalCitations": data["externalCitations"]}
 
     # -- signals ----------------------------------------------------------------
-    @bearer("/v1/signals")
+    @bearer("/v1/signals", remember=True)
     def signals():
         kind = params.enum_param("kind", tuple(queries.V1_SIGNAL_KINDS))
         severity = params.enum_param("severity", SEVERITIES)
@@ -247,7 +250,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
                      lambda after: queries.signal_page(conn(), kind, severity, status, after, size),
                      lambda r: [r["detected_at"], r["id"]], lambda r: shapes.signal_item(corpus, r), size)
 
-    @bearer("/v1/signals/feed")
+    @bearer("/v1/signals/feed", remember=True)
     def signal_feed():
         size = limit(FEED_DEFAULT, FEED_MAX)
         rows = queries.signal_feed(conn(), size)
@@ -280,13 +283,13 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         }
 
     # -- topics -----------------------------------------------------------------
-    @bearer("/v1/topics")
+    @bearer("/v1/topics", remember=True)
     def topics():
         size = limit()
         return paged("topics", {}, 1, lambda after: queries.topic_page(conn(), after, size),
                      lambda r: [r["id"]], lambda r: shapes.topic_item(corpus, r), size)
 
-    @bearer("/v1/topics/<tid>")
+    @bearer("/v1/topics/<tid>", remember=True)
     def topic(tid):
         row = queries.topic_row(conn(), need("top", tid, "topic"))
         if row is None:
@@ -316,7 +319,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         detail.update(shapes.entity_base(corpus, row))
         return detail
 
-    @bearer("/v1/entities")
+    @bearer("/v1/entities", remember=True)
     def entities():
         kind = params.enum_param("type", ENTITY_TYPES)
         size = limit()
@@ -336,13 +339,13 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         return page_envelope(corpus, "entities", {"type": kind}, rows, size, total,
                              lambda r: [r["mention_count"], r["id"]], shape)
 
-    @bearer("/v1/entities/sitemap-pages")
+    @bearer("/v1/entities/sitemap-pages", remember=True)
     def entity_sitemap():
         pages, total = queries.entity_sitemap_pages(conn())
         return {"pages": [{"page": p, "count": n, "maxUpdatedAt": newest} for p, n, newest in pages],
                 "total": total}
 
-    @bearer("/v1/entities/slugs")
+    @bearer("/v1/entities/slugs", remember=True)
     def entity_slugs():
         size = limit(SLUGS_DEFAULT, SLUGS_MAX)
         after = decode_cursor(corpus, "entity-slugs", {}, cursor(), 1)
@@ -366,12 +369,12 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
             redirect(shapes.entity_path(row["slug"]))
         return entity_detail_for(entity_id)
 
-    @bearer("/v1/entities/<eid>")
+    @bearer("/v1/entities/<eid>", remember=True)
     def entity(eid):
         return entity_detail_for(need("ent", eid, "entity"))
 
     # -- sources and stats ------------------------------------------------------
-    @bearer("/v1/sources")
+    @bearer("/v1/sources", remember=True)
     def sources():
         rows = source_health_module.source_health(corpus)
         return {"sources": [{"id": r["source"], "recordCount": r["recordCount"],
@@ -380,11 +383,11 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
     def days(default=DAYS_DEFAULT, maximum=DAYS_MAX):
         return params.int_param("days", default, minimum=1, maximum=maximum)
 
-    @bearer("/v1/stats/global/timeline")
+    @bearer("/v1/stats/global/timeline", remember=True)
     def global_timeline():
         return {"timeline": corpus_stats.global_timeline(corpus, days())}
 
-    @bearer("/v1/stats/sources/<source>/timeline")
+    @bearer("/v1/stats/sources/<source>/timeline", remember=True)
     def source_timeline(source):
         window = days()
         if source not in SOURCE_KINDS:
@@ -394,12 +397,12 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         except NotFoundError:
             abort_json(404, "source not found")
 
-    @bearer("/v1/stats/sentiment/timeline")
+    @bearer("/v1/stats/sentiment/timeline", remember=True)
     def sentiment_timeline():
         window = min(days(SENTIMENT_DAYS_DEFAULT), SENTIMENT_LIVE_DAYS)
         return corpus_stats.sentiment_timeline(corpus, window)
 
-    @bearer("/v1/stats/entities/trending")
+    @bearer("/v1/stats/entities/trending", remember=True)
     def trending():
         n = params.int_param("n", TRENDING_DEFAULT, minimum=1, maximum=TRENDING_MAX)
         found = entity_stats.trending_entities(corpus, n)
@@ -414,14 +417,14 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
                         "recentMentions": r["recentMentions"], "canonicalPath": shapes.entity_path(entity["slug"])})
         return {"entities": out}
 
-    @bearer("/v1/stats/topics/distribution")
+    @bearer("/v1/stats/topics/distribution", remember=True)
     def topic_distribution():
         data = corpus_stats.topic_distribution(corpus)
         return {"topics": [{"id": encode_id(corpus, "top", t["topicId"]), "label": t["label"],
                             "share": t["share"], "recordCount": t["recordCount"]} for t in data["topics"]],
                 "totalRecords": data["totalRecords"]}
 
-    @bearer("/v1/stats/topics/<tid>/timeline")
+    @bearer("/v1/stats/topics/<tid>/timeline", remember=True)
     def topic_timeline(tid):
         window = days()
         topic_id = need("top", tid, "topic")
@@ -432,13 +435,13 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         return {"topicId": encode_id(corpus, "top", topic_id), "timeline": data["timeline"]}
 
     # -- arcs -------------------------------------------------------------------
-    @bearer("/v1/arcs")
+    @bearer("/v1/arcs", remember=True)
     def arcs():
         size = limit()
         return paged("arcs", {}, 2, lambda after: queries.arc_page(conn(), after, size),
                      lambda r: [r["last_updated_at"], r["id"]], lambda r: shapes.arc_item(corpus, r), size)
 
-    @bearer("/v1/arcs/<slug>")
+    @bearer("/v1/arcs/<slug>", remember=True)
     def arc(slug):
         if len(slug) > 300:
             abort_json(404, "arc not found")

@@ -25,6 +25,7 @@ from corpuskit.api import ratelimit
 from corpuskit.api.errors import JsonError
 from corpuskit.api.keyed import handlers
 from corpuskit.api.keyed.access import require_key
+from corpuskit.api.totals import remembered_answer
 from corpuskit.errors import NotFoundError, ValidationError
 
 log = logging.getLogger("corpuskit.api.keyed")
@@ -32,15 +33,22 @@ log = logging.getLogger("corpuskit.api.keyed")
 PREFIX = "/api/v1"
 
 
-def keyed(corpus, callback):
-    """Wrap a handler with the key check and the rate-limit count."""
+def keyed(corpus, callback, remember: bool = False):
+    """Wrap a handler with the key check and the rate-limit count.
+
+    ``remember``: the answer depends only on the data and the request, so it
+    is kept until the data change (:func:`corpuskit.api.totals.remembered_answer`).
+    """
 
     @functools.wraps(callback)
     def wrapper(*args, **kwargs):
         key_info = require_key(corpus, bottle.request)
         headers = ratelimit.check_and_count(corpus, key_info, request=bottle.request)
         try:
-            out = callback(*args, **kwargs)
+            if remember:
+                out = remembered_answer(corpus, lambda: callback(*args, **kwargs))
+            else:
+                out = callback(*args, **kwargs)
         except bottle.HTTPResponse as answer:
             error = answer
         except NotFoundError as exc:
@@ -76,22 +84,24 @@ def install(app, corpus) -> None:
     app.route(PREFIX + "/openapi.json", "GET", openapi_route("keyed"))
     app.route(PREFIX + "/status", "GET", functools.partial(handlers.status, corpus))
 
+    # (path, handler, remembered until the data change); discourse keeps its own page cache
+    # (it answers pre-encoded bytes) and search embeds each query afresh
     routes = [
-        ("/narratives", handlers.narratives),
-        ("/narratives/<slug:re:[\\s\\S]+>", handlers.narrative),
-        ("/topics", handlers.topics),
-        ("/topics/<name:re:[\\s\\S]+>", handlers.topic),
-        ("/discourse", handlers.discourse),
-        ("/search", handlers.search),
-        ("/signals", handlers.signals),
-        ("/entities", handlers.entities),
-        ("/entities/<name:re:[\\s\\S]+>", handlers.entity),
-        ("/snapshots", handlers.snapshots),
-        ("/trends", handlers.trends),
-        ("/compare", handlers.compare),
-        ("/observations", handlers.observations),
-        ("/clusters", handlers.clusters),
+        ("/narratives", handlers.narratives, True),
+        ("/narratives/<slug:re:[\\s\\S]+>", handlers.narrative, True),
+        ("/topics", handlers.topics, True),
+        ("/topics/<name:re:[\\s\\S]+>", handlers.topic, True),
+        ("/discourse", handlers.discourse, False),
+        ("/search", handlers.search, False),
+        ("/signals", handlers.signals, True),
+        ("/entities", handlers.entities, True),
+        ("/entities/<name:re:[\\s\\S]+>", handlers.entity, True),
+        ("/snapshots", handlers.snapshots, True),
+        ("/trends", handlers.trends, True),
+        ("/compare", handlers.compare, True),
+        ("/observations", handlers.observations, True),
+        ("/clusters", handlers.clusters, True),
     ]
-    for path, handler in routes:
-        app.route(PREFIX + path, "GET", keyed(corpus, functools.partial(handler, corpus)))
+    for path, handler, remember in routes:
+        app.route(PREFIX + path, "GET", keyed(corpus, functools.partial(handler, corpus), remember))
 

@@ -1,0 +1,63 @@
+"""Answers remembered until the data change: computed once, never stale, never another corpus's."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from corpuskit.api import totals
+from corpuskit.api.bearer import queries as bearer_queries
+from tests.api_fixtures import NOW, insert_record
+from tests.api_v1_common import V1
+
+
+def counting(monkeypatch, module, name):
+    calls = []
+    original = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_an_answer_is_computed_once_per_data_version(monkeypatch):
+    totals.clear()
+    v1 = V1()
+    calls = counting(monkeypatch, bearer_queries, "topic_page")
+    first = v1.ok("/v1/topics?limit=3")
+    assert v1.ok("/v1/topics?limit=3") == first and len(calls) == 1
+    v1.ok("/v1/topics?limit=2")  # another query string is another answer
+    assert len(calls) == 2
+    # a stage run changes the data version: the answer is computed afresh
+    with v1.corpus.run_stage("analyse"):
+        v1.ok("/v1/topics?limit=3")
+        v1.ok("/v1/topics?limit=3")  # while the run is in progress nothing is remembered
+        assert len(calls) == 4
+    v1.ok("/v1/topics?limit=3")
+    v1.ok("/v1/topics?limit=3")
+    assert len(calls) == 5
+    v1.corpus.close()
+
+
+def test_a_new_record_is_seen_at_once():
+    totals.clear()
+    v1 = V1()
+    before = v1.ok("/v1/stats/global/timeline?days=3")["timeline"]
+    with v1.corpus.transaction():
+        insert_record(v1.corpus.conn, 999, NOW - timedelta(hours=1), source="news")
+    after = v1.ok("/v1/stats/global/timeline?days=3")["timeline"]
+    assert sum(d["recordCount"] for d in after) == sum(d["recordCount"] for d in before) + 1
+    v1.corpus.close()
+
+
+def test_two_corpora_with_the_same_counts_never_share_an_answer(tmp_path):
+    totals.clear()
+    a, b = V1(tmp_path / "a.db"), V1(tmp_path / "b.db")
+    with b.corpus.transaction():
+        b.corpus.conn.execute("UPDATE topics SET display_name = 'Renamed in b' WHERE id = (SELECT min(id) FROM topics)")
+    labels_a = [t["label"] for t in a.ok("/v1/topics")["items"]]
+    labels_b = [t["label"] for t in b.ok("/v1/topics")["items"]]
+    assert "Renamed in b" in labels_b and "Renamed in b" not in labels_a
+    a.corpus.close()
+    b.corpus.close()
