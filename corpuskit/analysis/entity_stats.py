@@ -80,21 +80,33 @@ def _in(ids) -> str:
 
 
 def _window_sums(corpus, entity_ids=None) -> dict:
-    """entity id -> (total, recent, baseline) mentions; every mentioned entity when ids is None."""
+    """entity id -> (total, recent, baseline) mentions; every mentioned entity when ids is None.
+
+    The totals read ``mentions`` alone; only the records of the two windows
+    (found through the ``published_at`` index) are joined, so the cost grows
+    with the last five weeks, not with the whole corpus.
+    """
     now, recent_start, base_start = _windows(corpus)
-    sql = ("SELECT m.entity_id, sum(m.mention_count), "
-           "total(CASE WHEN r.published_at > ? AND r.published_at <= ? THEN m.mention_count END), "
-           "total(CASE WHEN r.published_at > ? AND r.published_at <= ? THEN m.mention_count END) "
-           "FROM mentions m JOIN records r ON r.id = m.record_id")
-    args = [recent_start, now, base_start, recent_start]
+    totals_sql = "SELECT entity_id, sum(mention_count) FROM mentions"
+    windows_sql = ("SELECT m.entity_id, "
+                   "total(CASE WHEN r.published_at > ? THEN m.mention_count END), "
+                   "total(CASE WHEN r.published_at <= ? THEN m.mention_count END) "
+                   "FROM records r JOIN mentions m ON m.record_id = r.id "
+                   "WHERE r.published_at > ? AND r.published_at <= ?")
+    window_args = [recent_start, recent_start, base_start, now]
     out = {}
     batches = [None] if entity_ids is None else list(_chunks(entity_ids))
     for batch in batches:
-        query = sql + (f" WHERE m.entity_id IN ({_in(batch)})" if batch is not None else "")
-        query += " GROUP BY m.entity_id"
-        for eid, total, recent, baseline in corpus.conn.execute(query, args + (batch or [])):
-            out[eid] = (int(total), int(recent), int(baseline))
-    return out
+        ids = [] if batch is None else batch
+        where = f" WHERE entity_id IN ({_in(batch)})" if batch is not None else ""
+        for eid, total in corpus.conn.execute(totals_sql + where + " GROUP BY entity_id", ids):
+            out[eid] = [int(total), 0, 0]
+        and_in = f" AND m.entity_id IN ({_in(batch)})" if batch is not None else ""
+        for eid, recent, baseline in corpus.conn.execute(windows_sql + and_in + " GROUP BY m.entity_id",
+                                                         window_args + ids):
+            if eid in out:
+                out[eid][1:] = [int(recent), int(baseline)]
+    return {eid: tuple(v) for eid, v in out.items()}
 
 
 def _lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
