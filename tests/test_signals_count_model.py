@@ -200,3 +200,49 @@ def test_detect_sentiment_with_squares_and_no_false_alarms():
     for out in (with_sq, without):
         assert out["fired"].iloc[45]
         assert out["fired"].drop(idx[45]).sum() <= 1
+
+
+def test_sentiment_stage_and_detect_are_the_same_code():
+    """The daily sentiment stage equals ``detect(kind="sentiment_shift")`` on the same sums (gates aside)."""
+    from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
+
+    rng = np.random.default_rng(7)
+    count = rng.poisson(6, 70).astype(float)
+    scores = [rng.normal(0.05, 0.35, int(n)).clip(-1, 1) for n in count]
+    scores[55] = (scores[55] - 0.8).clip(-1, 1)
+    total = np.array([s.sum() for s in scores])
+    sq = np.array([(s ** 2).sum() for s in scores])
+    stage, _, _ = SentimentShiftDetector(min_day_records=1, min_records=5, min_shift=0.0).score(
+        count[None], total[None], sq[None])
+    frame = pd.DataFrame({"sum": total, "count": count, "sq": sq},
+                         index=pd.date_range("2024-01-01", periods=70, freq="D"))
+    ours = detect(frame, kind="sentiment_shift")["sigma"].to_numpy()
+    np.testing.assert_allclose(stage[0], ours, equal_nan=True)
+    assert ours[55] >= 3
+
+
+def test_mean_shift_variance_is_the_sampling_error_on_a_quiet_topic():
+    """Pure sampling noise (no day effect): tau2 ~ 0 and z has unit spread; a real day effect widens it.
+
+    Measured: |z| >= 3 on 0.3% of days without a day effect (the normal rate) and on
+    about 1% with one (tau = 0.2 against a record sd of 0.4: tau2 comes from 21 days).
+    """
+    from corpuskit.analysis.signals.mean_model import mean_shift
+
+    rng = np.random.default_rng(8)
+    days = 400
+    count = rng.poisson(8, days).astype(float)
+    for tau in (0.0, 0.2):
+        day_mean = rng.normal(0.0, tau, days)
+        scores = [rng.normal(m, 0.4, int(n)) for m, n in zip(day_mean, count)]
+        total = np.array([s.sum() for s in scores])
+        sq = np.array([(s ** 2).sum() for s in scores])
+        p = mean_shift(count, total, sq, k=1, window=21, min_periods=7, min_records=5)
+        z = p["z"][np.isfinite(p["z"])]
+        assert 0.8 < z.std() < 1.25, (tau, z.std())
+        assert np.mean(np.abs(z) >= 3) <= (0.015 if tau else 0.005)
+        assert np.median(p["s2"][30:]) == pytest.approx(0.16, rel=0.2)
+        if tau:
+            assert np.median(p["tau2"][30:]) == pytest.approx(tau ** 2, rel=0.5)
+        else:
+            assert np.median(p["tau2"][30:]) < 0.005
