@@ -246,3 +246,16 @@ def test_mean_shift_variance_is_the_sampling_error_on_a_quiet_topic():
             assert np.median(p["tau2"][30:]) == pytest.approx(tau ** 2, rel=0.5)
         else:
             assert np.median(p["tau2"][30:]) < 0.005
+
+
+def test_stage_volume_fires_on_a_quiet_topic_surge():
+    """The property holds for the stage too: no minimum baseline for topic series (0.3 a day, then 11)."""
+    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+
+    rng = np.random.default_rng(9)
+    counts = rng.poisson(0.3, (50, 40)).astype(float)
+    counts[:, 35] = np.ceil(np.maximum(4 * counts[:, 14:35].mean(axis=1), counts[:, 14:35].mean(axis=1) + 10))
+    det = VolumeSpikeDetector(entities=False)
+    sigma, _, _ = det.score(counts, det.min_baseline)
+    assert (sigma[:, 35] >= OPEN_SIGMA).all()
+    assert not (np.nan_to_num(sigma[:, :35], nan=0.0) >= OPEN_SIGMA).any()   # quiet days stay quiet
