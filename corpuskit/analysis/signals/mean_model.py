@@ -23,8 +23,9 @@ by their sizes and ``tau2`` is 0.
 
 The score is ``t = (after - before) / sqrt(var)``, read as a normal ``z`` of
 the same tail probability under Student's t with Satterthwaite's degrees of
-freedom (``tau2`` is estimated from only the baseline's periods, so a wandering
-topic's ``t`` has heavier tails); callers use ``|z|`` as the sigma. ``s2`` is floored at ``S2_FLOOR`` (scores in [-1, 1] rarely vary less).
+freedom (``tau2``, and ``s2`` when there is no ``Q``, are estimated from only the
+baseline's periods, so ``t`` has heavier tails than a normal); callers use
+``|z|`` as the sigma. ``s2`` is floored at ``S2_FLOOR`` (scores in [-1, 1] rarely vary less).
 """
 from __future__ import annotations
 
@@ -80,6 +81,7 @@ def mean_shift(count, total, sq=None, *, k: int, window: int, min_periods: int,
                             (q_between - (days - 1) * s2) / np.maximum(denom, 1e-12), 0.0)
             tau2 = np.maximum(tau2, 0.0)
         else:
+            d_all = days
             s2 = np.where(days > 1, q_between / np.maximum(days - 1, 1), S2_FLOOR)
             s2 = np.maximum(s2, S2_FLOOR)
             tau2 = np.zeros_like(s2)
@@ -88,9 +90,12 @@ def mean_shift(count, total, sq=None, *, k: int, window: int, min_periods: int,
                        + tau2 * b_u / np.maximum(n_u, 1e-12) ** 2)
         var = var_within + var_between
         t = (after - before) / np.sqrt(var)
-        # tau2 comes from only `days` periods: read t against Student's t with
-        # Satterthwaite's degrees of freedom (the within part's are many)
-        df = np.where(var_between > 0, (days - 1) * var ** 2 / np.maximum(var_between, 1e-300) ** 2, np.inf)
+        # the variances are estimated: read t against Student's t with Satterthwaite's
+        # degrees of freedom (tau2 from `days` periods; s2 from the baseline's records,
+        # or from its `days` period means when there are no sums of squares)
+        df_between = np.maximum(days - 1, 1.0)
+        df_within = (np.maximum(n_base - d_all, 1.0) if has_sq else df_between)
+        df = var ** 2 / np.maximum(var_within ** 2 / df_within + var_between ** 2 / df_between, 1e-300)
         df = np.maximum(df, 1.0)
         z = np.where(np.isfinite(df) & np.isfinite(t),
                      np.sign(t) * norm.isf(np.clip(student_t.sf(np.abs(t), df), 1e-300, 1.0)), t)
