@@ -19,11 +19,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from corpuskit.analysis.signals.any_series import plan_for, score_counts
+from corpuskit.analysis.signals.any_series import onset, plan_for, score_counts
+from corpuskit.analysis.signals.mean_model import shift_sigma
 from corpuskit.analysis.signals.severity import OPEN_SIGMA, SEVERITY_THRESHOLDS
 from corpuskit.errors import ValidationError
 
 KINDS = ("volume_spike", "sentiment_shift")
+SENTIMENT_AFTER = (1, 2, 3)
+SENTIMENT_MIN_RECORDS = 5
 
 __all__ = ["detect", "KINDS"]
 
@@ -48,7 +51,12 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         series: is there an hour-of-day rhythm?) or first eight weeks (daily
         series: a weekday rhythm?); ``daily`` compares each period with the same
         time on previous days, ``weekly`` with the same weekday on previous
-        weeks, ``none`` with the periods just before.
+        weeks, ``none`` with the periods just before. ``sentiment_shift``
+        always compares with the periods just before (``auto`` or ``none``):
+        the mean of the last one, two and three periods against the baseline mean,
+        with a random-effects variance (records within a period, periods
+        around the baseline; see :mod:`corpuskit.analysis.signals.mean_model`),
+        the model the corpus sentiment stage runs; at least 5 records.
     cycles : int, optional
         Number of baseline values (days, weeks or preceding blocks); default
         14 days, 8 weeks or 21 blocks.
@@ -155,20 +163,19 @@ def _numeric(values, what: str) -> np.ndarray:
 
 
 def _sentiment(frame, rhythm, cycles, min_history):
-    """Shift of the period's mean sentiment against the baseline periods' mean.
+    """Shift of the mean sentiment: the one mean-shift model the sentiment stage runs.
 
-    ``z = (mean_t - m_base) / sqrt(s2 / count_t + s2 / n_base)`` with ``m_base``
-    the record-weighted mean of the baseline periods and ``s2`` the per-record
-    variance: from the ``sq`` column (sum of squared scores) when given, else
-    estimated from the spread of the baseline's period means (``count`` times
-    their variance; floored at 0.01). Two-sided: sigma is ``|z|``; periods with
-    fewer than 5 records are not tested.
+    :func:`~corpuskit.analysis.signals.mean_model.shift_sigma` with after
+    windows of 1, 2 and 3 periods against the ``cycles`` periods before
+    (default 21 for daily series, a day's worth for finer ones), at least 5
+    records in the after window. Two-sided: sigma is the best ``|z|``.
     """
-    from corpuskit.analysis.signals.any_series import lagged
-
     if not isinstance(frame, pd.DataFrame) or not {"sum", "count"} <= set(frame.columns):
         raise ValidationError("sentiment_shift needs a DataFrame with columns 'sum' and 'count' "
                               "(per-period sum of sentiment scores and number of records; optional 'sq')")
+    if rhythm not in ("auto", "none"):
+        raise ValidationError("sentiment_shift compares each period with the periods just before it: "
+                              f"rhythm must be 'auto' or 'none'; got {rhythm!r}")
     index = _check_index(frame.index)
     sums = _numeric(frame["sum"], "'sum'")
     counts = _numeric(frame["count"], "'count'")
@@ -178,26 +185,18 @@ def _sentiment(frame, rhythm, cycles, min_history):
         means = sums / counts
     if np.any(np.abs(means[np.isfinite(means)]) > 1 + 1e-9):
         raise ValidationError("'sum' / 'count' must lie in [-1, 1] (mean sentiment per period)")
+    sq = _numeric(frame["sq"], "'sq'") if "sq" in frame.columns else None
+    if sq is not None and np.any(sq[np.isfinite(sq)] < 0):
+        raise ValidationError("'sq' must be non-negative")
     step = _step(index)
-    plan = plan_for(counts, index, step, "none" if rhythm == "auto" else rhythm, cycles, min_history)
-    lags = plan.lags(1)
-    base_sum = np.nansum(lagged(sums, lags), axis=1)
-    base_cnt = np.nansum(lagged(counts, lags), axis=1)
-    period_means = lagged(means, lags)
-    periods = np.sum(np.isfinite(period_means), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m_base = base_sum / base_cnt
-        if "sq" in frame.columns:
-            sq = _numeric(frame["sq"], "'sq'")
-            s2 = np.nansum(lagged(sq, lags), axis=1) / base_cnt - m_base ** 2
-        else:
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", category=RuntimeWarning)
-                spread = np.nanvar(period_means, axis=1, ddof=1)
-            s2 = spread * base_cnt / np.maximum(periods, 1)
-        s2 = np.maximum(np.nan_to_num(s2, nan=0.0), 0.01)
-        z = (means - m_base) / np.sqrt(s2 / counts + s2 / base_cnt)
-    sigma = np.where((periods >= plan.min_history) & (counts >= 5), np.abs(z), np.nan)
-    return {"sigma": sigma, "expected": m_base, "baseline_n": periods}, plan
+    plan = plan_for(counts, index, step, "none", cycles, min_history)
+    sigma, best_k, parts = shift_sigma(counts, sums, sq, after_days=SENTIMENT_AFTER,
+                                       window=len(plan.lags(1)), min_periods=plan.min_history,
+                                       min_records=SENTIMENT_MIN_RECORDS)
+    first = parts[SENTIMENT_AFTER[0]]
+    expected = first["before"].copy()
+    for k in SENTIMENT_AFTER[1:]:
+        expected = np.where(best_k == k, parts[k]["before"], expected)
+    sigma = np.where(np.isnan(counts), np.nan, sigma)
+    return {"sigma": sigma, "expected": expected, "baseline_n": first["days"],
+            "onset": onset(sigma, max(SENTIMENT_AFTER) - 1)}, plan

@@ -43,6 +43,11 @@ def test_demo_lists_and_details(demo_v1):
     assert {s["kind"] for s in signals["items"]} <= {"velocity", "novelty", "divergence"}
     status, sig = demo_v1(f"/v1/signals/{signals['items'][0]['id']}/evidence")
     assert status == 200 and sig["records"]
+    for kind in ("divergence", "velocity"):          # quality flags on both shapes of detail
+        item = next(s for s in signals["items"] if s["kind"] == kind)
+        status, detail = demo_v1(f"/v1/signals/{item['id']}")
+        quality = detail["quality"] if kind == "divergence" else detail["detail"]["quality"]
+        assert status == 200 and {"baselineDays", "corpusEdge", "gap", "duplicateShare"} <= set(quality)
     status, timeline = demo_v1("/v1/stats/global/timeline?days=60")
     assert status == 200 and len(timeline["timeline"]) == 60
     assert sum(d["recordCount"] for d in timeline["timeline"]) > 0

@@ -192,7 +192,11 @@ def test_detect_sentiment_with_squares_and_no_false_alarms():
     idx = pd.date_range("2024-01-01", periods=60, freq="D")
     count = rng.poisson(12, 60).astype(float)
     scores = [rng.normal(0.0, 0.4, int(n)).clip(-1, 1) for n in count]
-    scores[45] = (scores[45] - 0.5).clip(-1, 1)
+    # a shift of 0.6 on ~12 records of sd 0.4 (about 5 standard errors); without 'sq' the
+    # per-record variance comes from 21 day means and is read against Student's t (20 df),
+    # so a 0.5 shift (3.2 sampled here) no longer clears 3 on that path: it did when t was read
+    # as a normal, which made such noise fire 0.7% of days instead of 0.3%
+    scores[45] = (scores[45] - 0.6).clip(-1, 1)
     frame = pd.DataFrame({"sum": [s.sum() for s in scores], "count": count,
                           "sq": [(s ** 2).sum() for s in scores]}, index=idx)
     with_sq = detect(frame, kind="sentiment_shift")
@@ -200,3 +204,81 @@ def test_detect_sentiment_with_squares_and_no_false_alarms():
     for out in (with_sq, without):
         assert out["fired"].iloc[45]
         assert out["fired"].drop(idx[45]).sum() <= 1
+
+
+def test_sentiment_stage_and_detect_are_the_same_code():
+    """The daily sentiment stage equals ``detect(kind="sentiment_shift")`` on the same sums (gates aside)."""
+    from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
+
+    rng = np.random.default_rng(7)
+    count = rng.poisson(6, 70).astype(float)
+    scores = [rng.normal(0.05, 0.35, int(n)).clip(-1, 1) for n in count]
+    scores[55] = (scores[55] - 0.8).clip(-1, 1)
+    total = np.array([s.sum() for s in scores])
+    sq = np.array([(s ** 2).sum() for s in scores])
+    stage, _, _ = SentimentShiftDetector(min_day_records=1, min_records=5, min_shift=0.0).score(
+        count[None], total[None], sq[None])
+    frame = pd.DataFrame({"sum": total, "count": count, "sq": sq},
+                         index=pd.date_range("2024-01-01", periods=70, freq="D"))
+    ours = detect(frame, kind="sentiment_shift")["sigma"].to_numpy()
+    np.testing.assert_allclose(stage[0], ours, equal_nan=True)
+    assert ours[55] >= 3
+
+
+def test_mean_shift_variance_is_the_sampling_error_on_a_quiet_topic():
+    """Pure sampling noise (no day effect): tau2 ~ 0 and z has unit spread; a real day effect widens it.
+
+    Measured: |z| >= 3 on 0.3% of days without a day effect (the normal rate) and on
+    about 1% with one (tau = 0.2 against a record sd of 0.4: tau2 comes from 21 days).
+    """
+    from corpuskit.analysis.signals.mean_model import mean_shift
+
+    rng = np.random.default_rng(8)
+    days = 400
+    count = rng.poisson(8, days).astype(float)
+    for tau in (0.0, 0.2):
+        day_mean = rng.normal(0.0, tau, days)
+        scores = [rng.normal(m, 0.4, int(n)) for m, n in zip(day_mean, count)]
+        total = np.array([s.sum() for s in scores])
+        sq = np.array([(s ** 2).sum() for s in scores])
+        p = mean_shift(count, total, sq, k=1, window=21, min_periods=7, min_records=5)
+        z = p["z"][np.isfinite(p["z"])]
+        assert 0.8 < z.std() < 1.25, (tau, z.std())
+        assert np.mean(np.abs(z) >= 3) <= (0.015 if tau else 0.005)
+        assert np.median(p["s2"][30:]) == pytest.approx(0.16, rel=0.2)
+        if tau:
+            assert np.median(p["tau2"][30:]) == pytest.approx(tau ** 2, rel=0.5)
+        else:
+            assert np.median(p["tau2"][30:]) < 0.005
+
+
+def test_stage_volume_fires_on_a_quiet_topic_surge():
+    """The property holds for the stage too: no minimum baseline for topic series (0.3 a day, then 11)."""
+    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+
+    rng = np.random.default_rng(9)
+    counts = rng.poisson(0.3, (50, 40)).astype(float)
+    counts[:, 35] = np.ceil(np.maximum(4 * counts[:, 14:35].mean(axis=1), counts[:, 14:35].mean(axis=1) + 10))
+    det = VolumeSpikeDetector(entities=False)
+    sigma, _, _ = det.score(counts, det.min_baseline)
+    assert (sigma[:, 35] >= OPEN_SIGMA).all()
+    assert not (np.nan_to_num(sigma[:, :35], nan=0.0) >= OPEN_SIGMA).any()   # quiet days stay quiet
+
+
+@pytest.mark.parametrize("with_sq", [True, False])
+def test_detect_sentiment_noise_rate(with_sq):
+    """Pure noise (sd 0.3 a record, ~10 records a period): at most 1% of periods fire.
+
+    Two-sided (a rise or a fall) and the best of three after windows, so above the one-sided
+    0.135% of a single count test; measured 0.2-0.8% over seeds 1-3 with and without 'sq'.
+    """
+    rng = np.random.default_rng(1)
+    n = 5000
+    count = rng.poisson(10, n).astype(float)
+    scores = [rng.normal(0.05, 0.3, int(c)).clip(-1, 1) for c in count]
+    frame = pd.DataFrame({"sum": [s.sum() for s in scores], "count": count,
+                          "sq": [(s ** 2).sum() for s in scores]},
+                         index=pd.date_range("2024-01-01", periods=n, freq="h"))
+    out = detect(frame if with_sq else frame[["sum", "count"]], kind="sentiment_shift")
+    assert out["fired"].mean() <= 0.01
+    assert (out["sigma"] >= 4.5).sum() <= 2

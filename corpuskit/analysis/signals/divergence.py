@@ -3,19 +3,18 @@
 Series: per topic, per source and day, the count, sum and sum of squares of
 sentiment scores; for every pair of sources the *gap* ``mean_A - mean_B``.
 
-Baseline window: the ``window`` days (default 21) before the after window;
-days where either source has fewer than ``min_day_records`` records do not
-count; at least ``min_periods`` usable days.
-
-Test: the after gap is the gap of the means over the last ``k`` days (``k`` in
-``after_days``, default 1 and 2). The before gap is the median of the baseline's
-daily gaps. The scale is ``max(1.4826 * MAD(daily gaps) / sqrt(k),
-sqrt(var_A / n_A + var_B / n_B))`` (day-to-day variation of the gap,
-floored by the sampling error of the two after means). The sigma score is
-``|gap_after - gap_before| / scale``. Gates: each source has at least
-``min_records`` records in the after window, the sources move *apart*
-(``|gap_after| > |gap_before|``) and the gap changes by at least
-``min_points / 100``.
+Test: each source's series goes through the one mean-shift model of
+:mod:`~corpuskit.analysis.signals.mean_model` (the sentiment detector's and
+``detect``'s): its mean over the last ``k`` days (``k`` in ``after_days``,
+default 1 and 2) against its record-weighted mean over the ``window`` days
+before (default 21; at least ``min_periods`` days where the source has
+``min_day_records`` records). The gap's change is the difference of the two
+shifts, ``(after_A - before_A) - (after_B - before_B)``, and its variance the
+sum of the two shifts' variances (day effects shared by both sources would
+cancel in the gap; ignoring that makes the test conservative). The sigma score
+is the best ``|change| / sqrt(variance)`` over the after lengths. Gates: each source has at least ``min_records`` records in
+the after window, the sources move *apart* (``|gap_after| > |gap_before|``) and
+the gap changes by at least ``min_points / 100``.
 
 Detail: ``{sourceA, sourceB, divergencePoints, summary, before, after,
 afterA, afterB, beforeA, beforeB, afterDays, windowDays}``. ``sourceA`` is
@@ -28,8 +27,8 @@ from itertools import combinations
 
 import numpy as np
 
-from corpuskit.analysis.signals.sentiment import mean_shift
-from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad
+from corpuskit.analysis.signals.mean_model import mean_shift
+from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_score
 
@@ -66,43 +65,37 @@ class DivergenceDetector:
         out = []
         per_k = {}
         for k in self.after_days:
-            per_k[k] = mean_shift(count, total, sq, window=self.window, min_periods=self.min_periods,
-                                  k=k, min_day_records=self.min_day_records,
-                                  min_records=self.min_records)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            daily = np.where(count >= self.min_day_records, total / np.maximum(count, 1), np.nan)
+            per_k[k] = mean_shift(count, total, sq, k=k, window=self.window, min_periods=self.min_periods,
+                                  min_day_records=self.min_day_records, min_records=self.min_records)
         busy = count.sum(axis=2) >= self.min_records * 2
         for a, b in combinations(range(n_s), 2):
             rows = np.flatnonzero(busy[:, a] & busy[:, b])
             if not len(rows):
                 continue
-            gap_daily = daily[rows, a] - daily[rows, b]
-            best = np.full(gap_daily.shape, np.nan)
-            best_k = np.zeros(gap_daily.shape, dtype=int)
+            best = np.full((len(rows), count.shape[2]), -np.inf)
+            best_k = np.zeros(best.shape, dtype=int)
             for k in self.after_days:
                 pa = {key: v[rows, a] for key, v in per_k[k].items()}
                 pb = {key: v[rows, b] for key, v in per_k[k].items()}
-                med, mad, _ = rolling_median_mad(gap_daily, self.window, self.min_periods, lag=k)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     gap_after = pa["after"] - pb["after"]
-                    sampling = np.sqrt(np.maximum(pa["var"], 1e-6) / np.maximum(pa["n_after"], 1)
-                                       + np.maximum(pb["var"], 1e-6) / np.maximum(pb["n_after"], 1))
-                    scale = np.maximum(1.4826 * mad / np.sqrt(k), sampling)
-                    change = np.abs(gap_after - med)
-                    sigma = change / scale
-                    apart = np.abs(gap_after) > np.abs(med)
-                ok = apart & (change * 100 >= self.min_points)
+                    gap_before = pa["before"] - pb["before"]
+                    change = np.abs(gap_after - gap_before)
+                    sigma = change / np.sqrt(pa["var_shift"] + pb["var_shift"])
+                    apart = np.abs(gap_after) > np.abs(gap_before)
+                ok = (apart & (change * 100 >= self.min_points) & np.isfinite(pa["z"])
+                      & np.isfinite(pb["z"]))
                 sigma = np.where(ok, sigma, np.nan)
-                better = np.isfinite(sigma) & ~(sigma <= best)
+                better = np.nan_to_num(sigma, nan=-np.inf) > best
                 best = np.where(better, sigma, best)
                 best_k = np.where(better, k, best_k)
+            best = np.where(np.isfinite(best), best, np.nan)
             for i, row in enumerate(rows):
                 if np.any(best[i] >= OPEN_SIGMA):
-                    out.append(self._track(series, int(row), a, b, best[i], best_k[i], per_k,
-                                           gap_daily[i]))
+                    out.append(self._track(series, int(row), a, b, best[i], best_k[i], per_k))
         return out
 
-    def _track(self, series, row, a, b, sigma, best_k, per_k, gap_daily) -> Track:
+    def _track(self, series, row, a, b, sigma, best_k, per_k) -> Track:
         tid = series.topics[row]
         label, name = series.topic_labels[tid], series.topic_names[tid]
         src_a, src_b = series.sources[a], series.sources[b]
@@ -113,8 +106,7 @@ class DivergenceDetector:
             p = per_k[k]
             after_a, after_b = float(p["after"][row, a, d]), float(p["after"][row, b, d])
             before_a, before_b = float(p["before"][row, a, d]), float(p["before"][row, b, d])
-            med, _, _ = rolling_median_mad(gap_daily[None, :], window, self.min_periods, lag=k)
-            before_gap = float(med[0, d])
+            before_gap = before_a - before_b
             after_gap = after_a - after_b
             move_a = abs(after_a - before_a) if np.isfinite(before_a) else 0.0
             move_b = abs(after_b - before_b) if np.isfinite(before_b) else 0.0

@@ -3,20 +3,18 @@
 Series: per topic and day, the number of records and the sum and sum of
 squares of their sentiment scores.
 
-Baseline window: the ``window`` days (default 21, at least ``min_periods``
-days with ``min_day_records`` records each) that end just before the
-*after* window.
-
-Test: the *after* mean is the mean sentiment over the last ``k`` days
-(``k`` in ``after_days``, default 1 and 2: a sharp one-day turn and a
-two-day drift; the larger score wins). The *before* value is the median of
-the baseline's daily means. The scale is
-``max(1.4826 * MAD(daily means) / sqrt(k), sd / sqrt(n_after))``: day-to-day
-variation of the baseline, floored by the sampling error of the after mean
-(``sd`` is the standard deviation of every baseline record's score). The
-sigma score is ``|after - before| / scale``. Gates: at least
-``min_records`` records in the after window and ``|after - before| >=
-min_shift``.
+Test: the one mean-shift model of
+:mod:`~corpuskit.analysis.signals.mean_model` (the same code
+:func:`corpuskit.signals.detect` runs for ``kind="sentiment_shift"``): the
+mean over the last ``k`` days (``k`` in ``after_days``, default 1, 2 and 3: a
+sharp one-day turn, and a change that lasts pooled over two or three days so a
+quiet topic's few records a day add up) against the record-weighted mean of
+the ``window`` days before (default 21, at least ``min_periods`` days with
+``min_day_records`` records each), with the variance of a random-effects
+model (records within a day, days around the baseline). The sigma score is
+the best ``|z|`` over the after lengths.
+Gates: at least ``min_records`` records in the after window and
+``|after - before| >= min_shift``.
 
 Detail: ``{before, after, delta, direction, afterDays, windowDays, records}``.
 """
@@ -24,32 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.analysis.signals.series import DailySeries, rolling_median_mad, rolling_sum, trailing_sum
+from corpuskit.analysis.signals.mean_model import shift_sigma
+from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_score
-
-
-def mean_shift(count, total, sq, *, window: int, min_periods: int, k: int,
-               min_day_records: int, min_records: int) -> dict:
-    """After-window mean, baseline median of daily means, and the test's scale.
-
-    All inputs and outputs are arrays ``[..., days]``; values are NaN where
-    the day cannot be tested.
-    """
-    count = np.asarray(count, float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        daily = np.where(count >= min_day_records, total / np.maximum(count, 1), np.nan)
-        med, mad, _ = rolling_median_mad(daily, window, min_periods, lag=k)
-        n_after = trailing_sum(count, k)
-        after = np.where(n_after >= min_records, trailing_sum(total, k) / np.maximum(n_after, 1), np.nan)
-        n_base = rolling_sum(count, window, lag=k)
-        s_base = rolling_sum(total, window, lag=k)
-        q_base = rolling_sum(sq, window, lag=k)
-        var = np.where(n_base > 1, (q_base - s_base ** 2 / np.maximum(n_base, 1)) / np.maximum(n_base - 1, 1),
-                       np.nan)
-        sampling = np.sqrt(np.maximum(var, 1e-6) / np.maximum(n_after, 1))
-        scale = np.maximum(1.4826 * mad / np.sqrt(k), sampling)
-    return {"after": after, "before": med, "scale": scale, "n_after": n_after, "var": var}
 
 
 class SentimentShiftDetector:
@@ -71,7 +47,7 @@ class SentimentShiftDetector:
 
     kind = "sentiment_shift"
 
-    def __init__(self, window: int = 21, min_periods: int = 7, after_days=(1, 2),
+    def __init__(self, window: int = 21, min_periods: int = 7, after_days=(1, 2, 3),
                  min_day_records: int = 3, min_records: int = 8, min_shift: float = 0.1):
         self.window = window
         self.min_periods = min_periods
@@ -82,22 +58,10 @@ class SentimentShiftDetector:
 
     def score(self, count, total, sq):
         """``(sigma, k, parts)``: the best sigma per row and day, its after length, and the
-        per-``k`` parts from :func:`mean_shift`."""
-        best = np.full(np.shape(count), np.nan)
-        best_k = np.zeros(np.shape(count), dtype=int)
-        parts = {}
-        for k in self.after_days:
-            p = mean_shift(count, total, sq, window=self.window, min_periods=self.min_periods, k=k,
-                           min_day_records=self.min_day_records, min_records=self.min_records)
-            parts[k] = p
-            delta = p["after"] - p["before"]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                sigma = np.abs(delta) / p["scale"]
-            sigma = np.where(np.abs(delta) >= self.min_shift, sigma, np.nan)
-            better = np.isfinite(sigma) & ~(sigma <= best)
-            best = np.where(better, sigma, best)
-            best_k = np.where(better, k, best_k)
-        return best, best_k, parts
+        per-``k`` parts of :func:`~corpuskit.analysis.signals.mean_model.mean_shift`."""
+        return shift_sigma(count, total, sq, after_days=self.after_days, window=self.window,
+                           min_periods=self.min_periods, min_day_records=self.min_day_records,
+                           min_records=self.min_records, min_shift=self.min_shift)
 
     def tracks(self, series: DailySeries) -> list[Track]:
         """One track per topic whose sigma reaches ``OPEN_SIGMA`` on some day."""

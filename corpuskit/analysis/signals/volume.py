@@ -68,7 +68,7 @@ class VolumeSpikeDetector:
     kind = "volume_spike"
 
     def __init__(self, window: int = 21, min_periods: int = 7, min_count: int = 8,
-                 min_multiplier: float = 1.5, min_baseline: float = 1.0,
+                 min_multiplier: float = 1.5, min_baseline: float = 0.0,
                  min_entity_baseline: float = 0.0, entities: bool = True):
         self.window = window
         self.min_periods = min_periods

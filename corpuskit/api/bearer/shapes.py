@@ -132,8 +132,9 @@ def signal_detail(corpus, row) -> dict:
     """The list fields, headline, topic/entity ids, resolution time, and the kind's detail keys.
 
     Divergence: ``sourceA``, ``sourceB``, ``divergencePoints``, ``summary``
-    at the top level. Velocity and novelty: their stored detail object under
-    ``detail`` (keys as the analysis stage writes them).
+    and the quality flags ``quality`` at the top level. Velocity and novelty:
+    their stored detail object (quality flags included) under ``detail``
+    (keys as the analysis stage writes them).
     """
     item = signal_item(corpus, row)
     detail = json_field(row["detail"], {})
@@ -151,6 +152,7 @@ def signal_detail(corpus, row) -> dict:
             item[field] = next((detail[k] for k in keys if k in detail), None)
         if item["summary"] is None:
             item["summary"] = row["headline"]
+        item["quality"] = detail.get("quality") if isinstance(detail.get("quality"), dict) else None
     else:
         item["detail"] = detail
     return item

@@ -98,6 +98,8 @@ def _schemas() -> dict:
             "sourceB": nullable(string(description="divergence only")),
             "divergencePoints": nullable(number(description="divergence only")),
             "summary": string(description="divergence only"),
+            "quality": nullable({"type": "object", "description": "divergence only: the quality flags "
+                                 "(baselineDays, corpusEdge, gap, duplicateShare, recordsChecked)"}),
             "detail": {"type": "object", "description": "velocity and novelty: the stored detail"},
         }, required=["headline", "resolvedAt", "topicId", "entityId", "source"])]},
         "SignalEvidence": obj({
