@@ -288,8 +288,10 @@ def entity_ranking(corpus, topic: str | None = None, since=None, limit: int = 50
         join = "JOIN topic_assignments ta ON ta.record_id = m.record_id AND ta.topic_id = ? "
         args.append(topic_id)
     rows = corpus.conn.execute(
+        # records first (CROSS JOIN fixes the order): the since-window through the published_at
+        # index, then their mentions; SQLite otherwise scans every mention in the corpus
         "SELECT en.name, sum(m.mention_count) AS n, group_concat(DISTINCT en.type) "
-        "FROM mentions m JOIN records r ON r.id = m.record_id "
+        "FROM records r CROSS JOIN mentions m ON m.record_id = r.id "
         "JOIN entities en ON en.id = m.entity_id " + join +
         "WHERE r.published_at >= ? GROUP BY en.name ORDER BY n DESC, en.name LIMIT ?",
         args + [since_iso, limit]).fetchall()
