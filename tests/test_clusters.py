@@ -169,3 +169,17 @@ def test_helpers_and_edges(corpus):
                               np.array([0, 0, 0, 0, 1]), top_n=2)
     assert terms[0][0] == "apple"  # "apple banana" is a quarter of the uses of apple: not a phrase
     assert class_tfidf_terms(["a"], np.array([-1])) == {}
+
+
+def test_terms_read_a_capped_seeded_sample_of_each_cluster():
+    import numpy as np
+
+    from corpuskit.analysis.clusters import _terms_sample
+
+    labels = np.array([0] * 50 + [1] * 7 + [-1] * 30 + [0] * 10)
+    picked = _terms_sample(labels, size=20)
+    assert list(picked) == sorted(picked)
+    counts = {int(k): int(v) for k, v in zip(*np.unique(labels[picked], return_counts=True))}
+    assert counts == {0: 20, 1: 7, -1: 20}
+    assert list(_terms_sample(labels, size=20)) == list(picked)  # seeded
+    assert list(_terms_sample(labels, size=1000)) == list(range(len(labels)))  # small clusters: all of them

@@ -309,6 +309,23 @@ def match_lineages(new: dict[int, set], old: dict[str, set], threshold: float) -
     return out
 
 
+#: At most this many records of each cluster (and of the unclustered) are read for the terms:
+#: word frequencies settle long before, and tokenising a 140,000-record topic in full took minutes.
+TERMS_SAMPLE = 3000
+
+
+def _terms_sample(labels, size: int = TERMS_SAMPLE) -> np.ndarray:
+    """Positions of at most ``size`` members of each label, a seeded sample, in their order."""
+    rng = np.random.default_rng(0)
+    keep = []
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        if len(members) > size:
+            members = np.sort(rng.choice(members, size, replace=False))
+        keep.append(members)
+    return np.sort(np.concatenate(keep)) if keep else np.arange(0)
+
+
 def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, threshold, now):
     labels = model.labels_
     clusters = sorted(set(labels.tolist()) - {-1})
@@ -317,7 +334,8 @@ def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, 
     texts = {r[0]: (r[1], r[2]) for r in conn.execute(
         f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, ids.tolist()))})")}
     docs = [f"{texts[i][0]} {texts[i][1]}" for i in ids.tolist()]
-    terms = class_tfidf_terms(docs, labels, top_n=top_n)
+    sample = _terms_sample(labels)
+    terms = class_tfidf_terms([docs[i] for i in sample], labels[sample], top_n=top_n)
     labels = np.where(np.isin(labels, [c for c in clusters if not terms.get(c)]), -1, labels)
     clusters = [c for c in clusters if terms.get(c)]
     if not clusters:
