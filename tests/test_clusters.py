@@ -183,3 +183,23 @@ def test_terms_read_a_capped_seeded_sample_of_each_cluster():
     assert counts == {0: 20, 1: 7, -1: 20}
     assert list(_terms_sample(labels, size=20)) == list(picked)  # seeded
     assert list(_terms_sample(labels, size=1000)) == list(range(len(labels)))  # small clusters: all of them
+
+
+def test_a_big_topic_is_clustered_on_a_sample_and_every_record_assigned():
+    import numpy as np
+    from sklearn.metrics import adjusted_rand_score
+
+    from corpuskit.analysis.clusters import TopicClusterer
+
+    rng = np.random.default_rng(3)
+    centres = rng.normal(size=(3, 64)) * 4
+    truth = np.repeat(np.arange(3), 1200)
+    vectors = (centres[truth] + rng.normal(size=(len(truth), 64))).astype(np.float32)
+    whole = TopicClusterer(fit_sample=10_000).fit(vectors)
+    sampled = TopicClusterer(fit_sample=900).fit(vectors)
+    assert len(set(sampled.labels_.tolist()) - {-1}) == 3
+    assert (sampled.labels_ >= 0).mean() > 0.9  # the records outside the sample are assigned too
+    assert adjusted_rand_score(truth, sampled.labels_) > 0.9
+    assert adjusted_rand_score(whole.labels_, sampled.labels_) > 0.9
+    again = TopicClusterer(fit_sample=900).fit(vectors)
+    assert (again.labels_ == sampled.labels_).all()  # seeded

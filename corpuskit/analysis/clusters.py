@@ -116,16 +116,24 @@ class TopicClusterer:
         HDBSCAN's density parameter; default ``min(5, min_cluster_size)``.
     silhouette_sample : int
         Most points used for the silhouette.
+    fit_sample : int
+        A topic with more records is clustered on a seeded sample of this many
+        (HDBSCAN's cost grows faster than its input: a 140,000-record topic took
+        minutes); every other record then gets the cluster HDBSCAN's
+        ``approximate_predict`` gives it (or none). Topics at or under it are
+        clustered whole, exactly as before.
     seed : int
-        Seeds the silhouette sample (the PCA is exact).
+        Seeds the silhouette sample and the fit sample (the PCA is exact).
     """
 
     def __init__(self, n_components: int = 15, min_cluster_size: int | None = None,
-                 min_samples: int | None = None, silhouette_sample: int = 2000, seed: int = 0):
+                 min_samples: int | None = None, silhouette_sample: int = 2000, fit_sample: int = 20000,
+                 seed: int = 0):
         self.n_components = n_components
         self.min_cluster_size = min_cluster_size
         self.min_samples = min_samples
         self.silhouette_sample = silhouette_sample
+        self.fit_sample = fit_sample
         self.seed = seed
 
     def fit(self, vectors: np.ndarray) -> "TopicClusterer":
@@ -136,11 +144,23 @@ class TopicClusterer:
         if n < 3:
             raise ValidationError(f"need at least 3 records to cluster, got {n}")
         reduced = reduce_dimensions(vectors, self.n_components)
-        mcs = self.min_cluster_size or int(np.clip(round(0.02 * n), 10, 100))
-        mcs = max(2, min(mcs, n))
+        fitted = n if n <= self.fit_sample else self.fit_sample
+        mcs = self.min_cluster_size or int(np.clip(round(0.02 * fitted), 10, 100))
+        mcs = max(2, min(mcs, fitted))
         ms = self.min_samples or min(5, mcs)
-        model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
-        self.labels_ = model.fit_predict(reduced)
+        if fitted == n:
+            model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
+            self.labels_ = model.fit_predict(reduced)
+        else:
+            sample = np.sort(np.random.default_rng(self.seed).choice(n, fitted, replace=False))
+            model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1,
+                                    prediction_data=True)
+            labels = np.full(n, -1, dtype=np.int64)
+            labels[sample] = model.fit_predict(reduced[sample])
+            rest = np.setdiff1d(np.arange(n), sample, assume_unique=True)
+            if len(rest) and (labels[sample] >= 0).any():
+                labels[rest], _ = hdbscan.approximate_predict(model, reduced[rest])
+            self.labels_ = labels
         self.reduced_ = reduced
         self.coords_ = reduced[:, :2]
         self.silhouettes_ = self._silhouettes(reduced, self.labels_)
@@ -178,7 +198,8 @@ def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
                    n_components: int = 15, min_cluster_size: int | None = None,
                    min_samples: int | None = None, top_terms: int = 8,
                    lineage_jaccard: float = 0.3, refit_growth: float = 0.1,
-                   min_topic_records: int = 20, silhouette_sample: int = 2000) -> dict:
+                   min_topic_records: int = 20, silhouette_sample: int = 2000,
+                   fit_sample: int = 20000) -> dict:
     """Cluster every topic's records and store the clusters under ``run_id``.
 
     See the module docstring. Returns ``{topics, fitted, carried, skipped,
@@ -187,7 +208,7 @@ def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
     conn = corpus.conn
     params = {"n_components": n_components, "min_cluster_size": min_cluster_size,
               "min_samples": min_samples, "top_terms": top_terms, "seed": seed,
-              "silhouette_sample": silhouette_sample}
+              "silhouette_sample": silhouette_sample, "fit_sample": fit_sample}
     now = iso(corpus.now())
     state = corpus.get_meta(STATE_KEY) or {}
     topics = conn.execute("SELECT id, name FROM topics ORDER BY id").fetchall()
@@ -236,7 +257,7 @@ def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
                 continue
             model = TopicClusterer(n_components=n_components, min_cluster_size=min_cluster_size,
                                    min_samples=min_samples, silhouette_sample=silhouette_sample,
-                                   seed=seed).fit(vectors)
+                                   fit_sample=fit_sample, seed=seed).fit(vectors)
             n, clustered = _store_topic(conn, corpus, run_id, tid, tname, found, model, top_terms,
                                         lineage_jaccard, now)
             new_state[str(tid)] = {"params": params, "run_id": run_id, "fitted_count": len(ids),
