@@ -1,7 +1,7 @@
 """Entity extraction quality and speed on WNUT 2017 dev (labelled social-media text), and on the demo.
 
 Usage: python benchmarks/bench_entities.py [--data ../shared/datasets/wnut17] [--split dev]
-       [--demo-records 6000]
+       [--demo-records 3000]
 
 Each document is read as its tokens joined by spaces; a predicted mention
 counts when its span starts and ends exactly on the gold span's first and
@@ -117,7 +117,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--split", default="dev", choices=("dev", "train", "test"))
-    parser.add_argument("--demo-records", type=int, default=6000, help="0 skips the demo figures")
+    parser.add_argument("--demo-records", type=int, default=3000, help="0 skips the demo figures")
     args = parser.parse_args(argv)
     path = Path(args.data) / f"{args.split}.conll"
     if not path.exists():
@@ -136,10 +136,10 @@ def demo(records: int) -> None:
     from corpuskit.ingest.demo import build_demo
 
     corpus = open_corpus(":memory:")
-    build_demo(corpus, seed=7, records=records, days=60, run_stages=False, progress=False)
+    build_demo(corpus, seed=7, records=records, days=30, run_stages=False, progress=False)
     corpus.enrich(progress=False)
     q = demo_quality(corpus)
-    print(f"demo ({records} records, seed 7): entities precision {q['namePrecision']:.3f} recall "
+    print(f"demo ({records} records over 30 days, seed 7): entities precision {q['namePrecision']:.3f} recall "
           f"{q['nameRecall']:.3f} (by name); precision {q['typedPrecision']:.3f} recall "
           f"{q['typedRecall']:.3f} (name + type); sentiment agreement {q['sentimentAgreement']:.3f}")
 

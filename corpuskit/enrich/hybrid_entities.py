@@ -47,7 +47,8 @@ of "Arm is sore" and "Deny" stay out). Headline lines in Title Case give no
 evidence.
 Its type is a rule's where one applies (a title or known first name: person;
 an organisation word: org), else the CRF's label over up to ``type_sample``
-texts that contain it when at least 3 votes and 60% agree, else concept.
+texts that contain it when at least 3 votes and 60% agree (or 2 or more are
+unanimous), else concept.
 Titles ("CEO", "Sen") are never promoted.
 """
 from __future__ import annotations
@@ -71,6 +72,7 @@ _MAX_RUN = 4
 _MIN_VOTES, _VOTE_SHARE = 3, 0.6  # the CRF types a promoted name only when it agrees with itself
 _TITLE_KEYS = frozenset(t.lower() for t in _TITLES)
 _COST_10K = 11.67  # wordninja's cost of the 10,000th word
+_COST_50K = 13.28  # and of the 50,000th
 _COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
 _LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
 # generic head words of names: alone, they are the fragment of a name the CRF cut short
@@ -81,6 +83,9 @@ _FRAGMENTS = frozenset({"University", "College", "School", "Institute", "Academy
                         "Company", "Group", "Foundation", "Party", "Bank", "Inc", "Corp", "Ltd", "LLC",
                         "Department", "Ministry", "Agency", "Council", "Court", "Office", "Island",
                         "Islands", "Beach", "Valley", "North", "South", "East", "West"})
+# words a tag may add to the names it is made of ("@BioNTech_Group", "#AppleOfficial")
+_TAG_AFFIXES = frozenset({"group", "official", "inc", "corp", "co", "hq", "news", "team", "global", "labs",
+                          "app", "media", "press", "live", "tv", "us", "uk", "eu", "the"})
 _SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
           "from", "is", "are", "vs", "via", "as", "it", "its", "be", "my", "your"}
 
@@ -135,6 +140,23 @@ def _common_words() -> frozenset:
 def _filler(word: str) -> bool:
     """A lower-case stop word, or punctuation: never the edge of a name."""
     return not word[:1].isalnum() or word.islower() and word in STOP_WORDS
+
+
+_BREAKS = frozenset({",", ";", "|", "(", ")", "[", "]", "\"", "!", "?", "–", "—", "•"})
+
+
+def _split_at_breaks(spans, words):
+    """CRF spans cut at punctuation that never sits inside a name ("Max Perkins, One of" ->
+    "Max Perkins", "One of"): each part is judged on its own."""
+    for a, b, label, conf in spans:
+        start = a
+        for k in range(a, b + 1):
+            if words[k] in _BREAKS:
+                if k > start:
+                    yield start, k - 1, label, conf
+                start = k + 1
+        if start <= b:
+            yield start, b, label, conf
 
 
 def _lines(tokens, text):
@@ -247,13 +269,15 @@ class HybridExtractor(EntityExtractor):
     model_name = "corpuskit-hybrid-1"
 
     def __init__(self, crf: bool = True, max_outside: float | None = None,
-                 lower_confidence: float = 0.5, span_confidence: float = 0.5, promote: bool = True,
+                 lower_confidence: float = 0.5, span_confidence: float = 0.5, rules_fill: bool = False,
+                 promote: bool = True,
                  min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
                  extra: dict | None = None, generic_concepts: bool = False):
         self.crf = crf
         self.max_outside = max_outside
         self.lower_confidence = lower_confidence
         self.span_confidence = span_confidence
+        self.rules_fill = rules_fill
         self.promote = promote
         self.min_count = min_count
         self.min_authors = min_authors
@@ -357,7 +381,7 @@ class HybridExtractor(EntityExtractor):
         self.trusted_ = frozenset(k for k, n in known_total.items() if k in common and n > lower[k])
         # one-word capitalised candidates this corpus writes in lower case at least as often
         # as capitalised mid-sentence ("Deny" of "Deny it", "deny"): common words here
-        self.lowered_ = frozenset(k for k, c in count.items() if k not in common and lower[k]
+        self.lowered_ = frozenset(k for k, c in count.items() if lower[k]
                                   and " " not in max(surfaces[k], key=len) and lower[k] >= c - initial[k])
         return self
 
@@ -377,7 +401,8 @@ class HybridExtractor(EntityExtractor):
 
         A name's type comes from a gazetteer rule (a title, a first name, an organisation word), else from
         the CRF's labels on it over up to ``type_sample`` texts that mention it (kept when at least
-        ``_MIN_VOTES`` labels agree on ``_VOTE_SHARE`` of the votes), else ``concept``.
+        ``_MIN_VOTES`` labels agree on ``_VOTE_SHARE`` of the votes, or two or more are unanimous),
+        else ``concept``.
         """
         types, pending = {}, {}
         for key, name in chosen.items():
@@ -413,7 +438,8 @@ class HybridExtractor(EntityExtractor):
             types[key] = "concept"
             if votes[key]:
                 kind, n = min(votes[key].items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
-                if n >= _MIN_VOTES and n >= _VOTE_SHARE * sum(votes[key].values()):
+                total = sum(votes[key].values())
+                if n >= _MIN_VOTES and n >= _VOTE_SHARE * total or n >= 2 and n == total:
                     types[key] = kind
         return {key: (name, types[key]) for key, name in chosen.items()}
 
@@ -435,7 +461,7 @@ class HybridExtractor(EntityExtractor):
         words = [t[2] for t in tokens]
         headline = title_case_lines(tokens, clean)
         out = []
-        for a, b, label, conf in spans:
+        for a, b, label, conf in _split_at_breaks(spans, words):
             while b > a and _POSSESSIVE_TOKEN.match(words[b]):
                 b -= 1
             # an article or title word at the edge stays only when the CRF is sure of it ("The Three Stooges")
@@ -450,9 +476,9 @@ class HybridExtractor(EntityExtractor):
             if a == b and words[a] in _FRAGMENTS:
                 continue  # a lone generic head ("University", "Street") is the fragment of a name
             if self._weak(tokens, clean, a, b, conf) or (
-                    a in headline and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K
-                                          for t in tokens[a:b + 1])):
-                continue
+                    a in headline and conf < self.span_confidence
+                    and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K for t in tokens[a:b + 1])):
+                continue  # on a Title Case line, an unsure span of ordinary words ("Newborn Brain Function")
             out.append((a, b, label, conf))
         return self._consistent(words, out)
 
@@ -474,22 +500,26 @@ class HybridExtractor(EntityExtractor):
                     covered.update(range(i, i + n))
         return sorted(spans + extra)
 
-    def _known_word(self, word: str) -> bool:
-        """A word the gazetteers or the name lexicon know as (part of) a name."""
+    def _known_word(self, word: str, places: bool = True) -> bool:
+        """A word the gazetteers know, or the name lexicon knows as a first name (or a place)
+        (surnames are too often ordinary words: "baker")."""
         low = word.lower().lstrip("#")
-        return alias_key(low) in self.gazetteer_.table_ or low in self.lexicon_
+        return alias_key(low) in self.gazetteer_.table_ or bool(
+            ({"fname", "place"} if places else {"fname"}).intersection(self.lexicon_.get(low, ())))
 
     def _weak(self, tokens, clean, a, b, conf) -> bool:
-        """A CRF span to drop: one word this corpus writes in lower case that no gazetteer or name
-        list knows ("deny", not "emma"); one ordinary English word
+        """A CRF span to drop: one word this corpus writes in lower case, opening a sentence or
+        unknown to the gazetteers and name lists ("Gene therapy", "deny"; not "with emma"); one
+        ordinary English word
         in lower case that no gazetteer or name list knows ("sea", but not "china" or "alex"); and,
         below ``lower_confidence``, an all-lower-case span or one common word opening a sentence."""
         words = [t[2] for t in tokens[a:b + 1]]
         low = words[0].lower()
-        if a == b and low in self.lowered_ and not self._known_word(words[0]):
+        if a == b and low in self.lowered_ and (_initial(tokens, a, clean)
+                                                or not self._known_word(words[0], places=False)):
             return True
-        if (a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_10K
-                and not (conf >= self.lower_confidence and self._known_word(words[0]))):
+        if (a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_50K
+                and not (conf >= self.lower_confidence and self._known_word(words[0], places=False))):
             return True
         if conf >= self.lower_confidence:
             return False
@@ -527,6 +557,10 @@ class HybridExtractor(EntityExtractor):
 
         # 2. known names: gazetteer matches, then names promoted from the corpus
         known = []  # (start, end, name, kind, surface)
+        guessed = []  # the same, from the gazetteer's person and org rules: they only fill in
+        table_hits = set()
+        if self.tagger_ is not None:
+            table_hits = {pos for m in self._table_only().extract(clean) for pos in m.positions}
         for m in gaz.extract(clean):
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
@@ -534,7 +568,8 @@ class HybridExtractor(EntityExtractor):
                         and surface.lower() not in self.trusted_ and pos not in crf_starts
                         and pos in token_at and _initial(tokens, token_at[pos], clean)):
                     continue  # "Arm is sore": a common word opening a sentence, and the CRF disagrees
-                known.append((pos, pos + len(surface), m.name, m.type, surface))
+                ruled = self.tagger_ is not None and pos not in table_hits  # "iPhone 17" stays known
+                (guessed if ruled else known).append((pos, pos + len(surface), m.name, m.type, surface))
         promoted = self.promoted_
         if promoted:
             for a, b, _ in capital_runs(tokens, clean):
@@ -583,7 +618,21 @@ class HybridExtractor(EntityExtractor):
             else:
                 kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
             add(name, kind, surface, start, end)
+        for start, end, name, kind, surface in guessed if self.rules_fill else ():
+            if free(start, end):
+                add(name, kind, surface, start, end)
         return self._mentions(found)
+
+    def _table_only(self) -> GazetteerExtractor:
+        """The gazetteer without its rules: a tag resolves to names the alias table knows, never to
+        a name guessed from its words ("@amandaguido" is not "Amanda Guido")."""
+        plain = self.__dict__.get("plain_")
+        if plain is None:
+            plain = self.plain_ = GazetteerExtractor(extra=self.extra, generic_concepts=self.generic_concepts,
+                                                     rules=False)
+            plain.table_, plain.first_names_, plain.prefixes_ = (self.gazetteer_.table_, self.gazetteer_.first_names_,
+                                                                 self.gazetteer_.prefixes_)
+        return plain
 
     def _resolve_tag(self, word: str) -> list[tuple[str, str]]:
         """Entities named by a hashtag or handle: the whole tag, else its segmented words."""
@@ -602,8 +651,21 @@ class HybridExtractor(EntityExtractor):
         if len(parts) < 2:
             return []
         phrase = " ".join(p if not p.islower() else p.capitalize() for p in parts)
+        found = self._table_only().extract(phrase)
+        # the tag must be made of the names (and generic affixes such as "Group" or "Official"):
+        # "#PfizerBioNTech" and "@BioNTech_Group" name their entities, "@thisisiceland" does not
+        covered = [False] * len(phrase)
+        for m in found:
+            for pos in m.positions:
+                surface = next((a for a in m.aliases if phrase.startswith(a, pos)), m.surface)
+                covered[pos:pos + len(surface)] = [True] * len(surface)
+        pos = 0
+        for part in phrase.split(" "):
+            if not all(covered[pos:pos + len(part)]) and part.lower() not in _TAG_AFFIXES:
+                return []
+            pos += len(part) + 1
         out = []
-        for m in self.gazetteer_.extract(phrase):
+        for m in found:
             if (m.name, m.type) not in out:
                 out.append((m.name, m.type))
         return out
