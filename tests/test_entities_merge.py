@@ -171,3 +171,25 @@ def test_cross_validation_and_training_read_only_train(tmp_path):
 def test_demonym_and_fragment_texts_alone_give_nothing(text):
     x = HybridExtractor(promote=False)
     assert [m for m in x.extract(text) if m.surface.lstrip("#") in ("American", "Americans", "University")] == []
+
+
+def test_tags_resolve_only_to_the_names_they_are_made_of():
+    x = HybridExtractor(promote=False)
+    x._parts()
+    assert x._resolve_tag("#PfizerBioNTech") == [("Pfizer", "org"), ("BioNTech", "org")]
+    assert x._resolve_tag("@BioNTech_Group") == [("BioNTech", "org")]
+    assert x._resolve_tag("@thisisiceland") == [] and x._resolve_tag("#Deals_US") == []
+    assert x._resolve_tag("@amandaguido") == []  # no name guessed from a handle's words
+
+
+def test_gazetteer_rules_fill_in_only_without_the_crf():
+    text = "The new album Will Be Released on Friday, says Max Perkins"
+    assert found(with_stub({}), text) == set()  # the CRF saw the first-name evidence and said no
+    plain = {(m.surface, m.type) for m in HybridExtractor(crf=False, promote=False).extract(text)}
+    assert ("Max Perkins", "person") in plain
+
+
+def test_crf_spans_are_cut_at_punctuation():
+    text = "On Max Perkins , One of the editors"
+    x = with_stub({text: [("Max", "One", "person", 0.9)]})
+    assert found(x, text) == {("Max Perkins", "Max Perkins", "person")}

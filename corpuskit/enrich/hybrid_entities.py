@@ -147,7 +147,9 @@ _BREAKS = frozenset({",", ";", "|", "(", ")", "[", "]", "\"", "!", "?", "–", "
 
 def _split_at_breaks(spans, words):
     """CRF spans cut at punctuation that never sits inside a name ("Max Perkins, One of" ->
-    "Max Perkins", "One of"): each part is judged on its own."""
+    "Max Perkins", "One of"): each part is judged on its own, and a part after a cut that is
+    one common word ("One") is dropped."""
+    common = _common_words()
     for a, b, label, conf in spans:
         start = a
         for k in range(a, b + 1):
@@ -155,7 +157,7 @@ def _split_at_breaks(spans, words):
                 if k > start:
                     yield start, k - 1, label, conf
                 start = k + 1
-        if start <= b:
+        if start <= b and not (start > a and start == b and words[b].lower() in common):
             yield start, b, label, conf
 
 
@@ -460,6 +462,7 @@ class HybridExtractor(EntityExtractor):
             return []
         words = [t[2] for t in tokens]
         headline = title_case_lines(tokens, clean)
+        self.marked_ = {tokens[a][0] for a, _, _, _ in spans}  # where the CRF saw a name at all
         out = []
         for a, b, label, conf in _split_at_breaks(spans, words):
             while b > a and _POSSESSIVE_TOKEN.match(words[b]):
@@ -546,8 +549,9 @@ class HybridExtractor(EntityExtractor):
         tokens = tokenize(clean)
         common = _common_words()
         token_at = {t[0]: i for i, t in enumerate(tokens)}
+        self.marked_ = set()
         crf_spans = self._crf_spans(tokens, clean) if self.tagger_ is not None and tokens else []
-        crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
+        crf_starts = self.marked_  # "Google ..." opening a title: the CRF marks it, if unsure
 
         # 1. hashtags and handles that the alias table resolves
         for start, end, word in tokens:
