@@ -49,7 +49,7 @@ Its type is a rule's where one applies (a title or known first name: person;
 an organisation word: org), else the CRF's label over up to ``type_sample``
 texts that contain it when at least 3 votes and 60% agree (or 2 or more are
 unanimous), else concept.
-Titles ("CEO", "Sen") are never promoted.
+Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted.
 """
 from __future__ import annotations
 
@@ -71,6 +71,12 @@ _LINK = re.compile(r"^(?:https?://|www\.)")
 _MAX_RUN = 4
 _MIN_VOTES, _VOTE_SHARE = 3, 0.6  # the CRF types a promoted name only when it agrees with itself
 _TITLE_KEYS = frozenset(t.lower() for t in _TITLES)
+# days, months and their abbreviations, and the conventions of posts ("RT", "PSA", "TIL"):
+# capitalised and frequent, but not names of an entity
+_NEVER_PROMOTED = frozenset("""monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur
+thurs fri sat sun january february march april may june july august september october november december jan feb
+mar apr jun jul aug sep sept oct nov dec rt mt ht cc via ff fb lol lmao lmfao rofl omg omfg wtf smh tbt fyi imo
+imho tldr tl dr ama eli5 til psa ftw irl btw idk iirc afaik ootd nsfw ok okay""".split())
 _COST_10K = 11.67  # wordninja's cost of the 10,000th word
 _COST_50K = 13.28  # and of the 50,000th
 _COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
@@ -367,7 +373,7 @@ class HybridExtractor(EntityExtractor):
         for key, c in count.items():
             if (c < self.min_count or len(who[key]) < self.min_authors
                     or (days is not None and len(when[key]) < self.min_days)
-                    or len(key) < 2 or key.isdigit() or key in _TITLE_KEYS):
+                    or len(key) < 2 or key.isdigit() or key in _TITLE_KEYS or key in _NEVER_PROMOTED):
                 continue
             inside = c - initial[key]
             single = " " not in max(surfaces[key], key=len)
@@ -511,15 +517,16 @@ class HybridExtractor(EntityExtractor):
             ({"fname", "place"} if places else {"fname"}).intersection(self.lexicon_.get(low, ())))
 
     def _weak(self, tokens, clean, a, b, conf) -> bool:
-        """A CRF span to drop: one word this corpus writes in lower case, opening a sentence or
-        unknown to the gazetteers and name lists ("Gene therapy", "deny"; not "with emma"); one
-        ordinary English word
-        in lower case that no gazetteer or name list knows ("sea", but not "china" or "alex"); and,
-        below ``lower_confidence``, an all-lower-case span or one common word opening a sentence."""
+        """A CRF span to drop: one word (not an acronym) this corpus writes in lower case, opening a
+        sentence or unknown to the gazetteers and first names ("Gene therapy", "deny"; not "with
+        emma"); one lower-case English word that no gazetteer or first-name list knows ("sea", but
+        not "china" or "alex"); and, below ``lower_confidence``, an all-lower-case span or one
+        common word opening a sentence."""
         words = [t[2] for t in tokens[a:b + 1]]
         low = words[0].lower()
-        if a == b and low in self.lowered_ and (_initial(tokens, a, clean)
-                                                or not self._known_word(words[0], places=False)):
+        acronym = len(words[0]) > 1 and words[0].isupper()  # "LA" is not "la"
+        if a == b and low in self.lowered_ and not acronym and (
+                _initial(tokens, a, clean) or not self._known_word(words[0], places=False)):
             return True
         if (a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_50K
                 and not (conf >= self.lower_confidence and self._known_word(words[0], places=False))):
