@@ -452,9 +452,11 @@ class HybridExtractor(EntityExtractor):
         return {key: (name, types[key]) for key, name in chosen.items()}
 
     # --------------------------------------------------------------- extract
-    def _crf_spans(self, tokens, clean) -> list[tuple[int, int, str, float]]:
-        """The CRF's spans ``(first, last, wnut label, confidence)`` over ``tokens``, one line at a
-        time (memoised), trimmed and filtered (see the module docstring)."""
+    def _crf_spans(self, tokens, clean) -> tuple[list, set, set]:
+        """``(spans, marked, headline)``: the CRF's spans ``(first, last, wnut label, confidence)``
+        over ``tokens``, one line at a time (memoised), trimmed and filtered (see the module
+        docstring); the character offsets where any raw span started; the indices of tokens on
+        Title Case lines."""
         spans = []
         for first, k in _lines(tokens, clean):  # a name never spans lines
             words = tuple(t[2] for t in tokens[first:k])
@@ -465,10 +467,10 @@ class HybridExtractor(EntityExtractor):
                     self.memo_[words] = found
             spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found)
         if not spans:
-            return []
+            return [], set(), set()
         words = [t[2] for t in tokens]
         headline = title_case_lines(tokens, clean)
-        self.marked_ = {tokens[a][0] for a, _, _, _ in spans}  # where the CRF saw a name at all
+        marked = {tokens[a][0] for a, _, _, _ in spans}  # where the CRF saw a name at all
         out = []
         for a, b, label, conf in _split_at_breaks(spans, words):
             while b > a and _POSSESSIVE_TOKEN.match(words[b]):
@@ -489,7 +491,7 @@ class HybridExtractor(EntityExtractor):
                     and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K for t in tokens[a:b + 1])):
                 continue  # on a Title Case line, an unsure span of ordinary words ("Newborn Brain Function")
             out.append((a, b, label, conf))
-        return self._consistent(words, out)
+        return self._consistent(words, out), marked, headline
 
     def _consistent(self, words, spans):
         """One name, one reading per text: a span the CRF is sure of (``span_confidence``) also
@@ -508,6 +510,18 @@ class HybridExtractor(EntityExtractor):
                     extra.append((i, i + n - 1, label, conf))
                     covered.update(range(i, i + n))
         return sorted(spans + extra)
+
+    @staticmethod
+    def _plain_words_beside(tokens, a, b, names) -> bool:
+        """Does span ``a..b`` hold an ordinary English word outside the known ``names`` in it?
+        On a Title Case line that is a headline's words ("The Tesla Boss Made"), not a longer name
+        ("Elon Musk" around "Musk")."""
+        for start, end, word in tokens[a:b + 1]:
+            if any(n[0] <= start and end <= n[1] for n in names):
+                continue
+            if word[:1].isalpha() and _english_costs().get(word.lower(), 99.0) < _COST_10K:
+                return True
+        return False
 
     def _known_word(self, word: str, places: bool = True) -> bool:
         """A word the gazetteers know, or the name lexicon knows as a first name (or a place)
@@ -556,9 +570,10 @@ class HybridExtractor(EntityExtractor):
         tokens = tokenize(clean)
         common = _common_words()
         token_at = {t[0]: i for i, t in enumerate(tokens)}
-        self.marked_ = set()
-        crf_spans = self._crf_spans(tokens, clean) if self.tagger_ is not None and tokens else []
-        crf_starts = self.marked_  # "Google ..." opening a title: the CRF marks it, if unsure
+        crf_spans, headline = [], set()
+        if self.tagger_ is not None and tokens:
+            crf_spans, _, headline = self._crf_spans(tokens, clean)
+        crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
 
         # 1. hashtags and handles that the alias table resolves
         for start, end, word in tokens:
@@ -606,7 +621,8 @@ class HybridExtractor(EntityExtractor):
                 chosen.append((start, end, label))
                 continue
             inside = all(start <= known[k][0] and known[k][1] <= end for k in overlapping)
-            if inside and conf >= self.span_confidence:
+            if inside and conf >= self.span_confidence and not (
+                    a in headline and self._plain_words_beside(tokens, a, b, [known[k] for k in overlapping])):
                 dropped.update(overlapping)  # "Xiaomi Mi 6" over the gazetteer's "Xiaomi"
                 chosen.append((start, end, label))
         for k, (start, end, name, kind, surface) in enumerate(known):
