@@ -193,3 +193,21 @@ def test_crf_spans_are_cut_at_punctuation():
     text = "On Max Perkins , One of the editors"
     x = with_stub({text: [("Max", "One", "person", 0.9)]})
     assert found(x, text) == {("Max Perkins", "Max Perkins", "person")}
+
+
+def test_lower_case_tails_multiword_demonyms_and_head_types():
+    text = "Read the email the whole Xbox team received"
+    assert found(with_stub({text: [("Xbox", "team", "product", 0.9)]}), text) == {("Xbox", "Xbox", "product")}
+    text = "subtitles in South Asian scripts"
+    assert found(with_stub({text: [("South", "Asian", "location", 0.9)]}), text) == set()
+    text = "Back door found in Allwinner Linux kernels"
+    # the CRF's longer span wins; the known name at its end is its head and gives the type
+    assert found(with_stub({text: [("Allwinner", "Linux", "location", 0.9)]}), text) == {
+        ("Allwinner Linux", "Allwinner Linux", "product")}
+
+
+def test_days_months_and_post_conventions_are_never_promoted():
+    texts = [f"RT {who}: Friday plans with Zorblax Labs and the Qwertyx team" for who in "abcdefgh"]
+    x = HybridExtractor().fit(texts, authors=list("abcdefgh"), days=["2021-01-0%d" % (i + 1) for i in range(8)])
+    assert "rt" not in x.promoted_ and "friday" not in x.promoted_
+    assert "qwertyx" in x.promoted_

@@ -480,10 +480,14 @@ class HybridExtractor(EntityExtractor):
                 a += 1
             while b >= a and _filler(words[b]):
                 b -= 1
+            # a lower-case ordinary word after a capitalised name is a common noun ("Xbox team")
+            while (b > a and words[b].islower() and not words[b - 1].islower()
+                   and _english_costs().get(words[b], 99.0) < _COST_10K):
+                b -= 1
             if b < a or words[a][0] == "@" or _LINK.match(words[a]):
                 continue
-            if a == b and is_demonym(words[a].lower().lstrip("#"), self.demonyms_):
-                continue  # "American", "Russians": a nationality names no entity of the five types
+            if is_demonym(words[b].lower().lstrip("#"), self.demonyms_):
+                continue  # "American", "South Asian": a nationality names no entity of the five types
             if a == b and words[a] in _FRAGMENTS:
                 continue  # a lone generic head ("University", "Street") is the fragment of a name
             if self._weak(tokens, clean, a, b, conf) or (
@@ -624,7 +628,9 @@ class HybridExtractor(EntityExtractor):
             if inside and conf >= self.span_confidence and not (
                     a in headline and self._plain_words_beside(tokens, a, b, [known[k] for k in overlapping])):
                 dropped.update(overlapping)  # "Xiaomi Mi 6" over the gazetteer's "Xiaomi"
-                chosen.append((start, end, label))
+                # a known name that ends the span is its head and gives the type ("Allwinner Linux")
+                head = [known[k][3] for k in overlapping if known[k][1] == end]
+                chosen.append((start, end, label if not head else ("type", head[0])))
         for k, (start, end, name, kind, surface) in enumerate(known):
             if k not in dropped and free(start, end):
                 add(name, kind, surface, start, end)
@@ -642,6 +648,8 @@ class HybridExtractor(EntityExtractor):
                 name, kind = entry.name, entry.type
             elif hit is not None:
                 name, kind = hit
+            elif isinstance(label, tuple):
+                kind = label[1]
             else:
                 kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
             add(name, kind, surface, start, end)
