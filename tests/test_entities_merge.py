@@ -211,3 +211,9 @@ def test_days_months_and_post_conventions_are_never_promoted():
     x = HybridExtractor().fit(texts, authors=list("abcdefgh"), days=["2021-01-0%d" % (i + 1) for i in range(8)])
     assert "rt" not in x.promoted_ and "friday" not in x.promoted_
     assert "qwertyx" in x.promoted_
+
+
+def test_a_lower_case_word_before_a_name_is_trimmed():
+    text = "how to land Boeing 737 planes"
+    assert found(with_stub({text: [("land", "Boeing", "corporation", 0.9)]}), text) == {
+        ("Boeing", "Boeing", "org")}

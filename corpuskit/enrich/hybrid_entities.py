@@ -480,10 +480,14 @@ class HybridExtractor(EntityExtractor):
                 a += 1
             while b >= a and _filler(words[b]):
                 b -= 1
-            # a lower-case ordinary word after a capitalised name is a common noun ("Xbox team")
+            # a lower-case ordinary word beside a capitalised name is not part of it ("Xbox team",
+            # "to land Boeing 737")
             while (b > a and words[b].islower() and not words[b - 1].islower()
                    and _english_costs().get(words[b], 99.0) < _COST_10K):
                 b -= 1
+            while (a < b and words[a].islower() and not words[a + 1].islower()
+                   and _english_costs().get(words[a], 99.0) < _COST_10K):
+                a += 1
             if b < a or words[a][0] == "@" or _LINK.match(words[a]):
                 continue
             if is_demonym(words[b].lower().lstrip("#"), self.demonyms_):
