@@ -68,9 +68,10 @@ class Featurizer:
     a demonym flag ("American", "Russians"), and the phrase matches it is part
     of (a gazetteer alias or a lexicon place of up to four tokens, as ``B``/``I``
     with the type, matched in any case). Per sentence: the document's case profile
-    (mostly lower case, mostly capitalised, mostly upper case). Context: the
-    words and case summaries of the tokens two either side, and the word bigrams
-    around the token.
+    (mostly lower case, mostly capitalised, mostly upper case), alone and joined
+    with the token's own case, and whether a capitalised token follows a
+    lower-case word. Context: the words and case summaries of the tokens two
+    either side, and the word bigrams around the token.
 
     ``gazetteer`` maps a lower-case word to the types of the gazetteer names it
     belongs to; ``common`` is a set of lower-case common words; ``phrases`` maps
@@ -199,6 +200,10 @@ class Featurizer:
                 feats.append("after_stop")
             if i == n - 1:
                 feats.append("EOS")
+            kind = own[i][1][0]
+            feats.append(f"{profile}|{kind}")  # a capital in a lower-case post says more than in a headline
+            if kind == "C" and i > 0 and words[i - 1][:1].isalpha() and own[i - 1][1][0] == "c":
+                feats.append("cap_mid")  # capitalised right after a lower-case word
             for d in (-2, -1, 1, 2):
                 j = i + d
                 if 0 <= j < n:
