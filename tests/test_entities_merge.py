@@ -182,11 +182,16 @@ def test_tags_resolve_only_to_the_names_they_are_made_of():
     assert x._resolve_tag("@amandaguido") == []  # no name guessed from a handle's words
 
 
-def test_gazetteer_rules_fill_in_only_without_the_crf():
-    text = "The new album Will Be Released on Friday, says Max Perkins"
-    assert found(with_stub({}), text) == set()  # the CRF saw the first-name evidence and said no
-    plain = {(m.surface, m.type) for m in HybridExtractor(crf=False, promote=False).extract(text)}
-    assert ("Max Perkins", "person") in plain
+def test_gazetteer_rules_fill_in_where_the_crf_found_nothing():
+    text = "The new album Will Be Released on Friday says Maya Lindqvist"
+    # "Will" is a first name and a common word: that guess is left out; "Maya Lindqvist" fills in
+    assert found(with_stub({}), text) == {("Maya Lindqvist", "Maya Lindqvist", "person")}
+    x = with_stub({text: [("Maya", "Maya", "person", 0.9)]})
+    assert found(x, text) == {("Maya", "Maya", "person")}  # the CRF's span stands
+    x = HybridExtractor(promote=False, rules_fill=False)
+    x._parts()
+    x.tagger_, x.memo_ = StubTagger({}), {}
+    assert found(x, text) == set()
 
 
 def test_crf_spans_are_cut_at_punctuation():

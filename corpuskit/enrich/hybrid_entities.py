@@ -263,6 +263,12 @@ class HybridExtractor(EntityExtractor):
         inside an entity with at least this probability; below it the known
         name wins. A leading article or title word ("The") stays in a CRF span
         only at this confidence (default 0.5).
+    rules_fill : bool
+        With the CRF on, the gazetteer's person and org rules (a first name or
+        title followed by capitalised words; capitalised words ending in an
+        organisation word) only fill in where no CRF span or known name is, and
+        not when the guess opens with a common word ("Will Be Released")
+        (default True; False: the CRF alone decides unknown names).
     promote : bool
         Let :meth:`fit` promote frequent proper-noun candidates (default True).
     min_count, min_authors, min_days : int
@@ -277,7 +283,7 @@ class HybridExtractor(EntityExtractor):
     model_name = "corpuskit-hybrid-1"
 
     def __init__(self, crf: bool = True, max_outside: float | None = None,
-                 lower_confidence: float = 0.5, span_confidence: float = 0.5, rules_fill: bool = False,
+                 lower_confidence: float = 0.5, span_confidence: float = 0.5, rules_fill: bool = True,
                  promote: bool = True,
                  min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
                  extra: dict | None = None, generic_concepts: bool = False):
@@ -658,7 +664,9 @@ class HybridExtractor(EntityExtractor):
                 kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
             add(name, kind, surface, start, end)
         for start, end, name, kind, surface in guessed if self.rules_fill else ():
-            if free(start, end):
+            # a rule's guess fills in where the CRF found nothing, unless it opens with a common
+            # word that is also a first name ("Will Be Released", "Max Out Monday")
+            if free(start, end) and surface.split()[0].lower() not in common:
                 add(name, kind, surface, start, end)
         return self._mentions(found)
 
