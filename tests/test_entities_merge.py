@@ -213,7 +213,7 @@ def test_lower_case_tails_multiword_demonyms_and_head_types():
 
 def test_days_months_and_post_conventions_are_never_promoted():
     texts = [f"RT {who}: Friday plans with Zorblax Labs and the Qwertyx team" for who in "abcdefgh"]
-    x = HybridExtractor().fit(texts, authors=list("abcdefgh"), days=["2021-01-0%d" % (i + 1) for i in range(8)])
+    x = HybridExtractor().fit(texts, authors=list("abcdefgh"), days=[f"2021-01-0{i + 1}" for i in range(8)])
     assert "rt" not in x.promoted_ and "friday" not in x.promoted_
     assert "qwertyx" in x.promoted_
 

@@ -399,7 +399,7 @@ class CrfTagger:
     def spans(self, words: list[str], max_outside: float | None = None) -> list[tuple[int, int, str, float]]:
         """``(first, last, wnut label, confidence)`` of each labelled span.
 
-        ``max_outside`` defaults to the value chosen on WNUT 2017 dev (shipped
+        ``max_outside`` defaults to the value chosen by cross-validation on WNUT 2017 train (shipped
         with the model). Below 1, decoding is by token marginals: a token
         whose probability of being outside any entity is below ``max_outside``
         takes its most probable entity tag (more recall than the Viterbi path,

@@ -250,8 +250,8 @@ class HybridExtractor(EntityExtractor):
     max_outside : float
         CRF decoding by token marginals: a token whose probability of being
         outside any entity is below this takes its best entity tag (default
-        None: the value chosen on WNUT 2017 dev, shipped with the model; 1.0 is
-        plain Viterbi decoding).
+        None: the value chosen by cross-validation on WNUT 2017 train, shipped
+        with the model; 1.0 is plain Viterbi decoding).
     lower_confidence : float
         A CRF span written all in lower case ("networks"), or one common word
         opening a sentence ("Deny it"), is kept only when each of its tokens
