@@ -545,16 +545,17 @@ class HybridExtractor(EntityExtractor):
             ({"fname", "place"} if places else {"fname"}).intersection(self.lexicon_.get(low, ())))
 
     def _weak(self, tokens, clean, a, b, conf) -> bool:
-        """A CRF span to drop: one word (not an acronym) this corpus writes in lower case, opening a
-        sentence or unknown to the gazetteers and first names ("Gene therapy", "deny"; not "with
-        emma"); one lower-case English word that no gazetteer or first-name list knows ("sea", but
+        """A CRF span to drop: one word (not an acronym) this corpus writes in lower case, unknown
+        to the gazetteers and first names, or a common word opening a sentence ("deny", "Gene
+        therapy"; not "emma" or "Jackie said"); one lower-case English word that no gazetteer or first-name list knows ("sea", but
         not "china" or "alex"); and, below ``lower_confidence``, an all-lower-case span or one
         common word opening a sentence."""
         words = [t[2] for t in tokens[a:b + 1]]
         low = words[0].lower()
         acronym = len(words[0]) > 1 and words[0].isupper()  # "LA" is not "la"
         if a == b and low in self.lowered_ and not acronym and (
-                _initial(tokens, a, clean) or not self._known_word(words[0], places=False)):
+                not self._known_word(words[0], places=False)
+                or _initial(tokens, a, clean) and low in _common_words()):
             return True
         if (a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_50K
                 and not (conf >= self.lower_confidence and self._known_word(words[0], places=False))):
