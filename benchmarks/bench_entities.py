@@ -1,6 +1,7 @@
-"""Entity extraction quality and speed on WNUT 2017 dev (labelled social-media text).
+"""Entity extraction quality and speed on WNUT 2017 dev (labelled social-media text), and on the demo.
 
 Usage: python benchmarks/bench_entities.py [--data ../shared/datasets/wnut17] [--split dev]
+       [--demo-records 3000]
 
 Each document is read as its tokens joined by spaces; a predicted mention
 counts when its span starts and ends exactly on the gold span's first and
@@ -9,7 +10,13 @@ last token. Types: person -> person, location -> place, corporation and group
 and untyped precision, recall and F1, and documents per second, for the
 default extractor and for the gazetteer-only extractor, in one run (one process;
 speed as wall-clock documents per second and per CPU-second, the second being
-less disturbed by other work on a shared machine).
+less disturbed by other work on a shared machine). When ``test.conll`` is in the
+data folder, the default extractor's figures on it are printed too (a read-only
+evaluation: nothing is trained or chosen on dev or test; the CRF's settings were
+chosen by cross-validation on train, see ``corpuskit.enrich.train_crf``).
+Then the demo corpus: entity precision and recall (by name, and name + type)
+and sentiment agreement against the demo generator's labels, after
+``Corpus.enrich()`` with the default extractor.
 Data: WNUT 2017 (Derczynski, Nichols, van Erp, Limsopatham 2017), CC-BY 4.0.
 Skips (exit 0) when the data folder is absent.
 """
@@ -82,8 +89,13 @@ def score(docs, predictions) -> dict:
     return out
 
 
-def run(name, extractor, docs, repeats: int = 2) -> None:
+def run(name, extractor, docs, repeats: int = 2, fit: bool = False) -> None:
     texts = [d[0] for d in docs]
+    if fit:  # as Corpus.enrich() runs it: fitted on the corpus's own texts (never on labels)
+        t0 = time.perf_counter()
+        extractor.fit(texts)
+        print(f"  fit on the {len(texts)} unlabelled texts: {time.perf_counter() - t0:.1f} s; "
+              f"{len(extractor.promoted_)} promoted names")
     extractor.extract_many(texts[:5])  # load models outside the timing
     best = cpu = None
     for _ in range(repeats):
@@ -104,12 +116,59 @@ def run(name, extractor, docs, repeats: int = 2) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA))
-    parser.add_argument("--split", default="dev", choices=("dev", "train"))
+    parser.add_argument("--split", default="dev", choices=("dev", "train", "test"))
+    parser.add_argument("--demo-records", type=int, default=3000, help="0 skips the demo figures")
     args = parser.parse_args(argv)
     path = Path(args.data) / f"{args.split}.conll"
     if not path.exists():
         print(f"skipped: {path} not found (WNUT 2017 data absent)")
-        return 0
+    else:
+        wnut(path, args)
+    if args.demo_records:
+        demo(args.demo_records)
+    return 0
+
+
+def demo(records: int) -> None:
+    """Entity and sentiment figures of ``Corpus.enrich()`` on the demo corpus."""
+    from corpuskit import open_corpus
+    from corpuskit.enrich.quality import demo_quality
+    from corpuskit.ingest.demo import build_demo
+
+    corpus = open_corpus(":memory:")
+    build_demo(corpus, seed=7, records=records, days=30, run_stages=False, progress=False)
+    corpus.enrich(progress=False)
+    q = demo_quality(corpus)
+    print(f"demo ({records} records over 30 days, seed 7): entities precision {q['namePrecision']:.3f} recall "
+          f"{q['nameRecall']:.3f} (by name); precision {q['typedPrecision']:.3f} recall "
+          f"{q['typedRecall']:.3f} (name + type); sentiment agreement {q['sentimentAgreement']:.3f}")
+
+
+class CrfOnly:
+    """The shipped CRF alone (no gazetteers, rules or merge), for comparison."""
+
+    def __init__(self):
+        from corpuskit.enrich.crf import CrfTagger
+
+        self.tagger = CrfTagger()
+
+    def extract_many(self, texts):
+        from corpuskit.enrich.base import Mention
+        from corpuskit.enrich.crf import WNUT_TYPES, tokenize
+
+        out = []
+        for text in texts:
+            tokens = tokenize(text)
+            found = []
+            for a, b, label, _ in self.tagger.spans([t[2] for t in tokens]):
+                surface = text[tokens[a][0]:tokens[b][1]]
+                found.append(Mention(key=f"{a}", name=surface, type=WNUT_TYPES[label], surface=surface,
+                                     positions=(tokens[a][0],), aliases=(surface,)))
+            out.append(found)
+        return out
+
+
+def wnut(path, args) -> None:
     from corpuskit.enrich.entities import GazetteerExtractor
     from corpuskit.enrich.hybrid_entities import HybridExtractor
 
@@ -118,10 +177,19 @@ def main(argv=None) -> int:
     print(f"WNUT 2017 {args.split}: {len(docs)} documents, {gold} gold entities; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (shared machine)")
     run("default (HybridExtractor)", HybridExtractor(), docs)
+    run("default, fitted as enrich does", HybridExtractor(), docs, repeats=1, fit=True)
     # the same without the guard that asks an all-lower-case CRF span for 0.5 confidence
     run("default, lower-case guard off", HybridExtractor(lower_confidence=0.0), docs, repeats=1)
     run("gazetteer only", GazetteerExtractor(), docs)
-    return 0
+    run("CRF alone", CrfOnly(), docs, repeats=1)
+    test = Path(args.data) / "test.conll"
+    if args.split != "test" and test.exists():
+        docs = documents(test)
+        print(f"WNUT 2017 test (read-only evaluation): {len(docs)} documents, "
+              f"{sum(len(d[2]) for d in docs)} gold entities")
+        run("default (HybridExtractor)", HybridExtractor(), docs, repeats=1)
+        run("default, fitted as enrich does", HybridExtractor(), docs, repeats=1, fit=True)
+        run("gazetteer only", GazetteerExtractor(), docs, repeats=1)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ from corpuskit.errors import MissingDependencyError
 
 MODEL_FILE = "wnut17_crf.crfsuite"
 WORDS_FILE = "wnut17_common_words.txt"
-INFO_FILE = "wnut17_crf.json"  # settings chosen on dev, and the dev figures
+INFO_FILE = "wnut17_crf.json"  # settings chosen by cross-validation on train, and figures
+LEXICON_FILE = "lexicon.tsv"
+DEMONYMS_FILE = "demonyms.txt"
 
 #: WNUT 2017 label -> corpuskit entity type
 WNUT_TYPES = {"person": "person", "location": "place", "corporation": "org", "group": "org",
@@ -56,17 +58,36 @@ def _shape(word: str) -> str:
 
 
 class Featurizer:
-    """Token features: word, shape, affixes, flags, gazetteer and common-word membership, context +-2.
+    """Token features for the CRF.
 
-    ``gazetteer`` maps a lower-case word to the set of types of gazetteer
-    names it belongs to; ``common`` is a set of lower-case common words.
+    Per token: the lower-case word, its shape, prefixes and suffixes (1-4),
+    hashtag/handle/URL flags, case flags, digits, non-ASCII letters, its English
+    frequency bucket, membership in the training data's common (lower-case)
+    words, the types of the gazetteer names it is a word of, the name-lexicon
+    tags of the word (``fname``, ``lname``, ``place``: :mod:`corpuskit.enrich.build_lexicon`),
+    a demonym flag ("American", "Russians"), and the phrase matches it is part
+    of (a gazetteer alias or a lexicon place of up to four tokens, as ``B``/``I``
+    with the type, matched in any case). Per sentence: the document's case profile
+    (mostly lower case, mostly capitalised, mostly upper case), alone and joined
+    with the token's own case, and whether a capitalised token follows a
+    lower-case word. Context: the words and case summaries of the tokens two
+    either side, and the word bigrams around the token.
+
+    ``gazetteer`` maps a lower-case word to the types of the gazetteer names it
+    belongs to; ``common`` is a set of lower-case common words; ``phrases`` maps
+    a phrase key (:func:`phrase_key`) to its tags; ``lexicon`` maps a lower-case
+    word to its lexicon tags; ``demonyms`` is a set of lower-case demonyms.
     """
 
     def __init__(self, gazetteer: dict | None = None, common: frozenset | set | None = None,
-                 first_names: frozenset | set | None = None):
+                 first_names: frozenset | set | None = None, phrases: dict | None = None,
+                 lexicon: dict | None = None, demonyms: frozenset | set | None = None):
         self.gazetteer = gazetteer or {}
         self.common = common or frozenset()
         self.first_names = first_names or frozenset()
+        self.phrases = phrases or {}
+        self.lexicon = lexicon or {}
+        self.demonyms = demonyms or frozenset()
 
     def _frequency(self, word: str) -> str:
         """Bucket of the word's English frequency rank (wordninja's list): 0 (top 1,000) .. 4 (unknown)."""
@@ -110,13 +131,47 @@ class Featurizer:
             feats.append("nonascii")
         for kind in self.gazetteer.get(core, ()):
             feats.append(f"gaz={kind}")
+        for tag in self.lexicon.get(core, ()):
+            feats.append(f"lex={tag}")
         if core in self.common:
             feats.append("common")
-        if body in self.first_names:
+        if body.capitalize() in self.first_names:
             feats.append("fname")
+        if is_demonym(core, self.demonyms):
+            feats.append("demonym")
         feats.append(f"freq={self._frequency(core)}")
         summary = ("C" if "cap" in feats else "c") + ("m" if core in self.common else "r")
         return feats, summary
+
+    def _phrase_tags(self, lows: list[str]) -> list[list[str]]:
+        """``B``/``I`` phrase-match features per token (longest match first, left to right)."""
+        n = len(lows)
+        out: list[list[str]] = [[] for _ in range(n)]
+        phrases = self.phrases
+        if not phrases:
+            return out
+        i = 0
+        while i < n:
+            if not lows[i][:1].isalnum() and lows[i][:1] not in "#@":
+                i += 1
+                continue
+            hit = None
+            key = ""
+            for j in range(i, min(n, i + _MAX_PHRASE)):
+                key += _PHRASE_DROP.sub("", lows[j])
+                tags = phrases.get(key)
+                if tags is not None:
+                    hit = (j, tags)
+            if hit is None:
+                i += 1
+                continue
+            j, tags = hit
+            for tag in tags:
+                out[i].append(f"pB={tag}")
+                for k in range(i + 1, j + 1):
+                    out[k].append(f"pI={tag}")
+            i = j + 1
+        return out
 
     def sentence(self, words: list[str]) -> list[list[str]]:
         """Feature lists (crfsuite attribute strings) of a token sequence."""
@@ -130,24 +185,71 @@ class Featurizer:
                     memo[w] = found
             own.append(found)
         lows = [w.lower() for w in words]
+        phrase = self._phrase_tags(lows)
+        profile = _case_profile(words)
         n = len(words)
         out = []
         for i in range(n):
             feats = list(own[i][0])
             feats.append("bias")
+            feats.append(profile)
+            feats.extend(phrase[i])
             if i == 0:
                 feats.append("BOS")
             elif words[i - 1] in (".", "!", "?", ":", "\"", "RT"):
                 feats.append("after_stop")
             if i == n - 1:
                 feats.append("EOS")
+            kind = own[i][1][0]
+            feats.append(f"{profile}|{kind}")  # a capital in a lower-case post says more than in a headline
+            if kind == "C" and i > 0 and words[i - 1][:1].isalpha() and own[i - 1][1][0] == "c":
+                feats.append("cap_mid")  # capitalised right after a lower-case word
             for d in (-2, -1, 1, 2):
                 j = i + d
                 if 0 <= j < n:
                     feats.append(f"{d}:w={lows[j]}")
                     feats.append(f"{d}:c={own[j][1]}")
+            if i > 0:
+                feats.append(f"-1|0={lows[i - 1]}|{lows[i]}")
+            if i + 1 < n:
+                feats.append(f"0|1={lows[i]}|{lows[i + 1]}")
             out.append(feats)
         return out
+
+
+_MAX_PHRASE = 4
+_PHRASE_DROP = re.compile(r"[^\w+]|_")
+
+
+def phrase_key(text: str) -> str:
+    """Key of a phrase for :meth:`Featurizer._phrase_tags`: lower case, letters, digits and ``+`` only."""
+    return _PHRASE_DROP.sub("", text.lower())
+
+
+def _case_profile(words: list[str]) -> str:
+    """``case=lower`` / ``case=title`` / ``case=upper`` / ``case=mixed``: how the document writes its words."""
+    letters = [w for w in words if w[:1].isalpha()]
+    if len(letters) < 3:
+        return "case=short"
+    caps = sum(w[:1].isupper() for w in letters)
+    upper = sum(w.isupper() and len(w) > 1 for w in letters)
+    if upper >= 0.6 * len(letters):
+        return "case=upper"
+    if caps <= 0.1 * len(letters):
+        return "case=lower"
+    if caps >= 0.6 * len(letters):
+        return "case=title"
+    return "case=mixed"
+
+
+def is_demonym(word: str, demonyms) -> bool:
+    """Is ``word`` (lower case) a demonym, its plural or possessive ("americans", "russian's")?"""
+    if word in demonyms:
+        return True
+    for tail in ("'s", "’s", "s", "es"):
+        if word.endswith(tail) and word[: -len(tail)] in demonyms:
+            return True
+    return False
 
 
 def gazetteer_words() -> tuple[dict, frozenset]:
@@ -161,6 +263,45 @@ def gazetteer_words() -> tuple[dict, frozenset]:
             if len(word) > 1:
                 words.setdefault(word, set()).add(entry.type)
     return {w: tuple(sorted(k)) for w, k in words.items()}, first
+
+
+def load_demonyms() -> frozenset:
+    """The shipped demonyms (``gazetteers/demonyms.txt``), lower case."""
+    path = resources.files("corpuskit.enrich").joinpath("gazetteers").joinpath(DEMONYMS_FILE)
+    words = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            words.extend(w.lower() for w in line.split())
+    return frozenset(words)
+
+
+def load_lexicon() -> list[tuple[str, str]]:
+    """The shipped name lexicon: ``[(phrase, tag)]`` (see :mod:`corpuskit.enrich.build_lexicon`)."""
+    path = resources.files("corpuskit.enrich").joinpath("models").joinpath(LEXICON_FILE)
+    if not path.is_file():
+        return []
+    return [tuple(line.split("\t", 1)) for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line]
+
+
+def build_featurizer(common: frozenset | set) -> Featurizer:
+    """The featurizer of the shipped model, with the training data's ``common`` words."""
+    from corpuskit.enrich.entities import load_gazetteers
+
+    gaz_words, first = gazetteer_words()
+    table, _ = load_gazetteers()
+    phrases: dict[str, set] = {}
+    for key, entry in table.items():
+        phrases.setdefault(phrase_key(key), set()).add(entry.type)
+    lexicon: dict[str, set] = {}
+    for phrase, tag in load_lexicon():
+        if " " in phrase or tag == "place":
+            phrases.setdefault(phrase_key(phrase), set()).add("lex-" + tag)
+        if " " not in phrase:
+            lexicon.setdefault(phrase.lower(), set()).add(tag)
+    return Featurizer(gaz_words, common, first,
+                      phrases={k: tuple(sorted(v)) for k, v in phrases.items() if k},
+                      lexicon={k: tuple(sorted(v)) for k, v in lexicon.items()},
+                      demonyms=load_demonyms())
 
 
 def load_common_words() -> frozenset:
@@ -249,8 +390,7 @@ class CrfTagger:
                 ref = resources.files("corpuskit.enrich").joinpath("models").joinpath(MODEL_FILE)
                 with resources.as_file(ref) as path:
                     tagger.open(str(path))
-            gaz, first = gazetteer_words()
-            self.featurizer_ = Featurizer(gaz, load_common_words(), first)
+            self.featurizer_ = build_featurizer(load_common_words())
             self.all_labels_ = sorted(tagger.labels())
             self.max_outside_ = float(load_info().get("max_outside", 1.0)) if self.model_path is None else 1.0
             self.tagger_ = tagger
@@ -259,7 +399,7 @@ class CrfTagger:
     def spans(self, words: list[str], max_outside: float | None = None) -> list[tuple[int, int, str, float]]:
         """``(first, last, wnut label, confidence)`` of each labelled span.
 
-        ``max_outside`` defaults to the value chosen on WNUT 2017 dev (shipped
+        ``max_outside`` defaults to the value chosen by cross-validation on WNUT 2017 train (shipped
         with the model). Below 1, decoding is by token marginals: a token
         whose probability of being outside any entity is below ``max_outside``
         takes its most probable entity tag (more recall than the Viterbi path,

@@ -210,7 +210,10 @@ class GazetteerExtractor(EntityExtractor):
                 used[k] = True
             i = j + 1
         if self.rules:
-            self._apply_rules(tokens, used, found)
+            # a rule's name never crosses punctuation ("On Max Perkins, One of ...")
+            joined = [k > 0 and text[tokens[k - 1][1]:tokens[k][0]].strip() in ("", "." if tokens[k - 1][2] in _TITLES
+                                                                               else "") for k in range(len(tokens))]
+            self._apply_rules(tokens, used, found, joined)
         return self._mentions(found)
 
     @staticmethod
@@ -237,12 +240,16 @@ class GazetteerExtractor(EntityExtractor):
             return all(c.isupper() for c in letters)
         return surface[:1].isupper()
 
-    def _apply_rules(self, tokens, used, found) -> None:
+    def _apply_rules(self, tokens, used, found, joined=None) -> None:
         n = len(tokens)
 
         def capital(k):
             return (k < n and not used[k] and tokens[k][2][:1].isupper()
                     and tokens[k][2] not in _NOT_NAMES and not tokens[k][2].startswith("@"))
+
+        def linked(k):
+            """The next word of a name: capitalised, and nothing but a space before it."""
+            return capital(k) and (joined is None or joined[k])
 
         i = 0
         while i < n:
@@ -250,22 +257,22 @@ class GazetteerExtractor(EntityExtractor):
                 i += 1
                 continue
             word = tokens[i][2]
-            if (word in _TITLES or word in self.first_names_) and capital(i + 1):
+            if (word in _TITLES or word in self.first_names_) and linked(i + 1):
                 start = i + 1 if word in _TITLES else i
                 j = i + 1
-                while j + 1 < n and j - start < 2 and capital(j + 1) and tokens[j + 1][2] not in _ORG_SUFFIXES:
+                while j + 1 < n and j - start < 2 and linked(j + 1) and tokens[j + 1][2] not in _ORG_SUFFIXES:
                     j += 1
                 if j > start or word in _TITLES:
                     self._person_or_org(tokens, used, found, start, j)
                     i = j + 1
                     continue
-            if word == "University" and i + 2 < n and tokens[i + 1][2] == "of" and capital(i + 2):
+            if word == "University" and i + 2 < n and tokens[i + 1][2] == "of" and linked(i + 2):
                 self._emit(tokens, used, found, i, i + 2, "org")
                 i += 3
                 continue
             if capital(i):
                 j = i
-                while j + 1 < n and j - i < 3 and capital(j + 1):
+                while j + 1 < n and j - i < 3 and linked(j + 1):
                     j += 1
                 if j > i and tokens[j][2] in _ORG_SUFFIXES:
                     self._emit(tokens, used, found, i, j, "org")

@@ -1,19 +1,32 @@
 """The default entity extractor: gazetteers, a CRF, hashtags and handles, and corpus-level promotion.
 
-Evidence, strongest first (an earlier source wins where spans overlap):
+Evidence:
 
-1. the shipped gazetteers (:class:`~corpuskit.enrich.entities.GazetteerExtractor`,
-   Unicode-aware, possessives in any apostrophe, its person and org rules);
-2. ``#hashtags`` and ``@handles`` resolved through the alias table: the tag
+1. ``#hashtags`` and ``@handles`` resolved through the alias table: the tag
    itself (``#OpenAI``), else its segmented words (``#PfizerBioNTech`` ->
    Pfizer and BioNTech; ``@BioNTech_Group`` -> BioNTech);
-3. names promoted from the corpus by :meth:`HybridExtractor.fit` (below);
-4. the WNUT 2017 CRF (:mod:`corpuskit.enrich.crf`), run on each sentence
-   (memoised), decoded by token marginals (``max_outside``). Its spans are
-   dropped when they are one ordinary lower-case English word ("sea"), a word
-   the corpus writes in lower case ("deny"), a run of ordinary words on a
-   Title Case headline ("Newborn Brain Function"), or, below
-   ``lower_confidence``, all lower case or one common word opening a sentence.
+2. known names: the shipped gazetteers
+   (:class:`~corpuskit.enrich.entities.GazetteerExtractor`, Unicode-aware,
+   possessives in any apostrophe, its person and org rules) and the names
+   promoted from the corpus by :meth:`HybridExtractor.fit` (below);
+3. the WNUT 2017 CRF (:mod:`corpuskit.enrich.crf`), run on each line
+   (memoised), decoded by token marginals (``max_outside``). The gazetteers, a
+   name lexicon (first names, surnames, places) and a demonym list are among
+   its features, so it weighs them with everything else it sees.
+
+The merge: where a CRF span and a known name cover the same words, the span
+is the entity and the known name gives its canonical name and type; where the
+CRF's span contains shorter known names ("Xiaomi Mi 6" around "Xiaomi") the
+CRF's span wins when every token is inside an entity with at least
+``span_confidence``, else the known names do; where a known name overlaps a
+CRF span otherwise, the known name wins; each fills in where the other found
+nothing. A CRF span is dropped when it is a demonym ("American", "Russians":
+not an entity in the WNUT guidelines nor in corpuskit's types), a lone generic
+head ("University", "Street"), one word this corpus writes in lower case
+("deny"), one ordinary lower-case English word that no gazetteer or name list
+knows ("sea", not "china" or "alex"), a run of ordinary words on a Title Case
+headline ("Newborn Brain Function"), or, below ``lower_confidence``, all lower
+case or one common word opening a sentence.
 
 A gazetteer name that is also a common English word is skipped at the start of
 a sentence ("Arm is sore") unless the CRF marks it too or the corpus writes it
@@ -34,8 +47,9 @@ of "Arm is sore" and "Deny" stay out). Headline lines in Title Case give no
 evidence.
 Its type is a rule's where one applies (a title or known first name: person;
 an organisation word: org), else the CRF's label over up to ``type_sample``
-texts that contain it when at least 3 votes and 60% agree, else concept.
-Titles ("CEO", "Sen") are never promoted.
+texts that contain it when at least 3 votes and 60% agree (or 2 or more are
+unanimous), else concept.
+Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted.
 """
 from __future__ import annotations
 
@@ -45,7 +59,7 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
-from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, load_common_words, tokenize
+from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, is_demonym, load_common_words, load_demonyms, tokenize
 from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor, alias_key, slugify
 from corpuskit.errors import ValidationError
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
@@ -57,9 +71,27 @@ _LINK = re.compile(r"^(?:https?://|www\.)")
 _MAX_RUN = 4
 _MIN_VOTES, _VOTE_SHARE = 3, 0.6  # the CRF types a promoted name only when it agrees with itself
 _TITLE_KEYS = frozenset(t.lower() for t in _TITLES)
+# days, months and their abbreviations, and the conventions of posts ("RT", "PSA", "TIL"):
+# capitalised and frequent, but not names of an entity
+_NEVER_PROMOTED = frozenset("""monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur
+thurs fri sat sun january february march april may june july august september october november december jan feb
+mar apr jun jul aug sep sept oct nov dec rt mt ht cc via ff fb lol lmao lmfao rofl omg omfg wtf smh tbt fyi imo
+imho tldr tl dr ama eli5 til psa ftw irl btw idk iirc afaik ootd nsfw ok okay""".split())
 _COST_10K = 11.67  # wordninja's cost of the 10,000th word
+_COST_50K = 13.28  # and of the 50,000th
 _COMMON_COST = 10.5  # wordninja's cost of about the 3,000th most frequent English word
 _LEADING = _NOT_NAMES - {"New"}  # words that open a sentence, not a name ("New York" stays whole)
+# generic head words of names: alone, they are the fragment of a name the CRF cut short
+_FRAGMENTS = frozenset({"University", "College", "School", "Institute", "Academy", "Hospital", "Street", "St",
+                        "Road", "Avenue", "Boulevard", "Park", "Square", "House", "Church", "Lake", "River",
+                        "Mountain", "Mount", "City", "County", "State", "Center", "Centre", "Airport",
+                        "Station", "Bridge", "Tower", "Museum", "Library", "Hall", "Club", "Team",
+                        "Company", "Group", "Foundation", "Party", "Bank", "Inc", "Corp", "Ltd", "LLC",
+                        "Department", "Ministry", "Agency", "Council", "Court", "Office", "Island",
+                        "Islands", "Beach", "Valley", "North", "South", "East", "West"})
+# words a tag may add to the names it is made of ("@BioNTech_Group", "#AppleOfficial")
+_TAG_AFFIXES = frozenset({"group", "official", "inc", "corp", "co", "hq", "news", "team", "global", "labs",
+                          "app", "media", "press", "live", "tv", "us", "uk", "eu", "the"})
 _SMALL = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "with", "by",
           "from", "is", "are", "vs", "via", "as", "it", "its", "be", "my", "your"}
 
@@ -116,15 +148,31 @@ def _filler(word: str) -> bool:
     return not word[:1].isalnum() or word.islower() and word in STOP_WORDS
 
 
-_SENTENCE_END = {".", "!", "?", "…"}
+_BREAKS = frozenset({",", ";", "|", "(", ")", "[", "]", "\"", "!", "?", "–", "—", "•"})
 
 
-def _segments(tokens, text):
-    """``(first, end)`` token ranges of the lines and sentences of ``text``."""
+def _split_at_breaks(spans, words):
+    """CRF spans cut at punctuation that never sits inside a name ("Max Perkins, One of" ->
+    "Max Perkins", "One of"): each part is judged on its own, and a part after a cut that is
+    one common word ("One") is dropped."""
+    common = _common_words()
+    for a, b, label, conf in spans:
+        start = a
+        for k in range(a, b + 1):
+            if words[k] in _BREAKS:
+                if k > start:
+                    yield start, k - 1, label, conf
+                start = k + 1
+        if start <= b and not (start > a and start == b and words[b].lower() in common):
+            yield start, b, label, conf
+
+
+def _lines(tokens, text):
+    """``(first, end)`` token ranges of the lines of ``text`` (the CRF reads a line whole, as it
+    read a whole post in training)."""
     first = 0
     for k in range(1, len(tokens) + 1):
-        if (k == len(tokens) or "\n" in text[tokens[k - 1][1]:tokens[k][0]]
-                or tokens[k - 1][2] in _SENTENCE_END and tokens[k][2][:1].isupper()):
+        if k == len(tokens) or "\n" in text[tokens[k - 1][1]:tokens[k][0]]:
             yield first, k
             first = k
 
@@ -202,13 +250,25 @@ class HybridExtractor(EntityExtractor):
     max_outside : float
         CRF decoding by token marginals: a token whose probability of being
         outside any entity is below this takes its best entity tag (default
-        None: the value chosen on WNUT 2017 dev, shipped with the model; 1.0 is
-        plain Viterbi decoding).
+        None: the value chosen by cross-validation on WNUT 2017 train, shipped
+        with the model; 1.0 is plain Viterbi decoding).
     lower_confidence : float
         A CRF span written all in lower case ("networks"), or one common word
         opening a sentence ("Deny it"), is kept only when each of its tokens
         is inside an entity with at least this probability (default 0.5;
         other spans need only pass ``max_outside``).
+    span_confidence : float
+        Where a CRF span contains a shorter known name ("Xiaomi Mi 6" around the
+        gazetteer's "Xiaomi"), the CRF's span wins when each of its tokens is
+        inside an entity with at least this probability; below it the known
+        name wins. A leading article or title word ("The") stays in a CRF span
+        only at this confidence (default 0.5).
+    rules_fill : bool
+        With the CRF on, the gazetteer's person and org rules (a first name or
+        title followed by capitalised words; capitalised words ending in an
+        organisation word) only fill in where no CRF span or known name is, and
+        not when the guess opens with a common word ("Will Be Released")
+        (default True; False: the CRF alone decides unknown names).
     promote : bool
         Let :meth:`fit` promote frequent proper-noun candidates (default True).
     min_count, min_authors, min_days : int
@@ -223,12 +283,15 @@ class HybridExtractor(EntityExtractor):
     model_name = "corpuskit-hybrid-1"
 
     def __init__(self, crf: bool = True, max_outside: float | None = None,
-                 lower_confidence: float = 0.5, promote: bool = True,
+                 lower_confidence: float = 0.5, span_confidence: float = 0.5, rules_fill: bool = True,
+                 promote: bool = True,
                  min_count: int = 5, min_authors: int = 3, min_days: int = 2, type_sample: int = 20,
                  extra: dict | None = None, generic_concepts: bool = False):
         self.crf = crf
         self.max_outside = max_outside
         self.lower_confidence = lower_confidence
+        self.span_confidence = span_confidence
+        self.rules_fill = rules_fill
         self.promote = promote
         self.min_count = min_count
         self.min_authors = min_authors
@@ -245,6 +308,11 @@ class HybridExtractor(EntityExtractor):
             gaz._tables()
             self.gazetteer_ = gaz
             self.tagger_ = CrfTagger() if self.crf else None
+            self.lexicon_ = {}
+            if self.tagger_ is not None:
+                self.tagger_._load()
+                self.lexicon_ = self.tagger_.featurizer_.lexicon
+            self.demonyms_ = load_demonyms()
             self.memo_ = {}
             if not hasattr(self, "promoted_"):
                 self.promoted_ = {}
@@ -258,7 +326,8 @@ class HybridExtractor(EntityExtractor):
         """The parameters and the promoted names (saved with a corpus's enrich run)."""
         return {"min_count": self.min_count, "min_authors": self.min_authors, "min_days": self.min_days,
                 "max_outside": self.max_outside,
-                "lower_confidence": self.lower_confidence, "crf": self.crf,
+                "lower_confidence": self.lower_confidence, "span_confidence": self.span_confidence,
+                "crf": self.crf,
                 "promoted": {k: list(v) for k, v in sorted(getattr(self, "promoted_", {}).items())},
                 "trusted": sorted(getattr(self, "trusted_", ())),
                 "lowered": sorted(getattr(self, "lowered_", ()))}
@@ -310,7 +379,7 @@ class HybridExtractor(EntityExtractor):
         for key, c in count.items():
             if (c < self.min_count or len(who[key]) < self.min_authors
                     or (days is not None and len(when[key]) < self.min_days)
-                    or len(key) < 2 or key.isdigit() or key in _TITLE_KEYS):
+                    or len(key) < 2 or key.isdigit() or key in _TITLE_KEYS or key in _NEVER_PROMOTED):
                 continue
             inside = c - initial[key]
             single = " " not in max(surfaces[key], key=len)
@@ -326,7 +395,7 @@ class HybridExtractor(EntityExtractor):
         self.trusted_ = frozenset(k for k, n in known_total.items() if k in common and n > lower[k])
         # one-word capitalised candidates this corpus writes in lower case at least as often
         # as capitalised mid-sentence ("Deny" of "Deny it", "deny"): common words here
-        self.lowered_ = frozenset(k for k, c in count.items() if k not in common and lower[k]
+        self.lowered_ = frozenset(k for k, c in count.items() if lower[k]
                                   and " " not in max(surfaces[k], key=len) and lower[k] >= c - initial[k])
         return self
 
@@ -346,7 +415,8 @@ class HybridExtractor(EntityExtractor):
 
         A name's type comes from a gazetteer rule (a title, a first name, an organisation word), else from
         the CRF's labels on it over up to ``type_sample`` texts that mention it (kept when at least
-        ``_MIN_VOTES`` labels agree on ``_VOTE_SHARE`` of the votes), else ``concept``.
+        ``_MIN_VOTES`` labels agree on ``_VOTE_SHARE`` of the votes, or two or more are unanimous),
+        else ``concept``.
         """
         types, pending = {}, {}
         for key, name in chosen.items():
@@ -382,11 +452,120 @@ class HybridExtractor(EntityExtractor):
             types[key] = "concept"
             if votes[key]:
                 kind, n = min(votes[key].items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
-                if n >= _MIN_VOTES and n >= _VOTE_SHARE * sum(votes[key].values()):
+                total = sum(votes[key].values())
+                if n >= _MIN_VOTES and n >= _VOTE_SHARE * total or n >= 2 and n == total:
                     types[key] = kind
         return {key: (name, types[key]) for key, name in chosen.items()}
 
     # --------------------------------------------------------------- extract
+    def _crf_spans(self, tokens, clean) -> tuple[list, set, set]:
+        """``(spans, marked, headline)``: the CRF's spans ``(first, last, wnut label, confidence)``
+        over ``tokens``, one line at a time (memoised), trimmed and filtered (see the module
+        docstring); the character offsets where any raw span started; the indices of tokens on
+        Title Case lines."""
+        spans = []
+        for first, k in _lines(tokens, clean):  # a name never spans lines
+            words = tuple(t[2] for t in tokens[first:k])
+            found = self.memo_.get(words)
+            if found is None:
+                found = self.tagger_.spans(list(words), self.max_outside)
+                if len(self.memo_) < 50_000:
+                    self.memo_[words] = found
+            spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found)
+        if not spans:
+            return [], set(), set()
+        words = [t[2] for t in tokens]
+        headline = title_case_lines(tokens, clean)
+        marked = {tokens[a][0] for a, _, _, _ in spans}  # where the CRF saw a name at all
+        out = []
+        for a, b, label, conf in _split_at_breaks(spans, words):
+            while b > a and _POSSESSIVE_TOKEN.match(words[b]):
+                b -= 1
+            # an article or title word at the edge stays only when the CRF is sure of it ("The Three Stooges")
+            while a <= b and (_filler(words[a]) or words[a] in _LEADING and conf < self.span_confidence):
+                a += 1
+            while b >= a and _filler(words[b]):
+                b -= 1
+            # a lower-case ordinary word beside a capitalised name is not part of it ("Xbox team",
+            # "to land Boeing 737")
+            while (b > a and words[b].islower() and not words[b - 1].islower()
+                   and _english_costs().get(words[b], 99.0) < _COST_10K):
+                b -= 1
+            while (a < b and words[a].islower() and not words[a + 1].islower()
+                   and _english_costs().get(words[a], 99.0) < _COST_10K):
+                a += 1
+            if b < a or words[a][0] == "@" or _LINK.match(words[a]):
+                continue
+            if is_demonym(words[b].lower().lstrip("#"), self.demonyms_):
+                continue  # "American", "South Asian": a nationality names no entity of the five types
+            if a == b and words[a] in _FRAGMENTS:
+                continue  # a lone generic head ("University", "Street") is the fragment of a name
+            if self._weak(tokens, clean, a, b, conf) or (
+                    a in headline and conf < self.span_confidence
+                    and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K for t in tokens[a:b + 1])):
+                continue  # on a Title Case line, an unsure span of ordinary words ("Newborn Brain Function")
+            out.append((a, b, label, conf))
+        return self._consistent(words, out), marked, headline
+
+    def _consistent(self, words, spans):
+        """One name, one reading per text: a span the CRF is sure of (``span_confidence``) also
+        labels the text's other occurrences of the same words, written the same way, that no span
+        covers ("Lena ... Lena")."""
+        sure = {tuple(words[a:b + 1]): (label, conf) for a, b, label, conf in spans
+                if conf >= self.span_confidence and any(w[:1].isalpha() for w in words[a:b + 1])}
+        if not sure:
+            return spans
+        covered = {k for a, b, _, _ in spans for k in range(a, b + 1)}
+        extra = []
+        for seq, (label, conf) in sorted(sure.items(), key=lambda kv: -len(kv[0])):
+            n = len(seq)
+            for i in range(len(words) - n + 1):
+                if tuple(words[i:i + n]) == seq and not covered.intersection(range(i, i + n)):
+                    extra.append((i, i + n - 1, label, conf))
+                    covered.update(range(i, i + n))
+        return sorted(spans + extra)
+
+    @staticmethod
+    def _plain_words_beside(tokens, a, b, names) -> bool:
+        """Does span ``a..b`` hold an ordinary English word outside the known ``names`` in it?
+        On a Title Case line that is a headline's words ("The Tesla Boss Made"), not a longer name
+        ("Elon Musk" around "Musk")."""
+        for start, end, word in tokens[a:b + 1]:
+            if any(n[0] <= start and end <= n[1] for n in names):
+                continue
+            if word[:1].isalpha() and _english_costs().get(word.lower(), 99.0) < _COST_10K:
+                return True
+        return False
+
+    def _known_word(self, word: str, places: bool = True) -> bool:
+        """A word the gazetteers know, or the name lexicon knows as a first name (or a place)
+        (surnames are too often ordinary words: "baker")."""
+        low = word.lower().lstrip("#")
+        return alias_key(low) in self.gazetteer_.table_ or bool(
+            ({"fname", "place"} if places else {"fname"}).intersection(self.lexicon_.get(low, ())))
+
+    def _weak(self, tokens, clean, a, b, conf) -> bool:
+        """A CRF span to drop: one word (not an acronym) this corpus writes in lower case, unknown
+        to the gazetteers and first names, or a common word opening a sentence ("deny", "Gene
+        therapy"; not "emma" or "Jackie said"); one lower-case English word that no gazetteer or first-name list knows ("sea", but
+        not "china" or "alex"); and, below ``lower_confidence``, an all-lower-case span or one
+        common word opening a sentence."""
+        words = [t[2] for t in tokens[a:b + 1]]
+        low = words[0].lower()
+        acronym = len(words[0]) > 1 and words[0].isupper()  # "LA" is not "la"
+        if a == b and low in self.lowered_ and not acronym and (
+                not self._known_word(words[0], places=False)
+                or _initial(tokens, a, clean) and low in _common_words()):
+            return True
+        if (a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_50K
+                and not (conf >= self.lower_confidence and self._known_word(words[0], places=False))):
+            return True
+        if conf >= self.lower_confidence:
+            return False
+        if all(w.islower() for w in words):
+            return True
+        return a == b and low in _common_words() and low not in self.trusted_ and _initial(tokens, a, clean)
+
     def extract(self, text: str) -> list[Mention]:
         gaz = self._parts()
         raw = text or ""
@@ -404,45 +583,25 @@ class HybridExtractor(EntityExtractor):
             taken.append((start, end))
 
         tokens = tokenize(clean)
-        crf_spans = []
-        if self.tagger_ is not None and tokens:
-            for first, k in _segments(tokens, clean):  # a name never spans lines or sentences
-                words = tuple(t[2] for t in tokens[first:k])
-                found_spans = self.memo_.get(words)
-                if found_spans is None:
-                    found_spans = self.tagger_.spans(list(words), self.max_outside)
-                    if len(self.memo_) < 50_000:
-                        self.memo_[words] = found_spans
-                crf_spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found_spans)
-        token_at = {t[0]: i for i, t in enumerate(tokens)}
         common = _common_words()
-
-        def weak(a, b, conf):
-            """A CRF span that needs ``lower_confidence``: all lower case, or one common word
-            opening a sentence ("Deny it all")."""
-            if a == b and tokens[a][2].lower() in self.lowered_:
-                return True  # the corpus writes it in lower case: a common word here, whatever the CRF says
-            words = [t[2] for t in tokens[a:b + 1]]
-            if a == b and words[0].islower() and _english_costs().get(words[0], 99.0) < _COST_10K:
-                return True  # one ordinary English word in lower case ("sea", "coffee")
-            if conf >= self.lower_confidence:
-                return False
-            if all(w.islower() for w in words):
-                return True
-            low = words[0].lower()
-            return a == b and low in common and low not in self.trusted_ and _initial(tokens, a, clean)
-
-        headline = title_case_lines(tokens, clean) if crf_spans else set()
-
-        def plain_headline_words(a, b):
-            """On a Title Case line capitals say nothing: a CRF span of ordinary English words
-            there ("Newborn Brain Function") is not a name."""
-            return a in headline and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K
-                                         for t in tokens[a:b + 1])
-
-        crf_spans = [span for span in crf_spans
-                     if not weak(*span[:2], span[3]) and not plain_headline_words(*span[:2])]
+        token_at = {t[0]: i for i, t in enumerate(tokens)}
+        crf_spans, headline = [], set()
+        if self.tagger_ is not None and tokens:
+            crf_spans, _, headline = self._crf_spans(tokens, clean)
         crf_starts = {tokens[a][0] for a, _, _, _ in crf_spans}
+
+        # 1. hashtags and handles that the alias table resolves
+        for start, end, word in tokens:
+            if word[0] in "#@" and len(word) > 1:
+                for name, kind in self._resolve_tag(word):
+                    add(name, kind, word, start, end)
+
+        # 2. known names: gazetteer matches, then names promoted from the corpus
+        known = []  # (start, end, name, kind, surface)
+        guessed = []  # the same, from the gazetteer's person and org rules: they only fill in
+        table_hits = set()
+        if self.tagger_ is not None:
+            table_hits = {pos for m in self._table_only().extract(clean) for pos in m.positions}
         for m in gaz.extract(clean):
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
@@ -450,57 +609,78 @@ class HybridExtractor(EntityExtractor):
                         and surface.lower() not in self.trusted_ and pos not in crf_starts
                         and pos in token_at and _initial(tokens, token_at[pos], clean)):
                     continue  # "Arm is sore": a common word opening a sentence, and the CRF disagrees
-                add(m.name, m.type, surface, pos, pos + len(surface))
-
-        for start, end, word in tokens:
-            if word[0] in "#@" and len(word) > 1 and free(start, end):
-                for name, kind in self._resolve_tag(word):
-                    add(name, kind, word, start, end)
-
+                ruled = self.tagger_ is not None and pos not in table_hits  # "iPhone 17" stays known
+                (guessed if ruled else known).append((pos, pos + len(surface), m.name, m.type, surface))
         promoted = self.promoted_
         if promoted:
             for a, b, _ in capital_runs(tokens, clean):
                 start, end = tokens[a][0], tokens[b][1]
                 hit = promoted.get(alias_key(clean[start:end]))
-                if hit is not None and free(start, end):
-                    add(hit[0], hit[1], clean[start:end], start, end)
+                if hit is not None:
+                    known.append((start, end, hit[0], hit[1], clean[start:end]))
             for start, end, word in tokens:
-                if word[0] == "#" and free(start, end):
+                if word[0] == "#":
                     hit = promoted.get(alias_key(word))
                     if hit is not None:
-                        add(hit[0], hit[1], word, start, end)
+                        known.append((start, end, hit[0], hit[1], word))
 
-        if crf_spans:
-            words = [t[2] for t in tokens]
-            for a, b, label, _ in crf_spans:
-                while b > a and _POSSESSIVE_TOKEN.match(words[b]):
-                    b -= 1
-                while a <= b and (words[a] in _LEADING or _filler(words[a])):
-                    a += 1
-                while b >= a and _filler(words[b]):
-                    b -= 1
-                if b < a:
-                    continue  # "the", "of": not a name on its own
-                if words[a][0] == "@" or _LINK.match(words[a]):
-                    continue
-                start, end = tokens[a][0], tokens[b][1]
-                if not free(start, end):
-                    continue
-                surface = clean[start:end]
-                name = surface.lstrip("#")
-                key = alias_key(name)
-                if not key:
-                    continue
-                entry = gaz.table_.get(key)
-                hit = promoted.get(key)
-                if entry is not None:
-                    name, kind = entry.name, entry.type
-                elif hit is not None:
-                    name, kind = hit
-                else:
-                    kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
+        # 3. merge: the CRF decides a span it is sure of; a known name decides its own span and
+        #    canonical name; each fills in where the other has nothing
+        dropped = set()
+        chosen = []
+        for a, b, label, conf in crf_spans:
+            start, end = tokens[a][0], tokens[b][1]
+            overlapping = [k for k, g in enumerate(known) if g[0] < end and start < g[1]]
+            exact = [k for k in overlapping if known[k][:2] == (start, end)]
+            if exact or not overlapping:
+                chosen.append((start, end, label))
+                continue
+            inside = all(start <= known[k][0] and known[k][1] <= end for k in overlapping)
+            if inside and conf >= self.span_confidence and not (
+                    a in headline and self._plain_words_beside(tokens, a, b, [known[k] for k in overlapping])):
+                dropped.update(overlapping)  # "Xiaomi Mi 6" over the gazetteer's "Xiaomi"
+                # a known name that ends the span is its head and gives the type ("Allwinner Linux")
+                head = [known[k][3] for k in overlapping if known[k][1] == end]
+                chosen.append((start, end, label if not head else ("type", head[0])))
+        for k, (start, end, name, kind, surface) in enumerate(known):
+            if k not in dropped and free(start, end):
+                add(name, kind, surface, start, end)
+        for start, end, label in chosen:
+            if not free(start, end):
+                continue
+            surface = clean[start:end]
+            name = surface.lstrip("#")
+            key = alias_key(name)
+            if not key:
+                continue
+            entry = gaz.table_.get(key)
+            hit = promoted.get(key)
+            if entry is not None:
+                name, kind = entry.name, entry.type
+            elif hit is not None:
+                name, kind = hit
+            elif isinstance(label, tuple):
+                kind = label[1]
+            else:
+                kind = _rule_type(name.split(), gaz) or WNUT_TYPES.get(label, "concept")
+            add(name, kind, surface, start, end)
+        for start, end, name, kind, surface in guessed if self.rules_fill else ():
+            # a rule's guess fills in where the CRF found nothing, unless it opens with a common
+            # word that is also a first name ("Will Be Released", "Max Out Monday")
+            if free(start, end) and surface.split()[0].lower() not in common:
                 add(name, kind, surface, start, end)
         return self._mentions(found)
+
+    def _table_only(self) -> GazetteerExtractor:
+        """The gazetteer without its rules: a tag resolves to names the alias table knows, never to
+        a name guessed from its words ("@amandaguido" is not "Amanda Guido")."""
+        plain = self.__dict__.get("plain_")
+        if plain is None:
+            plain = self.plain_ = GazetteerExtractor(extra=self.extra, generic_concepts=self.generic_concepts,
+                                                     rules=False)
+            plain.table_, plain.first_names_, plain.prefixes_ = (self.gazetteer_.table_, self.gazetteer_.first_names_,
+                                                                 self.gazetteer_.prefixes_)
+        return plain
 
     def _resolve_tag(self, word: str) -> list[tuple[str, str]]:
         """Entities named by a hashtag or handle: the whole tag, else its segmented words."""
@@ -519,8 +699,21 @@ class HybridExtractor(EntityExtractor):
         if len(parts) < 2:
             return []
         phrase = " ".join(p if not p.islower() else p.capitalize() for p in parts)
+        found = self._table_only().extract(phrase)
+        # the tag must be made of the names (and generic affixes such as "Group" or "Official"):
+        # "#PfizerBioNTech" and "@BioNTech_Group" name their entities, "@thisisiceland" does not
+        covered = [False] * len(phrase)
+        for m in found:
+            for pos in m.positions:
+                surface = next((a for a in m.aliases if phrase.startswith(a, pos)), m.surface)
+                covered[pos:pos + len(surface)] = [True] * len(surface)
+        pos = 0
+        for part in phrase.split(" "):
+            if not all(covered[pos:pos + len(part)]) and part.lower() not in _TAG_AFFIXES:
+                return []
+            pos += len(part) + 1
         out = []
-        for m in self.gazetteer_.extract(phrase):
+        for m in found:
             if (m.name, m.type) not in out:
                 out.append((m.name, m.type))
         return out

@@ -1,15 +1,19 @@
-"""Train the shipped entity CRF on WNUT 2017 (the data is read from a path; it is never copied here).
+"""Train the shipped entity CRF on WNUT 2017 train (the data is read from a path; never copied here).
 
 Usage::
 
     python -m corpuskit.enrich.train_crf /path/to/wnut17 [--out corpuskit/enrich/models] \
-        [--c1 0.05 0.1 0.2] [--c2 0.01 0.05 0.1] [--iterations 150] [--no-refit]
+        [--c1 0.01 0.02] [--c2 0.05 0.1] [--folds 3] [--iterations 150]
 
-Reads ``train.conll`` and ``dev.conll`` (token TAB BIO-tag lines, blank line
-between documents), picks ``c1``/``c2`` by typed F1 on dev (exact spans, the
-corpuskit types of :data:`corpuskit.enrich.crf.WNUT_TYPES`), prints every
-setting's dev figures, then refits the chosen setting on train + dev and
-writes the model and its common-word list into ``--out``.
+Reads ``train.conll`` (token TAB BIO-tag lines, blank line between documents)
+and picks ``c1``, ``c2`` and the marginal-decoding threshold ``max_outside`` by
+``--folds``-fold cross-validation on train (typed F1, exact spans, the
+corpuskit types of :data:`corpuskit.enrich.crf.WNUT_TYPES`; folds are a seeded
+shuffle of the documents), printing every setting's figures. It then fits the
+chosen setting on the whole of train and writes the model, its common-word list
+and its settings into ``--out``. Dev and test are never read for training or for
+choosing settings; when ``dev.conll`` (and ``test.conll``) are present their
+figures are written beside the settings as a read-only evaluation.
 
 Data: WNUT 2017 Emerging and Rare Entities (Derczynski, Nichols, van Erp,
 Limsopatham 2017), CC-BY 4.0.
@@ -23,8 +27,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from corpuskit.enrich.crf import (INFO_FILE, MODEL_FILE, WNUT_TYPES, WORDS_FILE, Featurizer, decode,
-                                  gazetteer_words, spans_from_tags)
+from corpuskit.enrich.crf import (INFO_FILE, MODEL_FILE, WNUT_TYPES, WORDS_FILE, build_featurizer, decode,
+                                  spans_from_tags)
 
 
 def read_conll(path) -> list[tuple[list[str], list[str]]]:
@@ -91,56 +95,89 @@ def _fit(featurizer, docs, c1, c2, iterations):
     return crf
 
 
+THRESHOLDS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+
+
+def folds(n: int, k: int, seed: int = 17) -> list[list[int]]:
+    """``k`` disjoint lists of document indices covering ``range(n)`` (a seeded shuffle)."""
+    import random
+
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    return [sorted(order[i::k]) for i in range(k)]
+
+
+def cross_validate(docs, c1, c2, k, iterations, thresholds=THRESHOLDS) -> dict:
+    """``{max_outside: figures}`` of ``k``-fold cross-validation of one setting on ``docs``
+    (each fold's model sees only its training part, common words included)."""
+    predictions = [None] * len(docs)
+    for held in folds(len(docs), k):
+        held_set = set(held)
+        part = [d for i, d in enumerate(docs) if i not in held_set]
+        featurizer = build_featurizer(common_words(part))
+        crf = _fit(featurizer, part, c1, c2, iterations)
+        features = [featurizer.sentence(docs[i][0]) for i in held]
+        for i, v, m in zip(held, crf.predict(features), crf.predict_marginals(features)):
+            predictions[i] = (v, m)
+    return {tau: score(docs, [decode(v, m, tau) for v, m in predictions]) for tau in thresholds}
+
+
+def evaluate(crf, featurizer, docs, tau) -> dict:
+    features = [featurizer.sentence(w) for w, _ in docs]
+    return score(docs, [decode(v, m, tau) for v, m in zip(crf.predict(features), crf.predict_marginals(features))])
+
+
+def _line(figures) -> str:
+    t, u = figures["typed"], figures["untyped"]
+    return (f"typed F1 {t['f1']:.3f} (P {t['precision']:.3f} R {t['recall']:.3f}); "
+            f"untyped F1 {u['f1']:.3f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", help="folder holding train.conll and dev.conll")
+    parser.add_argument("data", help="folder holding train.conll (dev.conll and test.conll are only evaluated)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "models"))
-    parser.add_argument("--c1", type=float, nargs="+", default=[0.05, 0.1, 0.2])
-    parser.add_argument("--c2", type=float, nargs="+", default=[0.01, 0.05, 0.1])
+    parser.add_argument("--c1", type=float, nargs="+", default=[0.01, 0.02])
+    parser.add_argument("--c2", type=float, nargs="+", default=[0.05, 0.1])
+    parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=150)
-    parser.add_argument("--max-outside", type=float, nargs="+", default=[1.0, 0.9, 0.8, 0.7, 0.6],
+    parser.add_argument("--max-outside", type=float, nargs="+", default=list(THRESHOLDS),
                         help="marginal-decoding thresholds to try (1.0 = Viterbi)")
-    parser.add_argument("--no-refit", action="store_true", help="ship the train-only model")
     args = parser.parse_args(argv)
 
     data = Path(args.data)
-    train, dev = read_conll(data / "train.conll"), read_conll(data / "dev.conll")
-    print(f"train {len(train)} documents, dev {len(dev)} documents")
-    gaz, first = gazetteer_words()
-    featurizer = Featurizer(gaz, common_words(train), first)
-    dev_features = [featurizer.sentence(w) for w, _ in dev]
+    train = read_conll(data / "train.conll")
+    print(f"train {len(train)} documents; {args.folds}-fold cross-validation on train")
     best = None
     for c1 in args.c1:
         for c2 in args.c2:
             t0 = time.perf_counter()
-            crf = _fit(featurizer, train, c1, c2, args.iterations)
-            viterbi = crf.predict(dev_features)
-            marginals = crf.predict_marginals(dev_features)
-            for tau in args.max_outside:
-                figures = score(dev, [decode(v, m, tau) for v, m in zip(viterbi, marginals)])
-                t = figures["typed"]
-                print(f"c1={c1} c2={c2} max_outside={tau}: dev typed F1 {t['f1']:.3f} "
-                      f"(P {t['precision']:.3f} R {t['recall']:.3f}); untyped F1 "
-                      f"{figures['untyped']['f1']:.3f} [{time.perf_counter() - t0:.0f} s]", flush=True)
-                if best is None or t["f1"] > best[0]:
-                    best = (t["f1"], c1, c2, tau, crf, figures)
-    f1, c1, c2, tau, crf, figures = best
-    print(f"chosen c1={c1} c2={c2} max_outside={tau} (dev typed F1 {f1:.3f})")
+            by_tau = cross_validate(train, c1, c2, args.folds, args.iterations, args.max_outside)
+            for tau, figures in by_tau.items():
+                print(f"c1={c1} c2={c2} max_outside={tau}: CV {_line(figures)} "
+                      f"[{time.perf_counter() - t0:.0f} s]", flush=True)
+                if best is None or figures["typed"]["f1"] > best[0]:
+                    best = (figures["typed"]["f1"], c1, c2, tau, figures)
+    f1, c1, c2, tau, cv_figures = best
+    print(f"chosen c1={c1} c2={c2} max_outside={tau} (CV typed F1 {f1:.3f}); fitting on all of train")
+    words = common_words(train)
+    featurizer = build_featurizer(words)
+    crf = _fit(featurizer, train, c1, c2, args.iterations)
+    info = {"data": "WNUT 2017 (Derczynski, Nichols, van Erp, Limsopatham 2017), CC-BY 4.0",
+            "c1": c1, "c2": c2, "iterations": args.iterations, "max_outside": tau,
+            "fitted_on": "train", "chosen_by": f"{args.folds}-fold cross-validation on train",
+            "cv_figures": cv_figures}
+    for split in ("dev", "test"):
+        path = data / f"{split}.conll"
+        if path.exists():
+            figures = evaluate(crf, featurizer, read_conll(path), tau)
+            info[f"{split}_figures"] = figures
+            print(f"{split} (read-only evaluation): {_line(figures)}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    docs = train if args.no_refit else train + dev
-    words = common_words(docs)
-    if not args.no_refit:
-        featurizer = Featurizer(gaz, words, first)
-        crf = _fit(featurizer, docs, c1, c2, args.iterations)
-        print(f"refitted on train + dev ({len(docs)} documents)")
     import shutil
 
     shutil.copyfile(crf.modelfile.name, out / MODEL_FILE)
-    info = {"data": "WNUT 2017 (Derczynski, Nichols, van Erp, Limsopatham 2017), CC-BY 4.0",
-            "c1": c1, "c2": c2, "iterations": args.iterations, "max_outside": tau,
-            "fitted_on": "train" if args.no_refit else "train+dev",
-            "dev_figures_of_train_only_model": figures}
     (out / INFO_FILE).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     (out / WORDS_FILE).write_text("\n".join(sorted(words)) + "\n", encoding="utf-8")
     print(f"wrote {out / MODEL_FILE} ({(out / MODEL_FILE).stat().st_size / 1e6:.2f} MB) and "
