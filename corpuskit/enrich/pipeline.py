@@ -225,7 +225,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
                                                         details=details)
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
-        discovery = {"k": details["k"], "merged": [[int(c) for c in g] for g in details["merged"]],
+        discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"],
                      "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
                      "topics": len(definitions)}

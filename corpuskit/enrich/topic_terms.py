@@ -33,10 +33,15 @@ from corpuskit.text import term_analyzer
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
 PHRASE_SHARE = 0.3
+#: two chosen words become their phrase when it is said this often and for this share of the rarer word
+PHRASE_USES = 3
+PHRASE_RARER = 0.5
 _CANDIDATES = 80
 _POOL = 30
 #: a term is among the top terms of at most this many groups (those it is most distinctive of)
 OWNERS = 2
+#: how strongly a term's co-occurrence with the terms already chosen weighs against its distinctiveness
+COHERENCE_POWER = 2
 
 
 def _stems(term: str) -> set:
@@ -83,7 +88,9 @@ def distinct_terms(terms, n: int, counts: dict | None = None) -> list[str]:
     """The first ``n`` of ``terms`` (best first) with no word said twice (see the module docstring).
 
     ``counts`` (term -> occurrences in the group) lets a bigram replace its words only
-    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may.
+    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may. Two chosen
+    words that the group says as one phrase (``new`` and ``york``: "new york" carries
+    ``PHRASE_SHARE`` of the rarer word's uses) become that phrase.
     """
     chosen: list[str] = []
     for term in terms:
@@ -91,16 +98,40 @@ def distinct_terms(terms, n: int, counts: dict | None = None) -> list[str]:
         overlap = [c for c in chosen if _stems(c) & words]
         if " " in term and overlap and all(" " not in c for c in overlap):
             if counts is not None:
-                base = max(counts.get(c, 0) for c in overlap) or 1
-                if counts.get(term, 0) < PHRASE_SHARE * base:
+                said = counts.get(term, 0) >= PHRASE_SHARE * (max(counts.get(c, 0) for c in overlap) or 1)
+                if not said and len(overlap) == len(term.split()):  # both words chosen
+                    said = _said_together(term, overlap, counts)
+                if not said:
                     continue
             chosen[chosen.index(overlap[0])] = term
             chosen = [c for c in chosen if c not in overlap[1:]]
         elif not overlap:
-            chosen.append(term)
+            phrase = _phrase_with(term, chosen, counts) if counts is not None and " " not in term else None
+            if phrase is not None:
+                chosen[chosen.index(phrase[1])] = phrase[0]
+            else:
+                chosen.append(term)
         if len(chosen) >= n:
             break
     return chosen
+
+
+def _phrase_with(word: str, chosen: list[str], counts: dict):
+    """``(phrase, chosen word)`` when ``word`` and a chosen single word are said as one phrase."""
+    for c in chosen:
+        if " " in c:
+            continue
+        for phrase in (f"{c} {word}", f"{word} {c}"):
+            if _said_together(phrase, [c, word], counts):
+                return phrase, c
+    return None
+
+
+def _said_together(phrase: str, words, counts: dict) -> bool:
+    """True when the group says ``phrase`` at least ``PHRASE_USES`` times and for at least
+    ``PHRASE_RARER`` of the uses of the rarer of its ``words``."""
+    uses = counts.get(phrase, 0)
+    return uses >= PHRASE_USES and uses >= PHRASE_RARER * min(counts.get(w, 0) for w in words)
 
 
 def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000) -> dict[int, list[str]]:
@@ -109,6 +140,12 @@ def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000)
     Ties are broken alphabetically; a label whose texts hold no usable term gets ``[]``.
     """
     classes, per_class, vocab, docs = _class_counts(texts, labels, max_features, 1)
+    return terms_from_counts(classes, per_class, vocab, docs, top_n)
+
+
+def terms_from_counts(classes, per_class, vocab, docs, top_n: int = 10) -> dict[int, list[str]]:
+    """:func:`class_tfidf_terms` from counts already made: ``per_class`` term counts (one row per
+    class), the ``vocab`` and the document-term counts ``docs`` of the labelled documents."""
     if not len(vocab):
         return {c: [] for c in classes}
     scores = ctfidf(per_class)
@@ -144,7 +181,7 @@ def _coherent(candidates, weights, docs, index, top_n):
     rel = np.asarray(weights, dtype=float) / max(weights[0], 1e-12)
     chosen, left = [0], list(range(1, len(candidates)))
     while left and len(chosen) < top_n:
-        best = max(left, key=lambda j: (rel[j] * (1 + npmi[j, chosen].mean()) ** 2, -j))
+        best = max(left, key=lambda j: (rel[j] * (1 + npmi[j, chosen].mean()) ** COHERENCE_POWER, -j))
         chosen.append(best)
         left.remove(best)
     return [candidates[j] for j in chosen]
