@@ -33,9 +33,10 @@ from corpuskit.text import term_analyzer
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
 PHRASE_SHARE = 0.3
-#: two chosen words become their phrase when it is said this often and for this share of the rarer word
-PHRASE_USES = 3
-PHRASE_RARER = 0.5
+#: two chosen words become their phrase when it is said this often and the rarer word is hardly ever said
+#: outside it ("york" in "new york"; not "messenger", said alone as often as in "facebook messenger")
+PHRASE_USES = 10
+PHRASE_RARER = 0.8
 _CANDIDATES = 80
 _POOL = 30
 #: a term is among the top terms of at most this many groups (those it is most distinctive of)
