@@ -46,7 +46,17 @@ COHERENCE_POWER = 2
 
 
 def _stems(term: str) -> set:
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in term.split()}
+    """The forms a term's words may share with another term's: the word, without a plural ``s``,
+    and without ``-ed`` / ``-ing`` ("released" meets "release", "using" meets "use")."""
+    out = set()
+    for w in term.split():
+        w = w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        out.add(w)
+        if len(w) > 4 and w.endswith("ed"):
+            out.update((w[:-1], w[:-2]))
+        elif len(w) > 4 and w.endswith("ing"):
+            out.update((w[:-3], w[:-3] + "e"))
+    return out
 
 
 def class_term_counts(texts, labels, max_features: int = 30000, min_df: int = 1):
@@ -223,14 +233,21 @@ def readable_label(terms, texts=(), parts: int = 3) -> str:
     """A label a person would write: ``"Head: second, third"`` from distinct terms.
 
     The head is the first term in its usual casing with a capital first letter;
-    the others keep their usual casing. ``texts`` (a sample of the group's
-    records) supply the casing; without them terms stay lowercase.
+    the others keep their usual casing. When the first term is a lowercase word
+    and the second or third is a name the records write with capitals ("Elon
+    Musk", "Ask HN"), the name leads ("Elon Musk: says, car" rather than "Says:
+    Elon Musk, car"). ``texts`` (a sample of the group's records) supply the
+    casing; without them terms stay lowercase.
     """
     terms = [t for t in terms if t][:parts]
     if not terms:
         return ""
     sample = list(texts)[:400]
     forms = [surface_form(t, sample) for t in terms]
+    if " " not in forms[0] and forms[0] == forms[0].lower():
+        names = [i for i in range(1, len(forms)) if " " in forms[i] and forms[i] != forms[i].lower()]
+        if names:
+            forms.insert(0, forms.pop(names[0]))
     head = forms[0][:1].upper() + forms[0][1:]
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 

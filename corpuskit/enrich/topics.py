@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -502,18 +503,23 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
 
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
     each record's beat index (-1 for none). A ``details`` dict, when given, is
-    filled with the NMF ``k``, the ``merged`` groups and the ``dissolved`` topics.
+    filled with the NMF ``k``, the ``grid`` behind it (:func:`choose_n_topics`),
+    the ``merged`` groups, the ``dissolved`` topics, and the ``seconds`` taken
+    (``gridSeconds`` of them choosing k).
     """
     from corpuskit.enrich.topic_terms import class_term_counts, class_tfidf_terms, readable_label, slug
 
     vectors = np.asarray(vectors, dtype=np.float32)
     texts = list(texts)
     n = len(texts)
+    started = time.perf_counter()
     matrix, _ = _term_matrix(texts) if n else (None, None)
     info = {"k": None, "grid": [], "merged": [], "dissolved": []}
     labels = np.full(n, -1, dtype=np.int64)
     if matrix is not None:
+        grid_started = time.perf_counter()
         chosen = n_topics or choose_n_topics(texts, seed=seed, details=info)
+        info["gridSeconds"] = round(time.perf_counter() - grid_started, 1)
         k = max(1, min(chosen, matrix.shape[0], matrix.shape[1]))
         weights, _ = _nmf(matrix, k, seed)
         labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
@@ -569,6 +575,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
         order = []
     remap = {int(c): i for i, c in enumerate(order)}
     new_labels = np.array([remap.get(int(x), -1) for x in labels], dtype=np.int64)
+    info["seconds"] = round(time.perf_counter() - started, 1)
     if details is not None:
         details.update(info)
     return beats, l2_normalise(np.vstack(centroids)), new_labels
