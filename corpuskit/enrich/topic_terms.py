@@ -233,21 +233,14 @@ def readable_label(terms, texts=(), parts: int = 3) -> str:
     """A label a person would write: ``"Head: second, third"`` from distinct terms.
 
     The head is the first term in its usual casing with a capital first letter;
-    the others keep their usual casing. When the first term is a lowercase word
-    and the second or third is a name the records write with capitals ("Elon
-    Musk", "Ask HN"), the name leads ("Elon Musk: says, car" rather than "Says:
-    Elon Musk, car"). ``texts`` (a sample of the group's records) supply the
-    casing; without them terms stay lowercase.
+    the others keep their usual casing. ``texts`` (a sample of the group's
+    records) supply the casing; without them terms stay lowercase.
     """
     terms = [t for t in terms if t][:parts]
     if not terms:
         return ""
     sample = list(texts)[:400]
     forms = [surface_form(t, sample) for t in terms]
-    if " " not in forms[0] and forms[0] == forms[0].lower():
-        names = [i for i in range(1, len(forms)) if " " in forms[i] and forms[i] != forms[i].lower()]
-        if names:
-            forms.insert(0, forms.pop(names[0]))
     head = forms[0][:1].upper() + forms[0][1:]
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 
