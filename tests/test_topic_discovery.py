@@ -8,7 +8,13 @@ from corpuskit.analysis.cluster_terms import class_tfidf_terms
 from corpuskit.enrich.embeddings import TfidfSvdEmbedder
 from corpuskit.enrich.topic_quality import is_debris, npmi_coherence, topic_diversity
 from corpuskit.enrich.topic_terms import readable_label
-from corpuskit.enrich.topics import K_MAX_SHARE, K_TOLERANCE, choose_n_topics, default_n_topics, discover_beats
+from corpuskit.enrich.topics import (
+    K_MAX_SHARE,
+    K_TOLERANCE,
+    choose_n_topics,
+    default_n_topics,
+    discover_beats,
+)
 from corpuskit.text import STOP_WORDS
 
 SPACE = ["rocket", "orbit", "satellite", "astronaut", "capsule", "launch pad", "lunar lander"]

@@ -411,7 +411,7 @@ def choose_n_topics(texts, seed: int = 0, details: dict | None = None) -> int:
     texts = list(texts)
     n = len(texts)
     upper = default_n_topics(n)
-    grid = sorted({int(round(k)) for k in np.geomspace(3, upper, K_GRID)}) if upper > 3 else [upper]
+    grid = sorted({round(float(k)) for k in np.geomspace(3, upper, K_GRID)}) if upper > 3 else [upper]
     if details is not None:
         details["grid"] = []
     if len(grid) == 1 or n < 10 * upper:
@@ -507,7 +507,12 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     the ``merged`` groups, the ``dissolved`` topics, and the ``seconds`` taken
     (``gridSeconds`` of them choosing k).
     """
-    from corpuskit.enrich.topic_terms import class_term_counts, class_tfidf_terms, readable_label, slug
+    from corpuskit.enrich.topic_terms import (
+        class_term_counts,
+        class_tfidf_terms,
+        readable_label,
+        slug,
+    )
 
     vectors = np.asarray(vectors, dtype=np.float32)
     texts = list(texts)
