@@ -99,36 +99,40 @@ def distinct_terms(terms, n: int, counts: dict | None = None) -> list[str]:
     """The first ``n`` of ``terms`` (best first) with no word said twice (see the module docstring).
 
     ``counts`` (term -> occurrences in the group) lets a bigram replace its words only
-    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may. Two chosen
-    words that the group says as one phrase (``new`` and ``york``: "new york" carries
-    ``PHRASE_SHARE`` of the rarer word's uses) become that phrase.
+    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may. A chosen word
+    hardly ever said outside a phrase with another chosen word (``york`` and ``new``) is
+    that phrase: it stands for both when it carries ``PHRASE_SHARE`` of the other word's
+    uses too, else it stands beside the other word ("new, new york": the group says "new"
+    mostly about other things), the one case where a word is said twice.
     """
     chosen: list[str] = []
     for term in terms:
         words = _stems(term)
         overlap = [c for c in chosen if _stems(c) & words]
         if " " in term and overlap and all(" " not in c for c in overlap):
-            if counts is not None:
-                said = counts.get(term, 0) >= PHRASE_SHARE * (max(counts.get(c, 0) for c in overlap) or 1)
-                if not said and len(overlap) == len(term.split()):  # both words chosen
-                    said = _said_together(term, overlap, counts)
-                if not said:
-                    continue
-            chosen[chosen.index(overlap[0])] = term
-            chosen = [c for c in chosen if c not in overlap[1:]]
+            share = counts is None or counts.get(term, 0) >= PHRASE_SHARE * (
+                max(counts.get(c, 0) for c in overlap) or 1)
+            if share:
+                chosen[chosen.index(overlap[0])] = term
+                chosen = [c for c in chosen if c not in overlap[1:]]
+            elif len(overlap) == len(term.split()) and _said_together(term, overlap, counts):
+                rarer = min(overlap, key=lambda c: (counts.get(c, 0), c))
+                chosen[chosen.index(rarer)] = term
         elif not overlap:
             phrase = _phrase_with(term, chosen, counts) if counts is not None and " " not in term else None
-            if phrase is not None:
+            if phrase is None:
+                chosen.append(term)
+            elif counts.get(phrase[0], 0) >= PHRASE_SHARE * counts.get(phrase[1], 0):
                 chosen[chosen.index(phrase[1])] = phrase[0]
             else:
-                chosen.append(term)
+                chosen.append(phrase[0])
         if len(chosen) >= n:
             break
     return chosen
 
 
 def _phrase_with(word: str, chosen: list[str], counts: dict):
-    """``(phrase, chosen word)`` when ``word`` and a chosen single word are said as one phrase."""
+    """``(phrase, chosen word)`` when ``word`` is hardly said outside a phrase with a chosen single word."""
     for c in chosen:
         if " " in c:
             continue
