@@ -491,7 +491,8 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         default: the corpus's ``beats`` metadata, else the stored topics, else
         beats discovered from the text.
     n_topics : int, optional
-        Number of beats to discover when there are no definitions.
+        Number of beats to discover when there are no definitions; default: chosen from the
+        data (:func:`corpuskit.enrich.topics.choose_n_topics`).
     chunk_size : int
         Records per transaction.
     seed : int

@@ -489,8 +489,9 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     1. TF-IDF of the normalised texts' words and bigrams, without the terms in
        more than ``SUBJECT_SHARE`` of the records (they name the whole corpus:
        a corpus about one subject then splits into its sub-subjects);
-    2. NMF (seeded) with ``n_topics`` topics, default :func:`default_n_topics`
-       (an upper bound from the corpus size);
+    2. NMF (seeded) with ``n_topics`` topics, by default the k chosen from the
+       data by :func:`choose_n_topics` (coherence across a grid of k up to the
+       size bound :func:`default_n_topics`);
     3. the data then decides how many remain: each record goes to its
        strongest NMF topic; near-duplicate topics merge (centroid cosine at
        least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
