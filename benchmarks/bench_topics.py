@@ -11,7 +11,8 @@ among every topic's top 10), mean NPMI coherence of each topic's top 10 terms
 (document co-occurrence over the corpus), mean topic assignments per record,
 outlier share (records with no topic), debris top terms (URL parts, HTML
 entities) and, where the records carry a subreddit or the demo's planted beat,
-the NMI of the primary topic against it. Then how well secondary assignments
+the NMI of the primary topic against it, and for discovery the grid of k behind the chosen number
+of topics (sample NPMI and largest topic share per k) and the seconds spent fitting. Then how well secondary assignments
 are supported by the text, by confidence band (the figure behind the stated
 secondary threshold). ``--show`` also runs the clusters step and prints every
 topic's label, size, terms and an example, and the 20 largest clusters.
