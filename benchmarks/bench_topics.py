@@ -11,7 +11,8 @@ among every topic's top 10), mean NPMI coherence of each topic's top 10 terms
 (document co-occurrence over the corpus), mean topic assignments per record,
 outlier share (records with no topic), debris top terms (URL parts, HTML
 entities) and, where the records carry a subreddit or the demo's planted beat,
-the NMI of the primary topic against it. Then how well secondary assignments
+the NMI of the primary topic against it, and for discovery the grid of k behind the chosen number
+of topics (sample NPMI and largest topic share per k) and the seconds spent fitting. Then how well secondary assignments
 are supported by the text, by confidence band (the figure behind the stated
 secondary threshold). ``--show`` also runs the clusters step and prints every
 topic's label, size, terms and an example, and the 20 largest clusters.
@@ -70,8 +71,8 @@ def enriched(name: str, cache: Path, records: int, reuse: bool):
     if name == "demo":  # the demo without its beat file: discovery
         corpus.set_meta("beats", None)
     t0 = time.perf_counter()
-    corpus.enrich(progress=False)
-    return corpus, time.perf_counter() - t0
+    summary = corpus.enrich(progress=False)
+    return corpus, (time.perf_counter() - t0, summary["fitSeconds"])
 
 
 def truth_labels(corpus, name):
@@ -173,12 +174,15 @@ def evaluate(name: str, corpus, seconds, show: bool):
         table.append(("NMI primary vs " + ("planted beat" if name.startswith("demo") else "subreddit"),
                       f"{ours:.3f}", f"{nmi(truth, km_labels):.3f}"))
     if seconds is not None:
-        table.append(("enrich seconds (whole stage)", f"{seconds:.1f}", f"{km_seconds:.1f} (k-means only)"))
+        table.append(("enrich seconds (whole stage)", f"{seconds[0]:.1f}", f"{km_seconds:.1f} (k-means only)"))
+        table.append(("  of which fitting embedder + topics", f"{seconds[1]:.1f}", ""))
     print(f"\n== {name}: {q['records']:,} records ==")
     discovery = corpus.get_meta("topics.discovery")
     if discovery and not name.endswith("-beats"):
-        print("discovery: NMF topics", discovery["k"], "| merged groups", discovery["merged"],
-              "| dissolved", discovery["dissolved"], "| topics kept", discovery["topics"])
+        grid = ", ".join(f"{k}: {npmi:+.3f}/{share:.2f}" for k, npmi, share in discovery.get("grid") or [])
+        print(f"discovery: k chosen from the grid [k: sample NPMI/largest topic share] {grid or '(none)'} "
+              f"-> NMF topics {discovery['k']} | merged groups {discovery['merged']} | dissolved "
+              f"{discovery['dissolved']} | topics kept {discovery['topics']}")
     width = max(len(r[0]) for r in table)
     print(f"{'':<{width}}  {'corpuskit':>12}  {'tfidf+kmeans':>14}")
     for label, a, b in table:

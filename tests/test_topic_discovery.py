@@ -8,7 +8,13 @@ from corpuskit.analysis.cluster_terms import class_tfidf_terms
 from corpuskit.enrich.embeddings import TfidfSvdEmbedder
 from corpuskit.enrich.topic_quality import is_debris, npmi_coherence, topic_diversity
 from corpuskit.enrich.topic_terms import readable_label
-from corpuskit.enrich.topics import discover_beats
+from corpuskit.enrich.topics import (
+    K_MAX_SHARE,
+    K_TOLERANCE,
+    choose_n_topics,
+    default_n_topics,
+    discover_beats,
+)
 from corpuskit.text import STOP_WORDS
 
 SPACE = ["rocket", "orbit", "satellite", "astronaut", "capsule", "launch pad", "lunar lander"]
@@ -68,6 +74,28 @@ def test_readable_labels_use_the_records_casing_and_no_word_twice():
     assert readable_label(["apple", "iphone", "fbi"], headlines) == "Apple: iPhone, FBI"
 
 
+def test_a_phrase_is_not_split_across_terms():
+    from corpuskit.enrich.topic_terms import distinct_terms
+
+    counts = {"new": 100, "york": 30, "new york": 29, "city": 20, "facebook": 80, "messenger": 24,
+              "facebook messenger": 9, "rare": 2, "new rare": 2}
+    # "york" is hardly ever said outside "new york", but "new" mostly is: the phrase stands beside "new"
+    assert distinct_terms(["new", "city", "new york", "york"], 5, counts) == ["new", "city", "new york"]
+    assert distinct_terms(["new", "york", "city"], 5, counts) == ["new", "new york", "city"]
+    counts["new york"] = 30   # the phrase carries 30% of the uses of "new" as well: it stands for both
+    assert distinct_terms(["new", "york", "city"], 5, counts) == ["new york", "city"]
+    # "messenger" is said alone more often than in "facebook messenger"; "new rare" is said twice only
+    assert distinct_terms(["facebook", "messenger"], 5, counts) == ["facebook", "messenger"]
+    assert distinct_terms(["new", "rare"], 5, counts) == ["new", "rare"]
+    texts = [f"New York {w} news" for w in ("subway", "rent", "mayor", "taxi", "parks", "schools", "budget",
+                                            "police", "transit", "housing", "zoning", "bridges")]
+    texts += [f"new {w} released" for w in ("phone", "laptop", "app", "model", "game", "tool", "chip", "car")] * 4
+    labels = np.array([0] * 12 + [1] * 32)
+    terms = class_tfidf_terms(texts + ["York"], np.append(labels, 0))
+    assert "new york" in terms[0] and "york" not in terms[0] and "new" not in terms[0]
+    assert readable_label(terms[0], texts).startswith("New York")
+
+
 def test_near_duplicate_topics_merge():
     texts, labels = _texts([SPACE, ENERGY], 200, debris=False)
     details: dict = {}
@@ -89,7 +117,7 @@ def test_one_subject_corpus_yields_distinct_sub_topics():
     side = ["sore arm", "fever", "headache", "tired", "chills"]
     supply = ["doses", "shipment", "freezer", "delivery", "stock"]
     policy = ["import ban", "mandate", "approval", "regulator", "border"]
-    texts, labels = _texts([side, supply, policy], 300, seed=1, prefix="#PfizerBioNTech vaccine: ")
+    texts, labels = _texts([side, supply, policy], 900, seed=1, prefix="#PfizerBioNTech vaccine: ")
     details: dict = {}
     beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details)
     assert len(beats) >= 3
@@ -98,6 +126,33 @@ def test_one_subject_corpus_yields_distinct_sub_topics():
     tops = [b.keywords[:5] for b in beats]
     assert topic_diversity(tops, top_n=5) >= 0.85
     assert all(not {"vaccine", "pfizer", "biontech"} & set(b.name.split("-")) for b in beats)
+    assert details["grid"] and details["k"] >= 3                # chosen from the data, not given
+
+
+HEALTH = ["vaccine", "clinical trial", "patients", "hospital", "dosing", "obesity drug", "gene therapy"]
+SECURITY = ["ransomware", "phishing", "malware", "passkey", "firmware", "zero-day", "encryption"]
+PHONES = ["smartphone", "foldable", "earbuds", "smartwatch", "battery life", "headset", "console"]
+
+
+@pytest.mark.parametrize("pools", [[SPACE, ENERGY, MARKETS], [SPACE, ENERGY, MARKETS, HEALTH, SECURITY, PHONES]])
+def test_the_number_of_topics_is_chosen_from_the_data(pools):
+    texts, labels = _texts(pools, 2400, seed=3)
+    details: dict = {}
+    beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details)
+    grid = details["grid"]
+    assert [k for k, _, _ in grid] == sorted({k for k, _, _ in grid}) and grid[-1][0] == default_n_topics(2400)
+    eligible = [row for row in grid if row[2] <= K_MAX_SHARE] or grid   # the stated rule, from the table
+    best = max(score for _, score, _ in eligible)
+    assert details["k"] == max(k for k, score, _ in eligible if score >= best - K_TOLERANCE)
+    assert len(beats) == len(pools)                       # the size bound is 9: the data says 3 or 6
+    assert min(_purity(found, labels)) >= 0.95
+
+
+def test_a_small_corpus_takes_the_size_bound_without_a_grid():
+    texts, _ = _texts([SPACE, ENERGY], 40, debris=False)
+    details: dict = {}
+    assert choose_n_topics(texts, details=details) == default_n_topics(40) and details["grid"] == []
+    assert choose_n_topics([], details=details) == 3
 
 
 def test_npmi_and_diversity_figures():

@@ -225,7 +225,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
                                                         details=details)
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
-        discovery = {"k": details["k"], "merged": [[int(c) for c in g] for g in details["merged"]],
+        discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"],
                      "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
                      "topics": len(definitions)}
@@ -491,7 +491,8 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         default: the corpus's ``beats`` metadata, else the stored topics, else
         beats discovered from the text.
     n_topics : int, optional
-        Number of beats to discover when there are no definitions.
+        Number of beats to discover when there are no definitions; default: chosen from the
+        data (:func:`corpuskit.enrich.topics.choose_n_topics`).
     chunk_size : int
         Records per transaction.
     seed : int
@@ -524,7 +525,8 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
     dict
         ``recordsEnriched, totalEnriched, topics, discoveredTopics, entities,
         outliers`` (enriched records that fit no topic: no primary topic, no
-        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond``.
+        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond`` and ``fitSeconds`` (loading or
+        fitting the embedder and the topics, discovery included).
     """
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValidationError(f"chunk_size must be a positive integer, not {chunk_size!r}")
@@ -540,7 +542,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
-    done = 0
+    done, fit_seconds = 0, 0.0
     _load_blas()
     # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
     # 1 s single-threaded took 20 s with 2 threads under load). The stage is serial anyway.
@@ -574,9 +576,11 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
                            max(2 * workers, LOOKAHEAD_RECORDS // chunk_size))
             bar = None
             try:
+                fit_started = time.perf_counter()
                 model, assigner, topic_ids, refitted, known = _prepare(
                     corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
                     fit_sample)
+                fit_seconds = time.perf_counter() - fit_started
                 if client is not None:
                     from corpuskit.enrich.distributed import DaskChunkMap
 
@@ -630,4 +634,5 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         "model": model.model_name if model is not None else None, "dimensions": VECTOR_DIMENSIONS,
         "refitted": bool(done and refitted), "runId": run_id, "seconds": round(seconds, 3),
         "recordsPerSecond": round(done / seconds, 1) if done and seconds > 0 else None,
+        "fitSeconds": round(fit_seconds, 3),
     }

@@ -33,14 +33,30 @@ from corpuskit.text import term_analyzer
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
 PHRASE_SHARE = 0.3
+#: two chosen words become their phrase when it is said this often and the rarer word is hardly ever said
+#: outside it ("york" in "new york"; not "messenger", said alone as often as in "facebook messenger")
+PHRASE_USES = 10
+PHRASE_RARER = 0.8
 _CANDIDATES = 80
 _POOL = 30
 #: a term is among the top terms of at most this many groups (those it is most distinctive of)
 OWNERS = 2
+#: how strongly a term's co-occurrence with the terms already chosen weighs against its distinctiveness
+COHERENCE_POWER = 2
 
 
 def _stems(term: str) -> set:
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in term.split()}
+    """The forms a term's words may share with another term's: the word, without a plural ``s``,
+    and without ``-ed`` / ``-ing`` ("released" meets "release", "using" meets "use")."""
+    out = set()
+    for w in term.split():
+        w = w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        out.add(w)
+        if len(w) > 4 and w.endswith("ed"):
+            out.update((w[:-1], w[:-2]))
+        elif len(w) > 4 and w.endswith("ing"):
+            out.update((w[:-3], w[:-3] + "e"))
+    return out
 
 
 def class_term_counts(texts, labels, max_features: int = 30000, min_df: int = 1):
@@ -83,24 +99,54 @@ def distinct_terms(terms, n: int, counts: dict | None = None) -> list[str]:
     """The first ``n`` of ``terms`` (best first) with no word said twice (see the module docstring).
 
     ``counts`` (term -> occurrences in the group) lets a bigram replace its words only
-    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may.
+    when it carries ``PHRASE_SHARE`` of their uses; without it any bigram may. A chosen word
+    hardly ever said outside a phrase with another chosen word (``york`` and ``new``) is
+    that phrase: it stands for both when it carries ``PHRASE_SHARE`` of the other word's
+    uses too, else it stands beside the other word ("new, new york": the group says "new"
+    mostly about other things), the one case where a word is said twice.
     """
     chosen: list[str] = []
     for term in terms:
         words = _stems(term)
         overlap = [c for c in chosen if _stems(c) & words]
         if " " in term and overlap and all(" " not in c for c in overlap):
-            if counts is not None:
-                base = max(counts.get(c, 0) for c in overlap) or 1
-                if counts.get(term, 0) < PHRASE_SHARE * base:
-                    continue
-            chosen[chosen.index(overlap[0])] = term
-            chosen = [c for c in chosen if c not in overlap[1:]]
+            share = counts is None or counts.get(term, 0) >= PHRASE_SHARE * (
+                max(counts.get(c, 0) for c in overlap) or 1)
+            if share:
+                chosen[chosen.index(overlap[0])] = term
+                chosen = [c for c in chosen if c not in overlap[1:]]
+            elif len(overlap) == len(term.split()) and _said_together(term, overlap, counts):
+                rarer = min(overlap, key=lambda c: (counts.get(c, 0), c))
+                chosen[chosen.index(rarer)] = term
         elif not overlap:
-            chosen.append(term)
+            phrase = _phrase_with(term, chosen, counts) if counts is not None and " " not in term else None
+            if phrase is None:
+                chosen.append(term)
+            elif counts.get(phrase[0], 0) >= PHRASE_SHARE * counts.get(phrase[1], 0):
+                chosen[chosen.index(phrase[1])] = phrase[0]
+            else:
+                chosen.append(phrase[0])
         if len(chosen) >= n:
             break
     return chosen
+
+
+def _phrase_with(word: str, chosen: list[str], counts: dict):
+    """``(phrase, chosen word)`` when ``word`` is hardly said outside a phrase with a chosen single word."""
+    for c in chosen:
+        if " " in c:
+            continue
+        for phrase in (f"{c} {word}", f"{word} {c}"):
+            if _said_together(phrase, [c, word], counts):
+                return phrase, c
+    return None
+
+
+def _said_together(phrase: str, words, counts: dict) -> bool:
+    """True when the group says ``phrase`` at least ``PHRASE_USES`` times and for at least
+    ``PHRASE_RARER`` of the uses of the rarer of its ``words``."""
+    uses = counts.get(phrase, 0)
+    return uses >= PHRASE_USES and uses >= PHRASE_RARER * min(counts.get(w, 0) for w in words)
 
 
 def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000) -> dict[int, list[str]]:
@@ -109,6 +155,12 @@ def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000)
     Ties are broken alphabetically; a label whose texts hold no usable term gets ``[]``.
     """
     classes, per_class, vocab, docs = _class_counts(texts, labels, max_features, 1)
+    return terms_from_counts(classes, per_class, vocab, docs, top_n)
+
+
+def terms_from_counts(classes, per_class, vocab, docs, top_n: int = 10) -> dict[int, list[str]]:
+    """:func:`class_tfidf_terms` from counts already made: ``per_class`` term counts (one row per
+    class), the ``vocab`` and the document-term counts ``docs`` of the labelled documents."""
     if not len(vocab):
         return {c: [] for c in classes}
     scores = ctfidf(per_class)
@@ -144,7 +196,7 @@ def _coherent(candidates, weights, docs, index, top_n):
     rel = np.asarray(weights, dtype=float) / max(weights[0], 1e-12)
     chosen, left = [0], list(range(1, len(candidates)))
     while left and len(chosen) < top_n:
-        best = max(left, key=lambda j: (rel[j] * (1 + npmi[j, chosen].mean()) ** 2, -j))
+        best = max(left, key=lambda j: (rel[j] * (1 + npmi[j, chosen].mean()) ** COHERENCE_POWER, -j))
         chosen.append(best)
         left.remove(best)
     return [candidates[j] for j in chosen]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -315,6 +316,11 @@ MERGE_CENTROID = 0.45
 MERGE_TERMS = 0.4
 #: a term in more than this share of the records names the corpus, not one of its topics
 SUBJECT_SHARE = 0.3
+def _min_df(n: int) -> int:
+    """Fewest records a discovery term must occur in: 3, or 1-2 for corpora under 150 records."""
+    return min(3, max(1, n // 50))
+
+
 def _term_matrix(texts):
     """TF-IDF (sublinear) of words and adjacent-word bigrams of the normalised texts."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -322,7 +328,7 @@ def _term_matrix(texts):
     from corpuskit.text import term_analyzer
 
     n = len(texts)
-    for min_df, max_df in ((min(3, max(1, n // 50)), SUBJECT_SHARE), (1, 1.0)):
+    for min_df, max_df in ((_min_df(n), SUBJECT_SHARE), (1, 1.0)):
         try:
             tv = TfidfVectorizer(analyzer=term_analyzer((1, 2)), min_df=min_df, max_df=max_df,
                                  sublinear_tf=True, max_features=20000)
@@ -344,12 +350,109 @@ def _nmf(matrix, k, seed, max_iter=300):
 
 
 def default_n_topics(n: int) -> int:
-    """How many NMF topics discovery starts from: ``clip(round(sqrt(n / 30)), 3, 25)``.
+    """The most topics discovery considers: ``clip(round(sqrt(n / 30)), 3, 25)``.
 
-    An upper bound: merging near-duplicates and dissolving small topics then
-    keep only the topics the data supports.
+    The top of the grid :func:`choose_n_topics` searches; merging near-duplicates
+    and dissolving small topics may then keep fewer.
     """
     return int(np.clip(round(np.sqrt(max(n, 0) / 30)), 3, 25))
+
+
+#: :func:`choose_n_topics` fits NMF on a seeded sample of at most this many records per grid point
+K_SAMPLE = 6000
+#: grid points between 3 and :func:`default_n_topics` (geometric, so the small k are finer)
+K_GRID = 6
+#: the finest k whose mean NPMI is at most this much below the grid's best is chosen
+K_TOLERANCE = 0.1
+#: a k whose largest topic holds more than this share of the sample has not divided the corpus (on the
+#: Reddit file k = 3 and 4 give one topic of 50-51%: r/technology against r/science)
+K_MAX_SHARE = 0.4
+
+
+def _npmi_columns(binary, columns) -> list[float]:
+    """The NPMI of each topic's term columns of a binary document-term matrix."""
+    n = binary.shape[0]
+    scores = []
+    for cols in columns:
+        if len(cols) < 2:
+            continue
+        sub = binary[:, cols]
+        single = np.asarray(sub.sum(axis=0)).ravel() / n
+        joint = np.asarray((sub.T @ sub).todense(), dtype=float) / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            npmi = np.log(joint / np.outer(single, single)) / -np.log(joint)
+        npmi = np.where(joint >= 1.0, 1.0, np.where(joint > 0, npmi, -1.0))
+        upper = np.triu_indices(len(cols), 1)
+        scores.append(float(np.mean(npmi[upper])))
+    return scores
+
+
+def choose_n_topics(texts, seed: int = 0, details: dict | None = None) -> int:
+    """How many topics the corpus supports, chosen by topic coherence across k.
+
+    For each k of a geometric grid of ``K_GRID`` values from 3 to
+    :func:`default_n_topics` (the size bound), NMF is fitted on a seeded sample
+    of at most ``K_SAMPLE`` records, each record goes to its strongest topic,
+    each topic is described by its top 10 c-TF-IDF terms (as discovery describes
+    it) and the k is scored by the mean NPMI of its topics' terms over the
+    sample. A k whose largest topic holds more than ``K_MAX_SHARE`` of the
+    records has not divided the corpus (one background topic of common words
+    holds most of it: on short texts common words co-occur at chance, so such a
+    k scores well without finding topics) and is passed over unless every k
+    does so. Coherence falls as topics get finer; the rule takes the largest
+    remaining k whose mean NPMI is within ``K_TOLERANCE`` of the best: as fine
+    as the corpus allows at little cost in coherence. ``details``, when given,
+    gets the ``grid`` of ``[k, mean NPMI, largest topic's share]``.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+
+    from corpuskit.enrich.topic_terms import terms_from_counts
+    from corpuskit.text import term_analyzer
+
+    texts = list(texts)
+    n = len(texts)
+    upper = default_n_topics(n)
+    grid = sorted({round(float(k)) for k in np.geomspace(3, upper, K_GRID)}) if upper > 3 else [upper]
+    if details is not None:
+        details["grid"] = []
+    if len(grid) == 1 or n < 10 * upper:
+        return upper
+    if n > K_SAMPLE:
+        texts = [texts[i] for i in np.sort(np.random.default_rng(seed).choice(n, K_SAMPLE, replace=False))]
+    try:
+        vectorizer = CountVectorizer(analyzer=term_analyzer((1, 2)), min_df=_min_df(len(texts)),
+                                     max_df=SUBJECT_SHARE, max_features=20000)
+        counts = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:
+        return upper
+    vocab = vectorizer.get_feature_names_out()
+    index = {str(t): j for j, t in enumerate(vocab)}
+    matrix = TfidfTransformer(sublinear_tf=True).fit_transform(counts)
+    binary = counts.copy()
+    binary.data[:] = 1.0
+    binary = binary.tocsc().astype(np.float64)
+    table = []
+    for k in grid:
+        if k > min(matrix.shape):
+            break
+        weights, _ = _nmf(matrix, k, seed, max_iter=200)
+        labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1)
+        keep = np.flatnonzero(labels >= 0)
+        classes = sorted(set(labels[keep].tolist()))
+        member = np.searchsorted(classes, labels[keep])
+        per_class = np.vstack([np.asarray(counts[keep[member == i]].sum(axis=0)).ravel()
+                               for i in range(len(classes))]).astype(float)
+        terms = terms_from_counts(classes, per_class, vocab, counts[keep].tocsc(), top_n=10)
+        per_topic = _npmi_columns(binary, [[index[t] for t in ts] for ts in terms.values()])
+        share = float(np.bincount(member).max() / len(texts))
+        table.append([k, round(float(np.mean(per_topic)) if per_topic else -1.0, 4), round(share, 3)])
+    if details is not None:
+        details["grid"] = table
+    eligible = [row for row in table if row[2] <= K_MAX_SHARE] or table
+    if not eligible:
+        return upper
+    best = max(score for _, score, _ in eligible)
+    return max(k for k, score, _ in eligible if score >= best - K_TOLERANCE)
 
 
 def _merge_groups(labels, vectors, per_class) -> list[list[int]]:
@@ -387,8 +490,9 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     1. TF-IDF of the normalised texts' words and bigrams, without the terms in
        more than ``SUBJECT_SHARE`` of the records (they name the whole corpus:
        a corpus about one subject then splits into its sub-subjects);
-    2. NMF (seeded) with ``n_topics`` topics, default :func:`default_n_topics`
-       (an upper bound from the corpus size);
+    2. NMF (seeded) with ``n_topics`` topics, by default the k chosen from the
+       data by :func:`choose_n_topics` (coherence across a grid of k up to the
+       size bound :func:`default_n_topics`);
     3. the data then decides how many remain: each record goes to its
        strongest NMF topic; near-duplicate topics merge (centroid cosine at
        least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
@@ -401,18 +505,29 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
 
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
     each record's beat index (-1 for none). A ``details`` dict, when given, is
-    filled with the NMF ``k``, the ``merged`` groups and the ``dissolved`` topics.
+    filled with the NMF ``k``, the ``grid`` behind it (:func:`choose_n_topics`),
+    the ``merged`` groups, the ``dissolved`` topics, and the ``seconds`` taken
+    (``gridSeconds`` of them choosing k).
     """
-    from corpuskit.enrich.topic_terms import class_term_counts, class_tfidf_terms, readable_label, slug
+    from corpuskit.enrich.topic_terms import (
+        class_term_counts,
+        class_tfidf_terms,
+        readable_label,
+        slug,
+    )
 
     vectors = np.asarray(vectors, dtype=np.float32)
     texts = list(texts)
     n = len(texts)
+    started = time.perf_counter()
     matrix, _ = _term_matrix(texts) if n else (None, None)
-    info = {"k": None, "merged": [], "dissolved": []}
+    info = {"k": None, "grid": [], "merged": [], "dissolved": []}
     labels = np.full(n, -1, dtype=np.int64)
     if matrix is not None:
-        k = max(1, min(n_topics or default_n_topics(n), matrix.shape[0], matrix.shape[1]))
+        grid_started = time.perf_counter()
+        chosen = n_topics or choose_n_topics(texts, seed=seed, details=info)
+        info["gridSeconds"] = round(time.perf_counter() - grid_started, 1)
+        k = max(1, min(chosen, matrix.shape[0], matrix.shape[1]))
         weights, _ = _nmf(matrix, k, seed)
         labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
         info.update(k=k)
@@ -467,6 +582,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
         order = []
     remap = {int(c): i for i, c in enumerate(order)}
     new_labels = np.array([remap.get(int(x), -1) for x in labels], dtype=np.int64)
+    info["seconds"] = round(time.perf_counter() - started, 1)
     if details is not None:
         details.update(info)
     return beats, l2_normalise(np.vstack(centroids)), new_labels
