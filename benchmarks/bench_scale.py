@@ -120,12 +120,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--keep", action="store_true", help="keep the corpus file and JSONL afterwards")
+    parser.add_argument("--from-analyse", action="store_true",
+                        help="reuse --workdir's enriched scale.db and last_day.jsonl (from an earlier run, "
+                             "e.g. one stopped during analyse) and run from the full analyse on")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="corpuskit-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     db, main_jsonl, last_jsonl = work / "scale.db", work / "main.jsonl", work / "last_day.jsonl"
-    for p in (db, Path(str(db) + "-wal"), Path(str(db) + "-shm")):
-        p.unlink(missing_ok=True)
+    if args.from_analyse and not (db.exists() and last_jsonl.exists()):
+        sys.exit(f"--from-analyse needs {db} and {last_jsonl} from an earlier run")
+    if not args.from_analyse:
+        for p in (db, Path(str(db) + "-wal"), Path(str(db) + "-shm")):
+            p.unlink(missing_ok=True)
     py = sys.executable
     cli = [py, "-m", "corpuskit"]
     rows = []
@@ -139,12 +145,21 @@ def main() -> int:
 
     print(f"corpuskit scale run: {args.records:,} records over {args.days} days, seed {args.seed}, in {work}")
     print(f"  {'stage':<28} {'wall':>11} {'peak RSS':>13} {'records/s':>12}")
-    info = json.loads(stage("generate demo JSONL", [py, "-c", WRITE_JSONL, str(args.records), str(args.days),
-                                                    str(args.seed), str(main_jsonl), str(last_jsonl)],
-                            args.records))
-    n_main = info["main"]
-    stage("import (storing only)", cli + ["import", str(main_jsonl), "--db", str(db), "--quiet"], n_main)
-    stage("enrich", cli + ["enrich", "--db", str(db), "--quiet"], n_main)
+    if args.from_analyse:
+        import sqlite3
+
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as ro:
+            n_main = ro.execute("SELECT count(*) FROM records").fetchone()[0]
+        with open(last_jsonl, encoding="utf-8") as fh:
+            info = {"main": n_main, "last": sum(1 for _ in fh)}
+        print(f"  (generate, import and enrich: from the earlier run; {n_main:,} records)")
+    else:
+        info = json.loads(stage("generate demo JSONL", [py, "-c", WRITE_JSONL, str(args.records), str(args.days),
+                                                        str(args.seed), str(main_jsonl), str(last_jsonl)],
+                                args.records))
+        n_main = info["main"]
+        stage("import (storing only)", cli + ["import", str(main_jsonl), "--db", str(db), "--quiet"], n_main)
+        stage("enrich", cli + ["enrich", "--db", str(db), "--quiet"], n_main)
     analyse_s = None
     t_before = len(rows)
     stage("analyse (full)", cli + ["analyse", "--db", str(db), "--quiet"], n_main)
