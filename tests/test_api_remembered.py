@@ -24,6 +24,7 @@ def counting(monkeypatch, module, name):
 def test_an_answer_is_computed_once_per_data_version(monkeypatch):
     totals.clear()
     v1 = V1()
+    v1.ok("/v1/topics?limit=1")  # the first /v1 answer creates the corpus's id secret: a new data version
     calls = counting(monkeypatch, bearer_queries, "topic_page")
     first = v1.ok("/v1/topics?limit=3")
     assert v1.ok("/v1/topics?limit=3") == first and len(calls) == 1

@@ -38,9 +38,11 @@ def corpus_secret(corpus, meta_key: str = _SECRET_META_KEY) -> bytes:
             return value
     with _lock:
         conn = corpus.conn
-        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
-                     (meta_key, '"' + secrets.token_hex(32) + '"'))
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (meta_key,)).fetchone()
+        if row is None:  # write only the first time: a read must not wait for another writer
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                         (meta_key, '"' + secrets.token_hex(32) + '"'))
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (meta_key,)).fetchone()
         value = bytes.fromhex(row[0].strip('"'))
         _secrets.setdefault(corpus, {})[meta_key] = value
     return value
