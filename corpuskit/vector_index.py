@@ -28,7 +28,9 @@ from pathlib import Path
 import numpy as np
 
 FORMAT = 1
-DEFAULT_CANDIDATES = 4096
+#: Rows re-ranked exactly after the Hamming pass. On the 1,000,000-record demo, recall@10 against an exact
+#: scan was 0.89 with 4,096 and 0.97 with 8,192 or 16,384 (ten seeded queries).
+DEFAULT_CANDIDATES = 16384
 CHUNK = 65_536
 
 
