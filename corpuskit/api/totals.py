@@ -24,12 +24,29 @@ _totals: dict = {}
 _lock = threading.Lock()
 
 
+_stamps: dict = {}   # id(connection) -> (connection, sqlite data_version, total_changes, stamp)
+
+
 def data_version(conn) -> tuple | None:
-    """A stamp that changes whenever records or any stage's output change; None while a stage runs."""
+    """A stamp that changes whenever records or any stage's output change; None while a stage runs.
+
+    The stamp's queries count every record (a scan that takes tens of milliseconds at a million
+    records), so each connection reuses its last stamp while SQLite's ``PRAGMA data_version`` (which
+    changes when another connection commits) and the connection's own ``total_changes`` are as they
+    were: then nothing can have changed.
+    """
+    seen = conn.execute("PRAGMA data_version").fetchone()[0]
+    changes = conn.total_changes
+    cached = _stamps.get(id(conn))
+    if cached is not None and cached[0] is conn and cached[1] == seen and cached[2] == changes:
+        return cached[3]
     records, newest, runs, running, file, token = conn.execute(_VERSION_SQL).fetchone()
-    if running:
-        return None
-    return records, newest, runs, file, token
+    stamp = None if running else (records, newest, runs, file, token)
+    with _lock:
+        if len(_stamps) >= _MAX_ENTRIES:
+            _stamps.clear()
+        _stamps[id(conn)] = (conn, seen, conn.total_changes, stamp)
+    return stamp
 
 
 def cached_total(conn, sql: str, args=()) -> int:
@@ -91,3 +108,4 @@ def clear() -> None:
     with _lock:
         _totals.clear()
         _pages.clear()
+        _stamps.clear()
