@@ -65,7 +65,7 @@ def test_two_corpora_with_the_same_counts_never_share_an_answer(tmp_path):
 
 
 def test_the_data_version_is_counted_again_only_after_a_commit(tmp_path, monkeypatch):
-    """Counting every record costs tens of ms at a million: a connection reuses its stamp until a commit."""
+    """A connection reuses its stamp until another connection or itself commits."""
     from corpuskit.store.connection import connect
 
     totals.clear()
@@ -75,15 +75,15 @@ def test_the_data_version_is_counted_again_only_after_a_commit(tmp_path, monkeyp
     queries = []
     conn.set_trace_callback(queries.append)
     assert totals.data_version(conn) == first
-    assert not any("count(*) FROM records" in q for q in queries)
+    assert not any("max(id) FROM records" in q for q in queries)
     other = connect(v1.corpus.path)  # another process or thread commits a record
     with other:
         insert_record(other, 1001, NOW - timedelta(hours=2))
     other.close()
     second = totals.data_version(conn)
-    assert second != first and second[0] == first[0] + 1
+    assert second != first and second[0] > first[0]
     with v1.corpus.transaction():  # and so does a write on this very connection
         insert_record(conn, 1002, NOW - timedelta(hours=2))
-    assert totals.data_version(conn)[0] == second[0] + 1
+    assert totals.data_version(conn)[0] > second[0]
     conn.set_trace_callback(None)
     v1.corpus.close()

@@ -3,8 +3,8 @@
 A paged list answers its ``total`` on every page; counting a filtered join on
 every request costs more than the page itself. :func:`cached_total` keeps each
 count per process, and :func:`cached_page` a rendered page, keyed by the query
-and a data version read from a few cheap queries: which corpus, the number and
-newest id of records (records added or removed) and the number of runs and of running runs
+and a data version read from a few cheap queries: which corpus, the newest id of
+records (records are only added) and the number of runs and of running runs
 (every stage, in any process, writes its output inside ``Corpus.run_stage``,
 which writes a run row when it starts and marks it when it ends). While a run
 is in progress nothing is cached, so an answer is never older than the data.
@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import threading
 
-_VERSION_SQL = ("SELECT (SELECT count(*) FROM records), (SELECT max(id) FROM records), "
+# records are only ever added (no stage deletes one), so the newest id tells a change; counting them
+# would scan a million rows
+_VERSION_SQL = ("SELECT (SELECT max(id) FROM records), "
                 "(SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE status = 'running'), "
                 # which corpus: its file, and its API id secret (set on first use), which also tells
                 # apart in-memory corpora and a file rebuilt at the same path
@@ -30,8 +32,7 @@ _stamps: dict = {}   # id(connection) -> (connection, sqlite data_version, total
 def data_version(conn) -> tuple | None:
     """A stamp that changes whenever records or any stage's output change; None while a stage runs.
 
-    The stamp's queries count every record (a scan that takes tens of milliseconds at a million
-    records), so each connection reuses its last stamp while SQLite's ``PRAGMA data_version`` (which
+    Each connection reuses its last stamp while SQLite's ``PRAGMA data_version`` (which
     changes when another connection commits) and the connection's own ``total_changes`` are as they
     were: then nothing can have changed.
     """
@@ -40,8 +41,8 @@ def data_version(conn) -> tuple | None:
     cached = _stamps.get(id(conn))
     if cached is not None and cached[0] is conn and cached[1] == seen and cached[2] == changes:
         return cached[3]
-    records, newest, runs, running, file, token = conn.execute(_VERSION_SQL).fetchone()
-    stamp = None if running else (records, newest, runs, file, token)
+    newest, runs, running, file, token = conn.execute(_VERSION_SQL).fetchone()
+    stamp = None if running else (newest, runs, file, token)
     with _lock:
         if len(_stamps) >= _MAX_ENTRIES:
             _stamps.clear()

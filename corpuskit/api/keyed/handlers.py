@@ -65,10 +65,14 @@ def _since_until(since_name: str = "since", until_name: str = "until"):
 
 # -- status (no key) -------------------------------------------------------------
 def status(corpus):
-    """``GET /api/v1/status``: real figures by the corpus clock; no key needed."""
-    from corpuskit.analysis.corpus_stats import status as corpus_status
+    """``GET /api/v1/status``: real figures by the corpus clock; no key needed.
 
-    return corpus_status(corpus)
+    Remembered until the data change, like the keyed answers: it counts every record.
+    """
+    from corpuskit.analysis.corpus_stats import status as corpus_status
+    from corpuskit.api.totals import remembered_answer
+
+    return remembered_answer(corpus, lambda: corpus_status(corpus))
 
 
 # -- narratives ----------------------------------------------------------------
