@@ -12,6 +12,7 @@ import bottle
 from corpuskit.api import params
 from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
+from corpuskit.api.totals import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
 
 log = logging.getLogger("corpuskit.api.keyed")
@@ -70,7 +71,6 @@ def status(corpus):
     Remembered until the data change, like the keyed answers: it counts every record.
     """
     from corpuskit.analysis.corpus_stats import status as corpus_status
-    from corpuskit.api.totals import remembered_answer
 
     return remembered_answer(corpus, lambda: corpus_status(corpus))
 
