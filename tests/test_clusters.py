@@ -203,3 +203,20 @@ def test_a_big_topic_is_clustered_on_a_sample_and_every_record_assigned():
     assert adjusted_rand_score(whole.labels_, sampled.labels_) > 0.9
     again = TopicClusterer(fit_sample=900).fit(vectors)
     assert (again.labels_ == sampled.labels_).all()  # seeded
+
+
+def test_read_vectors_by_id_and_by_scan_match_the_stored_rows(corpus_copy):
+    conn = corpus_copy.conn
+    stored = {rid: np.frombuffer(blob, dtype=np.float32)
+              for rid, blob in conn.execute("SELECT record_id, embedding FROM record_vectors")}
+    present = sorted(stored)
+    wanted = present[::7] + [max(present) + 5, -3] + present[3:40]  # unsorted, repeated, missing ids
+    expect = sorted(set(wanted) & set(stored))
+    for scan_all in (True, False):
+        for batch in (3, 4096):  # rows missing from a batch, and one batch for everything
+            ids, matrix = read_vectors(conn, wanted, scan_all=scan_all, batch=batch)
+            assert ids.tolist() == expect and matrix.dtype == np.float32
+            assert matrix.shape == (len(expect), 512)
+            assert np.array_equal(matrix, np.stack([stored[i] for i in expect]))
+    ids, matrix = read_vectors(conn, [])
+    assert len(ids) == 0 and matrix.shape == (0, 512)
