@@ -184,3 +184,19 @@ def test_corpus_story_quality_frame(corpus):
     summary = frame.attrs["summary"]
     assert summary["stories"] == current and summary["quotes"] == frame["quotes"].sum()
     assert summary["storiesWithDebris"] == 0 and summary["fragments"] == 0
+
+
+def test_a_discovered_label_never_nests_colons_in_a_headline():
+    beat = {"name": "google-chrome", "display_name": "Google: Chrome, search"}
+    assert prose.topic_name(beat, short=True) == "Google"
+    assert prose.topic_name(beat) == "Google (Chrome, search)"
+    headline, framing = prose.beat_volume_prose(beat, {"records": 7, "sources": 1, "windowDays": 7,
+                                                       "previousRecords": 10})
+    assert headline == "Google: 7 posts in 7 days, down 30% from 10"
+    assert framing.startswith("Google (Chrome, search) drew 7 records from one source")
+    assert headline.count(":") == 1
+    # debris in the terms is dropped; a head alone, or a beat file's label, reads as before
+    assert prose.topic_name({"display_name": "Vaccines: https, sore arm"}) == "Vaccines (sore arm)"
+    assert prose.topic_name({"display_name": "Vaccines: https"}) == "Vaccines"
+    assert prose.topic_name({"display_name": "Markets & Economy"}) == "Markets & Economy"
+    assert prose.topic_name({"name": "ai-policy", "display_name": ""}) == "ai policy"

@@ -97,10 +97,23 @@ def join_words(words: list[str]) -> str:
 
 
 def topic_name(beat: dict | None, short: bool = False) -> str:
-    """A beat's name for prose: its cleaned label (the first part when ``short``)."""
+    """A beat's name for prose: its cleaned label (the first part when ``short``).
+
+    A discovered label reads ``"Head: second, third"``: its short name is the head
+    and its full name ``"Head (second, third)"``, so a headline never nests colons
+    ("Google: Chrome: 7 posts") and a sentence never runs the head into its terms.
+    """
     if beat is None:
         return ""
-    parts = clean_label(beat.get("display_name") or "") or clean_label((beat.get("name") or "").replace("-", " "))
+    label = beat.get("display_name") or ""
+    head, sep, rest = label.partition(": ")
+    if sep and clean_label(head, 1):
+        head = clean_label(head, 1)[0]
+        terms = [p for p in clean_label(rest) if p.lower() != head.lower()]
+        if short or not terms:
+            return head
+        return f"{head} ({', '.join(terms)})"
+    parts = clean_label(label) or clean_label((beat.get("name") or "").replace("-", " "))
     if not parts:
         return ""
     return parts[0] if short else join_words(parts)
