@@ -3,7 +3,7 @@
 Each variant is the engine behind :func:`corpuskit.signals.detect`
 (:func:`~corpuskit.analysis.signals.any_series.score_counts` with the plan
 ``detect`` chooses) with one principled setting changed: the trailing scales
-(multi-scale evidence), the baseline (the same time on previous days, or the
+(multi-scale evidence, or a lasting rise alone), the baseline (the same time on previous days, or the
 day just before, or four days before), or a short suppression after an onset
 (within 30 minutes a new onset must beat the last one by 25%).
 
@@ -53,6 +53,8 @@ VARIANTS = {
     "scales 5 min + 2 h": {"scales": (1, 24)},
     "scales 5 min + 3 h": {"scales": (1, 36)},
     "scales 5 min + 1 h + 3 h": {"scales": (1, 12, 36)},
+    "scale 1 h only (a lasting rise)": {"scales": (12,)},
+    "scale 3 h only (a lasting rise)": {"scales": (36,)},
     "same time on 14 previous days (all files)": {"rhythm": "daily"},
     "previous 24 h (all files)": {"rhythm": "none"},
     "previous 4 days (no-rhythm files)": {"baseline_days": 4},
