@@ -1,6 +1,6 @@
 """Benchmark: ``corpuskit.signals.detect`` on the Numenta Anomaly Benchmark's Twitter volume series.
 
-Usage: ``python benchmarks/bench_nab.py [--nab ../shared/datasets/nab]``
+Usage: ``python benchmarks/bench_nab.py [--nab ../shared/datasets/nab] [--variants]``
 
 1. Checks the NAB scorer (:mod:`nab_scorer`, written from NAB's description)
    against the three published detectors whose raw outputs are in
@@ -20,6 +20,11 @@ Usage: ``python benchmarks/bench_nab.py [--nab ../shared/datasets/nab]``
    detection (its NAB weight, or a miss) and the detections outside every
    window with their cost, so the figure can be read (which windows are
    found, how much the false detections cost).
+
+5. With ``--variants`` (:mod:`nab_variants`): principled variants of the
+   test (scales, baselines, a short suppression after an onset), each scored
+   on the five files, with the per-file-threshold ceiling of its scores and a
+   leave-one-file-out choice among them, to see what would carry.
 
 Only five of NAB's ten realTweets series are in ``../shared/datasets/nab``
 (AAPL, AMZN, CRM, CVS, FB); the other five (GOOG, IBM, KO, PFE, UPS) are kept
@@ -128,6 +133,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nab", type=Path,
                         default=Path(__file__).resolve().parents[2] / "shared" / "datasets" / "nab")
+    parser.add_argument("--variants", action="store_true",
+                        help="also score the variants of nab_variants.py with a leave-one-file-out choice")
     args = parser.parse_args(argv)
     if not (args.nab / "windows.json").exists():
         print(f"{args.nab} not present; nothing to score")
@@ -162,6 +169,19 @@ def main(argv=None) -> int:
     print(table(breakdown(ours, args.nab, standard[1]), ["file", "windows", "outside", "their cost"]))
     rows_n = sum(len(ts) for ts, _ in series.values())
     print(f"\ndetect on {rows_n:,} rows in {elapsed:.1f} s (machine shared with other jobs)")
+    if args.variants:
+        import nab_variants
+
+        t0 = time.perf_counter()
+        rows_v, lofo, composite = nab_variants.run(series, args.nab, to_score)
+        print("\n4. variants (the engine behind detect, one setting changed; one threshold over the five "
+              "files as in NAB, and the per-file-threshold ceiling)\n")
+        print(table(rows_v, ["variant", *PROFILES, "standard, per-file ceiling"]))
+        print("\nleave one file out: the variant chosen on the other four files (its standard score there)\n")
+        print(table(lofo, ["held-out file", "chosen on the other four", "score on the four"]))
+        print("\ncomposite (each file scored by the variant chosen without it): "
+              + " / ".join(f"{composite[p][0]:.2f}" for p in PROFILES)
+              + f"  [{time.perf_counter() - t0:.0f} s]")
     print("not scored: NAB's other five realTweets series (GOOG, IBM, KO, PFE, UPS) are not in "
           "../shared/datasets/nab")
     return 0

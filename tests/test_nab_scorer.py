@@ -46,3 +46,33 @@ def test_published_table_reproduced():
     rows = verify_scorer(nab)
     assert len(rows) == 9
     assert max(abs(r[4]) for r in rows) <= 0.5, rows
+
+
+def test_per_file_ceiling_bounds_the_shared_threshold(tmp_path):
+    """bench_nab --variants: each file's own best threshold scores at least the shared one."""
+    import json
+
+    from nab_scorer import score_detector
+    from nab_variants import _not_suppressed, per_file_ceiling
+
+    (tmp_path / "profiles.json").write_text(json.dumps(
+        {"standard": {"CostMatrix": WEIGHTS}, "reward_low_FP_rate": {"CostMatrix": WEIGHTS},
+         "reward_low_FN_rate": {"CostMatrix": WEIGHTS}}))
+    ts = pd.Series(pd.date_range("2015-01-01", periods=1000, freq="5min"))
+    a, b = np.zeros(1000), np.zeros(1000)
+    a[500], a[300], a[301] = 0.5, 0.9, 0.95     # file a: its window is weaker than two false alarms
+    b[520], b[800] = 0.6, 0.55                   # file b: its window beats its one false alarm
+    (tmp_path / "windows.json").write_text(json.dumps(
+        {"a.csv": [[str(ts[500]), str(ts[599])]], "b.csv": [[str(ts[500]), str(ts[599])]]}))
+    per = {"a.csv": (ts, a), "b.csv": (ts, b)}
+    shared = score_detector(per, tmp_path)["standard"][0]
+    ceiling = per_file_ceiling(per, tmp_path)
+    assert ceiling >= shared - 1e-9
+    # ceiling: a at 0.5 (its window's first row, and two false alarms before it), b at 0.6
+    # (20 rows into its window, and no false alarm)
+    raw = scaled_sigmoid(-1.0) - 2 * 0.11 + scaled_sigmoid(-0.8)
+    assert np.isclose(ceiling, normalised(raw, 2, WEIGHTS))
+    assert ceiling > shared                      # the shared threshold pays for b's weak false alarm or a's miss
+    # suppression: a new onset must beat the best sigma (if >= 3) of the 6 rows before by 25%
+    sigma = np.array([1.0, 4.0, 4.5, 5.7, 2.0, np.nan, 9.0])
+    assert _not_suppressed(sigma, 6, 1.25).tolist() == [True, True, False, True, False, False, True]

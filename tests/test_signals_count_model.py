@@ -207,7 +207,8 @@ def test_detect_sentiment_with_squares_and_no_false_alarms():
 
 
 def test_sentiment_stage_and_detect_are_the_same_code():
-    """The daily sentiment stage equals ``detect(kind="sentiment_shift")`` on the same sums (gates aside)."""
+    """The daily sentiment stage equals ``detect(kind="sentiment_shift")`` on the same sums (gates aside:
+    the stage's 8 records and 0.1 shift; both count every baseline day with a record)."""
     from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
 
     rng = np.random.default_rng(7)
@@ -216,7 +217,8 @@ def test_sentiment_stage_and_detect_are_the_same_code():
     scores[55] = (scores[55] - 0.8).clip(-1, 1)
     total = np.array([s.sum() for s in scores])
     sq = np.array([(s ** 2).sum() for s in scores])
-    stage, _, _ = SentimentShiftDetector(min_day_records=1, min_records=5, min_shift=0.0).score(
+    assert SentimentShiftDetector().min_day_records == 1
+    stage, _, _ = SentimentShiftDetector(min_records=5, min_shift=0.0).score(
         count[None], total[None], sq[None])
     frame = pd.DataFrame({"sum": total, "count": count, "sq": sq},
                          index=pd.date_range("2024-01-01", periods=70, freq="D"))

@@ -1,0 +1,120 @@
+"""Variants of ``detect``'s volume test on NAB, to see which changes carry (``bench_nab.py --variants``).
+
+Each variant is the engine behind :func:`corpuskit.signals.detect`
+(:func:`~corpuskit.analysis.signals.any_series.score_counts` with the plan
+``detect`` chooses) with one principled setting changed: the trailing scales
+(multi-scale evidence, or a lasting rise alone), the baseline (the same time on previous days, or the
+day just before, or four days before), or a short suppression after an onset
+(within 30 minutes a new onset must beat the last one by 25%).
+
+For each variant three figures (standard profile):
+
+* ``5 files``: NAB's score with one threshold swept over the five files (as
+  the published table);
+* ``per-file ceiling``: the score if each file had its own best threshold, an
+  upper bound on what any per-file calibration of the same scores could reach
+  (how well the variant separates a file's windows from its other detections);
+* the leave-one-file-out choice: for each file, the variant that scores best on
+  the other four; the composite (each file scored by the variant chosen
+  without it, one threshold over the five) shows whether choosing among the
+  variants carries to a file not used to choose.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from nab_scorer import load_profiles, load_windows, normalised, prepare, score_detector, sweep
+
+SUPPRESS = (6, 1.25)   # 30 minutes of 5-minute rows; a new onset must be 25% stronger
+
+
+class _LongerBaseline:
+    """A plan whose no-rhythm baseline spans ``days`` days instead of one."""
+
+    def __init__(self, plan, days: int):
+        self.plan, self.days = plan, days
+
+    def __getattr__(self, name):
+        return getattr(self.plan, name)
+
+    def lags(self, scale: int) -> np.ndarray:
+        if self.plan.rhythm != "none":
+            return self.plan.lags(scale)
+        span = max(self.days * int(pd.Timedelta(days=1) / self.plan.step) // scale, self.plan.cycles)
+        return scale * np.arange(1, span + 1)
+
+
+VARIANTS = {
+    "detect defaults (scales 5 min + 1 h)": {},
+    "scale 5 min only": {"scales": (1,)},
+    "scales 5 min + 2 h": {"scales": (1, 24)},
+    "scales 5 min + 3 h": {"scales": (1, 36)},
+    "scales 5 min + 1 h + 3 h": {"scales": (1, 12, 36)},
+    "scale 1 h only (a lasting rise)": {"scales": (12,)},
+    "scale 3 h only (a lasting rise)": {"scales": (36,)},
+    "same time on 14 previous days (all files)": {"rhythm": "daily"},
+    "previous 24 h (all files)": {"rhythm": "none"},
+    "previous 4 days (no-rhythm files)": {"baseline_days": 4},
+    "defaults + 30-min suppression": {"suppress": SUPPRESS},
+}
+
+
+def variant_scores(series: dict, settings: dict, to_score) -> dict:
+    """``{file: (timestamps, scores)}`` of one variant."""
+    from corpuskit.analysis.signals import any_series as engine
+
+    per = {}
+    for name, (ts, s) in series.items():
+        values = s.to_numpy(float)
+        step = pd.Timedelta(s.index[1] - s.index[0])
+        plan = engine.plan_for(values, s.index, step, settings.get("rhythm", "auto"))
+        if "scales" in settings:
+            plan = dataclasses.replace(plan, scales=settings["scales"])
+        if "baseline_days" in settings:
+            plan = _LongerBaseline(plan, settings["baseline_days"])
+        out = engine.score_counts(values, plan)
+        onset = out["onset"]
+        if "suppress" in settings:
+            onset = onset & _not_suppressed(out["sigma"], *settings["suppress"])
+        per[name] = (ts, to_score(out["sigma"], onset))
+    return per
+
+
+def _not_suppressed(sigma: np.ndarray, rows: int, ratio: float) -> np.ndarray:
+    s = np.nan_to_num(sigma, nan=-np.inf)
+    prev = pd.Series(s).shift(1).rolling(rows, min_periods=1).max().to_numpy()
+    prev = np.nan_to_num(prev, nan=-np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        need = np.where(prev >= 3.0, prev * ratio, prev)
+    return s > need
+
+
+def per_file_ceiling(per: dict, nab, profile: str = "standard") -> float:
+    weights = load_profiles(nab)[profile]
+    windows = load_windows(nab)
+    files = [prepare(ts, sc, windows[n]) for n, (ts, sc) in sorted(per.items())]
+    raw = sum(sweep([f], weights)[1] for f in files)
+    return normalised(raw, sum(f.n_windows for f in files), weights)
+
+
+def run(series: dict, nab, to_score) -> tuple[list, list, dict]:
+    """``(rows, lofo_rows, composite)``: the variants' table, the per-fold choices and the composite score."""
+    scored = {name: variant_scores(series, settings, to_score) for name, settings in VARIANTS.items()}
+    rows = []
+    for name, per in scored.items():
+        figures = score_detector(per, nab)
+        rows.append((name, f"{figures['standard'][0]:.2f}", f"{figures['reward_low_FP_rate'][0]:.2f}",
+                     f"{figures['reward_low_FN_rate'][0]:.2f}", f"{per_file_ceiling(per, nab):.2f}"))
+    files = sorted(series)
+    lofo_rows, composite = [], {}
+    for held in files:
+        rest = [f for f in files if f != held]
+        on_rest = {name: score_detector({f: per[f] for f in rest}, nab)["standard"][0]
+                   for name, per in scored.items()}
+        chosen = max(on_rest, key=lambda name: (on_rest[name], name == next(iter(VARIANTS))))
+        composite[held] = scored[chosen][held]
+        lofo_rows.append((held.split("_")[-1][:-4], chosen, f"{on_rest[chosen]:.2f}"))
+    return rows, lofo_rows, score_detector(composite, nab)
