@@ -183,6 +183,11 @@ def test_connections_beyond_the_cap_get_a_json_503_and_room_comes_back(tmp_path)
             sock.close()
         time.sleep(0.5)
         assert server.get("/api/v1/status")[0] == 200
+        # waitress's own limit never engages (its log said "no longer accepting" while this server
+        # went on accepting and refusing with 503); the server's own warning says what happened
+        log = server.output()
+        assert "no longer accepting" not in log
+        assert "connection cap (40) reached" in log
     finally:
         for sock in held:
             sock.close()
