@@ -215,6 +215,37 @@ def test_a_killed_worker_is_replaced_and_the_service_stays_up(tmp_path):
         server.stop()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_workers_exit_when_the_supervisor_is_killed(tmp_path):
+    """A ``kill -9`` of server.py's supervisor leaves no worker serving on, unsupervised, holding the port."""
+    db, _ = _corpus_file(tmp_path)
+    server = Server(db, "--workers", "2", "--threads", "2")
+    try:
+        workers = server.workers()
+        assert len(workers) == 2
+        os.kill(server.proc.pid, signal.SIGKILL)
+        server.proc.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers)
+        with pytest.raises(OSError):
+            server.get("/api/v1/status", timeout=2)
+    finally:
+        try:  # workers left behind (the failure this test looks for) are in the supervisor's group
+            os.killpg(server.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        server.stop()
+
+
 # -- item 4: hostile input ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory):
