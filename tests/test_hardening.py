@@ -194,6 +194,22 @@ def test_connections_beyond_the_cap_get_a_json_503_and_room_comes_back(tmp_path)
         server.stop()
 
 
+def test_unfinished_requests_are_closed_after_the_idle_timeout(tmp_path):
+    db, _ = _corpus_file(tmp_path)
+    server = Server(db, "--workers", "1", "--threads", "2", "--idle-timeout", "1")
+    try:
+        for sent in (b"", b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n",     # idle; headers never ended
+                     b"GET /api/v1/status HTTP/1.1\nHost: x\n\n"):        # bare LF: never a complete request
+            with socket.create_connection(("127.0.0.1", server.port), timeout=15) as sock:
+                sock.sendall(sent)
+                started = time.monotonic()
+                assert sock.recv(100) == b""   # closed, without an answer
+                assert time.monotonic() - started < 10
+        assert server.get("/api/v1/status")[0] == 200
+    finally:
+        server.stop()
+
+
 def test_a_killed_worker_is_replaced_and_the_service_stays_up(tmp_path):
     db, (key,) = _corpus_file(tmp_path)
     server = Server(db, "--workers", "2", "--threads", "4")
@@ -307,6 +323,14 @@ def test_the_wsgi_server_answers_malformed_http_itself(hostile_server):
     assert raw(server.port, b"GARBAGE\r\n\r\n")[0] == 400
     assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 300_000
                + b"\r\n\r\n")[0] == 431
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n")[0] == 400
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-\xff: 1\r\n\r\n")[0] == 400
+    assert raw(server.port, b"POST /api/v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: 2147483648\r\n\r\n")[0] == 413
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n")[0] == 400
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")[0] == 501
+    # bytes that are not UTF-8 in the path are dropped by Bottle (it decodes with errors="ignore")
+    status, headers, body = raw(server.port, b"GET /api/v1/status%FF%FE HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and json.loads(body)["status"]
     assert server.get("/api/v1/status")[0] == 200
 
 
