@@ -463,6 +463,9 @@ def test_a_429_points_to_the_configured_absolute_upgrade_url(tmp_path, monkeypat
     status, _, body = call(default, "GET", "/api/v1/topics", {"x-api-key": key, "Host": "api.example.net:8443"})
     assert status == 429
     assert json.loads(body)["upgradeUrl"] == "http://api.example.net:8443/docs#keyed-headers"
+    for junk in ("a b c", "\xff\xfe", "evil.example/<script>", "x:99999"):   # never printed into the URL
+        status, _, body = call(default, "GET", "/api/v1/topics", {"x-api-key": key, "Host": junk})
+        assert status == 429 and json.loads(body)["upgradeUrl"] == "http://127.0.0.1/docs#keyed-headers"
     page = call(default, "GET", "/docs", {"Accept": "text/html"})
     assert page[0] == 200 and b'id="keyed-headers"' in page[2]  # the default points at a real anchor
     corpus.close()

@@ -257,10 +257,16 @@ def write_lock(corpus) -> threading.Lock:
 
 def request_upgrade_url(corpus, request) -> str:
     """:func:`upgrade_url` for ``request``: the app's ``upgrade_url`` setting (``server.py
-    --upgrade-url``), else the documentation on the scheme and host the client called."""
+    --upgrade-url``), else the documentation on the scheme and host the client called.
+
+    The host comes from a ``Host`` header only when it is a plain host name or
+    address with an optional port (else the server's own address), as on the HTML
+    pages: whatever a client sends there never makes the URL invalid.
+    """
+    from corpuskit.api.pages.negotiation import origin
+
     configured = request.app.config.get("corpuskit.upgrade_url") if "bottle.app" in request.environ else None
-    parts = request.urlparts
-    return upgrade_url(corpus, configured, f"{parts.scheme}://{parts.netloc}")
+    return upgrade_url(corpus, configured, origin(request.environ))
 
 
 def check_and_count(corpus, key_info, now=None, request=None) -> dict[str, str]:
