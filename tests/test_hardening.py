@@ -478,16 +478,34 @@ SWEEP_PARAMS = ("limit", "offset", "days", "since", "until", "from", "to", "curs
                 "source", "entity", "type", "sentiment", "kind", "window", "a", "b", "version")
 
 
-def test_no_route_answers_5xx_to_hostile_paths_or_parameters(tmp_path):
+@pytest.fixture(scope="module")
+def small_demo(tmp_path_factory) -> Path:
+    """A 500-record demo corpus file, every stage run (a real embedder), never served yet."""
+    from corpuskit.ingest.demo import build_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    corpus = open_corpus(path)
+    build_demo(corpus, seed=3, records=500, days=30, progress=False)
+    corpus.close()
+    return path
+
+
+def _served_copy(source: Path, folder: Path, timeout: float = 30.0):
+    import shutil
+
+    path = folder / "c.db"
+    shutil.copy(source, path)
+    corpus = open_corpus(path, timeout=timeout)
+    key = corpus.create_key(tier="enterprise", per_minute=10**9, per_day=10**9)
+    return corpus, key
+
+
+def test_no_route_answers_5xx_to_hostile_paths_or_parameters(small_demo, tmp_path):
     """Every GET route (streams aside): each path parameter and common query parameter set to hostile
     values (huge and non-ASCII digits, bad bytes, year 1 and 9999, traversal) answers below 500."""
     import re
 
-    from corpuskit.ingest.demo import build_demo
-
-    corpus = open_corpus(tmp_path / "c.db")
-    build_demo(corpus, seed=3, records=500, days=30, progress=False)  # every stage, a real embedder
-    key = corpus.create_key(tier="enterprise", per_minute=10**9, per_day=10**9)
+    corpus, key = _served_copy(small_demo, tmp_path)
     app = create_app(corpus)
     failures, count = [], 0
     routes = [r for r in app.routes if r.method == "GET" and "/stream/" not in r.rule]
@@ -506,3 +524,42 @@ def test_no_route_answers_5xx_to_hostile_paths_or_parameters(tmp_path):
     corpus.close()
     assert count > 10_000
     assert failures == []
+
+
+# -- item 2, every route: no request writes the corpus -------------------------------------------
+def test_no_route_waits_on_a_writer_holding_the_corpus(small_demo, tmp_path):
+    """With another connection holding the corpus's write lock (as an import's store step or a stage
+    does), every GET route answers at once on a corpus never served before: nothing a request does
+    writes the corpus (the id and cursor secrets were created on first use, so the first /v1
+    request of a fresh corpus waited for the writer, then answered 500 'database is locked')."""
+    import re
+
+    from corpuskit.store.connection import connect
+
+    corpus, key = _served_copy(small_demo, tmp_path, timeout=1.0)   # a write would fail within 1 s
+    app = create_app(corpus)
+    writer = connect(corpus.path)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO meta(key, value) VALUES ('held', '1')")
+    slow, failed = [], []
+    try:
+        ids = {"rid": call(app, "GET", "/v1/records?limit=1", {"Authorization": "Bearer " + key})}
+        first = json.loads(ids["rid"][2])["items"]
+        assert ids["rid"][0] == 200 and first
+        for route in app.routes:
+            if route.method != "GET" or "/stream/" in route.rule:
+                continue
+            path = re.sub(r"<rid>", first[0]["id"], route.rule)
+            path = re.sub(r"<[^>]+>", "ai-models", path)
+            headers = ({"x-api-key": key} if path.startswith("/api/") else {"Authorization": "Bearer " + key})
+            started = time.monotonic()
+            status, _, body = call(app, "GET", path + ("?q=rockets" if path.endswith("/search") else ""), headers)
+            if time.monotonic() - started > 0.9:
+                slow.append(path)
+            if status >= 500 and status not in (501, 503):
+                failed.append((path, status, body[:100]))
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        corpus.close()
+    assert failed == [] and slow == []

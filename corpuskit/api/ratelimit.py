@@ -45,6 +45,7 @@ import weakref
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from corpuskit.api.pages.negotiation import origin
 from corpuskit.clock import iso, utc
 
 DAILY_MESSAGE = "Daily request limit reached"
@@ -263,8 +264,6 @@ def request_upgrade_url(corpus, request) -> str:
     address with an optional port (else the server's own address), as on the HTML
     pages: whatever a client sends there never makes the URL invalid.
     """
-    from corpuskit.api.pages.negotiation import origin
-
     configured = request.app.config.get("corpuskit.upgrade_url") if "bottle.app" in request.environ else None
     return upgrade_url(corpus, configured, origin(request.environ))
 
