@@ -17,7 +17,8 @@ a time, so more processes use more cores; the data and key revocations live in
 the corpus file, the rate-limit counters in ``<corpus>.limits.db`` beside it,
 and the rate limits stay exact across processes. The parent process only
 supervises: a worker that dies is started again (after 1 s, doubling to 30 s
-while workers keep dying young), and SIGTERM/SIGINT stop them all.
+while workers keep dying young), SIGTERM/SIGINT stop them all, and the workers
+exit when the supervisor itself dies (``kill -9`` included).
 """
 from __future__ import annotations
 
@@ -99,7 +100,12 @@ def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
 
 
 def _child(db_path, now, sock, options) -> int:
-    """Fork one worker; the parent gets its pid, the child never returns."""
+    """Fork one worker; the parent gets its pid, the child never returns.
+
+    The worker exits when the supervisor dies (``kill -9`` included): no worker
+    serves on unsupervised, holding the port a new ``server.py`` needs.
+    """
+    supervisor = os.getpid()
     pid = os.fork()
     if pid:
         return pid
@@ -107,6 +113,9 @@ def _child(db_path, now, sock, options) -> int:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     code = 0
     try:
+        from corpuskit.enrich.workers import die_with_parent
+
+        die_with_parent(supervisor)
         serve_worker(db_path, now, sock, options)
     except BaseException:
         logging.getLogger("corpuskit.server").exception("server process %d failed", os.getpid())

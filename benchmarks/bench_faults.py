@@ -18,6 +18,10 @@ calling it while the fault happens:
 - ``kill -9 enrich|analyse|narrate``: each stage on its own input, killed
   half-way through its measured duration.
 
+After a kill the note says whether worker processes of the killed command
+outlived it by 2 s, and how many runs are ``failed`` and ``running`` once the
+file is opened again (a killed run must be marked failed, none left running).
+
 The table: requests made, 5xx answers (and connection errors), p50/p99
 latency of keyed requests during the fault, ``PRAGMA integrity_check`` after,
 and the record count before and after (an import adds ``--rows``; a killed
@@ -222,6 +226,19 @@ def orphaned(db: Path) -> list[int]:
     return found
 
 
+def reopened_runs(db: Path) -> str:
+    """Open ``db`` as the next command would (which marks runs of dead processes failed); say what is left."""
+    from corpuskit import open_corpus
+
+    corpus = open_corpus(db, timeout=60)
+    try:
+        running = corpus.conn.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()[0]
+        failed = corpus.conn.execute("SELECT count(*) FROM runs WHERE status = 'failed'").fetchone()[0]
+    finally:
+        corpus.close()
+    return f"on reopen {failed} run(s) failed, {running} running"
+
+
 ROWS: list[dict] = []
 
 
@@ -259,9 +276,20 @@ def scenario_idle(work: Path, count: int, seconds: float) -> None:
         server.stop()
 
 
+def running_runs(db: Path, stage: str) -> int:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
+    try:
+        return conn.execute("SELECT count(*) FROM runs WHERE stage = ? AND status = 'running'",
+                            (stage,)).fetchone()[0]
+    finally:
+        conn.close()
+
+
 def beside_readers(db: Path, key: str, label: str, command: list, kill_after: float | None = None) -> float:
     """Serve ``db`` under load while ``corpuskit <command>`` runs (``kill -9`` after ``kill_after`` s); report a row.
 
+    A stage (not an import) is killed only once its run has started (its ``running``
+    row is there): half of a short stage's wall time can be Python starting up.
     Returns the command's wall-clock seconds.
     """
     server = Server(db)
@@ -275,6 +303,9 @@ def beside_readers(db: Path, key: str, label: str, command: list, kill_after: fl
             out = err = ""
             if kill_after:
                 time.sleep(kill_after)
+                if command[0] != "import":
+                    while proc.poll() is None and not running_runs(db, command[0]):
+                        time.sleep(0.05)
                 if proc.poll() is None:
                     proc.send_signal(signal.SIGKILL)
                     note = f"killed after {time.monotonic() - started:.0f} s"
@@ -290,6 +321,7 @@ def beside_readers(db: Path, key: str, label: str, command: list, kill_after: fl
                     note += f"; {len(orphans)} of its worker processes still alive 2 s later (ended now)"
                     for pid in orphans:
                         os.kill(pid, signal.SIGKILL)
+                note += "; " + reopened_runs(db)
             else:
                 out, err = proc.communicate()
             took = time.monotonic() - started

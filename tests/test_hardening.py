@@ -183,9 +183,30 @@ def test_connections_beyond_the_cap_get_a_json_503_and_room_comes_back(tmp_path)
             sock.close()
         time.sleep(0.5)
         assert server.get("/api/v1/status")[0] == 200
+        # waitress's own limit never engages (its log said "no longer accepting" while this server
+        # went on accepting and refusing with 503); the server's own warning says what happened
+        log = server.output()
+        assert "no longer accepting" not in log
+        assert "connection cap (40) reached" in log
     finally:
         for sock in held:
             sock.close()
+        server.stop()
+
+
+def test_unfinished_requests_are_closed_after_the_idle_timeout(tmp_path):
+    db, _ = _corpus_file(tmp_path)
+    server = Server(db, "--workers", "1", "--threads", "2", "--idle-timeout", "1")
+    try:
+        for sent in (b"", b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n",     # idle; headers never ended
+                     b"GET /api/v1/status HTTP/1.1\nHost: x\n\n"):        # bare LF: never a complete request
+            with socket.create_connection(("127.0.0.1", server.port), timeout=15) as sock:
+                sock.sendall(sent)
+                started = time.monotonic()
+                assert sock.recv(100) == b""   # closed, without an answer
+                assert time.monotonic() - started < 10
+        assert server.get("/api/v1/status")[0] == 200
+    finally:
         server.stop()
 
 
@@ -207,6 +228,37 @@ def test_a_killed_worker_is_replaced_and_the_service_stays_up(tmp_path):
         assert "ended (signal 9)" in server.output()
         assert [server.get("/api/v1/status")[0] for _ in range(6)] == [200] * 6
     finally:
+        server.stop()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_workers_exit_when_the_supervisor_is_killed(tmp_path):
+    """A ``kill -9`` of server.py's supervisor leaves no worker serving on, unsupervised, holding the port."""
+    db, _ = _corpus_file(tmp_path)
+    server = Server(db, "--workers", "2", "--threads", "2")
+    try:
+        workers = server.workers()
+        assert len(workers) == 2
+        os.kill(server.proc.pid, signal.SIGKILL)
+        server.proc.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers)
+        with pytest.raises(OSError):
+            server.get("/api/v1/status", timeout=2)
+    finally:
+        try:  # workers left behind (the failure this test looks for) are in the supervisor's group
+            os.killpg(server.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         server.stop()
 
 
@@ -271,6 +323,15 @@ def test_the_wsgi_server_answers_malformed_http_itself(hostile_server):
     assert raw(server.port, b"GARBAGE\r\n\r\n")[0] == 400
     assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 300_000
                + b"\r\n\r\n")[0] == 431
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n")[0] == 400
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-\xff: 1\r\n\r\n")[0] == 400
+    huge_body = b"POST /api/v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: 2147483648\r\n\r\n"
+    assert raw(server.port, huge_body)[0] == 413
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n")[0] == 400
+    assert raw(server.port, b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")[0] == 501
+    # bytes that are not UTF-8 in the path are dropped by Bottle (it decodes with errors="ignore")
+    status, headers, body = raw(server.port, b"GET /api/v1/status%FF%FE HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and json.loads(body)["status"]
     assert server.get("/api/v1/status")[0] == 200
 
 
@@ -403,6 +464,103 @@ def test_a_429_points_to_the_configured_absolute_upgrade_url(tmp_path, monkeypat
     status, _, body = call(default, "GET", "/api/v1/topics", {"x-api-key": key, "Host": "api.example.net:8443"})
     assert status == 429
     assert json.loads(body)["upgradeUrl"] == "http://api.example.net:8443/docs#keyed-headers"
+    for junk in ("a b c", "\xff\xfe", "evil.example/<script>", "x:99999"):   # never printed into the URL
+        status, _, body = call(default, "GET", "/api/v1/topics", {"x-api-key": key, "Host": junk})
+        assert status == 429 and json.loads(body)["upgradeUrl"] == "http://127.0.0.1/docs#keyed-headers"
     page = call(default, "GET", "/docs", {"Accept": "text/html"})
     assert page[0] == 200 and b'id="keyed-headers"' in page[2]  # the default points at a real anchor
     corpus.close()
+
+
+# -- item 4, swept: every route, hostile path segments and query values ------------------------
+SWEEP_VALUES = ("1234567890123456789012345", "%C2%B2", "-1", "0", "%FF", "1e999", "NaN", "9" * 400,
+                "0001-01-01", "9999-12-31", "%00", "..%2F..%2Fetc%2Fpasswd", "a-99999999999999999999999")
+SWEEP_PARAMS = ("limit", "offset", "days", "since", "until", "from", "to", "cursor", "n", "q", "topic",
+                "source", "entity", "type", "sentiment", "kind", "window", "a", "b", "version")
+
+
+@pytest.fixture(scope="module")
+def small_demo(tmp_path_factory) -> Path:
+    """A 500-record demo corpus file, every stage run (a real embedder), never served yet."""
+    from corpuskit.ingest.demo import build_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    corpus = open_corpus(path)
+    build_demo(corpus, seed=3, records=500, days=30, progress=False)
+    corpus.close()
+    return path
+
+
+def _served_copy(source: Path, folder: Path, timeout: float = 30.0):
+    import shutil
+
+    path = folder / "c.db"
+    shutil.copy(source, path)
+    corpus = open_corpus(path, timeout=timeout)
+    key = corpus.create_key(tier="enterprise", per_minute=10**9, per_day=10**9)
+    return corpus, key
+
+
+def test_no_route_answers_5xx_to_hostile_paths_or_parameters(small_demo, tmp_path):
+    """Every GET route (streams aside): each path parameter and common query parameter set to hostile
+    values (huge and non-ASCII digits, bad bytes, year 1 and 9999, traversal) answers below 500."""
+    import re
+
+    corpus, key = _served_copy(small_demo, tmp_path)
+    app = create_app(corpus)
+    failures, count = [], 0
+    routes = [r for r in app.routes if r.method == "GET" and "/stream/" not in r.rule]
+    assert len(routes) > 40
+    for route in routes:
+        headers = {"x-api-key": key} if route.rule.startswith("/api/") else {"Authorization": "Bearer " + key}
+        paths = ([re.sub(r"<[^>]+>", value, route.rule) for value in SWEEP_VALUES] if "<" in route.rule
+                 else [route.rule])
+        queries = [""] + [f"?{name}={value}" for name in SWEEP_PARAMS for value in SWEEP_VALUES]
+        for path in paths:
+            for query in (queries if path == paths[0] else [""]):
+                count += 1
+                status, _, body = call(app, "GET", path + query, headers)
+                if status >= 500 and status not in (501, 503):  # 501/503: not built, stage not run
+                    failures.append((path + query, status, body[:120]))
+    corpus.close()
+    assert count > 10_000
+    assert failures == []
+
+
+# -- item 2, every route: no request writes the corpus -------------------------------------------
+def test_no_route_waits_on_a_writer_holding_the_corpus(small_demo, tmp_path):
+    """With another connection holding the corpus's write lock (as an import's store step or a stage
+    does), every GET route answers at once on a corpus never served before: nothing a request does
+    writes the corpus (the id and cursor secrets were created on first use, so the first /v1
+    request of a fresh corpus waited for the writer, then answered 500 'database is locked')."""
+    import re
+
+    from corpuskit.store.connection import connect
+
+    corpus, key = _served_copy(small_demo, tmp_path, timeout=1.0)   # a write would fail within 1 s
+    app = create_app(corpus)
+    writer = connect(corpus.path)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO meta(key, value) VALUES ('held', '1')")
+    slow, failed = [], []
+    try:
+        ids = {"rid": call(app, "GET", "/v1/records?limit=1", {"Authorization": "Bearer " + key})}
+        first = json.loads(ids["rid"][2])["items"]
+        assert ids["rid"][0] == 200 and first
+        for route in app.routes:
+            if route.method != "GET" or "/stream/" in route.rule:
+                continue
+            path = re.sub(r"<rid>", first[0]["id"], route.rule)
+            path = re.sub(r"<[^>]+>", "ai-models", path)
+            headers = ({"x-api-key": key} if path.startswith("/api/") else {"Authorization": "Bearer " + key})
+            started = time.monotonic()
+            status, _, body = call(app, "GET", path + ("?q=rockets" if path.endswith("/search") else ""), headers)
+            if time.monotonic() - started > 0.9:
+                slow.append(path)
+            if status >= 500 and status not in (501, 503):
+                failed.append((path, status, body[:100]))
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        corpus.close()
+    assert failed == [] and slow == []

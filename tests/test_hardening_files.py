@@ -352,3 +352,46 @@ def test_import_killed_with_sigkill_leaves_the_file_as_it_was(tmp_path):
         if count == 60001:
             break
     assert killed >= 1
+
+
+KILLED_IN_STORE = """
+import sys, time
+from corpuskit import open_corpus
+from corpuskit.ingest import staging
+
+real = staging.Stage.store
+
+def store_then_hang(self, run_id):
+    counts = real(self, run_id)   # every row inserted into records, the transaction still open
+    print("stored", counts["added"], flush=True)
+    time.sleep(120)
+    return counts
+
+staging.Stage.store = store_then_hang
+open_corpus(sys.argv[1]).import_file(sys.argv[2], source="news", mapping=["contentText=body", "publishedAt=when"])
+"""
+
+
+def test_import_killed_inside_its_store_transaction_leaves_the_file_as_it_was(tmp_path):
+    """The one window in which an import writes the corpus: rows inserted, not yet committed."""
+    db = tmp_path / "c.db"
+    c = open_corpus(db)
+    c.add_records([{"source": "news", "contentText": "before", "publishedAt": "2020-01-01"}])
+    c.close()
+    rows = body_csv(tmp_path / "rows.csv", [(f"row {i}", "2020-01-01") for i in range(5000)])
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_IN_STORE, str(db), str(rows)], stdout=subprocess.PIPE,
+                            text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        assert proc.stdout.readline().strip() == "stored 5000"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    c = open_corpus(db)
+    assert c.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert c.count() == 1
+    assert c.conn.execute("SELECT count(*) FROM runs WHERE stage = 'import'").fetchone()[0] == 1  # the first add
+    assert c.import_file(rows, source="news", mapping=["contentText=body", "publishedAt=when"]).added == 5000
+    c.close()

@@ -19,8 +19,10 @@ from corpuskit.api import pages
 from corpuskit.api.bearer import routes as bearer_routes
 from corpuskit.api.bearer.stream import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_KEY, StreamGate
 from corpuskit.api.hardening import install_hardening
+from corpuskit.api.ids import prepare_secrets
 from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
 from corpuskit.api.keyed import routes as keyed_routes
+from corpuskit.api.paging import SECRET_META_KEYS
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.store.limits import limit_store
 
@@ -123,6 +125,8 @@ def create_app(corpus, heartbeat_seconds: float | None = None, *, cors_origins=(
     app.config["corpuskit.heartbeat_seconds"] = float(heartbeat_seconds)
     app.config["corpuskit.upgrade_url"] = upgrade_url
     limit_store(corpus)  # open (and tie to this corpus) the rate-limit file before serving
+    # the id and cursor secrets too: no request may have to write the corpus (and wait on a writer)
+    prepare_secrets(corpus, *SECRET_META_KEYS)
     install_hardening(app, cors_origins)
     bearer_routes.install(app, corpus, heartbeat_seconds=float(heartbeat_seconds),
                           stream_gate=StreamGate(max_streams, max_streams_per_key))

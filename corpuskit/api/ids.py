@@ -19,6 +19,8 @@ import secrets
 import threading
 import weakref
 
+from corpuskit.errors import StoreError
+
 KINDS = ("rec", "sto", "sig", "top", "ent", "arc")
 _SECRET_META_KEY = "api_id_secret"
 # 13 bytes are 104 bits: the 21st base32 character carries 4 bits and a zero pad bit, so it is
@@ -46,6 +48,25 @@ def corpus_secret(corpus, meta_key: str = _SECRET_META_KEY) -> bytes:
         value = bytes.fromhex(row[0].strip('"'))
         _secrets.setdefault(corpus, {})[meta_key] = value
     return value
+
+
+def prepare_secrets(corpus, *meta_keys: str) -> None:
+    """Create the secrets named ``meta_keys`` (default: the id secret) now, before serving.
+
+    Created on first use instead, the first request needing one had to write
+    the corpus and so waited for any import or stage holding its write lock (and
+    answered 500 ``database is locked`` past the busy timeout). Raises
+    :class:`~corpuskit.errors.StoreError` when another process holds the lock
+    past the corpus's timeout.
+    """
+    for meta_key in meta_keys or (_SECRET_META_KEY,):
+        try:
+            corpus_secret(corpus, meta_key)
+        except Exception as exc:  # sqlite3's or sqlean's OperationalError
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            raise StoreError(f"cannot prepare {corpus.path} for serving ({exc}): another process is "
+                             "writing it; start the server again when it is done") from exc
 
 
 def _round(secret: bytes, kind: str, i: int, half: int) -> int:

@@ -16,9 +16,11 @@ import hmac
 import json
 
 from corpuskit.api.errors import abort_json
-from corpuskit.api.ids import corpus_secret
+from corpuskit.api.ids import _SECRET_META_KEY as _ID_SECRET_KEY, corpus_secret
 
 _CURSOR_SECRET_KEY = "api_cursor_secret"
+#: The meta rows holding the secrets of the API (ids, then cursors).
+SECRET_META_KEYS = (_ID_SECRET_KEY, _CURSOR_SECRET_KEY)
 MAX_CURSOR_LENGTH = 1024
 
 

@@ -45,6 +45,7 @@ import weakref
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from corpuskit.api.pages.negotiation import origin
 from corpuskit.clock import iso, utc
 
 DAILY_MESSAGE = "Daily request limit reached"
@@ -257,10 +258,14 @@ def write_lock(corpus) -> threading.Lock:
 
 def request_upgrade_url(corpus, request) -> str:
     """:func:`upgrade_url` for ``request``: the app's ``upgrade_url`` setting (``server.py
-    --upgrade-url``), else the documentation on the scheme and host the client called."""
+    --upgrade-url``), else the documentation on the scheme and host the client called.
+
+    The host comes from a ``Host`` header only when it is a plain host name or
+    address with an optional port (else the server's own address), as on the HTML
+    pages: whatever a client sends there never makes the URL invalid.
+    """
     configured = request.app.config.get("corpuskit.upgrade_url") if "bottle.app" in request.environ else None
-    parts = request.urlparts
-    return upgrade_url(corpus, configured, f"{parts.scheme}://{parts.netloc}")
+    return upgrade_url(corpus, configured, origin(request.environ))
 
 
 def check_and_count(corpus, key_info, now=None, request=None) -> dict[str, str]:

@@ -43,6 +43,8 @@ FD_RESERVE = 256
 ACCEPT_BATCH = 64
 #: Connections the kernel queues for a process before it accepts them.
 BACKLOG = 2048
+#: Entries of waitress's socket map that are not connections: the listening socket, the wake-up pipe.
+MAP_EXTRAS = 2
 #: Seconds an idle keep-alive connection stays open.
 DEFAULT_IDLE_TIMEOUT = 300
 
@@ -165,8 +167,11 @@ class CappedServer(TcpWSGIServer):
 def make_server(app, sock: socket.socket, *, threads: int, max_connections: int,
                 idle_timeout: float = DEFAULT_IDLE_TIMEOUT, ident: str = "corpuskit") -> CappedServer:
     """A :class:`CappedServer` serving ``app`` on the listening socket ``sock`` (call ``.run()``)."""
+    # waitress counts its listening socket and its wake-up pipe with the connections and, at its own
+    # connection_limit, logs "no longer accepting new connections" (untrue here: this server keeps
+    # accepting and refuses with a 503); a limit above anything the map can hold keeps it quiet
     adj = Adjustments(sockets=[sock], threads=threads, asyncore_use_poll=True, backlog=BACKLOG,
-                      connection_limit=max_connections + 1, channel_timeout=int(idle_timeout),
+                      connection_limit=max_connections + MAP_EXTRAS + 1, channel_timeout=int(idle_timeout),
                       cleanup_interval=min(30, max(1, int(idle_timeout) // 2)), ident=ident)
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(adj.threads)
