@@ -564,3 +564,20 @@ def test_no_route_waits_on_a_writer_holding_the_corpus(small_demo, tmp_path):
         writer.close()
         corpus.close()
     assert failed == [] and slow == []
+
+
+def test_a_request_without_host_is_answered_with_the_servers_own_address(hostile_server):
+    from corpuskit.api.wsgi_server import server_name
+
+    server, _ = hostile_server
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        conn.sendall(b"GET / HTTP/1.0\r\nAccept: text/html\r\n\r\n")
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.0 200") or answer.startswith(b"HTTP/1.1 200")
+    assert b"waitress.invalid" not in answer and f"127.0.0.1:{server.port}".encode() in answer
+    for host, name in (("127.0.0.1", "127.0.0.1"), ("0.0.0.0", socket.gethostname() or "127.0.0.1")):
+        with socket.socket() as sock:
+            sock.bind((host, 0))
+            assert server_name(sock) == name

@@ -164,6 +164,16 @@ class CappedServer(TcpWSGIServer):
             conn.close()
 
 
+def server_name(sock: socket.socket) -> str:
+    """``SERVER_NAME`` for requests without a ``Host`` (HTTP/1.0): the address ``sock`` listens on,
+    or this machine's host name when it listens on every address (waitress's default is
+    ``waitress.invalid``, which reached a 429's ``upgradeUrl``)."""
+    host = sock.getsockname()[0]
+    if host in ("0.0.0.0", "::", ""):
+        return socket.gethostname() or "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
 def make_server(app, sock: socket.socket, *, threads: int, max_connections: int,
                 idle_timeout: float = DEFAULT_IDLE_TIMEOUT, ident: str = "corpuskit") -> CappedServer:
     """A :class:`CappedServer` serving ``app`` on the listening socket ``sock`` (call ``.run()``)."""
@@ -172,7 +182,8 @@ def make_server(app, sock: socket.socket, *, threads: int, max_connections: int,
     # accepting and refuses with a 503); a limit above anything the map can hold keeps it quiet
     adj = Adjustments(sockets=[sock], threads=threads, asyncore_use_poll=True, backlog=BACKLOG,
                       connection_limit=max_connections + MAP_EXTRAS + 1, channel_timeout=int(idle_timeout),
-                      cleanup_interval=min(30, max(1, int(idle_timeout) // 2)), ident=ident)
+                      cleanup_interval=min(30, max(1, int(idle_timeout) // 2)), ident=ident,
+                      server_name=server_name(sock))
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(adj.threads)
     sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
