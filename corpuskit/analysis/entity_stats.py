@@ -32,6 +32,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from urllib.parse import quote
 
+from corpuskit.analysis import entity_aggregates as aggregates
 from corpuskit.analysis.windows import (check_int, clock_day, day_range, parse_since,
                                         topic_id_by_name)
 from corpuskit.clock import iso, utc
@@ -95,11 +96,14 @@ def _window_sums(corpus, entity_ids=None) -> dict:
                    "WHERE r.published_at > ? AND r.published_at <= ?")
     window_args = [recent_start, recent_start, base_start, now]
     out = {}
+    stored = aggregates.usable(corpus)   # the totals analyse stored, while they still hold
     batches = [None] if entity_ids is None else list(_chunks(entity_ids))
     for batch in batches:
         ids = [] if batch is None else batch
         where = f" WHERE entity_id IN ({_in(batch)})" if batch is not None else ""
-        for eid, total in corpus.conn.execute(totals_sql + where + " GROUP BY entity_id", ids):
+        totals = (aggregates.stored_totals(corpus, batch).items() if stored else
+                  corpus.conn.execute(totals_sql + where + " GROUP BY entity_id", ids))
+        for eid, total in totals:
             out[eid] = [int(total), 0, 0]
         and_in = f" AND m.entity_id IN ({_in(batch)})" if batch is not None else ""
         for eid, recent, baseline in corpus.conn.execute(windows_sql + and_in + " GROUP BY m.entity_id",
@@ -111,6 +115,8 @@ def _window_sums(corpus, entity_ids=None) -> dict:
 
 def _lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
     """(entity id -> distinct sources, entity id -> display name of its most-mentioned topic)."""
+    if aggregates.usable(corpus):
+        return aggregates.stored_lede_parts(corpus, entity_ids)
     sources, top_topic = {}, {}
     for batch in _chunks(entity_ids):
         for eid, n in corpus.conn.execute(
@@ -200,12 +206,17 @@ def entity_detail(corpus, entity_id) -> dict:
     out = items[0]
     conn = corpus.conn
     out["baselineMentions"] = _window_sums(corpus, [eid]).get(eid, (0, 0, 0))[2]
+    # sums over every mention of the entity: from the table analyse keeps, while it holds
+    stored = aggregates.stored_detail(corpus, eid) if aggregates.usable(corpus) else False
+    if stored is None:   # the table holds, and the entity has no mention
+        stored = ([], [])
 
     dist = {"positive": 0, "neutral": 0, "negative": 0, "unknown": 0}
-    for label, n in conn.execute(
-            "SELECT e.sentiment_label, count(*) FROM mentions m "
-            "LEFT JOIN enrichment e ON e.record_id = m.record_id WHERE m.entity_id = ? "
-            "GROUP BY e.sentiment_label", (eid,)):
+    by_label = stored[1] if stored else conn.execute(
+        "SELECT e.sentiment_label, count(*) FROM mentions m "
+        "LEFT JOIN enrichment e ON e.record_id = m.record_id WHERE m.entity_id = ? "
+        "GROUP BY e.sentiment_label", (eid,))
+    for label, n in by_label:
         dist[label or "unknown"] += n
     out["sentimentDistribution"] = dist
 
@@ -225,7 +236,7 @@ def entity_detail(corpus, entity_id) -> dict:
         for w, s in sorted(weeks.items())]
 
     sample = conn.execute("SELECT count(*) FROM entities WHERE type = ?", (out["type"],)).fetchone()[0]
-    above = conn.execute(
+    above = aggregates.stored_above(corpus, out["type"], out["mentionCount"]) if stored else conn.execute(
         "SELECT count(*) FROM (SELECT m.entity_id, sum(m.mention_count) AS s FROM mentions m "
         "JOIN entities en ON en.id = m.entity_id WHERE en.type = ? GROUP BY m.entity_id) "
         "WHERE s > ?", (out["type"], out["mentionCount"])).fetchone()[0]
@@ -236,7 +247,7 @@ def entity_detail(corpus, entity_id) -> dict:
         "(s.entity_id = ? OR EXISTS (SELECT 1 FROM signal_evidence ev WHERE ev.signal_id = s.id "
         "AND ev.ref_kind = 'entity' AND ev.ref_id = ?)) LIMIT 1", (eid, eid)).fetchone() is not None
 
-    per_source = [n for _, n in conn.execute(
+    per_source = stored[0] if stored else [n for _, n in conn.execute(
         "SELECT r.source, sum(m.mention_count) FROM mentions m JOIN records r ON r.id = m.record_id "
         "WHERE m.entity_id = ? GROUP BY r.source ORDER BY r.source", (eid,))]
     out["sourceDiversity"] = {"distinctSources": len(per_source),

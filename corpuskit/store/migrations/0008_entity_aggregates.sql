@@ -1,0 +1,15 @@
+-- 0008 entity aggregates: per-entity sums over every mention, written by analyse.
+--
+-- The /v1 entity list, detail and trending answers need, per entity, sums over all
+-- of its mentions (joined to their records, topics and sentiment). Computed on
+-- request they read every mention of the corpus. analyse writes them here, with the
+-- inputs they were computed from (meta key 'entity_aggregates'); a reader uses them
+-- only while those inputs are unchanged (see corpuskit.analysis.entity_aggregates).
+CREATE TABLE entity_aggregates (
+    entity_id  INTEGER PRIMARY KEY,
+    mentions   INTEGER NOT NULL,       -- sum(mentions.mention_count)
+    sources    INTEGER NOT NULL,       -- distinct source kinds of the mentioning records
+    top_topic  TEXT,                   -- display name of the topic with most mentions (ties: name)
+    by_source  TEXT NOT NULL,          -- JSON [mentions per source], sources in name order
+    by_label   TEXT NOT NULL           -- JSON [[sentiment label or null, mentioning records]]
+);
