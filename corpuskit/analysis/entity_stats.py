@@ -83,16 +83,20 @@ def _in(ids) -> str:
 def _window_sums(corpus, entity_ids=None) -> dict:
     """entity id -> (total, recent, baseline) mentions; every mentioned entity when ids is None.
 
-    The totals read ``mentions`` alone; only the records of the two windows
-    (found through the ``published_at`` index) are joined, so the cost grows
-    with the last five weeks, not with the whole corpus.
+    The totals read ``mentions`` alone (or the sums analyse stored, see
+    :mod:`.entity_aggregates`); only the records of the two windows (found
+    through the ``published_at`` index) are joined, so the cost grows with the
+    last five weeks, not with the whole corpus. The records come first (CROSS
+    JOIN) and their mentions are read by record, the entity ids only filtering
+    them (the unary ``+``): SQLite otherwise reads every mention of each entity
+    asked for, all of the corpus's for the most mentioned ones.
     """
     now, recent_start, base_start = _windows(corpus)
     totals_sql = "SELECT entity_id, sum(mention_count) FROM mentions"
     windows_sql = ("SELECT m.entity_id, "
                    "total(CASE WHEN r.published_at > ? THEN m.mention_count END), "
                    "total(CASE WHEN r.published_at <= ? THEN m.mention_count END) "
-                   "FROM records r JOIN mentions m ON m.record_id = r.id "
+                   "FROM records r CROSS JOIN mentions m ON m.record_id = r.id "
                    "WHERE r.published_at > ? AND r.published_at <= ?")
     window_args = [recent_start, recent_start, base_start, now]
     out = {}
@@ -105,7 +109,7 @@ def _window_sums(corpus, entity_ids=None) -> dict:
                   corpus.conn.execute(totals_sql + where + " GROUP BY entity_id", ids))
         for eid, total in totals:
             out[eid] = [int(total), 0, 0]
-        and_in = f" AND m.entity_id IN ({_in(batch)})" if batch is not None else ""
+        and_in = f" AND +m.entity_id IN ({_in(batch)})" if batch is not None else ""
         for eid, recent, baseline in corpus.conn.execute(windows_sql + and_in + " GROUP BY m.entity_id",
                                                          window_args + ids):
             if eid in out:

@@ -5,7 +5,7 @@
 -- request they read every mention of the corpus. analyse writes them here, with the
 -- inputs they were computed from (meta key 'entity_aggregates'); a reader uses them
 -- only while those inputs are unchanged (see corpuskit.analysis.entity_aggregates).
-CREATE TABLE entity_aggregates (
+CREATE TABLE IF NOT EXISTS entity_aggregates (
     entity_id  INTEGER PRIMARY KEY,
     mentions   INTEGER NOT NULL,       -- sum(mentions.mention_count)
     sources    INTEGER NOT NULL,       -- distinct source kinds of the mentioning records
@@ -13,3 +13,8 @@ CREATE TABLE entity_aggregates (
     by_source  TEXT NOT NULL,          -- JSON [mentions per source], sources in name order
     by_label   TEXT NOT NULL           -- JSON [[sentiment label or null, mentioning records]]
 );
+
+-- A topic's record volume counts records whose enrichment names the topic, or, without
+-- one, whose import named it (records.topic, a hint most records lack): the hinted
+-- ones are found through this index instead of a scan of every record.
+CREATE INDEX IF NOT EXISTS records_topic ON records(topic) WHERE topic IS NOT NULL;
