@@ -71,3 +71,31 @@ def test_a_run_of_a_writing_stage_makes_the_sums_stale(demo_copy):
     with demo_copy.run_stage("enrich"):
         pass
     assert not aggregates.usable(demo_copy)
+
+
+def _table(corpus):
+    return [tuple(r) for r in corpus.conn.execute("SELECT * FROM entity_aggregates ORDER BY entity_id")]
+
+
+def test_a_new_day_updates_the_sums_of_the_entities_it_mentions(demo_copy, monkeypatch):
+    conn = demo_copy.conn
+    last = conn.execute("SELECT max(published_at) FROM records").fetchone()[0]
+    texts = [r[0] for r in conn.execute(
+        "SELECT content_text FROM records r WHERE EXISTS (SELECT 1 FROM mentions m WHERE m.record_id = r.id) "
+        "ORDER BY id LIMIT 40")]
+    sources = ("reddit", "hackernews", "bluesky", "news")
+    demo_copy.add_records([{"source": sources[i % 4], "sourceId": f"new-day-{i}", "contentText": text,
+                            "publishedAt": last[:10] + "T23:59:00Z", "author": f"a{i}"}
+                           for i, text in enumerate(texts)])
+    demo_copy.enrich(progress=False)
+    assert not aggregates.usable(demo_copy)
+    summary = demo_copy.analyse(progress=False, steps=["snapshots"])["entityAggregates"]
+    assert not summary["rebuilt"] and summary["updated"] > 0 and aggregates.usable(demo_copy)
+    updated = _table(demo_copy)
+    ids = [r[0] for r in conn.execute("SELECT id FROM entities ORDER BY id")]
+    assert _answers(demo_copy, ids) == _live(demo_copy, ids, monkeypatch)
+
+    with demo_copy.transaction():   # forget the last build: the next one computes every entity again
+        conn.execute("DELETE FROM meta WHERE key = ?", (aggregates.META_KEY,))
+    assert demo_copy.analyse(progress=False, steps=["snapshots"])["entityAggregates"]["rebuilt"]
+    assert _table(demo_copy) == updated

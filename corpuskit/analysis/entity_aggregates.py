@@ -46,55 +46,123 @@ def usable(corpus) -> bool:
         stored = json.loads(row[0])
     except ValueError:
         return False
-    return stored == inputs_stamp(conn)
+    return isinstance(stored, dict) and stored.get("stamp") == inputs_stamp(conn)
+
+
+def _state(conn) -> dict:
+    """What an incremental update needs to know of the inputs it starts from."""
+    m_max, m_count = conn.execute("SELECT max(rowid), count(*) FROM mentions").fetchone()
+    a_max, a_count = conn.execute("SELECT max(rowid), count(*) FROM topic_assignments").fetchone()
+    return {"mentions": [m_max or 0, m_count], "assignments": [a_max or 0, a_count],
+            "records": conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]}
+
+
+def _appended_only(conn, before: dict, stamp: list, stored_stamp: list) -> bool:
+    """Whether the inputs changed only by rows added for records newer than the last build.
+
+    Then the sums of every entity are the stored ones plus those of the new rows.
+    A mention or topic assignment row is never updated in place (enrich deletes a
+    record's rows and inserts new ones), so: no row of the last build is gone, no
+    new row belongs to an older record, and the topics' names are the same.
+    """
+    if stored_stamp[4] != stamp[4]:
+        return False
+    for table, key in (("mentions", "mentions"), ("topic_assignments", "assignments")):
+        old_max, old_count = before[key]
+        kept = conn.execute(f"SELECT count(*) FROM {table} WHERE rowid <= ?", (old_max,)).fetchone()[0]
+        if kept != old_count:
+            return False
+        if conn.execute(f"SELECT 1 FROM {table} WHERE rowid > ? AND record_id <= ? LIMIT 1",
+                        (old_max, before["records"])).fetchone():
+            return False
+    return True
+
+
+def _sums(conn, after_rowid: int = 0) -> dict:
+    """entity id -> [total, {source: n}, {label: records}, {topic id: n}] over the mention rows
+    with rowid above ``after_rowid`` (every one by default)."""
+    rows: dict = {}
+    for eid, total in conn.execute(
+            "SELECT entity_id, sum(mention_count) FROM mentions WHERE rowid > ? GROUP BY entity_id",
+            (after_rowid,)):
+        rows[eid] = [int(total), {}, {}, {}]
+    for eid, source, n in conn.execute(
+            "SELECT m.entity_id, r.source, sum(m.mention_count) FROM mentions m "
+            "JOIN records r ON r.id = m.record_id WHERE m.rowid > ? GROUP BY m.entity_id, r.source",
+            (after_rowid,)):
+        rows[eid][1][source] = int(n)
+    for eid, label, n in conn.execute(
+            "SELECT m.entity_id, e.sentiment_label, count(*) FROM mentions m "
+            "LEFT JOIN enrichment e ON e.record_id = m.record_id WHERE m.rowid > ? "
+            "GROUP BY m.entity_id, e.sentiment_label", (after_rowid,)):
+        rows[eid][2][label or ""] = n
+    for eid, topic_id, n in conn.execute(
+            "SELECT m.entity_id, ta.topic_id, sum(m.mention_count) FROM mentions m "
+            "JOIN topic_assignments ta ON ta.record_id = m.record_id "
+            "JOIN topics t ON t.id = ta.topic_id WHERE m.rowid > ? GROUP BY m.entity_id, ta.topic_id",
+            (after_rowid,)):
+        rows[eid][3][str(topic_id)] = int(n)
+    return rows
+
+
+def _add(into: dict, more: dict) -> None:
+    for key, n in more.items():
+        into[key] = into.get(key, 0) + n
+
+
+def _top_topic(by_topic: dict, names: dict):
+    """The display name of the topic with most mentions; ties go to the smaller name (as live)."""
+    best = None
+    for topic_id, n in by_topic.items():
+        label = names[int(topic_id)]
+        if best is None or (-n, label) < (-best[1], best[0]):
+            best = (label, n)
+    return None if best is None else best[0]
 
 
 def build_entity_aggregates(corpus) -> dict:
-    """Rewrite ``entity_aggregates`` when its inputs changed; returns ``{entities, rebuilt}``.
+    """Bring ``entity_aggregates`` up to date; returns ``{entities, rebuilt, updated}``.
 
     Call inside the analyse stage (it writes ``entity_aggregates`` and ``meta``).
-    The sums are those :mod:`.entity_stats` computes on request, one grouped
-    pass over the mentions for each.
+    Nothing is done while the inputs are unchanged. When they changed only by
+    rows for new records (:func:`_appended_only`: a new day imported and
+    enriched), the new rows' sums are added to the entities they mention
+    (``updated``); otherwise every entity is computed again (``rebuilt``), one
+    grouped pass over the mentions per sum.
     """
     conn = corpus.conn
     stamp = inputs_stamp(conn)
-    if usable(corpus):
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    previous = json.loads(row[0]) if row else None
+    if not isinstance(previous, dict) or "stamp" not in previous:
+        previous = None
+    if previous is not None and previous["stamp"] == stamp:
         n = conn.execute("SELECT count(*) FROM entity_aggregates").fetchone()[0]
-        return {"entities": n, "rebuilt": False}
-    rows: dict = {}
-    for eid, total in conn.execute(
-            "SELECT entity_id, sum(mention_count) FROM mentions GROUP BY entity_id"):
-        rows[eid] = [int(total), [], None, []]
-    for eid, _source, n in conn.execute(
-            "SELECT m.entity_id, r.source, sum(m.mention_count) FROM mentions m "
-            "JOIN records r ON r.id = m.record_id GROUP BY m.entity_id, r.source "
-            "ORDER BY m.entity_id, r.source"):
-        if eid in rows:
-            rows[eid][1].append(n)
-    best: dict = {}
-    for eid, label, n in conn.execute(
-            "SELECT m.entity_id, t.display_name, sum(m.mention_count) FROM mentions m "
-            "JOIN topic_assignments ta ON ta.record_id = m.record_id "
-            "JOIN topics t ON t.id = ta.topic_id GROUP BY m.entity_id, t.id"):
-        if eid not in best or (-n, label) < (-best[eid][1], best[eid][0]):
-            best[eid] = (label, n)
-    for eid, (label, _) in best.items():
-        if eid in rows:
-            rows[eid][2] = label
-    for eid, label, n in conn.execute(
-            "SELECT m.entity_id, e.sentiment_label, count(*) FROM mentions m "
-            "LEFT JOIN enrichment e ON e.record_id = m.record_id "
-            "GROUP BY m.entity_id, e.sentiment_label ORDER BY m.entity_id, e.sentiment_label"):
-        if eid in rows:
-            rows[eid][3].append([label, n])
-    conn.execute("DELETE FROM entity_aggregates")
+        return {"entities": n, "rebuilt": False, "updated": 0}
+    names = dict(conn.execute("SELECT id, display_name FROM topics"))
+    if previous is not None and _appended_only(conn, previous["state"], stamp, previous["stamp"]):
+        changed = _sums(conn, previous["state"]["mentions"][0])
+        for eid, (total, by_source, by_label, by_topic) in changed.items():
+            old = conn.execute("SELECT mentions, by_source, by_label, by_topic FROM entity_aggregates "
+                               "WHERE entity_id = ?", (eid,)).fetchone()
+            if old is not None:
+                total += old[0]
+                for sums, stored in ((by_source, old[1]), (by_label, old[2]), (by_topic, old[3])):
+                    _add(sums, json.loads(stored))
+            changed[eid] = [total, by_source, by_label, by_topic]
+        rebuilt, rows = False, changed
+    else:
+        conn.execute("DELETE FROM entity_aggregates")
+        rebuilt, rows = True, _sums(conn)
     conn.executemany(
-        "INSERT INTO entity_aggregates(entity_id, mentions, sources, top_topic, by_source, by_label) "
-        "VALUES (?,?,?,?,?,?)",
-        ((eid, total, len(per_source), topic, json.dumps(per_source), json.dumps(labels))
-         for eid, (total, per_source, topic, labels) in sorted(rows.items())))
-    corpus.set_meta(META_KEY, stamp)
-    return {"entities": len(rows), "rebuilt": True}
+        "INSERT OR REPLACE INTO entity_aggregates(entity_id, mentions, sources, top_topic, by_source, "
+        "by_label, by_topic) VALUES (?,?,?,?,?,?,?)",
+        ((eid, total, len(by_source), _top_topic(by_topic, names), json.dumps(by_source, sort_keys=True),
+          json.dumps(by_label, sort_keys=True), json.dumps(by_topic, sort_keys=True))
+         for eid, (total, by_source, by_label, by_topic) in sorted(rows.items())))
+    corpus.set_meta(META_KEY, {"stamp": stamp, "state": _state(conn)})
+    n = conn.execute("SELECT count(*) FROM entity_aggregates").fetchone()[0]
+    return {"entities": n, "rebuilt": rebuilt, "updated": 0 if rebuilt else len(rows)}
 
 
 def _in(ids) -> str:
@@ -131,12 +199,15 @@ def stored_lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
 
 
 def stored_detail(corpus, entity_id: int):
-    """``(mentions per source, [[label, records]])`` of one entity, or None when it has no mention."""
+    """``([mentions per source, in source name order], [(label or None, records)])`` of one entity,
+    or None when it has no mention."""
     row = corpus.conn.execute("SELECT by_source, by_label FROM entity_aggregates WHERE entity_id = ?",
                               (entity_id,)).fetchone()
     if row is None:
         return None
-    return json.loads(row[0]), json.loads(row[1])
+    by_source, by_label = json.loads(row[0]), json.loads(row[1])
+    return ([n for _, n in sorted(by_source.items())],
+            [(label or None, n) for label, n in sorted(by_label.items())])
 
 
 def stored_above(corpus, etype: str, mentions: int) -> int:

@@ -10,8 +10,9 @@ CREATE TABLE IF NOT EXISTS entity_aggregates (
     mentions   INTEGER NOT NULL,       -- sum(mentions.mention_count)
     sources    INTEGER NOT NULL,       -- distinct source kinds of the mentioning records
     top_topic  TEXT,                   -- display name of the topic with most mentions (ties: name)
-    by_source  TEXT NOT NULL,          -- JSON [mentions per source], sources in name order
-    by_label   TEXT NOT NULL           -- JSON [[sentiment label or null, mentioning records]]
+    by_source  TEXT NOT NULL,          -- JSON {source: mentions}
+    by_label   TEXT NOT NULL,          -- JSON {sentiment label, '' when unscored: mentioning records}
+    by_topic   TEXT NOT NULL           -- JSON {topic id: mentions in records assigned to it}
 );
 
 -- A topic's record volume counts records whose enrichment names the topic, or, without
