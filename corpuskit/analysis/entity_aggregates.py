@@ -37,16 +37,17 @@ def inputs_stamp(conn) -> list:
 
 
 def usable(corpus) -> bool:
-    """Whether ``entity_aggregates`` holds the sums of the corpus as it is now."""
-    conn = corpus.conn
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    if row is None:
+    """Whether ``entity_aggregates`` holds the sums of the corpus as it is now (one query)."""
+    row = corpus.conn.execute(
+        "SELECT (SELECT value FROM meta WHERE key = ?), " + _STAMP_SQL[len("SELECT "):],
+        (META_KEY,)).fetchone()
+    if row[0] is None:
         return False
     try:
         stored = json.loads(row[0])
     except ValueError:
         return False
-    return isinstance(stored, dict) and stored.get("stamp") == inputs_stamp(conn)
+    return isinstance(stored, dict) and stored.get("stamp") == list(row[1:])
 
 
 def _state(conn) -> dict:

@@ -80,7 +80,7 @@ def _in(ids) -> str:
     return ",".join("?" * len(ids))
 
 
-def _window_sums(corpus, entity_ids=None) -> dict:
+def _window_sums(corpus, entity_ids=None, stored: bool | None = None) -> dict:
     """entity id -> (total, recent, baseline) mentions; every mentioned entity when ids is None.
 
     The totals read ``mentions`` alone (or the sums analyse stored, see
@@ -100,7 +100,8 @@ def _window_sums(corpus, entity_ids=None) -> dict:
                    "WHERE r.published_at > ? AND r.published_at <= ?")
     window_args = [recent_start, recent_start, base_start, now]
     out = {}
-    stored = aggregates.usable(corpus)   # the totals analyse stored, while they still hold
+    if stored is None:   # the totals analyse stored, while they still hold
+        stored = aggregates.usable(corpus)
     batches = [None] if entity_ids is None else list(_chunks(entity_ids))
     for batch in batches:
         ids = [] if batch is None else batch
@@ -117,9 +118,9 @@ def _window_sums(corpus, entity_ids=None) -> dict:
     return {eid: tuple(v) for eid, v in out.items()}
 
 
-def _lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
+def _lede_parts(corpus, entity_ids, stored: bool | None = None) -> tuple[dict, dict]:
     """(entity id -> distinct sources, entity id -> display name of its most-mentioned topic)."""
-    if aggregates.usable(corpus):
+    if aggregates.usable(corpus) if stored is None else stored:
         return aggregates.stored_lede_parts(corpus, entity_ids)
     sources, top_topic = {}, {}
     for batch in _chunks(entity_ids):
@@ -172,8 +173,9 @@ def entity_list_rows(corpus, entity_ids) -> list[dict]:
             ids.append(key)
     base = _entity_rows(corpus, ids)
     ids = [i for i in ids if i in base]
-    sums = _window_sums(corpus, ids)
-    sources, top_topic = _lede_parts(corpus, ids)
+    stored = aggregates.usable(corpus)
+    sums = _window_sums(corpus, ids, stored)
+    sources, top_topic = _lede_parts(corpus, ids, stored)
     items = []
     for eid in ids:
         name, etype, slug = base[eid]
