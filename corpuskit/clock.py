@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
 
 from corpuskit.errors import ValidationError
 
 _MDY = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+# the stored form itself: ASCII digits only (``\d`` would also match other scripts' digits)
+_STORED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z")
 
 
 def utc(dt: datetime) -> datetime:
@@ -86,7 +89,19 @@ def _from_epoch(seconds: float) -> datetime:
 
 def to_iso(value) -> str:
     """Parse ``value`` (any accepted form) and format it as a stored timestamp."""
+    if type(value) is str and len(value) == 20 and _STORED.fullmatch(value) and _stored_day(value[:10]):
+        return value   # already stored form (the common case on import): same answer, no parsing
     return iso(parse_timestamp(value))
+
+
+@lru_cache(maxsize=4096)
+def _stored_day(day: str) -> bool:
+    """Whether ``DAYT00:00:00Z`` parses and formats back to itself (a real date, written as stored)."""
+    text = day + "T00:00:00Z"
+    try:
+        return iso(parse_timestamp(text)) == text
+    except ValidationError:
+        return False
 
 
 def day_start(dt: datetime) -> datetime:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from urllib.parse import quote
 
+from corpuskit.analysis import entity_aggregates as aggregates
 from corpuskit.analysis.windows import (check_int, clock_day, day_range, parse_since,
                                         topic_id_by_name)
 from corpuskit.clock import iso, utc
@@ -79,29 +80,37 @@ def _in(ids) -> str:
     return ",".join("?" * len(ids))
 
 
-def _window_sums(corpus, entity_ids=None) -> dict:
+def _window_sums(corpus, entity_ids=None, stored: bool | None = None) -> dict:
     """entity id -> (total, recent, baseline) mentions; every mentioned entity when ids is None.
 
-    The totals read ``mentions`` alone; only the records of the two windows
-    (found through the ``published_at`` index) are joined, so the cost grows
-    with the last five weeks, not with the whole corpus.
+    The totals read ``mentions`` alone (or the sums analyse stored, see
+    :mod:`.entity_aggregates`); only the records of the two windows (found
+    through the ``published_at`` index) are joined, so the cost grows with the
+    last five weeks, not with the whole corpus. The records come first (CROSS
+    JOIN) and their mentions are read by record, the entity ids only filtering
+    them (the unary ``+``): SQLite otherwise reads every mention of each entity
+    asked for, all of the corpus's for the most mentioned ones.
     """
     now, recent_start, base_start = _windows(corpus)
     totals_sql = "SELECT entity_id, sum(mention_count) FROM mentions"
     windows_sql = ("SELECT m.entity_id, "
                    "total(CASE WHEN r.published_at > ? THEN m.mention_count END), "
                    "total(CASE WHEN r.published_at <= ? THEN m.mention_count END) "
-                   "FROM records r JOIN mentions m ON m.record_id = r.id "
+                   "FROM records r CROSS JOIN mentions m ON m.record_id = r.id "
                    "WHERE r.published_at > ? AND r.published_at <= ?")
     window_args = [recent_start, recent_start, base_start, now]
     out = {}
+    if stored is None:   # the totals analyse stored, while they still hold
+        stored = aggregates.usable(corpus)
     batches = [None] if entity_ids is None else list(_chunks(entity_ids))
     for batch in batches:
         ids = [] if batch is None else batch
         where = f" WHERE entity_id IN ({_in(batch)})" if batch is not None else ""
-        for eid, total in corpus.conn.execute(totals_sql + where + " GROUP BY entity_id", ids):
+        totals = (aggregates.stored_totals(corpus, batch).items() if stored else
+                  corpus.conn.execute(totals_sql + where + " GROUP BY entity_id", ids))
+        for eid, total in totals:
             out[eid] = [int(total), 0, 0]
-        and_in = f" AND m.entity_id IN ({_in(batch)})" if batch is not None else ""
+        and_in = f" AND +m.entity_id IN ({_in(batch)})" if batch is not None else ""
         for eid, recent, baseline in corpus.conn.execute(windows_sql + and_in + " GROUP BY m.entity_id",
                                                          window_args + ids):
             if eid in out:
@@ -109,8 +118,10 @@ def _window_sums(corpus, entity_ids=None) -> dict:
     return {eid: tuple(v) for eid, v in out.items()}
 
 
-def _lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
+def _lede_parts(corpus, entity_ids, stored: bool | None = None) -> tuple[dict, dict]:
     """(entity id -> distinct sources, entity id -> display name of its most-mentioned topic)."""
+    if aggregates.usable(corpus) if stored is None else stored:
+        return aggregates.stored_lede_parts(corpus, entity_ids)
     sources, top_topic = {}, {}
     for batch in _chunks(entity_ids):
         for eid, n in corpus.conn.execute(
@@ -162,8 +173,9 @@ def entity_list_rows(corpus, entity_ids) -> list[dict]:
             ids.append(key)
     base = _entity_rows(corpus, ids)
     ids = [i for i in ids if i in base]
-    sums = _window_sums(corpus, ids)
-    sources, top_topic = _lede_parts(corpus, ids)
+    stored = aggregates.usable(corpus)
+    sums = _window_sums(corpus, ids, stored)
+    sources, top_topic = _lede_parts(corpus, ids, stored)
     items = []
     for eid in ids:
         name, etype, slug = base[eid]
@@ -200,12 +212,17 @@ def entity_detail(corpus, entity_id) -> dict:
     out = items[0]
     conn = corpus.conn
     out["baselineMentions"] = _window_sums(corpus, [eid]).get(eid, (0, 0, 0))[2]
+    # sums over every mention of the entity: from the table analyse keeps, while it holds
+    stored = aggregates.stored_detail(corpus, eid) if aggregates.usable(corpus) else False
+    if stored is None:   # the table holds, and the entity has no mention
+        stored = ([], [])
 
     dist = {"positive": 0, "neutral": 0, "negative": 0, "unknown": 0}
-    for label, n in conn.execute(
-            "SELECT e.sentiment_label, count(*) FROM mentions m "
-            "LEFT JOIN enrichment e ON e.record_id = m.record_id WHERE m.entity_id = ? "
-            "GROUP BY e.sentiment_label", (eid,)):
+    by_label = stored[1] if stored else conn.execute(
+        "SELECT e.sentiment_label, count(*) FROM mentions m "
+        "LEFT JOIN enrichment e ON e.record_id = m.record_id WHERE m.entity_id = ? "
+        "GROUP BY e.sentiment_label", (eid,))
+    for label, n in by_label:
         dist[label or "unknown"] += n
     out["sentimentDistribution"] = dist
 
@@ -225,7 +242,7 @@ def entity_detail(corpus, entity_id) -> dict:
         for w, s in sorted(weeks.items())]
 
     sample = conn.execute("SELECT count(*) FROM entities WHERE type = ?", (out["type"],)).fetchone()[0]
-    above = conn.execute(
+    above = aggregates.stored_above(corpus, out["type"], out["mentionCount"]) if stored else conn.execute(
         "SELECT count(*) FROM (SELECT m.entity_id, sum(m.mention_count) AS s FROM mentions m "
         "JOIN entities en ON en.id = m.entity_id WHERE en.type = ? GROUP BY m.entity_id) "
         "WHERE s > ?", (out["type"], out["mentionCount"])).fetchone()[0]
@@ -236,7 +253,7 @@ def entity_detail(corpus, entity_id) -> dict:
         "(s.entity_id = ? OR EXISTS (SELECT 1 FROM signal_evidence ev WHERE ev.signal_id = s.id "
         "AND ev.ref_kind = 'entity' AND ev.ref_id = ?)) LIMIT 1", (eid, eid)).fetchone() is not None
 
-    per_source = [n for _, n in conn.execute(
+    per_source = stored[0] if stored else [n for _, n in conn.execute(
         "SELECT r.source, sum(m.mention_count) FROM mentions m JOIN records r ON r.id = m.record_id "
         "WHERE m.entity_id = ? GROUP BY r.source ORDER BY r.source", (eid,))]
     out["sourceDiversity"] = {"distinctSources": len(per_source),

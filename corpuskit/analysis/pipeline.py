@@ -17,20 +17,23 @@ Each step is incremental on its own (clusters are carried over for topics that
 barely changed, signal replay resumes where it stopped, snapshots rewrite only
 the days whose inputs changed, observations update only the rows that
 changed), so re-analysing after one new day costs a fraction of a full run.
-Entity and corpus aggregates (:mod:`.entity_stats`, :mod:`.corpus_stats`,
+After the steps, every run rewrites the per-entity sums over all mentions
+(:mod:`.entity_aggregates`) when their inputs changed; the entity answers read
+them while they hold. The other corpus aggregates (:mod:`.corpus_stats`,
 :mod:`.trends`) are computed on request and need no stored step.
 """
 from __future__ import annotations
 
 from time import perf_counter
 
+from corpuskit.analysis.entity_aggregates import build_entity_aggregates
 from corpuskit.errors import ValidationError
 from corpuskit.store.staged import staged_writes
 
 STEPS = ("clusters", "signals", "snapshots", "observations")
 #: Every table the steps write, parents before the tables that refer to them.
 WRITES = ("clusters", "cluster_members", "signals", "signal_evidence", "signal_events", "snapshots",
-          "observations", "meta")
+          "observations", "entity_aggregates", "meta")
 
 
 def _clusters(corpus, run_id, seed, progress, options):
@@ -119,5 +122,8 @@ def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> 
                                                        options[step])
                 summary["seconds"][step] = round(perf_counter() - t0, 3)
             bar.close()
+            t0 = perf_counter()
+            summary["entityAggregates"] = build_entity_aggregates(corpus)
+            summary["entityAggregates"]["seconds"] = round(perf_counter() - t0, 3)
     summary["seconds"]["total"] = round(perf_counter() - started, 3)
     return summary

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from corpuskit.errors import ImportFormatError
 from corpuskit.ingest.records import RECORD_FIELDS
@@ -25,6 +26,21 @@ class Layout:
 
     def matches(self, columns) -> bool:
         return self.required <= set(columns)
+
+    @cached_property
+    def _plan(self) -> tuple:
+        """``(mapping items, columns a row may have without leaving extras, corpuskit export?)``."""
+        corpuskit = self.name.startswith("corpuskit")
+        used = set(self.mapping.values())
+        if corpuskit:
+            used.update(_CORPUSKIT_KEPT + _CORPUSKIT_DERIVED)
+        return tuple(self.mapping.items()), frozenset(used), corpuskit
+
+
+# the corpuskit export's own columns beside the record fields, and the enrichment it writes
+# beside the record (derived, not imported)
+_CORPUSKIT_KEPT = ("source", "capturedAt", "topic", "metadata")
+_CORPUSKIT_DERIVED = ("sentimentScore", "sentimentLabel", "primaryTopic", "entities")
 
 
 LAYOUTS = (
@@ -97,16 +113,16 @@ def detect_layout(columns, mapping: dict | None = None) -> Layout:
 
 def apply_layout(layout: Layout, row: dict) -> dict:
     """Turn one input row into a raw record dict (not yet normalised)."""
-    raw = {fld: row.get(column) for fld, column in layout.mapping.items()}
-    used = set(layout.mapping.values())
-    if layout.name.startswith("corpuskit"):
-        for key in ("source", "capturedAt", "topic", "metadata"):
+    items, used, corpuskit = layout._plan
+    get = row.get
+    raw = {fld: get(column) for fld, column in items}
+    if corpuskit:
+        for key in _CORPUSKIT_KEPT:
             if key in row:
                 raw[key] = row[key]
-                used.add(key)
-        # corpuskit's export writes the enrichment beside the record; it is derived, not imported
-        used.update(("sentimentScore", "sentimentLabel", "primaryTopic", "entities"))
-    extra = {k: _plain(v) for k, v in row.items() if k not in used and not _blank(v)}
+    # columns the layout does not use go to metadata (none, in the common case)
+    extra = None if row.keys() <= used else \
+        {k: _plain(v) for k, v in row.items() if k not in used and not _blank(v)}
     if extra:
         meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
         raw["metadata"] = {**extra, **meta}

@@ -127,16 +127,17 @@ def read_rows(path: Path, fmt: str, encoding: str | None = None,
     """
     if fmt == "parquet":
         columns, rows = _read_parquet(path)
+        rows = _bounded(rows, max_field_chars)
     elif fmt in ("csv", "jsonl"):
         codec = text_encoding(path, encoding)
         try:
-            columns, rows = _read_csv(path, codec) if fmt == "csv" else _read_jsonl(path, codec)
+            columns, rows = (_read_csv if fmt == "csv" else _read_jsonl)(path, codec, max_field_chars)
         except UnicodeDecodeError:
             raise decode_error(path, codec) from None
         rows = _decoded(rows, path, codec)
     else:
         raise ImportFormatError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return columns, _bounded(rows, max_field_chars)
+    return columns, rows
 
 
 def _decoded(rows, path, codec):
@@ -148,16 +149,20 @@ def _decoded(rows, path, codec):
 
 def _bounded(rows, max_chars: int):
     for number, row in rows:
-        if "__error__" not in row:
-            for name, value in row.items():
-                if isinstance(value, str) and len(value) > max_chars:
-                    row = {"__error__": f"field {name!r} has {len(value):,} characters, more than "
-                                        f"the {max_chars:,} allowed (max_field_chars)"}
-                    break
-        yield number, row
+        yield number, _within(row, max_chars)
 
 
-def _read_csv(path: Path, codec: str):
+def _within(row: dict, max_chars: int) -> dict:
+    """``row``, or the error row when one of its text fields is longer than ``max_chars``."""
+    if "__error__" not in row:
+        for name, value in row.items():
+            if isinstance(value, str) and len(value) > max_chars:
+                return {"__error__": f"field {name!r} has {len(value):,} characters, more than "
+                                     f"the {max_chars:,} allowed (max_field_chars)"}
+    return row
+
+
+def _read_csv(path: Path, codec: str, max_chars: int = MAX_FIELD_CHARS):
     if csv.field_size_limit() < _CSV_FIELD_LIMIT:
         csv.field_size_limit(_CSV_FIELD_LIMIT)
     fh = open(path, newline="", encoding=codec)
@@ -194,11 +199,12 @@ def _read_csv(path: Path, codec: str):
                 row = dict(zip(columns, values))
                 for name in columns[len(values):]:
                     row[name] = None
-                yield number, row
+                # every value is a string: one C-level pass says whether any is too long
+                yield number, row if max(map(len, values)) <= max_chars else _within(row, max_chars)
     return columns, rows()
 
 
-def _read_jsonl(path: Path, codec: str):
+def _read_jsonl(path: Path, codec: str, max_chars: int = MAX_FIELD_CHARS):
     with open(path, encoding=codec) as fh:
         head = fh.read(1)
         while head and head.isspace():
@@ -206,7 +212,8 @@ def _read_jsonl(path: Path, codec: str):
     if not head:
         raise ImportFormatError(f"{path}: empty file")
     if head == "[":
-        return _read_json_array(path, codec)
+        columns, rows = _read_json_array(path, codec)
+        return columns, _bounded(rows, max_chars)
     first = []
     with open(path, encoding=codec) as fh:
         for number, line in enumerate(fh, start=1):
@@ -235,7 +242,8 @@ def _read_jsonl(path: Path, codec: str):
                     continue
                 obj = _loads(line)
                 if isinstance(obj, dict):
-                    yield number, obj
+                    # a decoded string is never longer than the line it was read from
+                    yield number, obj if len(line) <= max_chars else _within(obj, max_chars)
                 elif isinstance(obj, _Malformed):
                     yield number, {"__error__": "malformed JSON line"}
                 else:

@@ -47,6 +47,8 @@ _COLUMNS = {
 
 
 def _text(value) -> str:
+    if type(value) is str:  # the common case first
+        return value.strip()
     if value is None:
         return ""
     if isinstance(value, float) and value != value:  # NaN from pandas
@@ -171,12 +173,15 @@ INSERT_SQL = (
 )
 
 
+# json.dumps(obj, sort_keys=True, ensure_ascii=False) builds this same encoder on every call
+_metadata_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+
+
 def record_row(rec: dict, run_id: str | None) -> tuple:
     """The values of :data:`INSERT_SQL` for a normalised record."""
     return (rec["source"], rec["sourceId"], record_hash(rec), rec["contentType"], rec["title"],
             rec["contentText"], rec["url"], rec["author"], rec["publishedAt"], rec["capturedAt"],
-            rec["subreddit"], rec["language"], rec["topic"],
-            json.dumps(rec["metadata"], sort_keys=True, ensure_ascii=False), run_id)
+            rec["subreddit"], rec["language"], rec["topic"], _metadata_json(rec["metadata"]), run_id)
 
 
 def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> tuple[int, int]:

@@ -58,26 +58,30 @@ class Stage:
 
     def add(self, records: list[tuple[dict, str]]) -> None:
         """Stage ``(normalised record, rule)`` pairs (the rule from :func:`dedupe_rule`)."""
-        rows = [record_row(rec, None)[:-1] + (rule,) for rec, rule in records]
+        rows = [record_row(rec, rule) for rec, rule in records]   # the rule in run_id's place
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
         with transaction(self.conn, immediate=False):
             self.conn.executemany(
                 f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * 15)})", rows)
 
     def mark_repeats(self) -> None:
-        """Mark rows that repeat an earlier row of the same import (the first one is kept)."""
-        name = self.table.split(".", 1)[1]
+        """Mark rows that repeat an earlier row of the same import (the first one is kept).
+
+        A row repeats by id when an earlier row has its source and sourceId; a
+        ``content``-rule row repeats by content when an earlier row (of any rule)
+        has its source and content key. Each rule is one sort of the staged rows
+        (a window over the key, in staging order), with no index to build.
+        """
         with transaction(self.conn, immediate=False):
-            self.conn.execute(f"CREATE INDEX temp.{name}_sid ON {name}(source, source_id, seq)")
-            self.conn.execute(f"CREATE INDEX temp.{name}_hash ON {name}(source, content_hash, seq)")
             self.conn.execute(
-                f"UPDATE {self.table} AS s SET dup = 'id' WHERE source_id IS NOT NULL AND EXISTS ("
-                f"SELECT 1 FROM {self.table} p WHERE p.source = s.source "
-                "AND p.source_id = s.source_id AND p.seq < s.seq)")
-            self.conn.execute(
-                f"UPDATE {self.table} AS s SET dup = 'content' WHERE dup IS NULL "
-                f"AND rule = 'content' AND EXISTS (SELECT 1 FROM {self.table} p "
-                "WHERE p.source = s.source AND p.content_hash = s.content_hash AND p.seq < s.seq)")
+                f"UPDATE {self.table} SET dup = 'id' WHERE seq IN (SELECT seq FROM ("
+                "SELECT seq, row_number() OVER (PARTITION BY source, source_id ORDER BY seq) AS n "
+                f"FROM {self.table} WHERE source_id IS NOT NULL) WHERE n > 1)")
+            if self.conn.execute(f"SELECT 1 FROM {self.table} WHERE rule = 'content' LIMIT 1").fetchone():
+                self.conn.execute(
+                    f"UPDATE {self.table} SET dup = 'content' WHERE dup IS NULL AND rule = 'content' "
+                    "AND seq IN (SELECT seq FROM (SELECT seq, min(seq) OVER (PARTITION BY source, "
+                    f"content_hash) AS first FROM {self.table}) WHERE seq > first)")
 
     def mark_stored(self) -> None:
         """Mark rows already in the corpus, reading it without taking its write lock."""
