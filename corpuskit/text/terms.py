@@ -49,13 +49,14 @@ AUXILIARIES = frozenset("does did doing".split())
 LIGHT_VERBS = frozenset(
     "say says said saying tell tells told suggest suggests suggested suggesting reveal reveals revealed find "
     "finds finding according reportedly use uses used using make makes making want wants wanted need needs "
-    "needed know knows knew let like likes think thinks try tries trying tried going".split()
+    "needed know knows knew let like likes think thinks try tries trying tried going help helps helped announce "
+    "announces announced launches launched released".split()
 )
 # Generic adjectives and nouns of time, amount and person: part of names ("New York", "years ago",
 # "young people") but a label made of them alone names nothing ("New: New York, city").
 WEAK_WORDS = frozenset(
     "new old big best good better great high higher low long little real time times year years day days "
-    "people way ways lot lots".split()
+    "people way ways lot lots different".split()
 )
 STOP_WORDS = ((frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS) | CONTRACTIONS | CONTRACTION_FRAGMENTS | URL_PARTS
               | SOCIAL_WORDS | AUXILIARIES)
@@ -136,5 +137,7 @@ def term_analyzer(ngram_range: tuple[int, int] = (1, 2)) -> _Analyzer:
 
 def label_word(term: str) -> bool:
     """True when ``term`` can stand in a label: not only light verbs and weak words ("says", "new",
-    "best time"), while a phrase with a content word ("new york", "years ago") can."""
-    return not (LIGHT_VERBS | WEAK_WORDS).issuperset(term.split())
+    "best time") and not a clause ending in a light verb ("study finds", "stop using"), while a
+    phrase with a content word ("new york", "years ago") can."""
+    words = term.split()
+    return bool(words) and words[-1] not in LIGHT_VERBS and not (LIGHT_VERBS | WEAK_WORDS).issuperset(words)
