@@ -80,7 +80,7 @@ def test_light_verbs_weak_words_and_auxiliaries_never_lead_a_label():
 
     assert not {"does", "did"} & set(term_phrases("Why does it work? It did"))        # auxiliaries: stop words
     assert not any(map(label_word, ["says", "new", "using", "best time", "years", "study finds", "released"]))
-    assert all(map(label_word, ["new york", "years ago", "trump", "climate change"]))
+    assert all(map(label_word, ["new york", "years ago", "trump", "climate change", "cannabis use"]))
     assert readable_label(["says", "trump", "new", "china", "huawei"]) == "Trump: china, huawei"
     assert readable_label(["new", "new york", "city", "subway"], ["a subway in New York city"]) == "New York: city, subway"
     assert readable_label(["says", "new"]) == "Says: new"      # nothing else to say: the terms as they come

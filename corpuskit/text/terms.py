@@ -135,9 +135,14 @@ def term_analyzer(ngram_range: tuple[int, int] = (1, 2)) -> _Analyzer:
     return _Analyzer(ngram_range)
 
 
+# the inflected light verbs: a phrase ending in one is a clause ("study finds"); a base form may be a noun
+# ending a name ("cannabis use", "tech help")
+_CLAUSE_ENDS = frozenset(w for w in LIGHT_VERBS if w.endswith(("s", "ed", "ing"))) | {"said", "told", "knew"}
+
+
 def label_word(term: str) -> bool:
     """True when ``term`` can stand in a label: not only light verbs and weak words ("says", "new",
-    "best time") and not a clause ending in a light verb ("study finds", "stop using"), while a
-    phrase with a content word ("new york", "years ago") can."""
+    "best time") and not a clause ending in an inflected light verb ("study finds", "stop using"),
+    while a phrase with a content word ("new york", "years ago", "cannabis use") can."""
     words = term.split()
-    return bool(words) and words[-1] not in LIGHT_VERBS and not (LIGHT_VERBS | WEAK_WORDS).issuperset(words)
+    return bool(words) and words[-1] not in _CLAUSE_ENDS and not (LIGHT_VERBS | WEAK_WORDS).issuperset(words)
