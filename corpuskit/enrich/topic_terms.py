@@ -15,11 +15,12 @@ the place of its words when people say the phrase (the bigram makes up at
 least ``PHRASE_SHARE`` of the group's uses of the chosen words it replaces;
 measured on the real files, a looser rule let rare phrases crowd out terms
 that are said together and cost half the NPMI coherence), and a term
-sharing a word (or its plural) with one already chosen is dropped. A label
-(:func:`readable_label`) reads "Head: second, third" with the head in the
-casing the records use most ("NASA: rocket launch, orbit"). Past the first
+sharing a word (or its plural) with one already chosen is dropped. Past the first
 term, terms are chosen for distinctiveness and for being said together
-(:func:`_coherent`).
+(:func:`_coherent`). A label (:func:`readable_label`) reads "Head: second, third"
+from the terms that name something (:func:`label_terms`: no light verb, weak word
+or title format such as "Ask HN", :func:`format_prefixes`), in the casing the
+records use mid-sentence ("NASA: rocket launch, orbit").
 """
 from __future__ import annotations
 
