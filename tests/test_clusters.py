@@ -220,3 +220,27 @@ def test_read_vectors_by_id_and_by_scan_match_the_stored_rows(corpus_copy):
             assert np.array_equal(matrix, np.stack([stored[i] for i in expect]))
     ids, matrix = read_vectors(conn, [])
     assert len(ids) == 0 and matrix.shape == (0, 512)
+
+
+def test_a_cluster_whose_words_are_all_stop_words_or_debris_is_not_reported(corpus_copy):
+    from corpuskit.analysis.clusters import STATE_KEY
+
+    c = corpus_copy
+    truth = _truth(c)
+    planted = sorted(set(truth.values()))[0]
+    junk = sorted(rid for rid, v in truth.items() if v == planted)
+    c.conn.executemany("UPDATE records SET title = ?, content_text = ? WHERE id = ?",
+                       [("the and of it", "https://t.co/x &amp; don't we're &quot;", rid) for rid in junk])
+    c.conn.commit()
+    before = {rid for (rid,) in c.conn.execute("SELECT record_id FROM cluster_members")}
+    assert len(before & set(junk)) >= 0.8 * len(junk)            # clustered while they had words
+    c.set_meta(STATE_KEY, None)     # refit every topic
+    cluster_corpus(c, "analyse-2", seed=0)
+    members = {rid for (rid,) in c.conn.execute(
+        "SELECT m.record_id FROM cluster_members m JOIN clusters k ON k.id = m.cluster_id WHERE k.run_id = ?",
+        ("analyse-2",))}
+    assert members and not members & set(junk)                  # the debris sub-theme is no cluster
+    others = {rid for rid, v in truth.items() if v[0] == planted[0] and v != planted}
+    assert len(members & others) >= 0.8 * len(others)           # its topic's other sub-themes still are
+    for terms, label in c.conn.execute("SELECT top_terms, summary_label FROM clusters WHERE run_id = 'analyse-2'"):
+        assert json.loads(terms) and label

@@ -70,8 +70,28 @@ def test_readable_labels_use_the_records_casing_and_no_word_twice():
     assert len(words) == len(set(words))
     assert readable_label([]) == ""
     headlines = ["The Best Time Of The Year", "Free Software Is The End Of Time", "Apple Sues The FBI Over iPhone"]
-    assert readable_label(["time", "free", "end"], headlines) == "Time: free, end"   # Title Case says nothing
+    assert readable_label(["free", "end", "software"], headlines) == "Free: end, software"   # Title Case says nothing
     assert readable_label(["apple", "iphone", "fbi"], headlines) == "Apple: iPhone, FBI"
+
+
+def test_light_verbs_weak_words_and_auxiliaries_never_lead_a_label():
+    from corpuskit.text import term_phrases
+    from corpuskit.text.terms import label_word
+
+    assert not {"does", "did"} & set(term_phrases("Why does it work? It did"))        # auxiliaries: stop words
+    assert not any(map(label_word, ["says", "new", "using", "best time", "years", "study finds", "released"]))
+    assert all(map(label_word, ["new york", "years ago", "trump", "climate change", "cannabis use"]))
+    assert readable_label(["says", "trump", "new", "china", "huawei"]) == "Trump: china, huawei"
+    assert readable_label(["new", "new york", "city", "subway"], ["a subway in New York city"]) == "New York: city, subway"
+    assert readable_label(["says", "new"]) == "Says: new"      # nothing else to say: the terms as they come
+
+
+def test_a_label_says_no_word_twice_and_sentence_starts_do_not_set_casing():
+    assert readable_label(["facebook", "messenger", "facebook messenger", "chat"]) == "Facebook: messenger, chat"
+    texts = ["Book club tonight. Rain again", "Book fair. Rain all day", "a quiet book and rain"]
+    assert readable_label(["rain", "book"], texts) == "Rain: book"    # capitals at a sentence start: grammar
+    headlines = ["Housing In America Is Broken", "Why Rents In America Rise", "rents rise across America, the mayor says"]
+    assert readable_label(["housing", "america"], headlines).endswith("America")
 
 
 def test_a_phrase_is_not_split_across_terms():
@@ -94,6 +114,31 @@ def test_a_phrase_is_not_split_across_terms():
     terms = class_tfidf_terms(texts + ["York"], np.append(labels, 0))
     assert "new york" in terms[0] and "york" not in terms[0] and "new" not in terms[0]
     assert readable_label(terms[0], texts).startswith("New York")
+
+
+def test_a_title_format_does_not_label_a_topic():
+    from corpuskit.enrich.topic_terms import format_prefixes
+
+    texts, labels = _texts([SPACE, ENERGY, MARKETS], 240, debris=False)
+    texts = [f"Ask Board: {t}" if i % 3 == 0 else t for i, t in enumerate(texts)]
+    assert format_prefixes(texts) == ["ask board"]
+    beats, _, found = discover_beats(texts, _embed(texts), seed=0)
+    assert beats and not any("ask" in b.display_name.lower() or "ask" in b.name for b in beats)
+    assert min(_purity(found, labels)) >= 0.95
+    assert readable_label(["ask board", "hiring", "remote"], formats=["ask board"]) == "Hiring: remote"
+    # a name is said mid-sentence too: opening titles does not make it a format
+    names = [f"Tesla: {w} deliveries" for w in SPACE * 5] + [f"why tesla {w} matters" for w in ENERGY * 5]
+    assert format_prefixes(names) == [] and format_prefixes(["Show Board: a thing"] * 30) == ["show board"]
+
+
+def test_cluster_labels_know_the_corpus_formats(corpus):
+    from corpuskit.analysis.clusters import corpus_formats
+
+    records, _ = _records([SPACE, ENERGY], 160)
+    for i, r in enumerate(records):
+        r["title"] = f"Ask Board: {r['title']}" if i % 4 == 0 else r["title"]
+    corpus.add_records(records)
+    assert corpus_formats(corpus.conn) == ["ask board"]
 
 
 def test_near_duplicate_topics_merge():

@@ -6,6 +6,6 @@ bigrams, made distinct, and a readable label built from them.
 """
 from __future__ import annotations
 
-from corpuskit.enrich.topic_terms import class_tfidf_terms, readable_label
+from corpuskit.enrich.topic_terms import class_tfidf_terms, format_prefixes, readable_label
 
-__all__ = ["class_tfidf_terms", "readable_label"]
+__all__ = ["class_tfidf_terms", "format_prefixes", "readable_label"]

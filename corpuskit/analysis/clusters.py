@@ -9,7 +9,8 @@ For each topic (a record belongs to its primary topic, ``enrichment.topic_id``):
    between 10 and 100);
 4. describe every cluster: top terms by class-based TF-IDF over the
    normalised text (:mod:`.cluster_terms`, the topics' terms), a summary label
-   built from them as topics' labels are ("Head: second, third"; the title of
+   built from them as topics' labels are ("Head: second, third", passing over light verbs, weak
+   words and the corpus's title formats such as "Ask HN", :func:`corpus_formats`; the title of
    the record closest to the centroid is kept as ``metadata.centralTitle``),
    the mean silhouette of its members on the reduced space (sampled when
    large), 2-D map coordinates. A cluster with no usable term (its words all
@@ -33,7 +34,7 @@ import json
 
 import numpy as np
 
-from corpuskit.analysis.cluster_terms import class_tfidf_terms, readable_label
+from corpuskit.analysis.cluster_terms import class_tfidf_terms, format_prefixes, readable_label
 from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
 
@@ -256,6 +257,7 @@ def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
             to_fit.append((tid, tname, ids))
         wanted = [i for _, _, ids in to_fit for i in ids]
         all_ids, all_vectors = read_vectors(conn, wanted)
+        formats = corpus_formats(conn) if to_fit else []
         if progress:
             from tqdm.auto import tqdm
 
@@ -272,7 +274,7 @@ def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
                                    min_samples=min_samples, silhouette_sample=silhouette_sample,
                                    fit_sample=fit_sample, seed=seed).fit(vectors)
             n, clustered = _store_topic(conn, corpus, run_id, tid, tname, found, model, top_terms,
-                                        lineage_jaccard, now)
+                                        lineage_jaccard, now, formats)
             new_state[str(tid)] = {"params": params, "run_id": run_id, "fitted_count": len(ids),
                                    "max_id": int(max(ids)), "ids_hash": _ids_hash(ids), "clusters": n}
             summary["fitted"] += 1
@@ -360,7 +362,20 @@ def _terms_sample(labels, size: int = TERMS_SAMPLE) -> np.ndarray:
     return np.sort(np.concatenate(keep)) if keep else np.arange(0)
 
 
-def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, threshold, now):
+#: the corpus's title formats ("Ask HN:") are found on at most this many records (every n-th by id)
+FORMATS_SAMPLE = 20_000
+
+
+def corpus_formats(conn) -> list[str]:
+    """The title formats of the corpus (:func:`~corpuskit.enrich.topic_terms.format_prefixes`), from
+    every n-th record by id, at most ``FORMATS_SAMPLE``: labels pass over them."""
+    top = conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]
+    stride = max(1, top // FORMATS_SAMPLE)
+    return format_prefixes([t for (t,) in conn.execute(
+        "SELECT coalesce(title, content_text) FROM records WHERE id % ? = 0 ORDER BY id", (stride,))])
+
+
+def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, threshold, now, formats=()):
     labels = model.labels_
     clusters = sorted(set(labels.tolist()) - {-1})
     if not clusters:
@@ -385,7 +400,7 @@ def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, 
         central = int(member_ids[np.argmin(np.linalg.norm(points - centroid, axis=1))])
         title = (texts[central][0] or texts[central][1] or "").strip()
         top = terms[c]
-        label_text = readable_label(top, [docs[i] for i in np.flatnonzero(mask)[:400]])
+        label_text = readable_label(top, [docs[i] for i in np.flatnonzero(mask)[:400]], formats=formats)
         lineage = lineages.get(c) or "lin-" + hashlib.sha256(
             f"{topic_name}|{run_id}|{c}|{_ids_hash(member_ids)}".encode()).hexdigest()[:12]
         xy = model.coords_[mask].mean(axis=0)

@@ -501,7 +501,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        (they join a topic that fits, or none);
     4. a topic's centroid is the mean embedding of its members that hold one of its terms;
        each topic is described by its ``n_terms`` distinct c-TF-IDF terms
-       (:mod:`corpuskit.enrich.topic_terms`) and labelled from them.
+       (:mod:`corpuskit.enrich.topic_terms`) and labelled from those that name something
+       (:func:`~corpuskit.enrich.topic_terms.readable_label`).
 
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
     each record's beat index (-1 for none). A ``details`` dict, when given, is
@@ -512,6 +513,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     from corpuskit.enrich.topic_terms import (
         class_term_counts,
         class_tfidf_terms,
+        format_prefixes,
+        label_terms,
         readable_label,
         slug,
     )
@@ -553,17 +556,18 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     from corpuskit.text import term_analyzer
 
     analyse = term_analyzer((1, 2))
+    formats = format_prefixes(texts)
     for c in order:
         top = terms[int(c)]
         members = labels == c
-        name = slug(top) or "topic"
+        name = slug(label_terms(top, 2, formats)) or "topic"
         base, suffix = name, 2
         while name in used:
             name, suffix = f"{base}-{suffix}", suffix + 1
         used.add(name)
         examples = [texts[i] for i in np.flatnonzero(members)[:400]]
         beats.append(Beat(
-            name=name, display_name=readable_label(top, examples),
+            name=name, display_name=readable_label(top, examples, formats=formats),
             description=f"Discovered from the corpus: {int(sizes[c])} records about {', '.join(top)}.",
             category="discovered", keywords=top, subreddits=[], active=True, discovered=True))
         if len(vectors):

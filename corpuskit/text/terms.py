@@ -1,9 +1,14 @@
 """Terms for vocabularies (topics, cluster terms, keywords): lower-case words of the analysis text.
 
-A term has a letter, two characters or more, and is not a stop word, a contraction or its fragment
-(``don``, ``isn``), a URL part (``https``, ``www``, ``amp``) or a social-media token (``rt``, ``via``).
+A term has a letter, two characters or more, and is not a stop word (scikit-learn's list with the
+auxiliaries ``does``, ``did``, ``doing`` that it lacks), a contraction or its fragment (``don``,
+``isn``), a URL part (``https``, ``www``, ``amp``) or a social-media token (``rt``, ``via``).
 Phrases are made only of words that stood next to each other: a removed stop word, URL, handle, emoji,
 number or punctuation mark ends a phrase.
+
+:data:`LIGHT_VERBS` (``says``, ``using``) and :data:`WEAK_WORDS` (``new``, ``time``, ``years``) are
+terms, and count in topic models and coherence (records say them together), but name nothing alone:
+labels pass over them (:func:`label_word`).
 """
 from __future__ import annotations
 
@@ -38,8 +43,23 @@ SOCIAL_WORDS = frozenset("rt via cc dm pm lol lmao omg tbh imo imho smh btw fyi 
 CONTENT_WORDS = frozenset(
     "side show fire bill system computer interest part name front top bottom amount detail".split()
 )
+AUXILIARIES = frozenset("does did doing".split())
+# Verbs that say how something was reported or done, not what about: as label heads they read "Says: Trump,
+# China" and "Released: support, beta" on the real files.
+LIGHT_VERBS = frozenset(
+    "say says said saying tell tells told suggest suggests suggested suggesting reveal reveals revealed find "
+    "finds finding according reportedly use uses used using make makes making want wants wanted need needs "
+    "needed know knows knew let like likes think thinks try tries trying tried going help helps helped announce "
+    "announces announced launches launched released".split()
+)
+# Generic adjectives and nouns of time, amount and person: part of names ("New York", "years ago",
+# "young people") but a label made of them alone names nothing ("New: New York, city").
+WEAK_WORDS = frozenset(
+    "new old big best good better great high higher low long little real time times year years day days "
+    "people way ways lot lots different".split()
+)
 STOP_WORDS = ((frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS) | CONTRACTIONS | CONTRACTION_FRAGMENTS | URL_PARTS
-              | SOCIAL_WORDS)
+              | SOCIAL_WORDS | AUXILIARIES)
 
 # Words with inner apostrophes or hyphens stay whole ("don't", "self-driving", "covid-19").
 _WORD = re.compile(r"[^\W_](?:[\w+#]|['\-](?=[^\W_]))*")
@@ -113,3 +133,16 @@ def term_analyzer(ngram_range: tuple[int, int] = (1, 2)) -> _Analyzer:
     """An ``analyzer=`` callable for scikit-learn vectorizers that yields :func:`term_phrases`."""
     term_phrases("", ngram_range)
     return _Analyzer(ngram_range)
+
+
+# the inflected light verbs: a phrase ending in one is a clause ("study finds"); a base form may be a noun
+# ending a name ("cannabis use", "tech help")
+_CLAUSE_ENDS = frozenset(w for w in LIGHT_VERBS if w.endswith(("s", "ed", "ing"))) | {"said", "told", "knew"}
+
+
+def label_word(term: str) -> bool:
+    """True when ``term`` can stand in a label: not only light verbs and weak words ("says", "new",
+    "best time") and not a clause ending in an inflected light verb ("study finds", "stop using"),
+    while a phrase with a content word ("new york", "years ago", "cannabis use") can."""
+    words = term.split()
+    return bool(words) and words[-1] not in _CLAUSE_ENDS and not (LIGHT_VERBS | WEAK_WORDS).issuperset(words)
