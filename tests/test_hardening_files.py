@@ -169,6 +169,26 @@ def test_json_array_mixing_objects_and_other_values(tmp_path, capsys):
     assert "rejected row 4: not a JSON object (a null)" in err
 
 
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_an_unpaired_surrogate_escape_is_replaced_not_a_crash(tmp_path, capsys, suffix):
+    # a tweet cut inside an emoji's surrogate pair: JSON can escape half a pair, UTF-8 cannot hold it
+    rows = ['{"source": "twitter", "sourceId": "1", "contentText": "cut \\ud83d", "publishedAt": "2021-01-01",'
+            ' "metadata": {"\\udfff key": ["\\ud800"]}}',
+            '{"source": "twitter", "sourceId": "2", "contentText": "whole \\ud83d\\ude00 pair",'
+            ' "publishedAt": "2021-01-02"}',
+            '{"source": "twitter", "sourceId": "3", "contentText": "plain", "publishedAt": "2021-01-03"}']
+    path = tmp_path / f"tweets{suffix}"
+    path.write_text("\n".join(rows) if suffix == ".jsonl" else "[" + ",".join(rows) + "]")
+    code, out, _ = run_cli(capsys, "import", path, "--db", tmp_path / "c.db", "--quiet")
+    assert code == 0 and "read 3, added 3" in out
+    corpus = open_corpus(tmp_path / "c.db")
+    texts = dict(corpus.conn.execute("SELECT source_id, content_text FROM records"))
+    meta = json.loads(corpus.conn.execute("SELECT metadata FROM records WHERE source_id = '1'").fetchone()[0])
+    corpus.close()
+    assert texts == {"1": "cut \ufffd", "2": "whole \U0001F600 pair", "3": "plain"}
+    assert meta == {"\ufffd key": ["\ufffd"]}
+
 # -- corpus files -----------------------------------------------------------------------------------
 def foreign_db(path: Path) -> Path:
     raw = sqlite3.connect(path)

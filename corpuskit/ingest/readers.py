@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Iterator
 
@@ -252,10 +253,14 @@ def _read_jsonl(path: Path, codec: str, max_chars: int = MAX_FIELD_CHARS):
 
 
 def _read_json_array(path: Path, codec: str):
+    text = path.read_text(encoding=codec)
     try:
-        data = json.loads(path.read_text(encoding=codec))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path}: not valid JSON: {exc}") from exc
+    if _SURROGATE_ESCAPE.search(text):
+        data = without_lone_surrogates(data)
+    del text
     objects = [item for item in data if isinstance(item, dict)]
     if not objects:
         kinds = sorted({_json_type(item) for item in data})
@@ -280,9 +285,30 @@ _MALFORMED = _Malformed()
 
 def _loads(line: str):
     try:
-        return json.loads(line)
+        obj = json.loads(line)
     except (json.JSONDecodeError, RecursionError):
         return _MALFORMED
+    return without_lone_surrogates(obj) if "\\u" in line and _SURROGATE_ESCAPE.search(line) else obj
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value):
+    """``value`` (decoded JSON) with every unpaired surrogate in its strings replaced by U+FFFD.
+
+    JSON may escape half of a pair (``"\\ud83d"``, an emoji cut by a length limit, as
+    tweets often are); Python decodes it to a lone surrogate, which no UTF-8 text (nor
+    SQLite) can hold. A paired escape decodes to one character and is kept.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value
 
 
 def _json_type(value) -> str:
