@@ -72,6 +72,9 @@ def test_readable_labels_use_the_records_casing_and_no_word_twice():
     headlines = ["The Best Time Of The Year", "Free Software Is The End Of Time", "Apple Sues The FBI Over iPhone"]
     assert readable_label(["free", "end", "software"], headlines) == "Free: end, software"   # Title Case says nothing
     assert readable_label(["apple", "iphone", "fbi"], headlines) == "Apple: iPhone, FBI"
+    phones = ["my iPhone broke", "the new iPhone unlock trick", "an iPhone and an eBay listing"]
+    assert readable_label(["iphone", "unlock"], phones) == "iPhone: unlock"   # not 'IPhone'
+    assert readable_label(["unlock", "iphone"], phones) == "Unlock: iPhone"
 
 
 def test_light_verbs_weak_words_and_auxiliaries_never_lead_a_label():

@@ -269,7 +269,8 @@ def label_terms(terms, parts: int = 3, formats=()) -> list[str]:
 def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     """A label a person would write: ``"Head: second, third"`` from :func:`label_terms`.
 
-    The head is the first term in its usual casing with a capital first letter;
+    The head is the first term in its usual casing with a capital first letter (unless its
+    first word has a capital inside it: 'iPhone');
     the others keep their usual casing. ``texts`` (a sample of the group's
     records) supply the casing; without them terms stay lowercase.
     """
@@ -278,7 +279,9 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
         return ""
     sample = list(texts)[:400]
     forms = [surface_form(t, sample) for t in terms]
-    head = forms[0][:1].upper() + forms[0][1:]
+    first = forms[0].split(" ")[0]
+    # a name written with a capital inside it keeps its casing ('iPhone', 'eBay'), not 'IPhone'
+    head = forms[0] if any(ch.isupper() for ch in first[1:]) else forms[0][:1].upper() + forms[0][1:]
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 
 
