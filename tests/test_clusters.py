@@ -244,3 +244,29 @@ def test_a_cluster_whose_words_are_all_stop_words_or_debris_is_not_reported(corp
     assert len(members & others) >= 0.8 * len(others)           # its topic's other sub-themes still are
     for terms, label in c.conn.execute("SELECT top_terms, summary_label FROM clusters WHERE run_id = 'analyse-2'"):
         assert json.loads(terms) and label
+
+
+def test_cluster_terms_read_the_record_text_enrichment_reads(corpus_copy, monkeypatch):
+    import corpuskit.analysis.clusters as clusters_module
+    from corpuskit.analysis.clusters import STATE_KEY
+
+    c = corpus_copy
+    ids = [r for (r,) in c.conn.execute("SELECT record_id FROM cluster_members ORDER BY record_id LIMIT 40")]
+    c.conn.executemany("UPDATE records SET title = '' WHERE id = ?", [(i,) for i in ids[:20]])
+    c.conn.executemany("UPDATE records SET title = content_text WHERE id = ?", [(i,) for i in ids[20:]])
+    c.conn.commit()
+    seen = []
+    real = clusters_module.class_tfidf_terms
+
+    def spy(docs, labels, **kw):
+        seen.extend(docs)
+        return real(docs, labels, **kw)
+
+    monkeypatch.setattr(clusters_module, "class_tfidf_terms", spy)
+    c.set_meta(STATE_KEY, None)
+    cluster_corpus(c, "analyse-3", seed=0)
+    texts = {t for (t,) in c.conn.execute(
+        f"SELECT content_text FROM records WHERE id IN ({','.join(map(str, ids))})")}
+    assert seen and not any(d.startswith(" ") for d in seen)       # an empty title adds nothing
+    assert texts & set(seen)                                       # a title equal to the text is read once
+    assert not any(d == f"{t} {t}" for t in texts for d in seen)

@@ -36,6 +36,7 @@ import numpy as np
 
 from corpuskit.analysis.cluster_terms import class_tfidf_terms, format_prefixes, readable_label
 from corpuskit.clock import iso
+from corpuskit.enrich.base import record_text
 from corpuskit.errors import ValidationError
 
 STATE_KEY = "clusters_state"
@@ -382,7 +383,7 @@ def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, 
         return 0, 0
     texts = {r[0]: (r[1], r[2]) for r in conn.execute(
         f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, ids.tolist()))})")}
-    docs = [f"{texts[i][0]} {texts[i][1]}" for i in ids.tolist()]
+    docs = [record_text(*texts[i]) for i in ids.tolist()]  # as enrichment reads it: a title equal to the text once
     sample = _terms_sample(labels)
     terms = class_tfidf_terms([docs[i] for i in sample], labels[sample], top_n=top_n)
     labels = np.where(np.isin(labels, [c for c in clusters if not terms.get(c)]), -1, labels)
