@@ -73,3 +73,12 @@ def test_404_names_source_url_and_body_without_the_key(server):
     assert message.startswith("youtube: HTTP 403 from http://127.0.0.1")
     assert "quotaExceeded" in message and "SECRET123" not in message
     assert client.requests_ == 1
+
+
+def test_a_json_answer_with_half_a_surrogate_pair_decodes_to_storable_text(server):
+    # an API that cut a post inside an emoji escapes half of its surrogate pair
+    server.add("/x", b'{"text": "cut \\ud83d", "whole": "\\ud83d\\ude00", "list": ["\\udfff"]}',
+               content_type="application/json")
+    answer = HttpClient("bluesky", sleep=lambda s: None).get_json(server.url + "/x")
+    assert answer == {"text": "cut \ufffd", "whole": "\U0001F600", "list": ["\ufffd"]}
+    assert all(v.encode("utf-8") for v in (answer["text"], answer["whole"]))
