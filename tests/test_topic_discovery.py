@@ -144,6 +144,18 @@ def test_cluster_labels_know_the_corpus_formats(corpus):
     assert corpus_formats(corpus.conn) == ["ask board"]
 
 
+
+def test_the_formats_of_posts_without_titles_come_from_their_text(corpus):
+    from corpuskit.analysis.clusters import corpus_formats
+
+    records, _ = _records([SPACE, ENERGY], 160)
+    for i, r in enumerate(records):   # posts (tweets, skeets) have no title: the text opens with the format
+        r["contentText"] = f"Breaking News: {r['title']}" if i % 4 == 0 else r["title"]
+        r["title"] = ""
+    corpus.add_records(records)
+    assert corpus_formats(corpus.conn) == ["breaking news"]
+
+
 def test_near_duplicate_topics_merge():
     texts, labels = _texts([SPACE, ENERGY], 200, debris=False)
     details: dict = {}

@@ -373,7 +373,7 @@ def corpus_formats(conn) -> list[str]:
     top = conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]
     stride = max(1, top // FORMATS_SAMPLE)
     return format_prefixes([t for (t,) in conn.execute(
-        "SELECT coalesce(title, content_text) FROM records WHERE id % ? = 0 ORDER BY id", (stride,))])
+        "SELECT coalesce(nullif(title, ''), content_text) FROM records WHERE id % ? = 0 ORDER BY id", (stride,))])
 
 
 def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, threshold, now, formats=()):
