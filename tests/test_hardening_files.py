@@ -346,11 +346,17 @@ def test_concurrent_imports_both_land(tmp_path):
     assert open_corpus(db).count() == 6000
 
 
-def test_import_killed_with_sigkill_leaves_the_file_as_it_was(tmp_path):
+def corpus_of_one_record(tmp_path: Path) -> Path:
+    """A corpus file holding one record (one import run), closed."""
     db = tmp_path / "c.db"
     c = open_corpus(db)
     c.add_records([{"source": "news", "contentText": "before", "publishedAt": "2020-01-01"}])
     c.close()
+    return db
+
+
+def test_import_killed_with_sigkill_leaves_the_file_as_it_was(tmp_path):
+    db = corpus_of_one_record(tmp_path)
     big = body_csv(tmp_path / "big.csv", [(f"row {i}", "2020-01-01") for i in range(60000)])
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     killed = 0
@@ -394,10 +400,7 @@ open_corpus(sys.argv[1]).import_file(sys.argv[2], source="news", mapping=["conte
 
 def test_import_killed_inside_its_store_transaction_leaves_the_file_as_it_was(tmp_path):
     """The one window in which an import writes the corpus: rows inserted, not yet committed."""
-    db = tmp_path / "c.db"
-    c = open_corpus(db)
-    c.add_records([{"source": "news", "contentText": "before", "publishedAt": "2020-01-01"}])
-    c.close()
+    db = corpus_of_one_record(tmp_path)
     rows = body_csv(tmp_path / "rows.csv", [(f"row {i}", "2020-01-01") for i in range(5000)])
     proc = subprocess.Popen([sys.executable, "-c", KILLED_IN_STORE, str(db), str(rows)], stdout=subprocess.PIPE,
                             text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))

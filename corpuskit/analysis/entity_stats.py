@@ -160,11 +160,12 @@ def _entity_rows(corpus, entity_ids) -> dict:
     return rows
 
 
-def entity_list_rows(corpus, entity_ids) -> list[dict]:
+def entity_list_rows(corpus, entity_ids, stored: bool | None = None) -> list[dict]:
     """List-item fields for a page of entity ids, in the order given, in a few queries.
 
     Each item: ``id, name, type, slug, canonicalPath, lede, mentionCount,
     recentMentions, growthFactor``. Ids that do not exist are left out.
+    ``stored``: whether the sums analyse keeps still hold (checked when None).
     """
     ids = []
     for raw in entity_ids:
@@ -173,7 +174,8 @@ def entity_list_rows(corpus, entity_ids) -> list[dict]:
             ids.append(key)
     base = _entity_rows(corpus, ids)
     ids = [i for i in ids if i in base]
-    stored = aggregates.usable(corpus)
+    if stored is None:
+        stored = aggregates.usable(corpus)
     sums = _window_sums(corpus, ids, stored)
     sources, top_topic = _lede_parts(corpus, ids, stored)
     items = []
@@ -206,14 +208,15 @@ def entity_detail(corpus, entity_id) -> dict:
         eid = int(entity_id)
     except (TypeError, ValueError):
         raise NotFoundError(f"Entity not found: {entity_id!r}") from None
-    items = entity_list_rows(corpus, [eid])
+    holds = aggregates.usable(corpus)   # checked once for every part of the answer
+    items = entity_list_rows(corpus, [eid], holds)
     if not items:
         raise NotFoundError(f"Entity not found: {entity_id!r}")
     out = items[0]
     conn = corpus.conn
-    out["baselineMentions"] = _window_sums(corpus, [eid]).get(eid, (0, 0, 0))[2]
+    out["baselineMentions"] = _window_sums(corpus, [eid], holds).get(eid, (0, 0, 0))[2]
     # sums over every mention of the entity: from the table analyse keeps, while it holds
-    stored = aggregates.stored_detail(corpus, eid) if aggregates.usable(corpus) else False
+    stored = aggregates.stored_detail(corpus, eid) if holds else False
     if stored is None:   # the table holds, and the entity has no mention
         stored = ([], [])
 

@@ -43,8 +43,6 @@ _CANDIDATES = 80
 _POOL = 30
 #: a term is among the top terms of at most this many groups (those it is most distinctive of)
 OWNERS = 2
-#: a term describes a second group only when it scores there at least this share of its best group's c-TF-IDF
-SHARED_SCORE = 0.0
 #: how strongly a term's co-occurrence with the terms already chosen weighs against its distinctiveness
 COHERENCE_POWER = 2
 
@@ -171,12 +169,10 @@ def terms_from_counts(classes, per_class, vocab, docs, top_n: int = 10) -> dict[
     index = {str(t): j for j, t in enumerate(vocab)}
     # a term describes at most the OWNERS groups it is most distinctive of
     owners = np.argsort(-scores, axis=0, kind="stable")[:OWNERS]
-    best = scores.max(axis=0)
     out = {}
     for i, c in enumerate(classes):
         row = scores[i]
-        owned = (owners[0] == i) | ((owners == i).any(axis=0) & (row >= SHARED_SCORE * best))
-        nonzero = np.flatnonzero((row > 0) & owned)
+        nonzero = np.flatnonzero((row > 0) & (owners == i).any(axis=0))
         order = sorted(nonzero, key=lambda j: (-row[j], vocab[j]))[:_CANDIDATES]
         counts = {str(vocab[j]): per_class[i, j] for j in nonzero}
         candidates = distinct_terms([str(vocab[j]) for j in order], _POOL, counts)

@@ -253,14 +253,10 @@ def _read_jsonl(path: Path, codec: str, max_chars: int = MAX_FIELD_CHARS):
 
 
 def _read_json_array(path: Path, codec: str):
-    text = path.read_text(encoding=codec)
     try:
-        data = json.loads(text)
+        data = loads_json(path.read_text(encoding=codec))
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path}: not valid JSON: {exc}") from exc
-    if _SURROGATE_ESCAPE.search(text):
-        data = without_lone_surrogates(data)
-    del text
     objects = [item for item in data if isinstance(item, dict)]
     if not objects:
         kinds = sorted({_json_type(item) for item in data})
@@ -285,10 +281,18 @@ _MALFORMED = _Malformed()
 
 def _loads(line: str):
     try:
-        obj = json.loads(line)
+        return loads_json(line)
     except (json.JSONDecodeError, RecursionError):
         return _MALFORMED
-    return without_lone_surrogates(obj) if "\\u" in line and _SURROGATE_ESCAPE.search(line) else obj
+
+
+def loads_json(text: str):
+    """``json.loads(text)``, with :func:`without_lone_surrogates` applied when ``text`` escapes one.
+
+    Every JSON the ingest reads goes through here: files and the collectors' API answers.
+    """
+    value = json.loads(text)
+    return without_lone_surrogates(value) if "\\u" in text and _SURROGATE_ESCAPE.search(text) else value
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

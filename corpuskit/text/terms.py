@@ -137,6 +137,7 @@ def term_analyzer(ngram_range: tuple[int, int] = (1, 2)) -> _Analyzer:
 
 # the inflected light verbs: a phrase ending in one is a clause ("study finds"); a base form may be a noun
 # ending a name ("cannabis use", "tech help")
+_NAME_NOTHING = LIGHT_VERBS | WEAK_WORDS
 _CLAUSE_ENDS = frozenset(w for w in LIGHT_VERBS if w.endswith(("s", "ed", "ing"))) | {"said", "told", "knew"}
 
 
@@ -145,4 +146,4 @@ def label_word(term: str) -> bool:
     "best time") and not a clause ending in an inflected light verb ("study finds", "stop using"),
     while a phrase with a content word ("new york", "years ago", "cannabis use") can."""
     words = term.split()
-    return bool(words) and words[-1] not in _CLAUSE_ENDS and not (LIGHT_VERBS | WEAK_WORDS).issuperset(words)
+    return bool(words) and words[-1] not in _CLAUSE_ENDS and not _NAME_NOTHING.issuperset(words)

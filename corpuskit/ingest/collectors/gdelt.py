@@ -14,7 +14,7 @@ import json
 
 from corpuskit.clock import parse_timestamp, utc
 from corpuskit.errors import CollectorError
-from corpuskit.ingest.readers import without_lone_surrogates
+from corpuskit.ingest.readers import loads_json
 from corpuskit.ingest.collectors.base import Collector, Walk
 
 LANGUAGES = {
@@ -72,7 +72,7 @@ def parse_answer(body: bytes, source: str, url: str) -> list:
     if not text.startswith("{"):
         raise CollectorError(f"{source}: GDELT refused the query at {url}: {text[:200]}")
     try:
-        answer = without_lone_surrogates(json.loads(text))
+        answer = loads_json(text)
     except json.JSONDecodeError as exc:
         raise CollectorError(f"{source}: malformed JSON from {url}: {exc} "
                              f"(answer began {text[:120]!r})") from exc

@@ -20,7 +20,7 @@ from email.utils import parsedate_to_datetime
 
 from corpuskit.clock import wall_clock
 from corpuskit.errors import CollectorError
-from corpuskit.ingest.readers import without_lone_surrogates
+from corpuskit.ingest.readers import loads_json
 
 USER_AGENT_URL = "https://github.com/corpuskit/corpuskit"
 SECRET_PARAMS = ("key", "api_key", "apikey", "access_token", "token")
@@ -137,7 +137,7 @@ class HttpClient:
         """GET and decode a JSON answer; malformed JSON raises CollectorError."""
         body = self.get(url, params, accept="application/json")
         try:
-            return without_lone_surrogates(json.loads(body.decode("utf-8")))
+            return loads_json(body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             snippet = body[:120].decode("utf-8", "replace").strip()
             raise CollectorError(
