@@ -32,7 +32,8 @@ __all__ = ["detect", "KINDS"]
 
 
 def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: int | None = None,
-           min_history: int | None = None, threshold: float = OPEN_SIGMA) -> pd.DataFrame:
+           min_history: int | None = None, threshold: float = OPEN_SIGMA,
+           materiality: float | None = None) -> pd.DataFrame:
     """Causal anomaly scores for a regular time series.
 
     Parameters
@@ -65,6 +66,13 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         rhythm, 7 without). Earlier periods are the corpus edge: NaN, never fired.
     threshold : float
         Sigma at which a period is ``fired`` (default the stages' ``OPEN_SIGMA``, 3).
+    materiality : float, optional
+        ``volume_spike`` on a series finer than a day: the share of a mean
+        day's volume that the last two hours must hold above the same two
+        hours on the previous 7 days (their median) for a period to fire.
+        Default 0.03 (3%); 0 turns the gate off. A 5-minute blip at night can
+        be improbable and still add nothing a reader of the day would see.
+        Ignored for daily and coarser series.
 
     Returns
     -------
@@ -73,7 +81,10 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         where the period cannot be tested), ``fired`` (bool), ``severity``
         (``high``/``medium``/``low`` or ``None``), ``expected`` (the baseline's
         predicted count, or mean sentiment), ``baseline_n`` (baseline values
-        used). ``df.attrs["rhythm"]`` records the baseline chosen.
+        used), ``onset`` (the period opens an anomaly: material, and its sigma
+        above every sigma of the day before), ``material`` (passes the
+        materiality gate; always true where sigma is defined and the gate is
+        off). ``df.attrs["rhythm"]`` records the baseline chosen.
 
     Raises
     ------
@@ -90,6 +101,9 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
             raise ValidationError(f"{name} must be a positive integer; got {value!r}")
     if not np.isfinite(threshold) or threshold <= 0:
         raise ValidationError(f"threshold must be a positive number; got {threshold!r}")
+    if materiality is not None and (isinstance(materiality, bool) or not isinstance(materiality, (int, float))
+                                    or not 0 <= materiality < 1):
+        raise ValidationError(f"materiality must be a number in [0, 1); got {materiality!r}")
     if kind == "volume_spike":
         if not isinstance(series, pd.Series):
             raise ValidationError("volume_spike needs a pandas Series of counts per period; "
@@ -99,7 +113,7 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         if np.any(values[np.isfinite(values)] < 0):
             raise ValidationError("counts must be non-negative")
         step = _step(index)
-        plan = plan_for(values, index, step, rhythm, cycles, min_history)
+        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality)
         if rhythm == "daily" and step >= pd.Timedelta(days=1):
             raise ValidationError("rhythm='daily' needs a series finer than a day")
         if rhythm == "weekly" and step != pd.Timedelta(days=1):
@@ -109,10 +123,12 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         scored, plan = _sentiment(series, rhythm, cycles, min_history)
     sigma = scored["sigma"]
     onset = scored.get("onset", np.isfinite(sigma))
+    material = scored.get("material", np.isfinite(sigma))
     fired = (np.nan_to_num(sigma, nan=-np.inf) >= threshold) & onset
     out = pd.DataFrame({"sigma": sigma, "onset": onset, "fired": fired,
                         "severity": [_severity(s) for s in sigma],
-                        "expected": scored["expected"], "baseline_n": scored["baseline_n"].astype(int)},
+                        "expected": scored["expected"], "baseline_n": scored["baseline_n"].astype(int),
+                        "material": material},
                        index=series.index)
     out.attrs["rhythm"] = plan.rhythm
     out.attrs["kind"] = kind

@@ -116,6 +116,55 @@ def test_detect_daily_five_minute_and_gaps():
     assert out5["fired"].iloc[288 * 2: 288 * 8].mean() <= 0.003     # noise: at most the 3-sigma rate
 
 
+def _five_minute(days=12, rate=50.0, seed=6):
+    rng = np.random.default_rng(seed)
+    idx = pd.date_range("2024-01-01", periods=288 * days, freq="5min")
+    return pd.Series(rng.poisson(rate, len(idx)).astype(float), index=idx)
+
+
+def test_detect_materiality_gate_on_sub_daily_series():
+    """A 5-minute blip at 4x is very improbable but adds 1% of a 14,400-record day: not fired by
+    default; a two-hour rise adding 5% of a day is. ``materiality=0`` turns the gate off."""
+    s = _five_minute()
+    blip = 288 * 9 + 36                           # 03:00 on day 10
+    s.iloc[blip] += 150
+    rise = slice(288 * 10 + 120, 288 * 10 + 144)  # two hours on day 11
+    s.iloc[rise] += 30
+    out = detect(s)
+    assert out["sigma"].iloc[blip] > 10
+    assert not out["material"].iloc[blip] and not out["fired"].iloc[blip]
+    assert out["fired"].iloc[rise].any()
+    assert out["material"].iloc[rise].any()
+    off = detect(s, materiality=0)
+    assert off["fired"].iloc[blip] and off["material"].iloc[blip]
+    # the gate reads the past only: changing later days changes nothing before them
+    later = s.copy()
+    later.iloc[288 * 11:] *= 4
+    again = detect(later)
+    pd.testing.assert_frame_equal(out.iloc[:288 * 11], again.iloc[:288 * 11])
+
+
+def test_detect_materiality_needs_a_day_and_ignores_daily_series():
+    s = _five_minute(days=3)
+    s.iloc[100] += 500                            # inside the first day: no mean day to compare with
+    out = detect(s, rhythm="none", min_history=1)
+    assert not out["material"].iloc[:288].any() and not out["fired"].iloc[:288].any()
+    rng = np.random.default_rng(3)
+    daily = pd.Series(rng.poisson(3, 60).astype(float),
+                      index=pd.date_range("2024-01-01", periods=60, freq="D"))
+    daily.iloc[40] = 16
+    for m in (None, 0.5):
+        d = detect(daily, materiality=m)
+        assert d["fired"].iloc[40]
+        assert d["material"].equals(d["sigma"].notna())
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 2, "3%", True, float("nan")])
+def test_detect_rejects_bad_materiality(bad):
+    with pytest.raises(ValidationError, match="materiality"):
+        detect(_five_minute(days=2), materiality=bad)
+
+
 def test_detect_sentiment_shift():
     rng = np.random.default_rng(4)
     idx = pd.date_range("2024-01-01", periods=40, freq="D")
