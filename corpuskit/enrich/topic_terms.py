@@ -228,13 +228,37 @@ def surface_form(term: str, texts) -> str:
     ``Time``, ``Free`` or ``Best``, so there the other texts decide ("America" said
     mid-sentence in one record beats headlines).
     """
-    pattern = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, term.split())) + r"(?![\w])", re.IGNORECASE)
+    return _surface_form(term, _CasingSample(texts))
+
+
+class _CasingSample:
+    """Texts read once for :func:`surface_form`: each text, its lowercase form and whether it is a headline."""
+
+    def __init__(self, texts):
+        self.texts = [t or "" for t in texts]
+        # None for a text that is not ASCII: its case folding may differ from lower(), so never skip it
+        self.lowered = [t.lower() if t.isascii() else None for t in self.texts]
+        self._headline: dict[int, bool] = {}
+
+    def headline(self, i: int) -> bool:
+        if i not in self._headline:
+            self._headline[i] = _title_cased(self.texts[i])
+        return self._headline[i]
+
+
+def _surface_form(term: str, sample: _CasingSample) -> str:
+    words = term.split()
+    if not words:
+        return term
+    pattern = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, words)) + r"(?![\w])", re.IGNORECASE)
+    first = words[0].lower()
     seen: Counter = Counter()
-    for text in texts:
-        headline = _title_cased(text)
-        for m in pattern.finditer(text or ""):
+    for i, text in enumerate(sample.texts):
+        if sample.lowered[i] is not None and first not in sample.lowered[i]:
+            continue   # cannot match: skip the regex
+        for m in pattern.finditer(text):
             form = re.sub(r"\s+", " ", m.group(0))
-            if (headline or _sentence_start(text, m.start())) and not _marked(form):
+            if (sample.headline(i) or _sentence_start(text, m.start())) and not _marked(form):
                 continue   # no say in the casing
             seen[form] += 1
     if not seen:
@@ -273,8 +297,8 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     terms = label_terms(terms, parts, formats)
     if not terms:
         return ""
-    sample = list(texts)[:400]
-    forms = [surface_form(t, sample) for t in terms]
+    sample = _CasingSample(list(texts)[:400])
+    forms = [_surface_form(t, sample) for t in terms]
     first = forms[0].split(" ")[0]
     # a name written with a capital inside it keeps its casing ('iPhone', 'eBay'), not 'IPhone'
     head = forms[0] if any(ch.isupper() for ch in first[1:]) else forms[0][:1].upper() + forms[0][1:]
