@@ -34,10 +34,12 @@ At scale (a corpus file with at least :data:`QUANTISED_FROM` vectors, 250,000 by
 ``CORPUSKIT_QUANTISED_FROM`` environment variable) the in-process copy would cost every server process
 2 GB a million records. There search uses :mod:`corpuskit.vector_index` instead: one memory-mapped folder
 beside the corpus (``<corpus>.search/``) shared through the page cache by every process, binary codes
-for a first pass over the filtered rows, and an exact re-rank of the closest
-:data:`corpuskit.vector_index.DEFAULT_CANDIDATES`. The answer is then exact whenever the filters leave at
-most that many rows; otherwise ``totalMatched`` counts the matches among the re-ranked candidates (a
-lower bound) and the ranking is approximate (recall@10 is printed by ``benchmarks/bench_scale.py``).
+for a first pass over the filtered rows (the closest :data:`corpuskit.vector_index.DEFAULT_CANDIDATES`),
+int8 vectors for a second (the best :data:`corpuskit.vector_index.DEFAULT_RERANK`), and the exact cosine
+for the rows left. The answer is exact whenever the filters leave at most
+:data:`corpuskit.vector_index.EXACT_ROWS` rows; otherwise ``totalMatched`` counts by the int8 cosine among the
+first pass's rows (a lower bound) and the ranking is approximate (recall@10 is printed by
+``benchmarks/bench_scale.py``).
 """
 from __future__ import annotations
 

@@ -80,3 +80,34 @@ def test_rebuild_replaces_the_folder(built, tmp_path):
     with pytest.raises(ValueError, match="expected 300"):
         write_index(folder, ["v3"], ids, published, topics, spans, [vectors[:10]], 128)
     assert read_index(folder, ["v2"]).size == 300  # a failed rebuild leaves the old index
+
+
+def test_int8_pass_keeps_recall_and_scores_exactly(built):
+    """Past ``exact_rows`` rows the int8 pass picks the rows scored exactly: recall stays, the cosines
+    returned are the exact ones, and the matched count is within a few rows of the exact count."""
+    index, vectors, ids, *_ = built
+    rng = np.random.default_rng(8)
+    recalls, gaps = [], []
+    for r in rng.choice(len(ids), 40, replace=False):
+        q = vectors[r] + 0.05 * rng.normal(size=vectors.shape[1]).astype(np.float32)
+        q /= np.linalg.norm(q)
+        got, scores, matched = index.rank(q, limit=10, candidates=3000, exact_rows=500, rerank=100, floor=0.2)
+        truth = _exact(vectors, ids, np.arange(len(ids)), q, 10)
+        recalls.append(len(set(got.tolist()) & set(truth.tolist())) / 10)
+        np.testing.assert_allclose(scores, vectors[got - 1] @ q, rtol=1e-5, atol=1e-6)
+        hamming_rows = index._hamming_nearest(index.encode(q), 0, len(ids), None, 3000)
+        exact_matched = int((vectors[hamming_rows] @ q >= 0.2).sum())
+        gaps.append(abs(matched - exact_matched) / max(exact_matched, 1))
+    assert np.mean(recalls) >= 0.98
+    assert max(gaps) <= 0.02
+
+
+def test_hamming_pass_is_deterministic_and_sized(built):
+    index, vectors, ids, *_ = built
+    code = index.encode(vectors[5])
+    a = index._hamming_nearest(code, 0, len(ids), None, 777)
+    b = index._hamming_nearest(code, 0, len(ids), None, 777)
+    assert len(a) == 777 and a.tolist() == b.tolist() and np.all(np.diff(a) > 0)
+    subset = np.arange(0, len(ids), 3)
+    c = index._hamming_nearest(code, 0, len(ids), subset, 100)
+    assert len(c) == 100 and set(c.tolist()) <= set(subset.tolist())
