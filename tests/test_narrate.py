@@ -266,3 +266,23 @@ def test_public_names_load_lazily():
             "from corpuskit.narrate import StoryWriter, Narrator, ExtractiveWriter, resolve_story_slug; "
             "assert issubclass(ExtractiveWriter, StoryWriter)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_credibility_from_the_run_cache_equals_the_per_call_query(corpus):
+    """Inside a narrate run author counts come from one pass over records; the scores are the same,
+    and a deleted or empty author still counts as no author."""
+    from corpuskit.narrate.credibility import author_count_cache, credibility_scores
+
+    build_fixture(corpus)
+    conn = corpus.conn
+    rows = conn.execute("SELECT id, source, author, metadata FROM records ORDER BY id").fetchall()
+    records = [EvidenceRecord(r[0], r[1], "", "", "", r[2] or "", "2026-01-01T00:00:00Z", r[3] or "{}", None)
+               for r in rows]
+    records.append(EvidenceRecord(10**9, "reddit", "", "", "", "[deleted]", "2026-01-01T00:00:00Z", "{}", None))
+    conn.execute("UPDATE records SET author = '[deleted]' WHERE id = ?", (rows[0][0],))
+    plain = credibility_scores(conn, records)
+    with author_count_cache():
+        cached = credibility_scores(conn, records)
+        again = credibility_scores(conn, records[:3])
+    assert cached == plain and again == {r.id: plain[r.id] for r in records[:3]}
+    assert len({r.author for r in records if r.author}) > 1

@@ -16,6 +16,8 @@ It is a transparent heuristic for ranking and display, not a fact check.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 SOURCE_PRIORS = {
     "arxiv": 0.85, "news": 0.75, "google_news": 0.7, "huggingface": 0.7, "gdelt": 0.65,
@@ -64,11 +66,32 @@ def credibility(source: str, author_count: int, metadata: dict) -> float:
     return round(min(1.0, max(0.0, score)), 4)
 
 
+_AUTHOR_COUNTS: ContextVar[dict | None] = ContextVar("narrate_author_counts", default=None)
+
+
+@contextmanager
+def author_count_cache():
+    """Within this block :func:`credibility_scores` takes every author's record count from one pass over
+    ``records``, made on first use, instead of a query per call (``author`` has no index: each of those
+    queries reads the whole table). The narrate stage opens it for one run: it writes no records."""
+    token = _AUTHOR_COUNTS.set({})
+    try:
+        yield
+    finally:
+        _AUTHOR_COUNTS.reset(token)
+
+
 def credibility_scores(conn, records) -> dict[int, float]:
     """``{record id: credibilityScore}`` for :class:`EvidenceRecord` objects."""
     authors = sorted({r.author for r in records if r.author and r.author not in ("[deleted]", "[removed]")})
     counts = {}
-    if authors:
+    cache = _AUTHOR_COUNTS.get()
+    if authors and cache is not None:
+        if "counts" not in cache:
+            cache["counts"] = dict(conn.execute(
+                "SELECT author, count(*) FROM records WHERE author IS NOT NULL GROUP BY author").fetchall())
+        counts = {a: cache["counts"].get(a, 0) for a in authors}
+    elif authors:
         marks = ",".join("?" for _ in authors)
         counts = dict(conn.execute(
             f"SELECT author, count(*) FROM records WHERE author IN ({marks}) GROUP BY author", authors

@@ -42,7 +42,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.narrate import evidence as ev
 from corpuskit.narrate.arcs import build_arcs
 from corpuskit.narrate.citations import external_citations, renumber, strip_markers
-from corpuskit.narrate.credibility import credibility_scores
+from corpuskit.narrate.credibility import author_count_cache, credibility_scores
 from corpuskit.narrate.versions import StoryDraft, evidence_hash, write_version
 from corpuskit.narrate.writer import ExtractiveWriter, StoryWriter, check_text
 from corpuskit.store.staged import staged_writes
@@ -236,7 +236,7 @@ class Narrator:
         generated_at = iso(now)
         summary = {"written": {}, "unchanged": {}, "skipped": []}
         with corpus.run_stage("narrate", self.settings()) as run_id, staged_writes(conn, WRITES), \
-                ev.vector_chunk_cache():
+                ev.vector_chunk_cache(), author_count_cache():
             signals_state = _signals_fingerprint(conn)
 
             def skip_for(story_key):
