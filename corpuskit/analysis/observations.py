@@ -124,15 +124,17 @@ class _Series:
             self.ssum[tid][i], self.ssq[tid][i] = ssum, ssq
         self.entity_names = {}
         self.entity = {}  # (topic_id, entity_id) -> daily mentions, entities in >= 2 topics only
+        # one pass over mentions in storage order, each mention's record and topics read by key: 7 s at a
+        # million records, where driving from the day index (a random read of every mention) took 38 s
         rows = conn.execute(
             "SELECT ta.topic_id, m.entity_id, r.day, sum(m.mention_count) "
-            "FROM records r INDEXED BY records_day CROSS JOIN mentions m ON m.record_id = r.id "
-            "JOIN topic_assignments ta ON ta.record_id = m.record_id "
+            "FROM mentions m NOT INDEXED CROSS JOIN records r ON r.id = m.record_id "
+            "CROSS JOIN topic_assignments ta ON ta.record_id = m.record_id "
             "WHERE r.day BETWEEN ? AND ? AND m.entity_id IN "
             "(SELECT m2.entity_id FROM mentions m2 JOIN topic_assignments t2 "
             " ON t2.record_id = m2.record_id GROUP BY m2.entity_id "
             " HAVING count(DISTINCT t2.topic_id) >= 2) "
-            "GROUP BY ta.topic_id, m.entity_id, r.day",
+            "GROUP BY ta.topic_id, m.entity_id, r.day ORDER BY ta.topic_id, m.entity_id, r.day",
             (self.days[0], self.days[-1])).fetchall()
         for tid, eid, day, mentions in rows:
             arr = self.entity.setdefault((tid, eid), np.zeros(n))
