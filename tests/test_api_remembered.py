@@ -87,3 +87,52 @@ def test_the_data_version_is_counted_again_only_after_a_commit(tmp_path, monkeyp
     assert totals.data_version(conn)[0] > second[0]
     conn.set_trace_callback(None)
     v1.corpus.close()
+
+
+def test_concurrent_requests_for_a_missing_answer_compute_it_once(tmp_path):
+    """Threads asking for the same missing page wait for the one computing it (no thundering herd);
+    an error is not remembered, and the next request computes afresh."""
+    import threading
+    import time
+
+    from corpuskit import open_corpus
+
+    totals.clear()
+    path = tmp_path / "c.db"
+    open_corpus(path).close()
+    calls, answers = [], []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.3)
+        return {"n": len(calls)}
+
+    def ask():
+        corpus = open_corpus(path)
+        try:
+            answers.append(totals.cached_page(corpus.conn, ("same",), compute))
+        finally:
+            corpus.close()
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(calls) == 1 and answers == [{"n": 1}] * 8
+    assert totals._inflight == {}
+
+    def failing():
+        raise RuntimeError("boom")
+
+    corpus = open_corpus(path)
+    try:
+        for _ in range(2):
+            try:
+                totals.cached_page(corpus.conn, ("other",), failing)
+            except RuntimeError:
+                pass
+        assert totals.cached_page(corpus.conn, ("other",), lambda: "fine") == "fine"
+        assert totals._inflight == {}
+    finally:
+        corpus.close()
