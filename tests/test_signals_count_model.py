@@ -157,6 +157,11 @@ def test_detect_materiality_needs_a_day_and_ignores_daily_series():
         d = detect(daily, materiality=m)
         assert d["fired"].iloc[40]
         assert d["material"].equals(d["sigma"].notna())
+    # a step that does not divide a day has no "same hours on previous days": the gate is off
+    odd = pd.Series(rng.poisson(5, 2000).astype(float),
+                    index=pd.date_range("2024-01-01", periods=2000, freq="7min"))
+    o = detect(odd, materiality=0.5)
+    assert o["material"].equals(o["sigma"].notna())
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.0, 2, "3%", True, float("nan")])
