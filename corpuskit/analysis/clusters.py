@@ -37,6 +37,7 @@ import numpy as np
 from corpuskit.analysis.cluster_terms import class_tfidf_terms, format_prefixes, readable_label
 from corpuskit.clock import iso
 from corpuskit.enrich.base import record_text
+from corpuskit.enrich.lineages import match_lineages
 from corpuskit.errors import ValidationError
 
 STATE_KEY = "clusters_state"
@@ -323,26 +324,6 @@ def _previous_clusters(conn, topic_id: int, run_id: str) -> dict[str, set]:
             "SELECT c.lineage_id, m.record_id FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
             "WHERE c.run_id = ? AND c.topic_id = ?", (row[0], topic_id)):
         out.setdefault(lineage, set()).add(rid)
-    return out
-
-
-def match_lineages(new: dict[int, set], old: dict[str, set], threshold: float) -> dict[int, str]:
-    """One-to-one matching of new clusters to old lineages by Jaccard overlap, best first."""
-    pairs = []
-    for label, members in new.items():
-        for lineage, old_members in old.items():
-            inter = len(members & old_members)
-            if inter:
-                jac = inter / len(members | old_members)
-                if jac >= threshold:
-                    pairs.append((-jac, label, lineage))
-    taken_new, taken_old, out = set(), set(), {}
-    for _, label, lineage in sorted(pairs):
-        if label in taken_new or lineage in taken_old:
-            continue
-        out[label] = lineage
-        taken_new.add(label)
-        taken_old.add(lineage)
     return out
 
 

@@ -28,6 +28,7 @@ from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, em
                                          embedding_text)
 from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor, alias_key
 from corpuskit.enrich.hybrid_entities import HybridExtractor
+from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, Beat, BeatAssigner, discover_beats, load_beats
 from corpuskit.enrich.workers import die_with_parent
@@ -134,8 +135,6 @@ def keep_identity(conn, beats: list[Beat], record_ids, labels) -> dict:
     more takes its name (hence its id) and display name; an unmatched beat
     whose name a stored topic holds gets a suffix. Returns ``{new index: old name}``.
     """
-    from corpuskit.analysis.clusters import match_lineages
-
     old: dict[str, set] = {}
     for rid, name in conn.execute("SELECT e.record_id, t.name FROM enrichment e JOIN topics t "
                                   "ON t.id = e.topic_id WHERE t.discovered = 1"):
