@@ -170,7 +170,7 @@ class CrfOnly:
 
 def wnut(path, args) -> None:
     from corpuskit.enrich.entities import GazetteerExtractor
-    from corpuskit.enrich.hybrid_entities import HybridExtractor
+    from corpuskit.enrich.entity_extractor import HybridExtractor
 
     docs = documents(path)
     gold = sum(len(d[2]) for d in docs)

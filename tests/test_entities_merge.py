@@ -10,7 +10,7 @@ import pytest
 from corpuskit.enrich.build_lexicon import build
 from corpuskit.enrich.crf import (Featurizer, build_featurizer, is_demonym, load_demonyms, load_lexicon,
                                   phrase_key, tokenize)
-from corpuskit.enrich.hybrid_entities import HybridExtractor
+from corpuskit.enrich.entity_extractor import HybridExtractor
 from corpuskit.enrich.train_crf import cross_validate, folds, main as train_main
 
 

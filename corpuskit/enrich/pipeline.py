@@ -27,7 +27,7 @@ from corpuskit.enrich.base import Embedder, record_text, sentiment_label
 from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, embedder_from_state,
                                          embedding_text)
 from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor, alias_key
-from corpuskit.enrich.hybrid_entities import HybridExtractor
+from corpuskit.enrich.entity_extractor import HybridExtractor
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, Beat, BeatAssigner, discover_beats, load_beats
