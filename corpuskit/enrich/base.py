@@ -1,15 +1,21 @@
 """The small base classes behind each swappable enrichment step.
 
-Pass your own object to :func:`corpuskit.enrich.pipeline.enrich_corpus`
+Pass your own subclass to :func:`corpuskit.enrich.pipeline.enrich_corpus`
 (``scorer=``, ``extractor=``, ``embedder=``) to replace a default: a
 transformer sentiment model, spaCy, a sentence-transformers model. Each base
-class states the one or two methods a replacement must provide.
+class states the one or two methods a replacement must provide; the pipeline
+calls a step only through the methods declared here. Each step is an
+:class:`~corpuskit.enrich.params.Estimator`: ``__init__`` stores parameters,
+``_parameter_constraints`` declares them, ``fit`` returns self, and fitted
+state ends in ``_``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from corpuskit.enrich.params import Estimator
 
 SENTIMENT_LABELS = ("positive", "neutral", "negative")
 ENTITY_TYPES = ("person", "org", "product", "place", "concept")
@@ -24,7 +30,7 @@ def sentiment_label(score: float, cut: float = 0.05) -> str:
     return "neutral"
 
 
-class SentimentScorer:
+class SentimentScorer(Estimator):
     """Scores text sentiment on [-1, 1].
 
     Subclasses implement :meth:`score`; :meth:`score_many` may be overridden
@@ -32,6 +38,11 @@ class SentimentScorer:
     """
 
     model_name = "sentiment"
+
+    def fit(self, texts=None):
+        """Nothing to learn: check the parameters and return self."""
+        self._validate_params()
+        return self
 
     def score(self, text: str) -> float:
         """Sentiment of ``text`` in [-1, 1]; empty text must give 0.0."""
@@ -62,14 +73,35 @@ class Mention:
         return len(self.positions)
 
 
-class EntityExtractor:
+class EntityExtractor(Estimator):
     """Finds entity mentions in text.
 
     Subclasses implement :meth:`extract`, returning one :class:`Mention` per
-    distinct canonical entity in the text (all its positions collected).
+    distinct canonical entity in the text (all its positions collected). An
+    extractor that learns from the corpus sets ``learns_from_corpus`` and
+    implements :meth:`fit`, :meth:`settings` and :meth:`restore_fit`: the
+    pipeline fits it on every record when the corpus is (re)fitted, saves its
+    settings as the ``entities`` model, and an incremental run restores them.
     """
 
     model_name = "entities"
+    #: whether :meth:`fit` learns from the corpus (the pipeline then fits, saves and restores it)
+    learns_from_corpus = False
+
+    def fit(self, texts, authors=None, days=None):
+        """Learn from ``texts`` (with their authors and days, aligned iterables or None); returns
+        self. The base extractor learns nothing: it checks the parameters."""
+        self._validate_params()
+        return self
+
+    def settings(self) -> dict:
+        """The parameters and fitted state saved as the corpus's ``entities`` model (default: nothing)."""
+        return {}
+
+    def restore_fit(self, saved: dict):
+        """Take the fitted state from ``saved`` (what :meth:`settings` gave) unless already fitted;
+        returns self. The base extractor has none."""
+        return self
 
     def extract(self, text: str) -> list[Mention]:
         raise NotImplementedError
@@ -78,7 +110,7 @@ class EntityExtractor:
         return [self.extract(t) for t in texts]
 
 
-class Embedder:
+class Embedder(Estimator):
     """Maps texts to fixed-size, L2-normalised float vectors.
 
     Subclasses implement :meth:`fit` (may do nothing for a pretrained model),
@@ -91,7 +123,13 @@ class Embedder:
     dimensions = 512
 
     def fit(self, texts):
+        """Learn from ``texts`` (a pretrained model learns nothing: it checks the parameters); returns self."""
+        self._validate_params()
         return self
+
+    def settings(self) -> dict:
+        """The settings saved beside the state in the corpus's ``embedder`` model (default: nothing)."""
+        return {}
 
     def transform(self, texts) -> np.ndarray:
         raise NotImplementedError

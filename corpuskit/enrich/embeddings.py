@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import io
 import json
+from numbers import Integral
 
 import numpy as np
 
 from corpuskit.enrich.base import Embedder, l2_normalise, record_text
+from corpuskit.enrich.params import InstanceOf, Interval, Pair
 from corpuskit.errors import MissingDependencyError, ValidationError
 from corpuskit.text import analysis_text
 
@@ -54,6 +56,10 @@ class TfidfSvdEmbedder(Embedder):
     """
 
     model_name = "corpuskit-tfidf-svd-512"
+    _parameter_constraints = {
+        "dimensions": [Interval(Integral, 1)], "max_features": [Interval(Integral, 1)],
+        "ngram_range": [Pair()], "min_df": [Interval(Integral, 1)], "fit_sample": [Interval(Integral, 1)],
+        "n_iter": [Interval(Integral, 0)], "seed": [Interval(Integral, 0)]}
 
     def __init__(self, dimensions: int = VECTOR_DIMENSIONS, max_features: int = 20000,
                  ngram_range=(1, 1), min_df: int = 2, fit_sample: int = 20000, n_iter: int = 2,
@@ -77,7 +83,8 @@ class TfidfSvdEmbedder(Embedder):
                                vocabulary=vocabulary, dtype=np.float32)
 
     def fit(self, texts):
-        """Learn the vocabulary, IDF weights and the SVD basis from ``texts``."""
+        """Learn the vocabulary, IDF weights and the SVD basis from ``texts``; returns self."""
+        self._validate_params()
         texts = [analysis_text(t or "") for t in texts]
         self.fit_transform_ = None
         if len(texts) > self.fit_sample:
@@ -194,6 +201,9 @@ class SentenceTransformerEmbedder(Embedder):
         Seed of the projection for wide models.
     """
 
+    _parameter_constraints = {"model": [InstanceOf(str)], "dimensions": [Interval(Integral, 1)],
+                              "batch_size": [Interval(Integral, 1)], "seed": [Interval(Integral, 0)]}
+
     def __init__(self, model: str = "all-MiniLM-L6-v2", dimensions: int = VECTOR_DIMENSIONS,
                  batch_size: int = 64, seed: int = 0):
         self.model = model
@@ -219,6 +229,9 @@ class SentenceTransformerEmbedder(Embedder):
         return encoder
 
     def fit(self, texts=None):
+        """Read the model's width and draw the projection of a wide model (the texts teach it
+        nothing); returns self."""
+        self._validate_params()
         width = self._encoder().get_sentence_embedding_dimension()
         self.width_ = int(width)
         self.projection_ = None

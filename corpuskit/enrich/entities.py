@@ -17,8 +17,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
+from numbers import Integral
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
+from corpuskit.enrich.params import InstanceOf, Interval
 from corpuskit.errors import MissingDependencyError, NotFoundError, ValidationError
 
 _TOKEN = re.compile(r"@?[^\W_](?:[\w&+#]|[.\-'’](?=[^\W_]))*")
@@ -141,6 +143,8 @@ class GazetteerExtractor(EntityExtractor):
     """
 
     model_name = "corpuskit-gazetteer-1"
+    _parameter_constraints = {"extra": [None, InstanceOf(dict)], "rules": [InstanceOf(bool)],
+                              "generic_concepts": [InstanceOf(bool)]}
 
     def __init__(self, extra: dict | None = None, rules: bool = True, generic_concepts: bool = False):
         self.extra = extra
@@ -149,6 +153,7 @@ class GazetteerExtractor(EntityExtractor):
 
     def _tables(self):
         if getattr(self, "table_", None) is None:
+            self._validate_params()
             table, first = load_gazetteers(generic=self.generic_concepts)
             for name, spec in (self.extra or {}).items():
                 kind, aliases = (spec, []) if isinstance(spec, str) else spec
@@ -304,6 +309,7 @@ class SpacyExtractor(EntityExtractor):
     LABELS = {"PERSON": "person", "ORG": "org", "PRODUCT": "product", "WORK_OF_ART": "product",
               "GPE": "place", "LOC": "place", "FAC": "place", "NORP": "concept",
               "EVENT": "concept", "LAW": "concept"}
+    _parameter_constraints = {"model": [InstanceOf(str)], "batch_size": [Interval(Integral, 1)]}
 
     def __init__(self, model: str = "en_core_web_sm", batch_size: int = 256):
         self.model = model
@@ -316,6 +322,7 @@ class SpacyExtractor(EntityExtractor):
     def _nlp(self):
         nlp = getattr(self, "nlp_", None)
         if nlp is None:
+            self._validate_params()
             try:
                 import spacy
             except ImportError as exc:

@@ -57,10 +57,12 @@ import itertools
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
+from numbers import Integral, Real
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, is_demonym, load_common_words, load_demonyms, tokenize
 from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor, alias_key, slugify
+from corpuskit.enrich.params import InstanceOf, Interval
 from corpuskit.errors import ValidationError
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
 from corpuskit.text.hashtags import _english_costs
@@ -281,6 +283,14 @@ class HybridExtractor(EntityExtractor):
     """
 
     model_name = "corpuskit-hybrid-1"
+    learns_from_corpus = True
+    _parameter_constraints = {
+        "crf": [InstanceOf(bool)], "max_outside": [None, Interval(Real, 0, 1)],
+        "lower_confidence": [Interval(Real, 0, 1)], "span_confidence": [Interval(Real, 0, 1)],
+        "rules_fill": [InstanceOf(bool)], "promote": [InstanceOf(bool)],
+        "min_count": [Interval(Integral, 0)], "min_authors": [Interval(Integral, 0)],
+        "min_days": [Interval(Integral, 0)], "type_sample": [Interval(Integral, 0)],
+        "extra": [None, InstanceOf(dict)], "generic_concepts": [InstanceOf(bool)]}
 
     def __init__(self, crf: bool = True, max_outside: float | None = None,
                  lower_confidence: float = 0.5, span_confidence: float = 0.5, rules_fill: bool = True,
@@ -304,6 +314,7 @@ class HybridExtractor(EntityExtractor):
     def _parts(self):
         gaz = getattr(self, "gazetteer_", None)
         if gaz is None:
+            self._validate_params()
             gaz = GazetteerExtractor(extra=self.extra, generic_concepts=self.generic_concepts)
             gaz._tables()
             self.gazetteer_ = gaz
@@ -332,12 +343,22 @@ class HybridExtractor(EntityExtractor):
                 "trusted": sorted(getattr(self, "trusted_", ())),
                 "lowered": sorted(getattr(self, "lowered_", ()))}
 
+    def restore_fit(self, saved: dict):
+        """Take the promoted, trusted and lowered names from ``saved`` (:meth:`settings` of an
+        earlier fit) unless this extractor was fitted or restored already; returns self."""
+        if "promoted_" not in self.__dict__:
+            self.promoted_ = {k: tuple(v) for k, v in saved.get("promoted", {}).items()}
+            self.trusted_ = frozenset(saved.get("trusted", ()))
+            self.lowered_ = frozenset(saved.get("lowered", ()))
+        return self
+
     # ------------------------------------------------------------------- fit
     def fit(self, texts, authors=None, days=None):
         """Learn the corpus's promoted names from ``texts`` (with their authors and days).
 
         Returns self; ``promoted_`` maps an alias key to ``(name, type)``.
         """
+        self._validate_params()
         self._parts()
         self.promoted_, self.trusted_, self.lowered_ = {}, frozenset(), frozenset()
         if not self.promote:

@@ -24,21 +24,18 @@ from threadpoolctl import threadpool_limits
 
 from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text, sentiment_label
-from corpuskit.enrich.embeddings import (VECTOR_DIMENSIONS, TfidfSvdEmbedder, embedder_from_state,
-                                         embedding_text)
-from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor, alias_key
-from corpuskit.enrich.entity_extractor import HybridExtractor
+from corpuskit.enrich.defaults import default_assigner, default_embedder, default_scorer, make_extractor
+from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
+from corpuskit.enrich.entities import alias_key
 from corpuskit.enrich.lineages import match_lineages
-from corpuskit.enrich.sentiment import VaderScorer
-from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
+from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
 #: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
 DISCOVERY_KEY = "topics.discovery"
-#: records the embedder and the beats are fitted on at most (a seeded sample of a bigger corpus)
-FIT_SAMPLE = 50_000
 #: records fetched ahead of the writer for the worker pool, at most
 LOOKAHEAD_RECORDS = 64_000
 _TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
@@ -191,7 +188,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
 
     fitted = saved is None
     if fitted:
-        model = embedder if embedder is not None else TfidfSvdEmbedder(seed=seed)
+        model = embedder if embedder is not None else default_embedder(seed)
         all_rows, complete = _fit_rows(conn, seed, fit_sample)
         texts = [embedding_text(r["title"], r["content_text"]) for r in all_rows]
         model.fit(texts)
@@ -231,7 +228,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         discovered = centroids
     is_discovered = all(b.discovered for b in definitions)
     if assigner is None:
-        assigner = BeatAssigner(**DISCOVERED_ASSIGNMENT) if is_discovered else BeatAssigner()
+        assigner = default_assigner(is_discovered)
 
     refit_topics = fitted or refit or topic_state is None or not _same_beats(definitions, stored)
     if not refit_topics:
@@ -250,8 +247,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         if fitted or refit:
             _wipe(conn)
             state = model.to_state()
-            settings = model.settings() if hasattr(model, "settings") else {}
-            _save_model(conn, "embedder", model.model_name, VECTOR_DIMENSIONS, state, settings,
+            _save_model(conn, "embedder", model.model_name, VECTOR_DIMENSIONS, state, model.settings(),
                         run_id, now)
         if refit_topics:
             if is_discovered:
@@ -311,25 +307,6 @@ def _known_vectors(known, rows):
     return known[1][np.searchsorted(known[0], np.array([r["id"] for r in rows], dtype=np.int64))]
 
 
-_EXTRACTORS = {"default": HybridExtractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,
-               "spacy": SpacyExtractor}
-
-
-def make_extractor(extractor):
-    """An extractor object from ``None`` (the default :class:`HybridExtractor`), a name
-    (``"default"``, ``"gazetteer"``, ``"spacy"``) or an object with ``extract_many``."""
-    if extractor is None:
-        return HybridExtractor()
-    if isinstance(extractor, str):
-        if extractor not in _EXTRACTORS:
-            raise ValidationError(f"extractor must be one of {sorted(_EXTRACTORS)} or an object, "
-                                  f"not {extractor!r}")
-        return _EXTRACTORS[extractor]()
-    if not callable(getattr(extractor, "extract_many", None)):
-        raise ValidationError(f"extractor {extractor!r} has no extract_many method")
-    return extractor
-
-
 class _CorpusTexts:
     """Every record's enrichment text in id order, streamed anew on each iteration (re-iterable)."""
 
@@ -344,18 +321,13 @@ class _CorpusTexts:
 def _fit_extractor(corpus, extractor, run_id, everything: bool) -> None:
     """Corpus-level entity promotion: fitted on every record when the corpus is (re)fitted
     and saved as the ``entities`` model; an incremental run reuses the saved names."""
-    if not isinstance(extractor, HybridExtractor):
+    if not extractor.learns_from_corpus:
         return
     conn = corpus.conn
     if not everything:
         row = conn.execute("SELECT settings FROM models WHERE name = 'entities'").fetchone()
-        if row is not None and "promoted_" not in extractor.__dict__:
-            saved = json.loads(row["settings"])
-            extractor.promoted_ = {k: tuple(v) for k, v in saved.get("promoted", {}).items()}
-            extractor.trusted_ = frozenset(saved.get("trusted", ()))
-            extractor.lowered_ = frozenset(saved.get("lowered", ()))
-            return
         if row is not None:
+            extractor.restore_fit(json.loads(row["settings"]))
             return
     # aligned cursors streamed side by side: memory holds the candidates' counts, never the corpus
     def column(sql):
@@ -471,53 +443,19 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
         corpus.set_meta(VERSION_KEY, version)
 
 
-def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None,
-                  n_topics: int | None = None, chunk_size: int = 2000, seed: int = 0,
-                  embedder: Embedder | None = None, scorer=None, extractor=None,
-                  assigner: BeatAssigner | None = None, workers: int | None = None,
-                  client=None, fit_sample: int = FIT_SAMPLE) -> dict:
+def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> dict:
     """Enrich the records of ``corpus`` that are not enriched yet.
 
     Parameters
     ----------
     corpus : Corpus
-    progress : bool
-        Show a progress bar.
-    refit : bool
-        Refit the embedder and beats, and re-enrich every record.
-    beats : path, list or dict, optional
-        Beat definitions (see :func:`corpuskit.enrich.topics.load_beats`);
-        default: the corpus's ``beats`` metadata, else the stored topics, else
-        beats discovered from the text.
-    n_topics : int, optional
-        Number of beats to discover when there are no definitions; default: chosen from the
-        data (:func:`corpuskit.enrich.topics.choose_n_topics`).
-    chunk_size : int
-        Records per transaction.
-    seed : int
-        Seed of the embedder and of beat discovery.
-    embedder, scorer, extractor, assigner : optional
-        Replacements for the defaults (:class:`TfidfSvdEmbedder`,
-        :class:`VaderScorer`, :class:`HybridExtractor`, :class:`BeatAssigner`).
-        ``extractor`` also takes a name: ``"default"``, ``"gazetteer"`` (the
-        shipped gazetteers and rules only) or ``"spacy"`` (needs the spacy
-        extra and a model: ``pip install 'corpuskit[spacy]' && python -m spacy
-        download en_core_web_sm``).
-    workers : int, optional
-        Processes scoring sentiment and entities while the embedder is fitted
-        (default 2 on a machine with 2+ CPUs for 3,000+ records, else 1).
-        Results are identical for any number of workers.
-    client : dask.distributed.Client or str, optional
-        Score the chunks on a Dask cluster instead (a ``Client``, a scheduler
-        address or a scheduler file; see :mod:`corpuskit.enrich.distributed`):
-        the models are fitted or loaded here, each chunk is scored on a worker
-        and written here, one transaction per chunk. Results are identical to
-        the local path. Needs ``pip install 'corpuskit[dask]'``; not combined
-        with ``workers``.
-    fit_sample : int
-        Records the embedder and the beats are fitted on at most: a bigger
-        corpus is fitted on a seeded uniform sample of this size (so memory
-        stays flat), then every record is embedded and assigned chunk by chunk.
+    settings : EnrichSettings, optional
+        The run's options (default: :class:`~corpuskit.enrich.settings.EnrichSettings`'
+        defaults).
+    **options
+        Fields of :class:`~corpuskit.enrich.settings.EnrichSettings` replacing
+        those of ``settings``: ``progress, refit, beats, n_topics, chunk_size,
+        seed, embedder, scorer, extractor, assigner, workers, client, fit_sample``.
 
     Returns
     -------
@@ -527,17 +465,15 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
         assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond`` and ``fitSeconds`` (loading or
         fitting the embedder and the topics, discovery included).
     """
-    if not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValidationError(f"chunk_size must be a positive integer, not {chunk_size!r}")
-    if not isinstance(fit_sample, int) or fit_sample < 1:
-        raise ValidationError(f"fit_sample must be a positive integer, not {fit_sample!r}")
-    if client is not None and workers is not None:
-        raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
+    config = EnrichSettings.of(settings, **options)
+    progress, refit, beats, n_topics = config.progress, config.refit, config.beats, config.n_topics
+    chunk_size, seed, embedder, assigner = config.chunk_size, config.seed, config.embedder, config.assigner
+    workers, client, fit_sample = config.workers, config.client, config.fit_sample
     started = time.perf_counter()
-    scorer = scorer if scorer is not None else VaderScorer()
-    extractor = make_extractor(extractor)
+    scorer = config.scorer if config.scorer is not None else default_scorer()
+    extractor = make_extractor(config.extractor)
     conn = corpus.conn
-    settings = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
+    recorded = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
@@ -545,7 +481,7 @@ def enrich_corpus(corpus, progress: bool = True, refit: bool = False, beats=None
     _load_blas()
     # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
     # 1 s single-threaded took 20 s with 2 threads under load). The stage is serial anyway.
-    with threadpool_limits(limits=1), corpus.run_stage("enrich", settings) as run_id:
+    with threadpool_limits(limits=1), corpus.run_stage("enrich", recorded) as run_id:
         pending_count = conn.execute(
             "SELECT count(*) FROM records r WHERE NOT EXISTS "
             "(SELECT 1 FROM enrichment e WHERE e.record_id = r.id)").fetchone()[0]

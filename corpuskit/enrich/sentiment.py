@@ -8,9 +8,12 @@ text, which pays off on corpora with reposts and templated posts.
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
 from corpuskit.enrich.base import SentimentScorer, sentiment_label
+from corpuskit.enrich.params import Interval
 from corpuskit.text import analysis_text
 
 __all__ = ["VaderScorer", "sentiment_label"]
@@ -30,6 +33,8 @@ class VaderScorer(SentimentScorer):
     """
 
     model_name = "vader-3.3"
+    _parameter_constraints = {"max_chars": [Interval(Integral, 1)], "max_emoji": [Interval(Integral, 0)],
+                              "cache_size": [Interval(Integral, 0)]}
 
     def __init__(self, max_chars: int = 1000, max_emoji: int = 40, cache_size: int = 100_000):
         self.max_chars = max_chars
@@ -39,6 +44,7 @@ class VaderScorer(SentimentScorer):
     def _analyzer(self):
         analyzer = getattr(self, "analyzer_", None)
         if analyzer is None:
+            self._validate_params()
             from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
             analyzer = self.analyzer_ = SentimentIntensityAnalyzer()

@@ -25,11 +25,13 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
 
 from corpuskit.enrich.base import l2_normalise
+from corpuskit.enrich.params import Estimator, Interval, Weights
 from corpuskit.errors import BeatDefinitionError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -121,7 +123,7 @@ def _keyword_tokens(phrase: str) -> str:
     return " ".join(_WORD.findall(phrase.lower()))
 
 
-class BeatAssigner:
+class BeatAssigner(Estimator):
     """Scores records against beats and picks their topics.
 
     ``confidence = w_keywords * kw + w_subreddit * sub + w_similarity * sim``,
@@ -149,6 +151,10 @@ class BeatAssigner:
     """
 
     model_name = "corpuskit-beats-1"
+    _parameter_constraints = {
+        "min_confidence": [Interval(Real, 0)], "max_topics": [Interval(Integral, 1)],
+        "weights": [Weights(3)], "similarity_full": [Interval(Real, 1e-9)],
+        "secondary_confidence": [None, Interval(Real, 0)]}
 
     def __init__(self, min_confidence: float = 0.25, max_topics: int = 3,
                  weights=(0.45, 0.25, 0.45), similarity_full: float = 0.45,
@@ -163,7 +169,7 @@ class BeatAssigner:
 
     def _prepare(self, beats):
         self.beats_ = list(beats)
-        self._memo: dict[str, frozenset] = {}   # text -> phrases: fit, assign and themes read each text
+        self.memo_: dict[str, frozenset] = {}   # text -> phrases: fit, assign and themes read each text
         owners: dict[str, list] = {}
         for b, beat in enumerate(self.beats_):
             for kw in beat.keywords:
@@ -180,11 +186,11 @@ class BeatAssigner:
 
     def _phrases(self, text: str) -> frozenset:
         """The beat keyword phrases found in ``text`` as whole words (remembered per text)."""
-        found = self._memo.get(text)
+        found = self.memo_.get(text)
         if found is None:
             found = self._find_phrases(text)
-            if len(self._memo) < self._MEMO_LIMIT:
-                self._memo[text] = found
+            if len(self.memo_) < self._MEMO_LIMIT:
+                self.memo_[text] = found
         return found
 
     def _find_phrases(self, text: str) -> frozenset:
@@ -225,7 +231,8 @@ class BeatAssigner:
         return kw, sub
 
     def fit(self, beats, texts, subreddits, vectors, embed=None, centroids=None):
-        """Fit beat centroids on the corpus (or take ``centroids`` as given)."""
+        """Fit beat centroids on the corpus (or take ``centroids`` as given); returns self."""
+        self._validate_params()
         self._prepare(beats)
         nb = len(self.beats_)
         if centroids is not None:

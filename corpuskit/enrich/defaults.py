@@ -1,0 +1,56 @@
+"""The steps :func:`~corpuskit.enrich.pipeline.enrich_corpus` uses when none is given, and the
+named extractors it accepts.
+
+Each ``default_*`` function returns exactly what the pipeline builds: the same
+class with the same parameters.
+"""
+from __future__ import annotations
+
+from corpuskit.enrich.base import EntityExtractor
+from corpuskit.enrich.embeddings import TfidfSvdEmbedder
+from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor
+from corpuskit.enrich.entity_extractor import HybridExtractor
+from corpuskit.enrich.sentiment import VaderScorer
+from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, BeatAssigner
+from corpuskit.errors import ValidationError
+
+
+def default_scorer() -> VaderScorer:
+    """The sentiment scorer enrichment uses by default: VADER with its default caps."""
+    return VaderScorer()
+
+
+def default_extractor() -> HybridExtractor:
+    """The entity extractor enrichment uses by default: gazetteers, the CRF and corpus promotion."""
+    return HybridExtractor()
+
+
+def default_embedder(seed: int = 0) -> TfidfSvdEmbedder:
+    """The embedder enrichment fits by default (``seed`` is the run's seed): TF-IDF reduced by SVD."""
+    return TfidfSvdEmbedder(seed=seed)
+
+
+def default_assigner(discovered: bool = False) -> BeatAssigner:
+    """The topic assigner enrichment uses by default: tuned for discovered topics when
+    ``discovered``, else for defined beats."""
+    return BeatAssigner(**DISCOVERED_ASSIGNMENT) if discovered else BeatAssigner()
+
+
+EXTRACTORS = {"default": default_extractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,
+              "spacy": SpacyExtractor}
+
+
+def make_extractor(extractor) -> EntityExtractor:
+    """An extractor from ``None`` (:func:`default_extractor`), a name (``"default"``,
+    ``"gazetteer"``, ``"spacy"``) or an :class:`~corpuskit.enrich.base.EntityExtractor`."""
+    if extractor is None:
+        return default_extractor()
+    if isinstance(extractor, str):
+        if extractor not in EXTRACTORS:
+            raise ValidationError(f"extractor must be one of {sorted(EXTRACTORS)} or an object, "
+                                  f"not {extractor!r}")
+        return EXTRACTORS[extractor]()
+    if not isinstance(extractor, EntityExtractor):
+        raise ValidationError(f"extractor {extractor!r} is not an EntityExtractor (a subclass with "
+                              "extract or extract_many)")
+    return extractor

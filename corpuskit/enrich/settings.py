@@ -1,0 +1,101 @@
+"""How one enrichment run goes: :class:`EnrichSettings`, the options of
+:func:`~corpuskit.enrich.pipeline.enrich_corpus` in one validated object."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from corpuskit.enrich.base import Embedder, SentimentScorer
+from corpuskit.enrich.topics import BeatAssigner
+from corpuskit.errors import ValidationError
+
+#: records the embedder and the beats are fitted on at most (a seeded sample of a bigger corpus)
+FIT_SAMPLE = 50_000
+
+
+@dataclass(frozen=True)
+class EnrichSettings:
+    """The options of one enrichment run.
+
+    Parameters
+    ----------
+    progress : bool
+        Show a progress bar.
+    refit : bool
+        Refit the embedder and beats, and re-enrich every record.
+    beats : path, list or dict, optional
+        Beat definitions (see :func:`corpuskit.enrich.topics.load_beats`);
+        default: the corpus's ``beats`` metadata, else the stored topics, else
+        beats discovered from the text.
+    n_topics : int, optional
+        Number of beats to discover when there are no definitions; default: chosen from the
+        data (:func:`corpuskit.enrich.topics.choose_n_topics`).
+    chunk_size : int
+        Records per transaction.
+    seed : int
+        Seed of the embedder and of beat discovery.
+    embedder, scorer, extractor, assigner : optional
+        Replacements for the defaults (:func:`~corpuskit.enrich.defaults.default_embedder`,
+        :func:`~corpuskit.enrich.defaults.default_scorer`,
+        :func:`~corpuskit.enrich.defaults.default_extractor`,
+        :func:`~corpuskit.enrich.defaults.default_assigner`), each an instance of
+        its base class (:mod:`corpuskit.enrich.base`, or :class:`BeatAssigner`).
+        ``extractor`` also takes a name: ``"default"``, ``"gazetteer"`` (the
+        shipped gazetteers and rules only) or ``"spacy"`` (needs the spacy
+        extra and a model: ``pip install 'corpuskit[spacy]' && python -m spacy
+        download en_core_web_sm``).
+    workers : int, optional
+        Processes scoring sentiment and entities while the embedder is fitted
+        (default 2 on a machine with 2+ CPUs for 3,000+ records, else 1).
+        Results are identical for any number of workers.
+    client : dask.distributed.Client or str, optional
+        Score the chunks on a Dask cluster instead (a ``Client``, a scheduler
+        address or a scheduler file; see :mod:`corpuskit.enrich.distributed`):
+        the models are fitted or loaded here, each chunk is scored on a worker
+        and written here, one transaction per chunk. Results are identical to
+        the local path. Needs ``pip install 'corpuskit[dask]'``; not combined
+        with ``workers``.
+    fit_sample : int
+        Records the embedder and the beats are fitted on at most: a bigger
+        corpus is fitted on a seeded uniform sample of this size (so memory
+        stays flat), then every record is embedded and assigned chunk by chunk.
+    """
+
+    progress: bool = True
+    refit: bool = False
+    beats: object = None
+    n_topics: int | None = None
+    chunk_size: int = 2000
+    seed: int = 0
+    embedder: object = None
+    scorer: object = None
+    extractor: object = None
+    assigner: object = None
+    workers: int | None = None
+    client: object = None
+    fit_sample: int = FIT_SAMPLE
+
+    def validate(self) -> EnrichSettings:
+        """Raise ValidationError for a value no run accepts; returns self."""
+        if not isinstance(self.chunk_size, int) or self.chunk_size < 1:
+            raise ValidationError(f"chunk_size must be a positive integer, not {self.chunk_size!r}")
+        if not isinstance(self.fit_sample, int) or self.fit_sample < 1:
+            raise ValidationError(f"fit_sample must be a positive integer, not {self.fit_sample!r}")
+        if self.client is not None and self.workers is not None:
+            raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
+        for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner)):
+            step = getattr(self, name)
+            if step is not None and not isinstance(step, base):
+                raise ValidationError(f"{name} {step!r} is not a {base.__name__}")
+        return self
+
+    @classmethod
+    def of(cls, settings: EnrichSettings | None = None, **options) -> EnrichSettings:
+        """``settings`` (default: the defaults) with ``options`` replacing fields, validated."""
+        if settings is None:
+            settings = cls()
+        elif not isinstance(settings, cls):
+            raise ValidationError(f"settings must be an EnrichSettings, not {settings!r}")
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"enrich got unexpected keyword arguments: {', '.join(unknown)}")
+        return replace(settings, **options).validate()
