@@ -40,8 +40,36 @@ for _blas_threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREAD
     os.environ.setdefault(_blas_threads, "1")
 
 
+#: The environment variables server.py reads (the library reads none: each is passed down).
+ENVIRONMENT = {
+    "CORPUSKIT_WORKERS": "default of --workers",
+    "CORPUSKIT_THREADS": "default of --threads (96)",
+    "CORPUSKIT_HEARTBEAT_SECONDS": "seconds between heartbeats on a signal stream (default 30)",
+    "CORPUSKIT_UPGRADE_URL": "where a 429 points for higher tiers when --upgrade-url is not given",
+    "CORPUSKIT_KEY_PREFIX": "what API keys start with: the key made at start, and the keys accepted (default ck_)",
+    "CORPUSKIT_QUANTISED_FROM": "vectors from which search uses the memory-mapped quantised index (default 250000)",
+    "CORPUSKIT_SQLITE_DRIVER": "sqlite3 or sqlean: the SQLite module that opens the corpus "
+                               "(default sqlite3 when it loads extensions, else sqlean)",
+    "OPENBLAS/OMP/MKL_NUM_THREADS": "BLAS threads per process (default 1)",
+}
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name)
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise SystemExit(f"server.py: error: {name} must be an integer, not {value!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Serve a corpuskit corpus over HTTP.")
+    width = max(len(name) for name in ENVIRONMENT)
+    parser = argparse.ArgumentParser(
+        description="Serve a corpuskit corpus over HTTP.", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="environment variables:\n" + "\n".join(f"  {name:<{width}}  {text}"
+                                                       for name, text in ENVIRONMENT.items()))
     parser.add_argument("--db", help="corpus file (default ./corpus.db, built from the demo when missing)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -63,9 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                         help="allow browser calls from ORIGIN (repeatable; '*' for any); "
                              "/api/v1/status allows any origin regardless")
-    parser.add_argument("--upgrade-url", help="URL a 429 answer points to for higher tiers (default: "
-                                              "CORPUSKIT_UPGRADE_URL, the corpus's upgrade_url meta value, "
-                                              "else /docs#keyed-headers on the host the client called)")
+    parser.add_argument("--upgrade-url", default=os.environ.get("CORPUSKIT_UPGRADE_URL") or None,
+                        help="URL a 429 answer points to for higher tiers (default: "
+                             "CORPUSKIT_UPGRADE_URL, the corpus's upgrade_url meta value, "
+                             "else /docs#keyed-headers on the host the client called)")
     parser.add_argument("--no-key", action="store_true", help="never create a key at start")
     parser.add_argument("--now", help="fix the corpus clock (ISO 8601)")
     return parser
@@ -88,7 +117,7 @@ def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
     from corpuskit.api import create_app
     from corpuskit.api.wsgi_server import make_server
 
-    corpus = open_corpus(db_path, now=now)
+    corpus = open_corpus(db_path, now=now, driver=options["driver"])
     app = create_app(corpus, **options["app"])
     server = make_server(app, sock, threads=options["threads"], max_connections=options["max_connections"],
                          idle_timeout=options["idle_timeout"])
@@ -214,11 +243,13 @@ def main(argv=None) -> int:
         print("server.py: error: --idle-timeout must be positive", file=sys.stderr)
         return 2
     fd_limit = raise_fd_limit()
+    driver = os.environ.get("CORPUSKIT_SQLITE_DRIVER") or None
+    key_prefix = os.environ.get("CORPUSKIT_KEY_PREFIX", "ck_")
     try:
         if args.db is None:
             path = Path("corpus.db")
             fresh = not path.exists()
-            corpus = open_corpus(path, now=args.now)
+            corpus = open_corpus(path, now=args.now, driver=driver)
             if fresh:
                 from corpuskit.ingest.demo import build_demo
 
@@ -227,7 +258,7 @@ def main(argv=None) -> int:
                 print(f"demo corpus ready: {summary.get('records')} records", flush=True)
         else:
             path = Path(args.db)
-            corpus = open_corpus(path, now=args.now)
+            corpus = open_corpus(path, now=args.now, driver=driver)
         heartbeat = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS", "30"))
         host_url = f"[{args.host}]" if ":" in args.host else args.host
         app_options = {
@@ -236,20 +267,22 @@ def main(argv=None) -> int:
             "upgrade_url": args.upgrade_url,
             "max_streams": args.max_streams or max(1, args.threads // 3),
             "max_streams_per_key": args.max_streams_per_key or 4,
+            "key_prefix": key_prefix,
+            "quantised_from": _env_int("CORPUSKIT_QUANTISED_FROM"),
         }
         create_app(corpus, **app_options)  # fail here, before forking, on bad settings
         preload_handlers()  # workers fork with the handlers' imports done
         active = [k for k in list_keys(corpus.conn) if k.active]
         key = None
         if not active and not args.no_key:
-            key = create_key(corpus.conn, tier="research", name="server.py start")
+            key = create_key(corpus.conn, tier="research", name="server.py start", prefix=key_prefix)
     except CorpusKitError as exc:
         print(f"server.py: error: {exc}", file=sys.stderr)
         return 2
     served = corpus.path
     corpus.close()  # each worker opens its own connections; none may cross a fork
 
-    options = {"app": app_options, "threads": args.threads,
+    options = {"app": app_options, "threads": args.threads, "driver": driver,
                "max_connections": connection_cap(args.max_connections, fd_limit),
                "idle_timeout": args.idle_timeout}
     sock = listening_socket(args.host, args.port)

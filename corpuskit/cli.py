@@ -1,18 +1,74 @@
-"""The ``corpuskit`` command: one subcommand per stage, plus keys, import and export."""
+"""The ``corpuskit`` command: one subcommand per stage, plus keys, import and export.
+
+With ``server.py``, the only reader of environment variables: each is read
+here and passed down as a parameter (see :data:`ENVIRONMENT`).
+"""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from corpuskit.errors import CorpusKitError, ValidationError
 from corpuskit.ingest.export import TABLES as EXPORT_TABLES
 
+#: The environment variables the command reads, and what each sets.
+ENVIRONMENT = {
+    "CORPUSKIT_SQLITE_DRIVER": "sqlite3 or sqlean: the SQLite module that opens the corpus "
+                               "(default sqlite3 when it loads extensions, else sqlean)",
+    "CORPUSKIT_KEY_PREFIX": "what keys made by 'keys create' start with (default ck_)",
+    "CORPUSKIT_LLM_URL": "the OpenAI-compatible endpoint of 'narrate --writer llm'",
+    "CORPUSKIT_LLM_MODEL": "the model 'narrate --writer llm' asks for",
+    "CORPUSKIT_LLM_KEY": "the key 'narrate --writer llm' sends (never printed or stored)",
+    "CORPUSKIT_QUANTISED_FROM": "vectors from which 'search' on a corpus file uses the memory-mapped "
+                                "quantised index (default 250000)",
+    "CORPUSKIT_<SOURCE>_BASE_URL": "the API address of a collector, e.g. CORPUSKIT_HACKERNEWS_BASE_URL "
+                                   "(--base-url wins)",
+    "YOUTUBE_API_KEY": "the YouTube Data API v3 key of the youtube collector",
+}
+
+
+def environment_help(variables: dict) -> str:
+    """The ``--help`` section listing ``variables`` (name -> what it sets)."""
+    width = max(len(name) for name in variables)
+    return "environment variables:\n" + "\n".join(f"  {name:<{width}}  {text}" for name, text in variables.items())
+
+
+def _env_int(name: str) -> int | None:
+    """The integer in environment variable ``name``, or None when unset or empty."""
+    value = os.environ.get(name)
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValidationError(f"{name} must be an integer, not {value!r}") from None
+
+
+def _driver() -> str | None:
+    return os.environ.get("CORPUSKIT_SQLITE_DRIVER") or None
+
 
 def _open(args):
     from corpuskit.corpus import open_corpus
 
-    return open_corpus(args.db, now=getattr(args, "now", None))
+    return open_corpus(args.db, now=getattr(args, "now", None), driver=_driver())
+
+
+def collector_options() -> dict:
+    """Per source, the collector options set in the environment: ``base_url`` from
+    ``CORPUSKIT_<SOURCE>_BASE_URL``, and the youtube collector's ``api_key`` from ``YOUTUBE_API_KEY``."""
+    from corpuskit.ingest.collectors import COLLECTORS
+
+    out: dict = {}
+    for source in COLLECTORS:
+        base_url = os.environ.get(f"CORPUSKIT_{source.upper()}_BASE_URL")
+        if base_url:
+            out.setdefault(source, {})["base_url"] = base_url
+    if os.environ.get("YOUTUBE_API_KEY"):
+        out.setdefault("youtube", {})["api_key"] = os.environ["YOUTUBE_API_KEY"]
+    return out
 
 
 def cmd_import(args) -> int:
@@ -20,7 +76,8 @@ def cmd_import(args) -> int:
 
     if args.wait is not None and not args.wait >= 0:
         raise ValidationError(f"--wait must be a number of seconds >= 0, not {args.wait}")
-    corpus = open_corpus(args.db, now=args.now, timeout=30.0 if args.wait is None else args.wait)
+    corpus = open_corpus(args.db, now=args.now, timeout=30.0 if args.wait is None else args.wait,
+                         driver=_driver())
     report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
                                 topic=args.topic, strict=args.strict, progress=not args.quiet,
                                 dedupe=args.dedupe, encoding=args.encoding)
@@ -69,7 +126,9 @@ def cmd_stage(args) -> int:
     if getattr(args, "writer", "extractive") == "llm":
         from corpuskit.narrate.llm import LLMWriter
 
-        kwargs["writer"] = LLMWriter()  # CORPUSKIT_LLM_URL / _MODEL / _KEY
+        kwargs["writer"] = LLMWriter(url=os.environ.get("CORPUSKIT_LLM_URL"),
+                                     model=os.environ.get("CORPUSKIT_LLM_MODEL"),
+                                     api_key=os.environ.get("CORPUSKIT_LLM_KEY"))
     if getattr(args, "dask", None):
         kwargs["client"] = args.dask
     if getattr(args, "fit_sample", None) is not None:
@@ -82,7 +141,7 @@ def cmd_stage(args) -> int:
 def cmd_search(args) -> int:
     corpus = _open(args)
     answer = corpus.search(args.q, source=args.source, topic=args.topic, days=args.days,
-                           limit=args.limit)
+                           limit=args.limit, quantised_from=_env_int("CORPUSKIT_QUANTISED_FROM"))
     if args.json:
         print(json.dumps(answer, indent=2, sort_keys=True))
         return 0
@@ -104,7 +163,7 @@ def cmd_run(args) -> int:
 def cmd_collect(args) -> int:
     from corpuskit.ingest.collectors.command import run_collect
 
-    return run_collect(args, _open(args))
+    return run_collect(args, _open(args), collector_options())
 
 
 def cmd_import_dump(args) -> int:
@@ -124,7 +183,8 @@ def cmd_keys(args) -> int:
     corpus = _open(args)
     if args.keys_command == "create":
         key = keys.create_key(corpus.conn, tier=args.tier, name=args.name or "",
-                              per_minute=args.per_minute, per_day=args.per_day)
+                              per_minute=args.per_minute, per_day=args.per_day,
+                              prefix=os.environ.get("CORPUSKIT_KEY_PREFIX", keys.DEFAULT_KEY_PREFIX))
         info = keys.list_keys(corpus.conn)[-1]
         print(f"created {info.tier} key {info.id} ({info.per_minute}/minute, {info.per_day}/day). "
               "It is shown only now; store it:")
@@ -149,7 +209,9 @@ def cmd_keys(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from corpuskit import __version__
 
-    parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__)
+    parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__.split("\n\n")[0],
+                                     epilog=environment_help(ENVIRONMENT),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"corpuskit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -249,16 +249,18 @@ class Corpus:
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
-               days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+               days: int | None = None, limit: int = 20, min_relevance: float | None = None,
+               quantised_from: int | None = None) -> dict:
         """Semantic search; the answer has the shape of ``/api/v1/search``.
 
         Records match when their cosine reaches ``min_relevance`` (default
-        :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`.
+        :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`
+        (and for ``quantised_from``).
         """
         from corpuskit.search import search
 
         return search(self, q, source=source, topic=topic, days=days, limit=limit,
-                      min_relevance=min_relevance)
+                      min_relevance=min_relevance, quantised_from=quantised_from)
 
     def run(self, progress: bool = True, stages=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
@@ -540,12 +542,12 @@ class Corpus:
 
     # -- keys ---------------------------------------------------------------
     def create_key(self, tier: str = "free", name: str = "", per_minute: int | None = None,
-                   per_day: int | None = None) -> str:
-        """Create an API key and return it (the only time it is available)."""
+                   per_day: int | None = None, prefix: str = "ck_") -> str:
+        """Create an API key starting with ``prefix`` and return it (the only time it is available)."""
         from corpuskit.store.keys import create_key
 
         return create_key(self.conn, tier=tier, name=name, per_minute=per_minute,
-                          per_day=per_day, now=wall_clock())
+                          per_day=per_day, now=wall_clock(), prefix=prefix)
 
 
 def open_corpus(path=":memory:", now=None, driver: str | None = None,

@@ -30,8 +30,8 @@ Choices where the interface leaves room:
   (its source and exact ``capturedAt`` as ``since`` and ``until``).
 - ``limit`` above 50 is clamped to 50; below 1 is an error.
 
-At scale (a corpus file with at least :data:`QUANTISED_FROM` vectors, 250,000 by default or the
-``CORPUSKIT_QUANTISED_FROM`` environment variable) the in-process copy would cost every server process
+At scale (a corpus file with at least ``quantised_from`` vectors, :data:`QUANTISED_FROM` by default;
+``server.py`` and the ``corpuskit`` command take it from ``CORPUSKIT_QUANTISED_FROM``) the in-process copy would cost every server process
 2 GB a million records. There search uses :mod:`corpuskit.vector_index` instead: one memory-mapped folder
 beside the corpus (``<corpus>.search/``) shared through the page cache by every process, binary codes
 for a first pass over the filtered rows (the closest :data:`corpuskit.vector_index.DEFAULT_CANDIDATES`),
@@ -63,7 +63,7 @@ RELEVANCE_FLOOR = 0.2
 MAX_LIMIT = 50
 EXCERPT_CHARS = 240
 #: Vectors from which a file corpus is searched through the memory-mapped quantised index.
-QUANTISED_FROM = int(os.environ.get("CORPUSKIT_QUANTISED_FROM", "250000"))
+QUANTISED_FROM = 250_000
 
 _lock = threading.Lock()
 _indexes: dict = {}
@@ -164,8 +164,10 @@ def _load_vector_chunks(conn, dimensions):
     return ids, matrix
 
 
-def search_index(corpus) -> SearchIndex:
-    """The cached index of ``corpus``, rebuilt when its enrichment changed."""
+def search_index(corpus, quantised_from: int | None = None) -> SearchIndex:
+    """The cached index of ``corpus``, rebuilt when its enrichment changed; a file corpus with at
+    least ``quantised_from`` vectors (default :data:`QUANTISED_FROM`) is searched through the
+    memory-mapped quantised index."""
     conn = corpus.conn
     stamp = _stamp(conn)
     key = getattr(corpus, "_uri", str(corpus.path))
@@ -174,14 +176,14 @@ def search_index(corpus) -> SearchIndex:
         with _lock:
             index = _indexes.get(key)
             if index is None or index.stamp != stamp:
-                index = _indexes[key] = _load_or_build(corpus, stamp)
+                index = _indexes[key] = _load_or_build(corpus, stamp, quantised_from)
     return index
 
 
-def _load_or_build(corpus, stamp) -> SearchIndex:
+def _load_or_build(corpus, stamp, quantised_from=None) -> SearchIndex:
     path = str(corpus.path)
     vectors = corpus.conn.execute("SELECT count(*) FROM record_vectors_rowids").fetchone()[0]
-    if path == ":memory:" or vectors < QUANTISED_FROM:
+    if path == ":memory:" or vectors < (QUANTISED_FROM if quantised_from is None else quantised_from):
         return build_index(corpus.conn, stamp)
     return quantised_index(corpus, stamp)
 
@@ -303,7 +305,8 @@ def relevance_floor(embedder) -> float:
 
 
 def search(corpus, q: str, source: str | None = None, topic: str | None = None,
-           days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+           days: int | None = None, limit: int = 20, min_relevance: float | None = None,
+           quantised_from: int | None = None) -> dict:
     """Rank records by cosine similarity to ``q``; the ``/api/v1/search`` envelope.
 
     Parameters
@@ -322,6 +325,9 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
         The cosine a record needs to match (count in ``totalMatched`` and be
         returned); default :data:`RELEVANCE_FLOOR` (0.2) or the embedder's own
         ``relevance_floor``. 0 matches every record with a positive cosine.
+    quantised_from : int, optional
+        Vectors from which a file corpus is searched through the quantised
+        index (default :data:`QUANTISED_FROM`; see :func:`search_index`).
 
     Returns ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
     Raises :class:`ValidationError` for bad parameters and
@@ -332,7 +338,7 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
                                       not isinstance(min_relevance, (int, float)) or
                                       not 0 <= min_relevance <= 1):
         raise ValidationError(f"min_relevance must be a number from 0 to 1, not {min_relevance!r}")
-    index = search_index(corpus)
+    index = search_index(corpus, quantised_from)
     floor = relevance_floor(index.embedder) if min_relevance is None else float(min_relevance)
     t0 = time.perf_counter()
     query = index.embedder.transform([q])[0].astype(np.float32)

@@ -98,10 +98,10 @@ def test_revoked_key_is_401(served):
     assert status == 401 and body["error"] == "Invalid or missing API key"
 
 
-def test_custom_key_prefix(served, monkeypatch):
-    corpus, app, key = served
-    monkeypatch.setenv("CORPUSKIT_KEY_PREFIX", "lab_")
-    lab_key = corpus.create_key("research", name="lab")
+def test_custom_key_prefix(served):
+    corpus, _, key = served
+    app = create_app(corpus, key_prefix="lab_")
+    lab_key = corpus.create_key("research", name="lab", prefix="lab_")
     assert lab_key.startswith("lab_")
     assert checked_call(app, "keyed", "/api/v1/topics", {"x-api-key": lab_key})[0] == 200
     # a ck_ key no longer has the configured prefix

@@ -355,8 +355,7 @@ def test_origin_and_accept_rules():
     assert not prefers_html("text/html;q=0.4, application/json;q=0.5")
 
 
-def test_nothing_secret_on_either_page(tmp_path, monkeypatch):
-    monkeypatch.setenv("CORPUSKIT_KEY_PREFIX", "sekrit_")
+def test_nothing_secret_on_either_page(tmp_path):
     folder = tmp_path / "private-folder"
     folder.mkdir()
     data = folder / "posts.jsonl"
@@ -365,7 +364,7 @@ def test_nothing_secret_on_either_page(tmp_path, monkeypatch):
     corpus = open_corpus(folder / "study.db")
     corpus.import_file(data, source="reddit", mapping={"sourceId": "id", "contentText": "body", "publishedAt": "created"})
     assert str(data) in corpus.conn.execute("SELECT settings FROM runs").fetchone()[0]  # the run knows the path
-    key = corpus.create_key(tier="research", name="secret-holder")
+    key = corpus.create_key(tier="research", name="secret-holder", prefix="sekrit_")
     prefix = next(k.prefix for k in list_keys(corpus.conn))
     app = create_app(corpus)
     secrets = [key, prefix, "sekrit_", str(folder), "private-folder", str(data), "posts.jsonl", "secret-holder"]

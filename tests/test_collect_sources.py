@@ -23,8 +23,7 @@ EXPECTED = {"hackernews": (5, 2, 2, 1), "reddit": (5, 1, 2, 1), "bluesky": (5, 1
 
 
 @pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("YOUTUBE_API_KEY", "test-secret-key")
+def server():
     with ReplayServer() as srv:
         srv.load_cassette(FIXTURES / "cassette_initial.json")
         yield srv
@@ -33,6 +32,8 @@ def server(monkeypatch):
 def run(corpus, server, source, **kwargs):
     client = HttpClient(source, timeout=2, sleep=lambda s: None, backoff=0.01)
     kwargs.setdefault("page_size", 3)
+    if source == "youtube":
+        kwargs.setdefault("api_key", "test-secret-key")
     report = collect(corpus, source, QUERIES[source], base_url=server.base_url(source),
                      client=client, **kwargs)
     return report, client
@@ -252,10 +253,9 @@ def test_youtube_fields(corpus, server):
     assert all(p["key"] == "test-secret-key" and p["order"] == "date" for p in searches)
 
 
-def test_youtube_needs_a_key(corpus, server, monkeypatch):
-    monkeypatch.delenv("YOUTUBE_API_KEY")
+def test_youtube_needs_a_key(corpus, server):
     with pytest.raises(CollectorError, match="YOUTUBE_API_KEY"):
-        run(corpus, server, "youtube")
+        run(corpus, server, "youtube", api_key=None)
     assert server.requests == []
 
 
@@ -283,9 +283,12 @@ def test_max_cut_rerun_records_the_gap(corpus, server):
 
 
 def test_base_url_from_environment(corpus, server, monkeypatch):
+    from corpuskit.cli import collector_options
+
     monkeypatch.setenv("CORPUSKIT_HACKERNEWS_BASE_URL", server.base_url("hackernews"))
     client = HttpClient("hackernews", timeout=2, sleep=lambda s: None)
-    report = collect(corpus, "hackernews", "sqlite", page_size=3, client=client)
+    report = collect(corpus, "hackernews", "sqlite", page_size=3, client=client,
+                     **collector_options()["hackernews"])
     assert report.added == 5
 
 

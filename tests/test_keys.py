@@ -51,9 +51,7 @@ def test_revoke_by_id_and_by_key(corpus):
     assert keys.lookup_key(corpus.conn, k1) is None and keys.lookup_key(corpus.conn, k2) is None
 
 
-def test_configurable_prefix(corpus, monkeypatch):
-    monkeypatch.setenv("CORPUSKIT_KEY_PREFIX", "lab_")
-    assert keys.create_key(corpus.conn).startswith("lab_")
-    monkeypatch.setenv("CORPUSKIT_KEY_PREFIX", "bad prefix!")
+def test_configurable_prefix(corpus):
+    assert keys.create_key(corpus.conn, prefix="lab_").startswith("lab_")
     with pytest.raises(KeyStoreError, match="CORPUSKIT_KEY_PREFIX"):
-        keys.create_key(corpus.conn)
+        keys.create_key(corpus.conn, prefix="bad prefix!")

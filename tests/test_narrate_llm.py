@@ -198,16 +198,12 @@ def test_the_budget_caps_calls_per_run(fake):
     assert tokens.write(_evidence())["writerNote"]["reason"].startswith("budget")
 
 
-def test_settings_come_from_the_environment_and_never_show_the_key(fake, monkeypatch):
-    monkeypatch.setenv("CORPUSKIT_LLM_URL", fake.url + "/v1/")
-    monkeypatch.setenv("CORPUSKIT_LLM_MODEL", "env-model")
-    monkeypatch.setenv("CORPUSKIT_LLM_KEY", KEY)
-    writer = LLMWriter(retries=0)
+def test_settings_come_from_the_arguments_and_never_show_the_key(fake):
+    writer = LLMWriter(url=fake.url + "/v1/", model="env-model", api_key=KEY, retries=0)
     assert KEY not in repr(writer) and KEY not in json.dumps(writer.settings())
     assert writer.settings()["url"] == fake.url + "/v1/chat/completions"
     assert writer.write(_evidence())["writer"] == "llm:env-model"
     assert fake.requests[0]["auth"] == f"Bearer {KEY}"
-    monkeypatch.delenv("CORPUSKIT_LLM_URL")
     with pytest.raises(Exception, match="CORPUSKIT_LLM_URL"):
         LLMWriter().settings()
 

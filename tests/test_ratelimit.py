@@ -123,8 +123,7 @@ def test_upgrade_url_is_configurable(file_corpus, monkeypatch):
     monkeypatch.delenv("CORPUSKIT_UPGRADE_URL", raising=False)
     file_corpus.set_meta("upgrade_url", "https://example.org/tiers")
     assert ratelimit.upgrade_url(file_corpus) == "https://example.org/tiers"
-    monkeypatch.setenv("CORPUSKIT_UPGRADE_URL", "https://example.org/env")
-    assert ratelimit.upgrade_url(file_corpus) == "https://example.org/env"
+    assert ratelimit.upgrade_url(file_corpus, "https://example.org/env") == "https://example.org/env"
 
 
 def test_threads_with_separate_connections_get_exactly_the_allowance(file_corpus):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 
 import bottle
 
@@ -24,6 +23,7 @@ from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
 from corpuskit.api.keyed import routes as keyed_routes
 from corpuskit.api.paging import SECRET_META_KEYS
 from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.store.keys import DEFAULT_KEY_PREFIX, key_prefix as checked_prefix
 from corpuskit.store.limits import limit_store
 
 log = logging.getLogger("corpuskit.api")
@@ -100,19 +100,22 @@ def preload_handlers() -> None:
 
 def create_app(corpus, heartbeat_seconds: float | None = None, *, cors_origins=(),
                upgrade_url: str | None = None, max_streams: int = DEFAULT_MAX_STREAMS,
-               max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY) -> bottle.Bottle:
+               max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY, key_prefix: str = DEFAULT_KEY_PREFIX,
+               quantised_from: int | None = None) -> bottle.Bottle:
     """The WSGI app serving ``corpus`` under ``/v1`` and ``/api/v1``.
 
-    ``heartbeat_seconds`` is the signal stream's heartbeat interval; when None
-    it falls back to ``CORPUSKIT_HEARTBEAT_SECONDS`` and then to 30.
+    ``heartbeat_seconds`` is the signal stream's heartbeat interval (None: 30).
     ``cors_origins``: browser origins allowed to call every endpoint (``"*"``
     for any; ``/api/v1/status`` allows any origin regardless). ``upgrade_url``:
     the absolute URL a 429 points to (see :func:`corpuskit.api.ratelimit.upgrade_url`).
     ``max_streams`` and ``max_streams_per_key`` cap the open signal streams of
     this process (see :class:`corpuskit.api.bearer.stream.StreamGate`).
+    ``key_prefix``: what every API key starts with (a key without it is invalid).
+    ``quantised_from``: vectors from which search uses the quantised index
+    (default :data:`corpuskit.search.QUANTISED_FROM`).
     """
     if heartbeat_seconds is None:
-        heartbeat_seconds = float(os.environ.get("CORPUSKIT_HEARTBEAT_SECONDS") or DEFAULT_HEARTBEAT_SECONDS)
+        heartbeat_seconds = DEFAULT_HEARTBEAT_SECONDS
     if not heartbeat_seconds > 0:
         raise ValidationError(f"heartbeat interval must be positive, not {heartbeat_seconds!r}")
     if max_streams < 1 or max_streams_per_key < 1:
@@ -124,6 +127,8 @@ def create_app(corpus, heartbeat_seconds: float | None = None, *, cors_origins=(
     app.config["corpuskit.corpus"] = corpus
     app.config["corpuskit.heartbeat_seconds"] = float(heartbeat_seconds)
     app.config["corpuskit.upgrade_url"] = upgrade_url
+    app.config["corpuskit.key_prefix"] = checked_prefix(key_prefix)
+    app.config["corpuskit.quantised_from"] = quantised_from
     limit_store(corpus)  # open (and tie to this corpus) the rate-limit file before serving
     # the id and cursor secrets too: no request may have to write the corpus (and wait on a writer)
     prepare_secrets(corpus, *SECRET_META_KEYS)

@@ -39,7 +39,6 @@ plus ``RateLimit-Policy`` describing both windows. The counts behind
 from __future__ import annotations
 
 import math
-import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -116,7 +115,7 @@ def seconds_to_resets(now: datetime) -> tuple[int, int]:
 def upgrade_url(corpus, configured: str | None = None, base: str | None = None) -> str:
     """Where a refused client learns about higher tiers: always an absolute URL.
 
-    ``configured`` (``server.py --upgrade-url``), else ``CORPUSKIT_UPGRADE_URL``,
+    ``configured`` (``server.py --upgrade-url``, else its ``CORPUSKIT_UPGRADE_URL``),
     else the corpus's ``upgrade_url`` meta value, else the rate-limit section of
     the API documentation on ``base`` (the server's own ``scheme://host``;
     ``http://127.0.0.1:8000`` when unknown). A relative configured value is
@@ -124,7 +123,7 @@ def upgrade_url(corpus, configured: str | None = None, base: str | None = None) 
     """
     from urllib.parse import urljoin
 
-    value = configured or os.environ.get("CORPUSKIT_UPGRADE_URL")
+    value = configured
     if not value:
         try:
             value = corpus.get_meta("upgrade_url")

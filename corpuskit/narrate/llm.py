@@ -34,15 +34,14 @@ characters / 4); past either, every further story falls back
 (reason ``budget``). The key is sent as ``Authorization: Bearer`` and never
 logged, stored or shown in ``repr``.
 
-Settings come from the arguments, else the environment:
-``CORPUSKIT_LLM_URL`` (e.g. ``http://127.0.0.1:8080`` for llama.cpp,
-``http://127.0.0.1:11434`` for Ollama), ``CORPUSKIT_LLM_MODEL``,
-``CORPUSKIT_LLM_KEY``.
+Settings come from the arguments: ``url`` (e.g. ``http://127.0.0.1:8080`` for
+llama.cpp, ``http://127.0.0.1:11434`` for Ollama), ``model`` and ``api_key``;
+the ``corpuskit`` command takes them from ``CORPUSKIT_LLM_URL``,
+``CORPUSKIT_LLM_MODEL`` and ``CORPUSKIT_LLM_KEY``.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import urllib.error
@@ -163,8 +162,9 @@ class LLMWriter(StoryWriter):
     ----------
     url, model, api_key : str, optional
         The endpoint's base URL (``http://host:port``, ``.../v1`` or the full
-        ``.../v1/chat/completions``), the model name, and the key. Default to
-        ``CORPUSKIT_LLM_URL``, ``CORPUSKIT_LLM_MODEL``, ``CORPUSKIT_LLM_KEY``.
+        ``.../v1/chat/completions``), the model name, and the key (the
+        ``corpuskit`` command passes ``CORPUSKIT_LLM_URL``, ``CORPUSKIT_LLM_MODEL``,
+        ``CORPUSKIT_LLM_KEY``).
     timeout : float
         Seconds per request.
     retries : int
@@ -218,13 +218,13 @@ class LLMWriter(StoryWriter):
 
     # -- settings -------------------------------------------------------------
     def _base(self) -> str:
-        return (self.url or os.environ.get("CORPUSKIT_LLM_URL") or "").strip()
+        return (self.url or "").strip()
 
     def _model(self) -> str:
-        return (self.model or os.environ.get("CORPUSKIT_LLM_MODEL") or "").strip()
+        return (self.model or "").strip()
 
     def _key(self) -> str:
-        return (self.api_key or os.environ.get("CORPUSKIT_LLM_KEY") or "").strip()
+        return (self.api_key or "").strip()
 
     def _endpoint(self) -> str:
         parts = urlsplit(self._base())

@@ -27,7 +27,6 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def _driver(prefer: str | None = None):
     """Return the DB-API module to use: ``sqlite3`` if it loads extensions, else ``sqlean``."""
-    prefer = prefer or os.environ.get("CORPUSKIT_SQLITE_DRIVER")
     if prefer not in (None, "", "sqlite3", "sqlean"):
         raise ExtensionError(f"unknown SQLite driver {prefer!r}: use sqlite3 or sqlean")
     if prefer in (None, "", "sqlite3"):

@@ -1,7 +1,8 @@
 """API keys: created once, stored as a SHA-256 hash, compared in constant time.
 
 A key is ``<prefix><43 url-safe characters>``; the prefix is ``ck_`` unless
-``CORPUSKIT_KEY_PREFIX`` says otherwise. Tiers carry default limits
+the caller passes another (``server.py`` and the ``corpuskit`` command take it
+from ``CORPUSKIT_KEY_PREFIX``). Tiers carry default limits
 (free 5/minute and 100/day, research 60/minute and 5,000/day); an enterprise
 key takes its limits at creation.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import re
 import secrets
 from dataclasses import dataclass
@@ -25,10 +25,13 @@ TIERS = {
 _PREFIX_RE = re.compile(r"^[A-Za-z0-9_\-]{1,16}$")
 
 
-def key_prefix() -> str:
-    """The configured key prefix (``CORPUSKIT_KEY_PREFIX``, default ``ck_``)."""
-    prefix = os.environ.get("CORPUSKIT_KEY_PREFIX", "ck_")
-    if not _PREFIX_RE.match(prefix):
+#: the prefix of every key unless another is configured
+DEFAULT_KEY_PREFIX = "ck_"
+
+
+def key_prefix(prefix: str = DEFAULT_KEY_PREFIX) -> str:
+    """``prefix``, checked: 1-16 letters, digits, ``_`` or ``-`` (the ``CORPUSKIT_KEY_PREFIX`` setting)."""
+    if not isinstance(prefix, str) or not _PREFIX_RE.match(prefix):
         raise KeyStoreError(f"CORPUSKIT_KEY_PREFIX {prefix!r} must be 1-16 letters, digits, _ or -")
     return prefix
 
@@ -63,8 +66,8 @@ def _info(row) -> KeyInfo:
 
 
 def create_key(conn, tier: str = "free", name: str = "", per_minute: int | None = None,
-               per_day: int | None = None, now=None) -> str:
-    """Create a key and return it. Only its hash is stored."""
+               per_day: int | None = None, now=None, prefix: str = DEFAULT_KEY_PREFIX) -> str:
+    """Create a key starting with ``prefix`` and return it. Only its hash is stored."""
     if tier not in TIERS:
         raise KeyStoreError(f"unknown tier {tier!r}; expected free, research or enterprise")
     default_minute, default_day = TIERS[tier]
@@ -75,11 +78,12 @@ def create_key(conn, tier: str = "free", name: str = "", per_minute: int | None 
     for value, label in ((per_minute, "per-minute"), (per_day, "per-day")):
         if not isinstance(value, int) or value < 1:
             raise KeyStoreError(f"{label} limit must be a positive integer, not {value!r}")
-    key = key_prefix() + secrets.token_urlsafe(32)
+    prefix = key_prefix(prefix)
+    key = prefix + secrets.token_urlsafe(32)
     conn.execute(
         "INSERT INTO api_keys(name, prefix, key_hash, tier, per_minute, per_day, created_at) "
         "VALUES (?,?,?,?,?,?,?)",
-        (name, key[: len(key_prefix()) + 4], hash_key(key), tier, per_minute, per_day,
+        (name, key[: len(prefix) + 4], hash_key(key), tier, per_minute, per_day,
          iso(now or wall_clock())),
     )
     return key

@@ -9,7 +9,7 @@ Rules, in order:
    x-api-key and Authorization headers' (we never guess which one the client
    meant; the same key in both is fine);
 4. a key that does not start with the configured prefix
-   (``corpuskit.store.keys.key_prefix()``), or is unknown or revoked, or an
+   (``create_app(key_prefix=...)``, default ``ck_``), or is unknown or revoked, or an
    ``Authorization`` header that is not ``Bearer <key>``: 401
    'Invalid or missing API key'.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from corpuskit.api.auth import bearer_token, cached_lookup
 from corpuskit.api.errors import JsonError, abort_json
-from corpuskit.store.keys import has_keys, key_prefix
+from corpuskit.store.keys import DEFAULT_KEY_PREFIX, has_keys
 
 NOT_CONFIGURED = "API access not configured"
 KEY_REQUIRED = "API key required"
@@ -55,7 +55,8 @@ def require_key(corpus, request):
         _configured(corpus)
         abort_json(401, KEY_REQUIRED, UNAUTHORIZED_HEADERS)
     info = None
-    if (len(key) <= _MAX_KEY_LENGTH and key.startswith(key_prefix())
+    prefix = request.app.config.get("corpuskit.key_prefix", DEFAULT_KEY_PREFIX)
+    if (len(key) <= _MAX_KEY_LENGTH and key.startswith(prefix)
             and key.isascii() and key.isprintable()):
         info = cached_lookup(corpus, key)
     if info is None:

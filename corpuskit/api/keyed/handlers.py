@@ -129,7 +129,8 @@ def search(corpus):
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
     try:
-        return corpus.search(q, source=source, topic=topic, days=days, limit=limit)
+        return corpus.search(q, source=source, topic=topic, days=days, limit=limit,
+                             quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"))
     except ValidationError as exc:
         abort_json(400, str(exc))
     except NotFoundError:

@@ -24,7 +24,6 @@ Incremental state, per (source, query), is a JSON object:
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -147,9 +146,9 @@ class Collector:
 
     # -- shared machinery -----------------------------------------------------
     def resolved_base_url(self) -> str:
-        """Constructor argument, else ``CORPUSKIT_<NAME>_BASE_URL``, else the public API."""
-        env = os.environ.get(f"CORPUSKIT_{self.name.upper()}_BASE_URL")
-        return (self.base_url or env or self.default_base_url).rstrip("/")
+        """Constructor argument (the ``corpuskit`` command's ``CORPUSKIT_<NAME>_BASE_URL``), else the
+        public API."""
+        return (self.base_url or self.default_base_url).rstrip("/")
 
     def make_client(self) -> HttpClient:
         if self.client is not None:

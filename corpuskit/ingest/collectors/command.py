@@ -19,11 +19,20 @@ def parse_options(items) -> dict:
     return options
 
 
-def run_collect(args, corpus) -> int:
-    """Carry out ``corpuskit collect`` with parsed ``args`` on ``corpus``."""
+def run_collect(args, corpus, source_options: dict | None = None) -> int:
+    """Carry out ``corpuskit collect`` with parsed ``args`` on ``corpus``.
+
+    ``source_options`` maps a source to collector options every collection of
+    it gets unless the command line or the config file sets them
+    (``{"youtube": {"api_key": ...}}``: what the command read from the environment).
+    """
+    from dataclasses import replace
+
     from corpuskit.ingest.collectors import get_collector
     from corpuskit.ingest.collectors.scheduler import (
         Job, Scheduler, load_config, parse_interval, print_round)
+
+    source_options = source_options or {}
 
     options = parse_options(args.option)
     if args.base_url:
@@ -40,6 +49,7 @@ def run_collect(args, corpus) -> int:
             raise ValidationError("a schedule needs --every (or 'every' in the config file)")
         if not jobs:
             raise ValidationError("nothing to collect: give SOURCE or --config with [[collect]] entries")
+        jobs = [replace(job, options={**source_options.get(job.source, {}), **job.options}) for job in jobs]
         run_pipeline = args.run_pipeline or bool(config and config.run_pipeline)
         print(f"collecting {len(jobs)} source queries every {every:g} s"
               + (f" for {args.rounds} rounds" if args.rounds else " until interrupted"), flush=True)
@@ -49,6 +59,7 @@ def run_collect(args, corpus) -> int:
         return 1 if scheduler.rounds_ and scheduler.rounds_[-1].errors else 0
     if not args.source:
         raise ValidationError("give a SOURCE to collect, or --every with --config")
+    options = {**source_options.get(args.source, {}), **options}
     collector = get_collector(args.source, query=args.query, topic=args.topic, since=args.since,
                               max_records=args.max, progress=not args.quiet, **options)
     try:

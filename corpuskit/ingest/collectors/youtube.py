@@ -10,7 +10,6 @@ A search costs 100 quota units of the default 10,000 per day.
 from __future__ import annotations
 
 import html
-import os
 
 from corpuskit.clock import iso
 from corpuskit.errors import CollectorError
@@ -34,11 +33,11 @@ class YouTubeCollector(Collector):
         self.region = region
 
     def _key(self) -> str:
-        key = self.api_key or os.environ.get("YOUTUBE_API_KEY")
+        key = self.api_key
         if not key:
             raise CollectorError(
-                "youtube: no API key; set the environment variable YOUTUBE_API_KEY "
-                "(a YouTube Data API v3 key from console.cloud.google.com)"
+                "youtube: no API key; pass api_key= or, with the corpuskit command, set the "
+                "environment variable YOUTUBE_API_KEY (a YouTube Data API v3 key from console.cloud.google.com)"
             )
         return key
 
