@@ -54,22 +54,12 @@ ENVIRONMENT = {
 }
 
 
-def _env_int(name: str) -> int | None:
-    value = os.environ.get(name)
-    if not value:
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise SystemExit(f"server.py: error: {name} must be an integer, not {value!r}") from None
-
-
 def build_parser() -> argparse.ArgumentParser:
-    width = max(len(name) for name in ENVIRONMENT)
-    parser = argparse.ArgumentParser(
-        description="Serve a corpuskit corpus over HTTP.", formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="environment variables:\n" + "\n".join(f"  {name:<{width}}  {text}"
-                                                       for name, text in ENVIRONMENT.items()))
+    from corpuskit.cli import environment_help
+
+    parser = argparse.ArgumentParser(description="Serve a corpuskit corpus over HTTP.",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=environment_help(ENVIRONMENT))
     parser.add_argument("--db", help="corpus file (default ./corpus.db, built from the demo when missing)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -224,6 +214,7 @@ def main(argv=None) -> int:
     from corpuskit.api import create_app
     from corpuskit.api.app import preload_handlers
     from corpuskit.api.wsgi_server import connection_cap, raise_fd_limit
+    from corpuskit.cli import env_int
     from corpuskit.errors import CorpusKitError
     from corpuskit.store.keys import create_key, list_keys
 
@@ -268,7 +259,7 @@ def main(argv=None) -> int:
             "max_streams": args.max_streams or max(1, args.threads // 3),
             "max_streams_per_key": args.max_streams_per_key or 4,
             "key_prefix": key_prefix,
-            "quantised_from": _env_int("CORPUSKIT_QUANTISED_FROM"),
+            "quantised_from": env_int("CORPUSKIT_QUANTISED_FROM"),
         }
         create_app(corpus, **app_options)  # fail here, before forking, on bad settings
         preload_handlers()  # workers fork with the handlers' imports done

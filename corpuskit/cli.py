@@ -35,7 +35,7 @@ def environment_help(variables: dict) -> str:
     return "environment variables:\n" + "\n".join(f"  {name:<{width}}  {text}" for name, text in variables.items())
 
 
-def _env_int(name: str) -> int | None:
+def env_int(name: str) -> int | None:
     """The integer in environment variable ``name``, or None when unset or empty."""
     value = os.environ.get(name)
     if not value:
@@ -141,7 +141,7 @@ def cmd_stage(args) -> int:
 def cmd_search(args) -> int:
     corpus = _open(args)
     answer = corpus.search(args.q, source=args.source, topic=args.topic, days=args.days,
-                           limit=args.limit, quantised_from=_env_int("CORPUSKIT_QUANTISED_FROM"))
+                           limit=args.limit, quantised_from=env_int("CORPUSKIT_QUANTISED_FROM"))
     if args.json:
         print(json.dumps(answer, indent=2, sort_keys=True))
         return 0

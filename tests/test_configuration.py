@@ -56,7 +56,7 @@ def test_every_variable_the_command_reads_is_documented():
     read = {node.args[0].value for node in ast.walk(ast.parse(text))
             if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str) and node.args[0].value.isupper()
-            and ast.unparse(node.func) in ("os.environ.get", "_env_int")}
+            and ast.unparse(node.func) in ("os.environ.get", "env_int")}
     assert read and read <= set(ENVIRONMENT)
     helptext = build_parser().format_help()
     docs = (PACKAGE.parent / "docs" / "api.md").read_text(encoding="utf-8")
