@@ -32,6 +32,7 @@ from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
+from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track
 from corpuskit.stats.count_model import threshold_count
 from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, OPEN_SIGMA
@@ -122,8 +123,7 @@ class NoveltyDetector(Detector):
                         f"{int(base[d])} in the previous {window} days)")
             return detail, headline
 
-        slug = term.lower().replace(" ", "-")
-        return Track(kind=self.kind, subject=f"term:{slug}", sigma=sigma, topic_row=topic_row,
+        return Track(kind=self.kind, subject=f"term:{term_slug(term)}", sigma=sigma, topic_row=topic_row,
                      describe=describe, threshold_count=lambda d: self.threshold(base[d]),
                      evidence={"term": term})
 

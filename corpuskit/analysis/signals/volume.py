@@ -37,6 +37,7 @@ from corpuskit.analysis.signals.detector import Detector, novelty_bound
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
+from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
 from corpuskit.stats.count_model import threshold_count
 from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, OPEN_SIGMA
@@ -147,27 +148,22 @@ class VolumeSpikeDetector(Detector):
                 t = topic_row(d)
                 lead = f", led by {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
                 return f"Volume from {source}{lead}"
-        elif group == "term":
-            term = series.terms[row]
-            subject, entity_id, source = f"term:{term.lower().replace(' ', '-')}", None, None
-            topic_row = lambda d, r=row: int(series.term_topic[r, d])  # noqa: E731
-            evidence = {"term": term}
+        else:                                   # a name: an entity, or a term that is none
+            if group == "term":
+                term = series.terms[row]
+                entity_id, slug, topics = None, term_slug(term), series.term_topic
+                evidence, what = {"term": term}, f"Records writing \"{term}\""
+            else:
+                entity_id = series.entities[row]
+                ename, slug, _ = series.entity_info.get(entity_id, (str(entity_id), str(entity_id), ""))
+                topics, evidence, what = series.entity_topic, {"entity_id": entity_id}, f"Mentions of {ename}"
+            subject, source = f"{group}:{slug}", None
+            topic_row = lambda d, r=row, a=topics: int(a[r, d])  # noqa: E731
 
             def subject_text(d):
                 t = topic_row(d)
                 where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
-                return f"Records writing \"{term}\"{where}"
-        else:
-            entity_id = series.entities[row]
-            ename, slug, _ = series.entity_info.get(entity_id, (str(entity_id), str(entity_id), ""))
-            subject, source = f"entity:{slug}", None
-            topic_row = lambda d, r=row: int(series.entity_topic[r, d])  # noqa: E731
-            evidence = {"entity_id": entity_id}
-
-            def subject_text(d):
-                t = topic_row(d)
-                where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
-                return f"Mentions of {ename}{where}"
+                return f"{what}{where}"
 
         def describe(d):
             baseline = round(float(med[d]), 2)
