@@ -14,6 +14,7 @@ stopped.
 """
 from __future__ import annotations
 
+from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.evidence import get_signal_evidence
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
@@ -24,7 +25,7 @@ from corpuskit.analysis.signals.series import DailySeries, load_series
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.stats.thresholds import severity_for, thresholds
 
-__all__ = ["detect_signals", "get_signal_evidence", "SignalReplay", "VolumeSpikeDetector",
+__all__ = ["detect_signals", "get_signal_evidence", "SignalReplay", "Detector", "VolumeSpikeDetector",
            "HourlyVolumeDetector",
            "SentimentShiftDetector", "NoveltyDetector", "DivergenceDetector", "DailySeries",
            "load_series", "default_detectors", "severity_for", "thresholds"]
