@@ -94,7 +94,7 @@ def detect_scores(series: dict) -> dict:
 
 
 def robust_z_scores(series: dict) -> dict:
-    from corpuskit.analysis.signals.any_series import onset
+    from corpuskit.analysis.signals.series_scorer import onset
 
     per = {}
     for name, (ts, s) in series.items():

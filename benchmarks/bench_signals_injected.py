@@ -157,7 +157,7 @@ def inject_entity(s, t, d, m):
 
 def detected(detectors, s, kind, subject, d) -> bool:
     """Whether the detector of ``kind`` scores ``OPEN_SIGMA`` for ``subject`` on day ``d`` (or any of a list)."""
-    from corpuskit.analysis.signals.severity import OPEN_SIGMA
+    from corpuskit.stats.thresholds import OPEN_SIGMA
 
     days = list(d) if isinstance(d, (list, range)) else [d]
     for det in detectors:
@@ -192,7 +192,7 @@ def ideal_recall(z: float) -> float:
     """Recall of a test that knew the variance exactly, at ``OPEN_SIGMA``: ``P(|z + N(0,1)| >= 3)``."""
     from scipy.stats import norm
 
-    from corpuskit.analysis.signals.severity import OPEN_SIGMA
+    from corpuskit.stats.thresholds import OPEN_SIGMA
 
     if not np.isfinite(z):
         return float("nan")
@@ -261,7 +261,7 @@ def every_cell(corpus) -> list:
     ideal test's recall and the share of cells the detector cannot test (too few baseline days)."""
     from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
     from corpuskit.analysis.signals.series import load_series
-    from corpuskit.analysis.signals.severity import OPEN_SIGMA
+    from corpuskit.stats.thresholds import OPEN_SIGMA
 
     series = load_series(corpus)
     det = SentimentShiftDetector()

@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from corpuskit.analysis.signals import detect_signals
     from corpuskit.analysis.signals.evaluate import evaluate
-    from corpuskit.analysis.signals.severity import thresholds
+    from corpuskit.stats.thresholds import thresholds
 
     ok = True
     with tempfile.TemporaryDirectory() as tmp:

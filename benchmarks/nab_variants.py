@@ -1,13 +1,13 @@
 """Variants of ``detect``'s volume test on NAB, to see which changes carry (``bench_nab.py --variants``).
 
 Each variant is the engine behind :func:`corpuskit.signals.detect`
-(:func:`~corpuskit.analysis.signals.any_series.score_counts` with the plan
+(:func:`~corpuskit.analysis.signals.series_scorer.score_counts` with the plan
 ``detect`` chooses) with one principled setting changed: the trailing scales
 (multi-scale evidence, or a lasting rise alone), the baseline (the same time on previous days, or the
 day just before, or four days before), or a short suppression after an onset
 (within 30 minutes a new onset must beat the last one by 25%).
 
-The materiality gate (:data:`~corpuskit.analysis.signals.any_series.MATERIALITY`,
+The materiality gate (:data:`~corpuskit.analysis.signals.series_scorer.MATERIALITY`,
 on by default since it was measured here) and, to explain the gap to ARTime
 rather than to choose a default, a gate that is NOT causal: ARTime (the best
 published detector here) rescales each file by its minimum and maximum, which
@@ -76,7 +76,7 @@ VARIANTS = {
 
 def variant_scores(series: dict, settings: dict, to_score) -> dict:
     """``{file: (timestamps, scores)}`` of one variant."""
-    from corpuskit.analysis.signals import any_series as engine
+    from corpuskit.analysis.signals import series_scorer as engine
 
     per = {}
     for name, (ts, s) in series.items():

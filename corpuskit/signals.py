@@ -1,7 +1,7 @@
 """Signal detectors on any series: ``corpuskit.signals.detect``.
 
 The same count model the corpus stages use
-(:mod:`corpuskit.analysis.signals.count_model`), applied to a researcher's
+(:mod:`corpuskit.stats.count_model`), applied to a researcher's
 own pandas series::
 
     import pandas as pd
@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from corpuskit.analysis.signals.any_series import onset, plan_for, score_counts
-from corpuskit.analysis.signals.mean_model import shift_sigma
-from corpuskit.analysis.signals.severity import OPEN_SIGMA, SEVERITY_THRESHOLDS
+from corpuskit.analysis.signals.series_scorer import onset, plan_for, score_counts
 from corpuskit.errors import ValidationError
+from corpuskit.stats.mean_model import shift_sigma
+from corpuskit.stats.thresholds import OPEN_SIGMA, SEVERITY_THRESHOLDS
 
 KINDS = ("volume_spike", "sentiment_shift")
 SENTIMENT_AFTER = (1, 2, 3)
@@ -56,7 +56,7 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         always compares with the periods just before (``auto`` or ``none``):
         the mean of the last one, two and three periods against the baseline mean,
         with a random-effects variance (records within a period, periods
-        around the baseline; see :mod:`corpuskit.analysis.signals.mean_model`),
+        around the baseline; see :mod:`corpuskit.stats.mean_model`),
         the model the corpus sentiment stage runs; at least 5 records.
     cycles : int, optional
         Number of baseline values (days, weeks or preceding blocks); default
@@ -182,7 +182,7 @@ def _numeric(values, what: str) -> np.ndarray:
 def _sentiment(frame, rhythm, cycles, min_history):
     """Shift of the mean sentiment: the one mean-shift model the sentiment stage runs.
 
-    :func:`~corpuskit.analysis.signals.mean_model.shift_sigma` with after
+    :func:`~corpuskit.stats.mean_model.shift_sigma` with after
     windows of 1, 2 and 3 periods against the ``cycles`` periods before
     (default 21 for daily series, a day's worth for finer ones), at least 5
     records in the after window. Two-sided: sigma is the best ``|z|``.

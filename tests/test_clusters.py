@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from corpuskit import open_corpus
-from corpuskit.analysis.cluster_terms import class_tfidf_terms
 from corpuskit.analysis.clusters import (TopicClusterer, cluster_corpus, cluster_points, latest_clusters,
                                          match_lineages, read_vectors, reduce_dimensions)
 from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.enrich.topic_terms import class_tfidf_terms
 from tests.signal_fixture import build_fixture
 
 

@@ -12,9 +12,10 @@ from corpuskit.analysis.signals import (DivergenceDetector, NoveltyDetector, Sen
                                         VolumeSpikeDetector, detect_signals, get_signal_evidence,
                                         severity_for)
 from corpuskit.analysis.signals.lifecycle import advance
-from corpuskit.analysis.signals.series import load_series, rolling_median_mad, rolling_sum
-from corpuskit.analysis.signals.severity import HIGH_SIGMA, MEDIUM_SIGMA, OPEN_SIGMA
+from corpuskit.analysis.signals.series import load_series
 from corpuskit.errors import NotFoundError
+from corpuskit.stats.thresholds import HIGH_SIGMA, MEDIUM_SIGMA, OPEN_SIGMA
+from corpuskit.stats.windows import rolling_median_mad, rolling_sum
 
 from tests.signal_fixture import build_fixture
 

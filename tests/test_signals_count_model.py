@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpuskit.analysis.signals.count_model import count_sigma, threshold_count
-from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.errors import ValidationError
 from corpuskit.signals import detect
+from corpuskit.stats.count_model import count_sigma, threshold_count
+from corpuskit.stats.thresholds import OPEN_SIGMA
 
 RATES = (0.0, 0.1, 0.3, 1.0, 2.0, 3.3, 5.0, 10.0, 30.0, 100.0, 500.0)
 STATED_FP = 0.002      # nominal one-sided rate at 3 sigma is 0.00135; 0.002 allows the sampling error
@@ -287,7 +287,7 @@ def test_mean_shift_variance_is_the_sampling_error_on_a_quiet_topic():
     Measured: |z| >= 3 on 0.3% of days without a day effect (the normal rate) and on
     about 1% with one (tau = 0.2 against a record sd of 0.4: tau2 comes from 21 days).
     """
-    from corpuskit.analysis.signals.mean_model import mean_shift
+    from corpuskit.stats.mean_model import mean_shift
 
     rng = np.random.default_rng(8)
     days = 400

@@ -154,12 +154,12 @@ def test_an_empty_corpus_has_no_hourly_tracks(tmp_path):
 
 
 def test_the_correction_for_looking_at_many_hours():
-    from corpuskit.analysis.signals.hourly import corrected_sigma
+    from corpuskit.stats.correction import sidak
 
     sigma = np.array([3.0, 3.0, 6.0, 1.0])
-    out = corrected_sigma(sigma, np.array([1, 24, 24, 24]))
+    out = sidak(sigma, np.array([1, 24, 24, 24]))
     assert out[0] == pytest.approx(3.0)
     assert 1.7 < out[1] < 2.0                  # a chance 3-sigma hour is ordinary among 24
     assert 5.2 < out[2] < 6.0                  # a real burst stays strong
     assert out[3] < 1.0
-    assert np.all(np.diff(corrected_sigma(np.array([3.0] * 4), np.array([1, 2, 8, 24]))) < 0)
+    assert np.all(np.diff(sidak(np.array([3.0] * 4), np.array([1, 2, 8, 24]))) < 0)

@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from corpuskit.analysis.cluster_terms import class_tfidf_terms
 from corpuskit.enrich.embeddings import TfidfSvdEmbedder
 from corpuskit.enrich.topic_quality import is_debris, npmi_coherence, topic_diversity
-from corpuskit.enrich.topic_terms import readable_label
+from corpuskit.enrich.topic_terms import class_tfidf_terms, readable_label
 from corpuskit.enrich.topics import (
     K_MAX_SHARE,
     K_TOLERANCE,

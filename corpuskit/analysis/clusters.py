@@ -8,7 +8,7 @@ For each topic (a record belongs to its primary topic, ``enrichment.topic_id``):
 3. run HDBSCAN (``min_cluster_size`` defaults to 2% of the topic's records,
    between 10 and 100);
 4. describe every cluster: top terms by class-based TF-IDF over the
-   normalised text (:mod:`.cluster_terms`, the topics' terms), a summary label
+   normalised text (the topics' terms, :mod:`corpuskit.enrich.topic_terms`), a summary label
    built from them as topics' labels are ("Head: second, third", passing over light verbs, weak
    words and the corpus's title formats such as "Ask HN", :func:`corpus_formats`; the title of
    the record closest to the centroid is kept as ``metadata.centralTitle``),
@@ -34,10 +34,10 @@ import json
 
 import numpy as np
 
-from corpuskit.analysis.cluster_terms import class_tfidf_terms, format_prefixes, readable_label
 from corpuskit.clock import iso
 from corpuskit.enrich.base import record_text
 from corpuskit.enrich.lineages import match_lineages
+from corpuskit.enrich.topic_terms import class_tfidf_terms, format_prefixes, readable_label
 from corpuskit.errors import ValidationError
 
 STATE_KEY = "clusters_state"

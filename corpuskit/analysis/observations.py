@@ -14,7 +14,7 @@ changed) is deleted.
 Series: a record counts in every topic it is assigned to, on the day of its
 ``publishedAt``; an entity's mentions are the summed ``mention_count`` of the
 records of a topic that mention it. Severity comes from a sigma score through
-:func:`corpuskit.analysis.signals.severity.severity_for` (the thresholds every
+:func:`corpuskit.stats.thresholds.severity_for` (the thresholds every
 signal uses: 3 low, 4.5 medium, 6 high), except milestones (see below).
 
 The rules:
@@ -52,7 +52,6 @@ The rules:
 from __future__ import annotations
 
 import json
-import math
 from datetime import date, timedelta
 from itertools import combinations
 
@@ -62,6 +61,9 @@ from corpuskit.analysis.windows import (check_int, clock_day, day_end, day_range
                                         parse_since)
 from corpuskit.clock import iso, utc
 from corpuskit.errors import ValidationError
+from corpuskit.stats.thresholds import OPEN_SIGMA, severity_for
+from corpuskit.stats.windows import lagged, recent_lags, rolling_sum, trailing_sum
+from corpuskit.stats.z_scores import binomial_z, mean_z, poisson_z, robust_z, welch_z
 
 TYPES = ("convergence", "divergence", "anomaly", "milestone", "trend")
 SEVERITIES = ("high", "medium", "low")
@@ -73,14 +75,11 @@ MIN_RISING_MENTIONS = 5
 MIN_RECORD_DAY = 10
 RECORD_HISTORY_DAYS = 28
 TREND_WEEKS = 4
-OPEN_SIGMA = 3.0
 SENTIMENT_SD_FLOOR = 0.05
 LIST_MAX = 1000
 
 
 def _severity(sigma: float) -> str:
-    from corpuskit.analysis.signals.severity import severity_for
-
     return severity_for(abs(sigma)) or "low"
 
 
@@ -153,9 +152,13 @@ class _Series:
         return self.topics[tid][1]
 
 
-def _window_sum(arr: np.ndarray, t: int, length: int) -> float:
-    """Sum of ``arr`` over the ``length`` days ending on day ``t`` (clipped at day 0)."""
-    return float(arr[max(t - length + 1, 0):t + 1].sum())
+def _window_sums(arr: np.ndarray, lags: np.ndarray) -> np.ndarray:
+    """Per day: the sum of ``arr`` over the window of ``lags`` (NaN where it reaches before day 0).
+
+    Summed window by window, in day order, so a day's figure is the same sum, to the
+    last bit, as adding up its days.
+    """
+    return lagged(arr, lags).sum(axis=-1)
 
 
 def _episodes(hits: dict) -> list[list]:
@@ -184,24 +187,18 @@ def _anomalies(s: _Series) -> list[dict]:
     n = len(s.days)
     for tid in s.topics:
         count, scored, ssum, ssq = s.count[tid], s.scored[tid], s.ssum[tid], s.ssq[tid]
+        volume_z, median = robust_z(count, lagged(count, recent_lags(BASELINE_DAYS)))
+        base_n, base_sum, base_sq = (_window_sums(a, recent_lags(BASELINE_DAYS)) for a in (scored, ssum, ssq))
         hits = {"volume": {}, "sentiment": {}}
         for t in range(BASELINE_DAYS, n):
-            base = count[t - BASELINE_DAYS:t]
-            median = float(np.median(base))
-            mad = float(np.median(np.abs(base - median)))
-            sd = max(1.4826 * mad, math.sqrt(max(median, 1.0)))
-            dev = (count[t] - median) / sd
-            if abs(dev) >= OPEN_SIGMA:
-                hits["volume"][t] = {"sigma": dev, "value": int(count[t]), "expected": median}
-            bn = scored[t - BASELINE_DAYS:t].sum()
-            if scored[t] >= MIN_SCORED and bn >= 4 * MIN_SCORED:
-                mean_b = ssum[t - BASELINE_DAYS:t].sum() / bn
-                var_b = max(ssq[t - BASELINE_DAYS:t].sum() / bn - mean_b ** 2, 0.0)
-                sd_b = max(math.sqrt(var_b), SENTIMENT_SD_FLOOR)
-                mean_t = ssum[t] / scored[t]
-                dev = (mean_t - mean_b) / (sd_b / math.sqrt(scored[t]))
+            if abs(volume_z[t]) >= OPEN_SIGMA:
+                hits["volume"][t] = {"sigma": volume_z[t], "value": int(count[t]),
+                                     "expected": float(median[t])}
+            if scored[t] >= MIN_SCORED and base_n[t] >= 4 * MIN_SCORED:
+                dev, mean_b = mean_z(scored[t], ssum[t], base_n[t], base_sum[t], base_sq[t],
+                                     SENTIMENT_SD_FLOOR)
                 if abs(dev) >= OPEN_SIGMA:
-                    hits["sentiment"][t] = {"sigma": dev, "value": mean_t, "expected": mean_b}
+                    hits["sentiment"][t] = {"sigma": dev, "value": ssum[t] / scored[t], "expected": mean_b}
         for metric, metric_hits in hits.items():
             for direction in ("up", "down"):
                 same = {t: h for t, h in metric_hits.items() if (h["sigma"] > 0) == (direction == "up")}
@@ -229,25 +226,29 @@ def _anomalies(s: _Series) -> list[dict]:
     return out
 
 
-def _weekly_change(arr_count, t, kind, s=None, tid=None):
-    """z of the last 7 days against the 7 before, for volume or sentiment; None if too little data."""
+def _weekly_changes(s: _Series, tid, kind: str, days: range) -> dict:
+    """Per day ``t``: ``(z, previous, recent)`` of the last 7 days against the 7 before, for
+    volume (counts) or sentiment (mean scores); None where there is too little data."""
+    week = recent_lags(WEEK, lag=0)
     if kind == "volume":
-        recent = _window_sum(arr_count, t, WEEK)
-        previous = _window_sum(arr_count, t - WEEK, WEEK)
-        if recent + previous < 20:
-            return None
-        return (recent - previous) / math.sqrt(recent + previous), previous, recent
-    scored, ssum, ssq = s.scored[tid], s.ssum[tid], s.ssq[tid]
-    stats = []
-    for end in (t - WEEK, t):
-        n = _window_sum(scored, end, WEEK)
-        if n < 2 * MIN_SCORED:
-            return None
-        mean = _window_sum(ssum, end, WEEK) / n
-        var = max(_window_sum(ssq, end, WEEK) / n - mean ** 2, SENTIMENT_SD_FLOOR ** 2)
-        stats.append((n, mean, var))
-    (n0, m0, v0), (n1, m1, v1) = stats
-    return (m1 - m0) / math.sqrt(v0 / n0 + v1 / n1), round(m0, 4), round(m1, 4)
+        counts = _window_sums(s.count[tid], week)
+        out = {}
+        for t in days:
+            recent, previous = float(counts[t]), float(counts[t - WEEK])
+            enough = recent + previous >= 20
+            out[t] = (float(poisson_z(recent, previous)), previous, recent) if enough else None
+        return out
+    n, total, sq = (_window_sums(a, week) for a in (s.scored[tid], s.ssum[tid], s.ssq[tid]))
+    out = {}
+    for t in days:
+        if min(n[t - WEEK], n[t]) < 2 * MIN_SCORED:
+            out[t] = None
+            continue
+        before = (float(n[t - WEEK]), float(total[t - WEEK]), float(sq[t - WEEK]))
+        after = (float(n[t]), float(total[t]), float(sq[t]))
+        z, m0, m1 = welch_z(before, after, SENTIMENT_SD_FLOOR)
+        out[t] = (float(z), round(m0, 4), round(m1, 4))
+    return out
 
 
 def _divergences(s: _Series) -> list[dict]:
@@ -255,8 +256,7 @@ def _divergences(s: _Series) -> list[dict]:
     n = len(s.days)
     tids = sorted(s.topics, key=s.name)
     for metric in ("volume", "sentiment"):
-        changes = {tid: {t: _weekly_change(s.count[tid], t, metric, s, tid)
-                         for t in range(2 * WEEK - 1, n)} for tid in tids}
+        changes = {tid: _weekly_changes(s, tid, metric, range(2 * WEEK - 1, n)) for tid in tids}
         for a, b in combinations(tids, 2):
             hits = {}
             for t in range(2 * WEEK - 1, n):
@@ -288,18 +288,17 @@ def _rising_z(matrix: np.ndarray) -> np.ndarray:
     """For every row and day ``t``: the binomial z of the last 7 days' mentions against the
     preceding baseline (up to 28 days, at least 7); NaN where the test does not apply."""
     rows, n = matrix.shape
-    cum = np.concatenate([np.zeros((rows, 1)), np.cumsum(matrix, axis=1)], axis=1)
+    recent_all = trailing_sum(matrix, WEEK)
+    baseline_all = rolling_sum(matrix, ENTITY_BASELINE_DAYS, lag=WEEK)
     z = np.full((rows, n), np.nan)
     for t in range(n):
         base_len = min(ENTITY_BASELINE_DAYS, t - WEEK + 1)
         if base_len < WEEK:
             continue
-        recent = cum[:, t + 1] - cum[:, t + 1 - WEEK]
-        baseline = cum[:, t + 1 - WEEK] - cum[:, t + 1 - WEEK - base_len]
+        recent, baseline = recent_all[:, t], baseline_all[:, t]
         total = recent + baseline
-        p = WEEK / (WEEK + base_len)
         ok = recent >= MIN_RISING_MENTIONS
-        z[ok, t] = (recent[ok] - total[ok] * p) / np.sqrt(total[ok] * p * (1 - p))
+        z[ok, t] = binomial_z(recent[ok], total[ok], WEEK / (WEEK + base_len))
     return z
 
 
@@ -389,7 +388,7 @@ def _trends(s: _Series) -> list[dict]:
             run = counts[j - TREND_WEEKS + 1:j + 1]
             steps = [b - a for a, b in zip(run, run[1:])]
             if all(x > 0 for x in steps) or all(x < 0 for x in steps):
-                z = (run[-1] - run[0]) / math.sqrt(run[-1] + run[0])
+                z = float(poisson_z(run[-1], run[0]))
                 if abs(z) >= OPEN_SIGMA:
                     hits[j] = {"sigma": z, "run": run}
         for direction in ("rising", "falling"):

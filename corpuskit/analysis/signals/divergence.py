@@ -4,7 +4,7 @@ Series: per topic, per source and day, the count, sum and sum of squares of
 sentiment scores; for every pair of sources the *gap* ``mean_A - mean_B``.
 
 Test: each source's series goes through the one mean-shift model of
-:mod:`~corpuskit.analysis.signals.mean_model` (the sentiment detector's and
+:mod:`~corpuskit.stats.mean_model` (the sentiment detector's and
 ``detect``'s): its mean over the last ``k`` days (``k`` in ``after_days``,
 default 1 and 2) against its record-weighted mean over the ``window`` days
 before (default 21; at least ``min_periods`` days where the source has
@@ -27,13 +27,14 @@ from itertools import combinations
 
 import numpy as np
 
-from corpuskit.analysis.signals.mean_model import mean_shift
+from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_score
+from corpuskit.stats.mean_model import mean_shift
+from corpuskit.stats.thresholds import OPEN_SIGMA
 
 
-class DivergenceDetector:
+class DivergenceDetector(Detector):
     """Change of the sentiment gap between two sources on one topic.
 
     Parameters
@@ -56,7 +57,7 @@ class DivergenceDetector:
         self.min_records = min_records
         self.min_points = min_points
 
-    def tracks(self, series: DailySeries) -> list[Track]:
+    def tracks(self, series: DailySeries, peers=()) -> list[Track]:
         """One track per (topic, source pair) whose sigma reaches ``OPEN_SIGMA`` on some day."""
         n_t, n_s = series.ts_count.shape[:2]
         if n_t == 0 or n_s < 2:

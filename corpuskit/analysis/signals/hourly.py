@@ -15,15 +15,15 @@ from reading as bursts.
 at least ``min_baseline`` records (default 3); quieter topics are left to
 the daily detector, whose counts are large enough to judge.
 
-Test: as the daily detector, the one count model of
-:mod:`~corpuskit.analysis.signals.count_model` (the hour's count against the
+Test: as the daily detector, the surge scorer of
+:mod:`~corpuskit.analysis.signals.surge` (the hour's count against the
 Gamma-Poisson predictive from the same hour on the baseline days), behind the gates
 ``count >= min_count`` and ``count / median >= min_multiplier``. A day's
 sigma is its strongest hour's, corrected for having looked at every testable
-hour of the day: an hour's one-sided tail probability ``p`` becomes
-``1 - (1 - p) ** n`` for ``n`` testable hours, and that is turned back into
-a sigma. Without it, 24 looks a day would make a chance 3-sigma hour about
-one day in forty.
+hour of the day (:func:`corpuskit.stats.correction.sidak`): an hour's
+one-sided tail probability ``p`` becomes ``1 - (1 - p) ** n`` for ``n``
+testable hours, and that is turned back into a sigma. Without it, 24 looks a
+day would make a chance 3-sigma hour about one day in forty.
 
 No double counting: on a day whose whole-day topic volume already spikes
 (the daily :class:`~corpuskit.analysis.signals.volume.VolumeSpikeDetector`
@@ -39,16 +39,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
 
-from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma
-from corpuskit.analysis.signals.series import DailySeries, _windows, rolling_median_mad
-from corpuskit.analysis.signals.severity import OPEN_SIGMA
+from corpuskit.analysis.signals.detector import Detector
+from corpuskit.analysis.signals.series import DailySeries
+from corpuskit.analysis.signals.surge import surge_baseline
 from corpuskit.analysis.signals.track import Track, fmt_num
-from corpuskit.analysis.signals.volume import VolumeSpikeDetector, threshold_count
+from corpuskit.analysis.signals.volume import VolumeSpikeDetector
+from corpuskit.stats.correction import sidak
+from corpuskit.stats.count_model import tail_sigma
+from corpuskit.stats.threshold_search import smallest_reaching
+from corpuskit.stats.thresholds import OPEN_SIGMA
+from corpuskit.stats.windows import rolling_median_mad
 
 
-class HourlyVolumeDetector:
+class HourlyVolumeDetector(Detector):
     """Per-topic hourly bursts against the same hour on the previous ``window`` days.
 
     Parameters
@@ -80,9 +84,8 @@ class HourlyVolumeDetector:
         """
         by_hour = hours.transpose(0, 2, 1)                      # [topics, 24, days]
         med, _, _ = rolling_median_mad(by_hour, self.window, self.min_periods)
-        n, mean, extra = baseline_stats(_windows(by_hour, self.window, 1))
-        mu, var = predictive(n, mean, extra)
-        med, mu, var = med.transpose(0, 2, 1), mu.transpose(0, 2, 1), var.transpose(0, 2, 1)
+        base = surge_baseline(by_hour, self.window)
+        med, mu, var = med.transpose(0, 2, 1), base.mu.transpose(0, 2, 1), base.var.transpose(0, 2, 1)
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = hours / np.maximum(med, 1.0)
         testable = med >= self.min_baseline
@@ -90,10 +93,10 @@ class HourlyVolumeDetector:
         ok = testable & (hours >= self.min_count) & (mult >= self.min_multiplier)
         sigma = np.full(hours.shape, np.nan)
         if ok.any():
-            sigma[ok] = corrected_sigma(tail_sigma(hours[ok], mu[ok], var[ok]), looks[ok])
+            sigma[ok] = sidak(tail_sigma(hours[ok], mu[ok], var[ok]), looks[ok])
         return sigma, med, (mu, var), looks
 
-    def tracks(self, series: DailySeries) -> list[Track]:
+    def tracks(self, series: DailySeries, peers=()) -> list[Track]:
         """One hourly track per topic that bursts on a day its daily volume does not spike."""
         hours = series.topic_hour_count
         if hours.size == 0:
@@ -131,8 +134,9 @@ class HourlyVolumeDetector:
             m = float(med[d, h])
             start = int(max(self.min_count, math.ceil(self.min_multiplier * max(m, 1.0)), math.floor(m) + 1))
             mu, var = predicted[0][d, h], predicted[1][d, h]
-            c = threshold_count(start, counts[d, h], lambda c: float(
-                corrected_sigma(tail_sigma(c, mu, var), looks[d, h])))
+            current = int(counts[d, h])
+            c = smallest_reaching(lambda c: float(sidak(tail_sigma(c, mu, var), looks[d, h])),
+                                  OPEN_SIGMA, start, current, current)
             return int(counts[d, :h].sum()) + c
 
         def describe(d):
@@ -152,13 +156,3 @@ class HourlyVolumeDetector:
                      topic_row=lambda d, r=row: r, describe=describe, threshold_count=threshold,
                      evidence={"topic_id": tid})
 
-
-def corrected_sigma(sigma: np.ndarray, looks: np.ndarray) -> np.ndarray:
-    """The sigma of the best of ``looks`` independent tests that each scored ``sigma``.
-
-    ``p = P(Z >= sigma)`` becomes ``1 - (1 - p) ** looks`` (Šidák), turned back
-    into a normal quantile; one look leaves the score as it was.
-    """
-    p = norm.sf(np.asarray(sigma, dtype=float))
-    p_any = -np.expm1(np.asarray(looks, dtype=float) * np.log1p(-np.minimum(p, 1 - 1e-16)))
-    return norm.isf(np.maximum(p_any, 1e-300))

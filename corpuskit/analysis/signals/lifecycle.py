@@ -29,7 +29,7 @@ import numpy as np
 
 from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
 from corpuskit.analysis.signals.quality import quality_flags
-from corpuskit.analysis.signals.severity import OPEN_SIGMA, QUIET_DAYS, severity_for
+from corpuskit.stats.thresholds import OPEN_SIGMA, QUIET_DAYS, severity_for
 
 
 @dataclass

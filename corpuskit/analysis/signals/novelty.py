@@ -8,11 +8,12 @@ Baseline window: the ``window`` days before the tested day (default 21);
 the tested day must have at least ``min_periods`` corpus days before it, so
 the first days of a corpus do not make every name "new".
 
-Test: the low end of the one count model
-(:mod:`~corpuskit.analysis.signals.count_model`) that also scores volume
-spikes: with ``b`` mentions in the baseline and ``c`` on the day, the entity
+Test: the low end of the surge scorer
+(:mod:`~corpuskit.analysis.signals.surge`) that also scores volume
+spikes: with ``b`` mentions in the baseline and ``c`` on the day, the name
 is novelty's when ``b <= max_baseline`` and ``c >= min_count`` (above
-``max_baseline`` the same test reports it as a ``volume_spike``). The day's
+``max_baseline`` the same test reports it as a ``volume_spike``: the volume
+detector of the same run leaves this range to novelty). The day's
 count is tested against the Gamma-Poisson predictive from the baseline days,
 with the stated rate floor ``rate_floor`` (a name nobody mentioned can still
 turn up by chance a few times; thousands of names are tested). The sigma
@@ -27,13 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma, threshold_count
-from corpuskit.analysis.signals.series import DailySeries, rolling_sum
-from corpuskit.analysis.signals.severity import OPEN_SIGMA
+from corpuskit.analysis.signals.detector import Detector
+from corpuskit.analysis.signals.series import DailySeries
+from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
+                                              surge_sigma)
+from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track
-
-ENTITY_RATE_FLOOR = 0.5      # mentions a day: the floor of an entity's or term's expected count
-NOVELTY_MAX_BASELINE = 1     # baseline mentions up to which a name is new (novelty's range)
+from corpuskit.stats.count_model import threshold_count
+from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, OPEN_SIGMA
 
 
 def _firing(sigma: np.ndarray) -> np.ndarray:
@@ -43,7 +45,7 @@ def _firing(sigma: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.nanmax(np.where(np.isfinite(sigma), sigma, -1), axis=1) >= OPEN_SIGMA)
 
 
-class NoveltyDetector:
+class NoveltyDetector(Detector):
     """A name absent from the last ``window`` days mentioned by many records in one day.
 
     Parameters
@@ -72,23 +74,24 @@ class NoveltyDetector:
         self.min_count = min_count
         self.rate_floor = rate_floor
 
+    def novelty_range(self) -> int:
+        """Names with at most ``max_baseline`` baseline mentions are this detector's."""
+        return self.max_baseline
+
     def score(self, counts: np.ndarray):
-        """``(sigma, baseline)`` per entity and day."""
+        """``(sigma, baseline)`` per name and day."""
         counts = np.asarray(counts, dtype=float)
-        base = rolling_sum(counts, self.window, lag=1)
+        base = baseline_total(counts, self.window)
         days = np.arange(counts.shape[-1])
-        ok = (base <= self.max_baseline) & (counts >= self.min_count) & (days >= self.min_periods)
+        ok = in_novelty_range(base, self.max_baseline) & (counts >= self.min_count) & (days >= self.min_periods)
         sigma = np.full(counts.shape, np.nan)
         if ok.any():
-            rows, cols = np.nonzero(ok)            # only the candidate days: entities are many
-            offsets = cols[:, None] - np.arange(self.window, 0, -1)[None, :]
-            window = np.where(offsets >= 0, counts[rows[:, None], np.maximum(offsets, 0)], np.nan)
-            n, mean, extra = baseline_stats(window)
-            mu, var = predictive(n, mean, extra, rate_floor=self.rate_floor)
-            sigma[rows, cols] = tail_sigma(counts[rows, cols], mu, var)
+            at = np.nonzero(ok)                    # only the candidate days: names are many
+            baseline = surge_baseline(counts, self.window, self.rate_floor, at=at)
+            sigma[at] = surge_sigma(counts[at], baseline, np.ones(len(at[0]), dtype=bool))
         return sigma, base
 
-    def tracks(self, series: DailySeries) -> list[Track]:
+    def tracks(self, series: DailySeries, peers=()) -> list[Track]:
         """One track per entity (and, with ``terms``, per term) that is novel on some day."""
         out = []
         if len(series.entities):
@@ -120,8 +123,7 @@ class NoveltyDetector:
                         f"{int(base[d])} in the previous {window} days)")
             return detail, headline
 
-        slug = term.lower().replace(" ", "-")
-        return Track(kind=self.kind, subject=f"term:{slug}", sigma=sigma, topic_row=topic_row,
+        return Track(kind=self.kind, subject=f"term:{term_slug(term)}", sigma=sigma, topic_row=topic_row,
                      describe=describe, threshold_count=lambda d: self.threshold(base[d]),
                      evidence={"term": term})
 

@@ -20,15 +20,16 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
+from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
 from corpuskit.analysis.signals.lifecycle import Episode, advance, signal_row, write_signals
 from corpuskit.analysis.signals.novelty import NoveltyDetector
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
 from corpuskit.analysis.signals.series import load_series, shift_day
-from corpuskit.analysis.signals.severity import QUIET_DAYS, thresholds
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.clock import iso
+from corpuskit.stats.thresholds import QUIET_DAYS, thresholds
 
 STATE_KEY = "signals_replay_state"
 
@@ -69,7 +70,9 @@ class SignalReplay:
     Parameters
     ----------
     detectors : list, optional
-        Detector objects (each with ``kind`` and ``tracks(series)``); by default
+        Detector objects (each with ``kind`` and ``tracks(series)``; a
+        :class:`~corpuskit.analysis.signals.detector.Detector` also sees the
+        others, see its ``tracks``); by default
         one of each kind with default parameters.
     quiet_days : int
         Consecutive days below ``OPEN_SIGMA`` that resolve a signal.
@@ -128,7 +131,9 @@ class SignalReplay:
         days = series.days
         tracks = {}
         for detector in detectors:
-            for track in detector.tracks(series):
+            found = (detector.tracks(series, peers=detectors) if isinstance(detector, Detector)
+                     else detector.tracks(series))
+            for track in found:
                 tracks[track.key] = track
         if any(key not in tracks for key in open_states):
             # an open episode's track no longer scores: the data moved under it; start over

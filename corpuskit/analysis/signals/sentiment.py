@@ -4,7 +4,7 @@ Series: per topic and day, the number of records and the sum and sum of
 squares of their sentiment scores.
 
 Test: the one mean-shift model of
-:mod:`~corpuskit.analysis.signals.mean_model` (the same code
+:mod:`~corpuskit.stats.mean_model` (the same code
 :func:`corpuskit.signals.detect` runs for ``kind="sentiment_shift"``): the
 mean over the last ``k`` days (``k`` in ``after_days``, default 1, 2 and 3: a
 sharp one-day turn, and a change that lasts pooled over two or three days so a
@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.analysis.signals.mean_model import shift_sigma
+from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.analysis.signals.severity import OPEN_SIGMA
 from corpuskit.analysis.signals.track import Track, fmt_score
+from corpuskit.stats.mean_model import shift_sigma
+from corpuskit.stats.thresholds import OPEN_SIGMA
 
 
-class SentimentShiftDetector:
+class SentimentShiftDetector(Detector):
     """Mean sentiment of the last day (or two) against the previous ``window`` days, per topic.
 
     Parameters
@@ -64,12 +65,12 @@ class SentimentShiftDetector:
 
     def score(self, count, total, sq):
         """``(sigma, k, parts)``: the best sigma per row and day, its after length, and the
-        per-``k`` parts of :func:`~corpuskit.analysis.signals.mean_model.mean_shift`."""
+        per-``k`` parts of :func:`~corpuskit.stats.mean_model.mean_shift`."""
         return shift_sigma(count, total, sq, after_days=self.after_days, window=self.window,
                            min_periods=self.min_periods, min_day_records=self.min_day_records,
                            min_records=self.min_records, min_shift=self.min_shift)
 
-    def tracks(self, series: DailySeries) -> list[Track]:
+    def tracks(self, series: DailySeries, peers=()) -> list[Track]:
         """One track per topic whose sigma reaches ``OPEN_SIGMA`` on some day."""
         if not series.topics:
             return []

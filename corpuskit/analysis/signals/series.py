@@ -16,14 +16,13 @@ counts as a quiet day and not as a missing one):
 * ``entity_count``: records mentioning each entity per day, and
   ``entity_topic`` the topic most of those records belong to that day.
 
-The rolling-baseline helpers at the bottom compute, for every day ``t``, a
-statistic over the ``window`` days *before* ``t``. Nothing at day ``t`` reads
-a day after ``t``, which is what makes the day-by-day replay in
+The detectors test each day ``t`` against a baseline of the days *before*
+``t`` (the windows of :mod:`corpuskit.stats.windows`). Nothing at day ``t``
+reads a day after ``t``, which is what makes the day-by-day replay in
 :mod:`corpuskit.analysis.signals.replay` equal to a live run.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -198,62 +197,3 @@ def _dominant(counts: np.ndarray) -> np.ndarray:
     best = counts.argmax(axis=1)
     return np.where(counts.max(axis=1) > 0, best, -1)
 
-
-# -- rolling baselines ------------------------------------------------------
-
-def _windows(values: np.ndarray, window: int, lag: int) -> np.ndarray:
-    """``[..., days, window]`` views of the ``window`` values ending ``lag`` days before each day.
-
-    Day ``t``'s window covers days ``t - lag - window + 1 .. t - lag``; days
-    before the first day are NaN. ``lag`` must be at least 1.
-    """
-    pad = np.full(values.shape[:-1] + (window + lag - 1,), np.nan)
-    padded = np.concatenate([pad, values.astype(float)], axis=-1)
-    view = np.lib.stride_tricks.sliding_window_view(padded, window, axis=-1)
-    return view[..., : values.shape[-1], :]
-
-
-def rolling_median_mad(values: np.ndarray, window: int, min_periods: int, lag: int = 1,
-                       chunk: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Median, MAD and number of finite values over the ``window`` days before each day.
-
-    ``lag`` is how many days before ``t`` the window ends (1: the window is
-    ``[t - window, t - 1]``). NaN values (untestable days) are skipped; where
-    fewer than ``min_periods`` values are finite the median and MAD are NaN.
-    Works on ``[rows, days]`` arrays in row chunks to bound memory.
-    """
-    values = np.asarray(values, dtype=float)
-    flat = values.reshape(-1, values.shape[-1])
-    med = np.full(flat.shape, np.nan)
-    mad = np.full(flat.shape, np.nan)
-    n_obs = np.zeros(flat.shape)
-    for start in range(0, flat.shape[0], chunk):
-        block = _windows(flat[start:start + chunk], window, lag)
-        finite = np.isfinite(block).sum(axis=-1)
-        with np.errstate(all="ignore"):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", category=RuntimeWarning)
-                m = np.nanmedian(block, axis=-1)
-                d = np.nanmedian(np.abs(block - m[..., None]), axis=-1)
-        ok = finite >= min_periods
-        med[start:start + chunk] = np.where(ok, m, np.nan)
-        mad[start:start + chunk] = np.where(ok, d, np.nan)
-        n_obs[start:start + chunk] = finite
-    shape = values.shape
-    return med.reshape(shape), mad.reshape(shape), n_obs.reshape(shape)
-
-
-def rolling_sum(values: np.ndarray, window: int, lag: int = 1) -> np.ndarray:
-    """Sum over the ``window`` days ending ``lag`` days before each day (missing days count 0)."""
-    values = np.nan_to_num(np.asarray(values, dtype=float))
-    cum = np.concatenate([np.zeros(values.shape[:-1] + (1,)), np.cumsum(values, axis=-1)], axis=-1)
-    n = values.shape[-1]
-    idx = np.arange(n)
-    hi = np.clip(idx - lag + 1, 0, n)
-    lo = np.clip(idx - lag + 1 - window, 0, n)
-    return cum[..., hi] - cum[..., lo]
-
-
-def trailing_sum(values: np.ndarray, k: int) -> np.ndarray:
-    """Sum over the ``k`` days ending on each day (``[t - k + 1, t]``)."""
-    return rolling_sum(values, k, lag=0)

@@ -17,6 +17,11 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 _PHRASE = re.compile(r"\b[A-Z][a-z]+(?:[ \-][A-Z][a-z]+){1,3}\b")
 
 
+def term_slug(term: str) -> str:
+    """The slug a term's signals are keyed by (``Kestrel Robotics`` -> ``kestrel-robotics``)."""
+    return term.lower().replace(" ", "-")
+
+
 def proper_phrases(text: str) -> set[str]:
     """The proper-noun phrases of ``text`` (two or three words, see the module docstring)."""
     out = set()

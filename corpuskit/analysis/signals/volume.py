@@ -1,24 +1,26 @@
 """volume_spike: a day's volume far above its robust baseline (``velocity`` in ``/v1``).
 
-Series: records per day per topic, per source, and per entity (records
-mentioning it).
+Series: records per day per topic, per source, per entity (records
+mentioning it) and per term (records writing a proper-noun phrase that is not
+an entity, when the series hold terms).
 
 Baseline window: the ``window`` days before the tested day (default 21),
 at least ``min_periods`` of them inside the corpus (default 7).
 
-Test: the one count model of
-:mod:`~corpuskit.analysis.signals.count_model` (a Gamma-Poisson predictive
+Test: the surge scorer of :mod:`~corpuskit.analysis.signals.surge` (the
+count model of :mod:`corpuskit.stats.count_model`: a Gamma-Poisson predictive
 of the day's count from the baseline days, widened by the baseline's
-variance beyond Poisson), on the baseline windows of
-:mod:`~corpuskit.analysis.signals.any_series`: the same code
-:func:`corpuskit.signals.detect` runs with ``rhythm="none"`` on daily counts. Gates (below them the day scores nothing): ``current >=
-min_count`` and ``current / max(expected, 1) >= min_multiplier``; topic and
-source series need an expected count of at least ``min_baseline``. Entity
-series are tested from an empty baseline up; the entities with at most
-``NoveltyDetector.max_baseline`` mentions in the window are novelty's range
-of the same test (so an entity is never both new and spiking), and entity
-series have the stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names
-are tested: one can turn up a few times by chance).
+variance beyond Poisson), on the baseline windows
+:func:`corpuskit.signals.detect` reads with ``rhythm="none"`` on daily
+counts. Gates (below them the day scores nothing): ``current >= min_count``
+and ``current / max(expected, 1) >= min_multiplier``; topic and source series
+need an expected count of at least ``min_baseline``. Entity and term series
+are tested from an empty baseline up; the days in novelty's range (at most
+the run's ``NoveltyDetector.max_baseline`` mentions in the window, see
+:func:`~corpuskit.analysis.signals.surge.in_novelty_range`) are left to
+novelty, so a name is never both new and spiking; name series have the
+stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names are tested: one
+can turn up a few times by chance).
 
 Detail: ``{baseline, current, multiplier, windowDays, series}`` (``baseline``
 is the baseline days' winsorised mean); the signal
@@ -31,24 +33,17 @@ import math
 
 import numpy as np
 
-from corpuskit.analysis.signals.count_model import baseline_stats, predictive, tail_sigma
-from corpuskit.analysis.signals.count_model import threshold_count as model_threshold
-from corpuskit.analysis.signals.novelty import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE
-from corpuskit.analysis.signals.any_series import daily_plan, lagged
+from corpuskit.analysis.signals.detector import Detector, novelty_bound
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.analysis.signals.severity import OPEN_SIGMA
+from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
+                                              surge_sigma)
+from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
+from corpuskit.stats.count_model import threshold_count
+from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, OPEN_SIGMA
 
 
-def threshold_count(start: int, current: float, score) -> int:
-    """The smallest count from ``start`` up to ``current`` whose ``score(count)`` reaches ``OPEN_SIGMA``."""
-    c = start
-    while c < current and score(c) < OPEN_SIGMA:
-        c += 1
-    return c
-
-
-class VolumeSpikeDetector:
+class VolumeSpikeDetector(Detector):
     """Daily volume against the previous ``window`` days, by the one count model.
 
     Parameters
@@ -60,9 +55,9 @@ class VolumeSpikeDetector:
     min_multiplier : float
         Smallest ratio of the day's count to the baseline median.
     min_baseline, min_entity_baseline : float
-        Smallest baseline median for topic/source series and for entity series.
+        Smallest baseline median for topic/source series and for entity and term series.
     entities : bool
-        Also test per-entity mention volume.
+        Also test per-entity (and per-term, when the series hold terms) mention volume.
     """
 
     kind = "volume_spike"
@@ -79,40 +74,43 @@ class VolumeSpikeDetector:
         self.entities = entities
 
     def score(self, counts: np.ndarray, min_baseline: float, rate_floor: float = 0.0,
-              novelty_range: bool = False):
+              novelty_range: bool = False, novelty_max_baseline: int = NOVELTY_MAX_BASELINE):
         """Sigma per row and day, with the expected count and the baseline stats (arrays ``[rows, days]``).
 
         The third value is ``(n, mean, extra_var)`` of each day's baseline (see
-        :func:`~corpuskit.analysis.signals.count_model.baseline_stats`). With
-        ``novelty_range``, days whose baseline holds at most the novelty
-        detector's ``max_baseline`` records are left to novelty.
+        :func:`~corpuskit.stats.count_model.baseline_stats`). With
+        ``novelty_range``, days whose baseline holds at most
+        ``novelty_max_baseline`` mentions are left to novelty.
         """
         counts = np.asarray(counts, dtype=float)
-        plan = daily_plan(self.window, self.min_periods)
-        n, mean, extra = baseline_stats(lagged(counts, plan.lags(1)))
-        mu, var = predictive(n, mean, extra, rate_floor=rate_floor)
+        base = surge_baseline(counts, self.window, rate_floor)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mult = counts / np.maximum(mu, 1.0)
-        ok = ((counts >= self.min_count) & (mult >= self.min_multiplier) & (mu >= min_baseline)
-              & (n >= self.min_periods))
+            mult = counts / np.maximum(base.mu, 1.0)
+        ok = ((counts >= self.min_count) & (mult >= self.min_multiplier) & (base.mu >= min_baseline)
+              & (base.n >= self.min_periods))
         if novelty_range:
-            ok &= np.rint(mean * n) > NOVELTY_MAX_BASELINE
-        sigma = np.full(counts.shape, np.nan)
-        if ok.any():
-            sigma[ok] = tail_sigma(counts[ok], mu[ok], var[ok])
-        return sigma, mu, (n, mean, extra)
+            ok &= ~in_novelty_range(baseline_total(counts, self.window), novelty_max_baseline)
+        return surge_sigma(counts, base, ok), base.mu, (base.n, base.mean, base.extra)
 
-    def tracks(self, series: DailySeries) -> list[Track]:
-        """Volume tracks for every topic, source and (optionally) entity."""
+    def tracks(self, series: DailySeries, peers=()) -> list[Track]:
+        """Volume tracks for every topic, source and (optionally) entity and term.
+
+        Name days in the novelty range of the run (the ``max_baseline`` of a
+        novelty detector among ``peers``) are novelty's.
+        """
         out = []
         groups = [("topic", series.topic_count, self.min_baseline, 0.0),
                   ("source", series.source_count, self.min_baseline, 0.0)]
         if self.entities and len(series.entities):
             groups.append(("entity", series.entity_count, self.min_entity_baseline, ENTITY_RATE_FLOOR))
+        if self.entities and len(series.terms):
+            groups.append(("term", series.term_count, self.min_entity_baseline, ENTITY_RATE_FLOOR))
+        bound = novelty_bound(peers)
         for group, counts, min_base, floor in groups:
             if counts.shape[0] == 0:
                 continue
-            sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, group == "entity")
+            named = group in ("entity", "term")
+            sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound)
             for row in range(counts.shape[0]):
                 if not np.any(sigma[row] >= OPEN_SIGMA):
                     continue
@@ -128,7 +126,7 @@ class VolumeSpikeDetector:
             """Smallest count that passes the gates and scores ``OPEN_SIGMA`` on day ``d``."""
             m = max(float(med[d]), 1.0)
             start = int(max(self.min_count, math.ceil(self.min_multiplier * m)))
-            c = model_threshold(n[d], mean[d], extra[d], OPEN_SIGMA, start=start, rate_floor=floor)
+            c = threshold_count(n[d], mean[d], extra[d], OPEN_SIGMA, start=start, rate_floor=floor)
             return int(min(max(c, start), counts[d]))
 
         if group == "topic":
@@ -150,17 +148,22 @@ class VolumeSpikeDetector:
                 t = topic_row(d)
                 lead = f", led by {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
                 return f"Volume from {source}{lead}"
-        else:
-            entity_id = series.entities[row]
-            ename, slug, _ = series.entity_info.get(entity_id, (str(entity_id), str(entity_id), ""))
-            subject, source = f"entity:{slug}", None
-            topic_row = lambda d, r=row: int(series.entity_topic[r, d])  # noqa: E731
-            evidence = {"entity_id": entity_id}
+        else:                                   # a name: an entity, or a term that is none
+            if group == "term":
+                term = series.terms[row]
+                entity_id, slug, topics = None, term_slug(term), series.term_topic
+                evidence, what = {"term": term}, f"Records writing \"{term}\""
+            else:
+                entity_id = series.entities[row]
+                ename, slug, _ = series.entity_info.get(entity_id, (str(entity_id), str(entity_id), ""))
+                topics, evidence, what = series.entity_topic, {"entity_id": entity_id}, f"Mentions of {ename}"
+            subject, source = f"{group}:{slug}", None
+            topic_row = lambda d, r=row, a=topics: int(a[r, d])  # noqa: E731
 
             def subject_text(d):
                 t = topic_row(d)
                 where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
-                return f"Mentions of {ename}{where}"
+                return f"{what}{where}"
 
         def describe(d):
             baseline = round(float(med[d]), 2)

@@ -29,6 +29,8 @@ import warnings
 import numpy as np
 from scipy.stats import nbinom, norm, poisson
 
+from corpuskit.stats.threshold_search import smallest_reaching
+
 PRIOR_SHAPE = 0.5
 PRIOR_RATE = 0.05
 SIGMA_CAP = 40.0
@@ -124,13 +126,6 @@ def threshold_count(n, mean, extra_var, sigma: float, start: int = 0, limit: int
                     rate_floor: float = 0.0) -> int:
     """Smallest count that scores at least ``sigma`` against a baseline (``n``, ``mean``, ``extra_var``)."""
     mu, var = predictive(n, mean, extra_var, rate_floor=rate_floor)
-    lo, hi = max(int(start), 0), max(int(start), int(np.ceil(float(mu))) + 1)
-    while hi < limit and float(tail_sigma(hi, mu, var)) < sigma:
-        lo, hi = hi, hi * 2 + 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if float(tail_sigma(mid, mu, var)) >= sigma:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    start = max(int(start), 0)
+    return smallest_reaching(lambda c: float(tail_sigma(c, mu, var)), sigma, start,
+                             int(np.ceil(float(mu))) + 1, limit)

@@ -1,4 +1,4 @@
-"""Causal detectors on any regular series: the engine behind :func:`corpuskit.signals.detect`.
+"""The series scorer: causal count tests on any regular series, behind :func:`corpuskit.signals.detect`.
 
 Input: counts per period at a regular step (5 minutes, an hour, a day...).
 
@@ -19,9 +19,10 @@ exist score NaN (the corpus edge: no signal rather than a false one).
 
 Scales: for sub-hourly series the trailing sum over one period and over two
 hours; for hourly series one hour and three hours; for daily series one day.
-Each scale is tested with :func:`~corpuskit.analysis.signals.count_model.count_sigma`
+Each scale is tested with :func:`~corpuskit.stats.count_model.count_sigma`
 and the period's sigma is the best scale's, corrected for the number of
-scales looked at (Šidák), so more scales do not mean more false alarms.
+scales looked at (:func:`~corpuskit.stats.correction.sidak`), so more scales
+do not mean more false alarms.
 
 Materiality (sub-daily series whose step divides a day): a period can open an
 anomaly only where the last two hours hold more than the same two hours
@@ -38,9 +39,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.stats import f as f_dist
-from scipy.stats import norm
 
-from corpuskit.analysis.signals.count_model import count_sigma
+from corpuskit.stats.correction import sidak
+from corpuskit.stats.count_model import count_sigma
+from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
 
 DAY = pd.Timedelta(days=1)
 HOUR = pd.Timedelta(hours=1)
@@ -68,16 +70,14 @@ class Plan:
     def lags(self, scale: int) -> np.ndarray:
         """Offsets (in periods) of the baseline values for a trailing sum of ``scale`` periods."""
         if self.rhythm == "daily":
-            per = int(DAY / self.step)
-            return per * np.arange(1, self.cycles + 1)
+            return seasonal_lags(int(DAY / self.step), self.cycles)
         if self.rhythm == "weekly":
-            per = int(WEEK / self.step)
-            return per * np.arange(1, self.cycles + 1)
+            return seasonal_lags(int(WEEK / self.step), self.cycles)
         if self.step < DAY:
             span = max(int(DAY / self.step) // scale, self.cycles)
         else:
             span = self.cycles
-        return scale * np.arange(1, span + 1)
+        return seasonal_lags(scale, span)
 
 
 def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rhythm: str = "auto",
@@ -145,36 +145,6 @@ def has_rhythm(values: np.ndarray, index: pd.DatetimeIndex, rhythm: str, alpha: 
     return bool(f_dist.sf(f_stat, k - 1, n - k) < alpha and share >= min_share)
 
 
-def trailing_sums(values: np.ndarray, scale: int) -> np.ndarray:
-    """Sum of the ``scale`` values ending at each position (NaN if any is missing or before the start)."""
-    if scale == 1:
-        return values.astype(float)
-    filled = np.nan_to_num(values, nan=0.0)
-    missing = np.isnan(values).astype(float)
-    cum = np.concatenate([[0.0], np.cumsum(filled)])
-    cmiss = np.concatenate([[0.0], np.cumsum(missing)])
-    n = len(values)
-    hi = np.arange(1, n + 1)
-    lo = hi - scale
-    out = np.full(n, np.nan)
-    ok = lo >= 0
-    out[ok] = cum[hi[ok]] - cum[lo[ok]]
-    out[ok & (cmiss[hi] - cmiss[np.maximum(lo, 0)] > 0)] = np.nan
-    return out
-
-
-def lagged(values: np.ndarray, lags: np.ndarray) -> np.ndarray:
-    """``[..., n, len(lags)]``: the value ``lag`` positions before each position (NaN before the start).
-
-    Works on the last axis of ``values`` (one series or ``[rows, n]`` series).
-    """
-    values = np.asarray(values, dtype=float)
-    n = values.shape[-1]
-    idx = np.arange(n)[:, None] - np.asarray(lags)[None, :]
-    out = values[..., np.maximum(idx, 0)]
-    return np.where(idx >= 0, out, np.nan)
-
-
 def daily_plan(window: int, min_periods: int) -> Plan:
     """The plan the corpus stages use on daily series: the ``window`` days before, no rhythm."""
     return Plan(step=DAY, rhythm="none", scales=(1,), cycles=window, min_history=min_periods,
@@ -190,7 +160,7 @@ def score_counts(values: np.ndarray, plan: Plan) -> dict:
     base_n = np.zeros(n)
     scale_won = np.zeros(n, dtype=int)
     for scale in plan.scales:
-        sums = trailing_sums(values, scale)
+        sums = trailing_sum(values, scale, complete=True)
         window = lagged(sums, plan.lags(scale))
         sigma, mu, nb = count_sigma(sums, window)
         sigma = np.where(nb >= plan.min_history, sigma, np.nan)
@@ -215,8 +185,8 @@ def material_excess(values: np.ndarray, step: pd.Timedelta) -> np.ndarray:
     """
     per_day = int(DAY / step)
     span = max(1, int(MATERIAL_SPAN / step))
-    sums = trailing_sums(values, span)
-    past = lagged(sums, per_day * np.arange(1, MATERIAL_DAYS + 1))
+    sums = trailing_sum(values, span, complete=True)
+    past = lagged(sums, seasonal_lags(per_day, MATERIAL_DAYS))
     enough = np.isfinite(past).any(axis=1)
     usual = np.full(len(values), np.nan)
     usual[enough] = np.nanmedian(past[enough], axis=1)
@@ -241,13 +211,3 @@ def onset(sigma: np.ndarray, refractory: int) -> np.ndarray:
     prev = pd.Series(s).shift(1).rolling(refractory, min_periods=1).max().to_numpy()
     prev = np.nan_to_num(prev, nan=-np.inf)
     return np.isfinite(sigma) & (s > prev)
-
-
-def sidak(sigma: np.ndarray, looks: int) -> np.ndarray:
-    """The sigma of the best of ``looks`` tests that each scored ``sigma`` (one look: unchanged)."""
-    if looks <= 1:
-        return sigma
-    p = norm.sf(np.asarray(sigma, dtype=float))
-    p_any = -np.expm1(looks * np.log1p(-np.minimum(p, 1 - 1e-16)))
-    out = norm.isf(np.maximum(p_any, 1e-300))
-    return np.where(p < 1e-250, sigma, out)

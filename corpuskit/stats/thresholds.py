@@ -1,4 +1,4 @@
-"""Severity of a signal from its sigma score: the one place the thresholds live.
+"""Thresholds of the detectors and observations, and severity from a sigma score: the one place they live.
 
 A detector reports a *sigma score*: how many robust standard deviations the
 current value of its statistic lies from its baseline (see each detector's
@@ -17,7 +17,16 @@ below                 no signal
 ``OPEN_SIGMA`` is also the threshold of the open/resolve rule in
 :mod:`corpuskit.analysis.signals.lifecycle`: a series whose statistic reaches
 it opens a signal; the signal resolves after ``QUIET_DAYS`` consecutive days
-below it.
+below it. Observations (:mod:`corpuskit.analysis.observations`) hold where
+their statistic reaches ``OPEN_SIGMA`` too, and take their severity from the
+same table.
+
+The surge scorer's ranges (:mod:`corpuskit.analysis.signals.surge`): a name
+(an entity or a term) with at most ``NOVELTY_MAX_BASELINE`` mentions in its
+baseline is new (``novelty``), above it the same test speaks of a
+``volume_spike``; a name's expected count is never below ``ENTITY_RATE_FLOOR``
+mentions a day (thousands of names are tested: one can turn up a few times by
+chance).
 """
 from __future__ import annotations
 
@@ -27,6 +36,8 @@ HIGH_SIGMA = 6.0
 MEDIUM_SIGMA = 4.5
 OPEN_SIGMA = 3.0
 QUIET_DAYS = 2
+NOVELTY_MAX_BASELINE = 1     # baseline mentions up to which a name is new
+ENTITY_RATE_FLOOR = 0.5      # mentions a day: the floor of an entity's or term's expected count
 
 SEVERITY_THRESHOLDS = (("high", HIGH_SIGMA), ("medium", MEDIUM_SIGMA), ("low", OPEN_SIGMA))
 SEVERITY_ORDER = {"low": 0, "medium": 1, "high": 2}

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from corpuskit.analysis.signals.series import rolling_sum, trailing_sum
+from corpuskit.stats.windows import rolling_sum, trailing_sum
 
 S2_FLOOR = 0.01
 
