@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 from corpuskit.api.rowsets import fetch_rows
-from corpuskit.api.totals import cached_total
+from corpuskit.api.response_cache import cached_total
 
 # /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
 V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}

@@ -18,7 +18,7 @@ from corpuskit.api.bearer.stream import StreamGate, signal_stream
 from corpuskit.api.errors import abort_json, json_response
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
-from corpuskit.api.totals import cached_page, remembered_answer
+from corpuskit.api.response_cache import cached_page, remembered_answer
 from corpuskit.analysis import corpus_stats, entity_stats
 from corpuskit.enrich import entities as entity_keys
 from corpuskit.errors import NotFoundError, ValidationError

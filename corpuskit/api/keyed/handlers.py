@@ -12,7 +12,7 @@ import bottle
 from corpuskit.api import params
 from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
-from corpuskit.api.totals import remembered_answer
+from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
 
 log = logging.getLogger("corpuskit.api.keyed")

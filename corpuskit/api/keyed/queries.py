@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from corpuskit.api.totals import cached_page, cached_total
+from corpuskit.api.response_cache import cached_page, cached_total
 from corpuskit.errors import NotFoundError
-from corpuskit.frames import PRIMARY_TOPIC_RULE
+from corpuskit.query import Page, TopicNotFound, Where, topic_by_name, topic_rows
 
 TOPIC_NOT_FOUND = "Topic not found"
 RECENT_SIGNALS = 10
@@ -23,12 +23,18 @@ def pagination(total: int, limit: int, offset: int, returned: int) -> dict:
     return {"total": total, "limit": limit, "offset": offset, "hasMore": offset + returned < total}
 
 
+def envelope(page: Page, item=lambda row: row) -> dict:
+    """``{data, pagination}`` of a :class:`~corpuskit.query.Page`, each row shaped by ``item``."""
+    data = [item(row) for row in page.rows]
+    return {"data": data, "pagination": pagination(page.total, page.limit, page.offset, len(data))}
+
+
 def topic_row(corpus, name: str):
     """The ``topics`` row called ``name`` (case-sensitive); NotFoundError('Topic not found')."""
-    row = corpus.conn.execute("SELECT * FROM topics WHERE name = ?", (name,)).fetchone()
-    if row is None:
-        raise NotFoundError(TOPIC_NOT_FOUND)
-    return row
+    try:
+        return topic_by_name(corpus.conn, name)
+    except TopicNotFound:
+        raise NotFoundError(TOPIC_NOT_FOUND) from None
 
 
 # -- discourse ----------------------------------------------------------------
@@ -57,7 +63,7 @@ _DISCOURSE_FROM = (
 def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
     """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id).
 
-    Pages are remembered until the data changes (:func:`corpuskit.api.totals.cached_page`).
+    Pages are remembered until the data changes (:func:`corpuskit.api.response_cache.cached_page`).
     """
     if topic is not None:
         topic_row(corpus, topic)  # an unknown topic is 404 even when nothing is cached
@@ -66,21 +72,11 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple
 
 
 def _read_discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
-    where, args = [], []
-    if source is not None:
-        where.append("r.source = ?")
-        args.append(source)
+    where = Where().equal("r.source", source)
     if topic is not None:
-        tid = topic_row(corpus, topic)["id"]
-        where.append(PRIMARY_TOPIC_RULE)
-        args += [tid, topic]
-    if since is not None:
-        where.append("r.captured_at >= ?")
-        args.append(since)
-    if until is not None:
-        where.append("r.captured_at <= ?")
-        args.append(until)
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
+        where.in_topic(topic_row(corpus, topic)["id"], topic)
+    where.bound("r.captured_at", "since", since).bound("r.captured_at", "until", until)
+    clause, args = where.sql(), where.args
     conn = corpus.conn
     if topic is None:
         # No join is needed to count: records alone decide the total.
@@ -141,13 +137,8 @@ def _topic_base(row) -> dict:
 
 def list_topics(corpus, active: bool | None = True) -> dict:
     """``{topics, count}``: topics whose ``active`` flag equals ``active`` (all when None), by name."""
-    sql, args = "SELECT * FROM topics", []
-    if active is not None:
-        sql += " WHERE active = ?"
-        args.append(1 if active else 0)
-    rows = corpus.conn.execute(sql + " ORDER BY name", args).fetchall()
     topics = []
-    for row in rows:
+    for row in topic_rows(corpus.conn, active):
         item = _topic_base(row)
         item["subreddits"] = json.loads(row["subreddits"] or "[]")
         item["active"] = bool(row["active"])
@@ -185,7 +176,8 @@ def topic_detail(corpus, name: str) -> dict:
 
 
 def _topic_volume(conn, topic_id: int, name: str) -> list:
-    """``[(source, records)]`` of a topic under :data:`PRIMARY_TOPIC_RULE`, most first (ties: source).
+    """``[(source, records)]`` of a topic under :data:`corpuskit.query.PRIMARY_TOPIC_RULE`, most first
+    (ties: source).
 
     The rule's two halves are disjoint and each is read through an index (the
     topic's enrichment rows; the records whose import named it, with no
@@ -222,17 +214,11 @@ def signal_item(row) -> dict:
 def list_signals(corpus, topic: str | None = None, severity: str | None = None,
                  since: str | None = None, limit: int = 50, offset: int = 0) -> dict:
     """Signals of every kind, ``detectedAt`` descending (ties: id descending)."""
-    where, args = [], []
+    where = Where()
     if topic is not None:
-        where.append("s.topic_id = ?")
-        args.append(topic_row(corpus, topic)["id"])
-    if severity is not None:
-        where.append("s.severity = ?")
-        args.append(severity)
-    if since is not None:
-        where.append("s.detected_at >= ?")
-        args.append(since)
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
+        where.equal("s.topic_id", topic_row(corpus, topic)["id"])
+    where.equal("s.severity", severity).bound("s.detected_at", "since", since)
+    clause, args = where.sql(), where.args
     conn = corpus.conn
     total = conn.execute("SELECT count(*) FROM signals s" + clause, args).fetchone()[0]
     rows = conn.execute(
@@ -240,8 +226,7 @@ def list_signals(corpus, topic: str | None = None, severity: str | None = None,
         + clause + " ORDER BY s.detected_at DESC, s.id DESC LIMIT ? OFFSET ?",
         args + [limit, offset],
     ).fetchall()
-    data = [signal_item(r) for r in rows]
-    return {"data": data, "pagination": pagination(total, limit, offset, len(data))}
+    return envelope(Page(rows, total, limit, offset), signal_item)
 
 
 # -- clusters -----------------------------------------------------------------
