@@ -446,15 +446,15 @@ def compare(corpus, topic_names, days=30) -> pd.DataFrame:
 
 def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
     """Cross-topic observations, newest first (see ``Corpus.observations``)."""
-    from corpuskit.analysis.observations import LIST_MAX, list_observations
+    from corpuskit.analysis.observations import LIST_MAX, observation_page
 
     rows, offset = [], 0
     while True:
-        page = list_observations(corpus, type=type, severity=severity, since=since,
-                                 limit=LIST_MAX, offset=offset)
-        rows += page["data"]
-        offset += len(page["data"])
-        if not page["pagination"]["hasMore"] or not page["data"]:
+        page = observation_page(corpus, type=type, severity=severity, since=since,
+                                limit=LIST_MAX, offset=offset)
+        rows += page.rows
+        offset += len(page.rows)
+        if not page.has_more or not page.rows:
             break
     frame = pd.DataFrame(rows, columns=["observedAt", "type", "severity", "headline", "detail"])
     frame["topic"] = frame["detail"].map(lambda d: d.get("topic") if isinstance(d, dict) else None)

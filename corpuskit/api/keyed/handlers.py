@@ -14,14 +14,13 @@ from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
+from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS
 
 log = logging.getLogger("corpuskit.api.keyed")
 
 #: Source kinds accepted by the ``source`` filter (the spec's fuller variant, plus gdelt).
 KEYED_SOURCES = ("reddit", "bluesky", "news", "hackernews", "arxiv", "youtube", "twitter", "gdelt")
-NARRATIVE_TYPES = ("lead_story", "beat_narrative", "dispatch", "entity_narrative")
-SEVERITIES = ("high", "medium", "low")
-OBSERVATION_TYPES = ("convergence", "divergence", "anomaly", "milestone", "trend")
+NARRATIVE_TYPES = STORY_KINDS
 
 #: ``limit`` (default, maximum) per endpoint, section 8.2 of the spec.
 PAGE_LIMITS = {
@@ -77,14 +76,12 @@ def status(corpus):
 
 # -- narratives ----------------------------------------------------------------
 def narratives(corpus):
-    from corpuskit.narrate.read import list_narratives
-
     kind = params.enum_param("type", NARRATIVE_TYPES)
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     featured = params.bool_param("featured")
     since, until = _since_until()
     limit, offset = _limit("narratives"), _offset()
-    return list_narratives(corpus, type=kind, topic=topic, featured=featured, since=since,
+    return queries.list_narratives(corpus, type=kind, topic=topic, featured=featured, since=since,
                            until=until, limit=limit, offset=offset)
 
 
@@ -219,13 +216,11 @@ def compare(corpus):
 
 # -- observations, clusters ---------------------------------------------------------
 def observations(corpus):
-    from corpuskit.analysis.observations import list_observations
-
     kind = params.enum_param("type", OBSERVATION_TYPES)
     severity = params.enum_param("severity", SEVERITIES)
     since = params.timestamp_param("since")
     limit, offset = _limit("observations"), _offset()
-    return list_observations(corpus, type=kind, severity=severity, since=since, limit=limit,
+    return queries.list_observations(corpus, type=kind, severity=severity, since=since, limit=limit,
                              offset=offset)
 
 

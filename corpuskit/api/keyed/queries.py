@@ -229,6 +229,27 @@ def list_signals(corpus, topic: str | None = None, severity: str | None = None,
     return envelope(Page(rows, total, limit, offset), signal_item)
 
 
+# -- narratives ---------------------------------------------------------------
+def list_narratives(corpus, type: str | None = None, topic: str | None = None,
+                    featured: bool | None = None, since=None, until=None,
+                    limit: int = 20, offset: int = 0) -> dict:
+    """``{data, pagination}`` of :func:`corpuskit.narrate.read.narrative_page`."""
+    from corpuskit.narrate.read import narrative_page
+
+    return envelope(narrative_page(corpus, type=type, topic=topic, featured=featured, since=since,
+                                   until=until, limit=limit, offset=offset))
+
+
+# -- observations -------------------------------------------------------------
+def list_observations(corpus, type: str | None = None, severity: str | None = None,
+                      since=None, limit: int = 50, offset: int = 0) -> dict:
+    """``{data, pagination}`` of :func:`corpuskit.analysis.observations.observation_page`."""
+    from corpuskit.analysis.observations import observation_page
+
+    return envelope(observation_page(corpus, type=type, severity=severity, since=since,
+                                     limit=limit, offset=offset))
+
+
 # -- clusters -----------------------------------------------------------------
 def list_clusters(corpus, topic: str | None = None, limit: int = 50) -> dict:
     """``{data, count}``: clusters of the most recent analysis run (``count`` = items returned)."""

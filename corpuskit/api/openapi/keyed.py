@@ -11,8 +11,7 @@ from corpuskit.api.openapi.building import (array, boolean, day, enum, header, i
                                             path_param, query, ref, response, string, timestamp,
                                             timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
-
-SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
+from corpuskit.query import SIGNAL_KINDS
 
 
 def _schemas() -> dict:
