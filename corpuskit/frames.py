@@ -22,7 +22,7 @@ import pandas as pd
 from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
-                             STORY_KINDS, Where, topic_by_name, topic_rows)
+                             STORY_KINDS, TopicNotFound, Where, topic_by_name, topic_rows)
 
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
@@ -86,11 +86,15 @@ def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataF
             raise ValidationError(f"source must be a source name, not {source!r}")
         where.equal("r.source", source)
     if topic is not None:
-        row = corpus.conn.execute("SELECT id FROM topics WHERE name = ?", (str(topic),)).fetchone()
-        if row is None and corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
-                                               (str(topic),)).fetchone() is None:
-            topic_id(corpus, topic)  # raises, naming the topics
-        where.in_topic(row[0] if row else None, str(topic))
+        try:
+            tid = topic_id(corpus, topic)
+        except TopicNotFound:
+            # a topic only imported records name (enrichment has not made it yet) is still a topic
+            if corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
+                                   (str(topic),)).fetchone() is None:
+                raise
+            tid = None
+        where.in_topic(tid, str(topic))
     for bound, name in ((since, "since"), (until, "until")):
         where.bound("r.published_at", name, timestamp(bound, name))
     sql = (

@@ -55,6 +55,7 @@ import numpy as np
 
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.query import TopicNotFound, topic_by_name
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
 MIN_QUERY, MAX_QUERY = 3, 500
@@ -340,8 +341,10 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
     conn = corpus.conn
     topic_id = None
     if topic is not None:
-        row = conn.execute("SELECT id FROM topics WHERE name = ?", (topic,)).fetchone()
-        topic_id = row[0] if row else -2  # an unknown topic matches nothing
+        try:
+            topic_id = topic_by_name(conn, topic)["id"]
+        except TopicNotFound:
+            topic_id = -2  # an unknown topic matches nothing
     since = None
     if days is not None:
         since = int((corpus.now() - timedelta(days=days)).timestamp())
