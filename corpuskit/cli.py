@@ -80,9 +80,11 @@ def cmd_stage(args) -> int:
 
 
 def cmd_search(args) -> int:
+    from corpuskit.api.keyed.queries import search_json
+
     corpus = _open(args)
-    answer = corpus.search(args.q, source=args.source, topic=args.topic, days=args.days,
-                           limit=args.limit)
+    answer = search_json(corpus, args.q, source=args.source, topic=args.topic, days=args.days,
+                         limit=args.limit)
     if args.json:
         print(json.dumps(answer, indent=2, sort_keys=True))
         return 0

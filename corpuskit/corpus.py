@@ -249,16 +249,26 @@ class Corpus:
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
-               days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
-        """Semantic search; the answer has the shape of ``/api/v1/search``.
+               days: int | None = None, limit: int = 20, min_relevance: float | None = None):
+        """Semantic search: a DataFrame of the matching records, most relevant first.
 
-        Records match when their cosine reaches ``min_relevance`` (default
+        Columns: :data:`corpuskit.search.HIT_FIELDS` (``id`` the record id,
+        ``relevance`` the cosine). ``frame.attrs`` holds ``query``,
+        ``totalMatched`` (every record that reached the floor; the frame holds
+        the first ``limit``), ``embeddingMs`` and ``searchMs``. Records match
+        when their cosine reaches ``min_relevance`` (default
         :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`.
         """
-        from corpuskit.search import search
+        import pandas as pd
 
-        return search(self, q, source=source, topic=topic, days=days, limit=limit,
+        from corpuskit.search import HIT_FIELDS, search
+
+        hits = search(self, q, source=source, topic=topic, days=days, limit=limit,
                       min_relevance=min_relevance)
+        frame = pd.DataFrame(hits.rows, columns=list(HIT_FIELDS))
+        frame.attrs.update({"query": hits.query, "totalMatched": hits.total_matched,
+                            "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms})
+        return frame
 
     def run(self, progress: bool = True, stages=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.

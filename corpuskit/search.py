@@ -49,7 +49,6 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from urllib.parse import urlencode
 
 import numpy as np
 
@@ -304,8 +303,8 @@ def relevance_floor(embedder) -> float:
 
 
 def search(corpus, q: str, source: str | None = None, topic: str | None = None,
-           days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
-    """Rank records by cosine similarity to ``q``; the ``/api/v1/search`` envelope.
+           days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> "SearchHits":
+    """Rank records by cosine similarity to ``q``: a :class:`SearchHits`, most relevant first.
 
     Parameters
     ----------
@@ -324,7 +323,7 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
         returned); default :data:`RELEVANCE_FLOOR` (0.2) or the embedder's own
         ``relevance_floor``. 0 matches every record with a positive cosine.
 
-    Returns ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
+    The ``/api/v1/search`` answer is shaped from it in ``corpuskit.api``.
     Raises :class:`ValidationError` for bad parameters and
     :class:`StageNotRunError` when the corpus has not been enriched.
     """
@@ -352,11 +351,35 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
         rank(index, query, source=source, topic_id=topic_id, since=since, limit=limit, floor=floor)
     results = _results(conn, ids, scores)
     t2 = time.perf_counter()
-    return {
-        "results": results, "query": q, "totalMatched": matched,
-        "hasMore": matched > len(results),
-        "embeddingMs": int(round((t1 - t0) * 1000)), "searchMs": int(round((t2 - t1) * 1000)),
-    }
+    return SearchHits(rows=results, query=q, total_matched=matched,
+                      embedding_ms=int(round((t1 - t0) * 1000)), search_ms=int(round((t2 - t1) * 1000)))
+
+
+#: The fields of one search hit, in order (see :class:`SearchHits`).
+HIT_FIELDS = ("id", "source", "contentType", "title", "excerpt", "url", "author", "topic",
+              "topicDisplayName", "category", "relevance", "publishedAt", "capturedAt", "subreddit",
+              "sentimentLabel")
+
+
+@dataclass(frozen=True)
+class SearchHits:
+    """The records that matched a query, most relevant first, as plain data.
+
+    ``rows`` are dicts with :data:`HIT_FIELDS` (``id`` the integer record id);
+    ``total_matched`` counts every record that reached the relevance floor,
+    of which ``rows`` are the first ``limit``.
+    """
+
+    rows: list
+    query: str
+    total_matched: int
+    embedding_ms: int
+    search_ms: int
+
+    @property
+    def has_more(self) -> bool:
+        """True when more records matched than ``rows`` holds."""
+        return self.total_matched > len(self.rows)
 
 
 def _results(conn, ids, scores) -> list[dict]:
@@ -374,14 +397,12 @@ def _results(conn, ids, scores) -> list[dict]:
         if r is None:  # deleted since the index was built
             continue
         out.append({
-            "id": str(rid), "resultType": "record", "source": r["source"],
-            "contentType": r["content_type"], "title": r["title"] or _excerpt(r["content_text"])[:120],
+            "id": rid, "source": r["source"], "contentType": r["content_type"],
+            "title": r["title"] or _excerpt(r["content_text"])[:120],
             "excerpt": _excerpt(r["content_text"]), "url": r["url"],
-            "href": "/api/v1/discourse?" + urlencode({"source": r["source"], "since": r["captured_at"],
-                                                      "until": r["captured_at"]}),
             "author": r["author"], "topic": r["topic"], "topicDisplayName": r["display_name"],
             "category": r["category"], "relevance": round(float(score), 4),
-            "publishedAt": r["published_at"], "subreddit": r["subreddit"],
+            "publishedAt": r["published_at"], "capturedAt": r["captured_at"], "subreddit": r["subreddit"],
             "sentimentLabel": r["sentiment_label"],
         })
     return out

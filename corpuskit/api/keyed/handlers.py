@@ -126,7 +126,7 @@ def search(corpus):
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
     try:
-        return corpus.search(q, source=source, topic=topic, days=days, limit=limit)
+        return queries.search_json(corpus, q, source=source, topic=topic, days=days, limit=limit)
     except ValidationError as exc:
         abort_json(400, str(exc))
     except NotFoundError:

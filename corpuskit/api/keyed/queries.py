@@ -9,6 +9,7 @@ trends, entities, observations and the status from :mod:`corpuskit.analysis`.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 from corpuskit.api.response_cache import cached_page, cached_total
 from corpuskit.errors import NotFoundError
@@ -227,6 +228,31 @@ def list_signals(corpus, topic: str | None = None, severity: str | None = None,
         args + [limit, offset],
     ).fetchall()
     return envelope(Page(rows, total, limit, offset), signal_item)
+
+
+# -- search -------------------------------------------------------------------
+def search_answer(hits) -> dict:
+    """The ``/api/v1/search`` answer for a :class:`corpuskit.search.SearchHits`."""
+    results = [{
+        "id": str(h["id"]), "resultType": "record", "source": h["source"], "contentType": h["contentType"],
+        "title": h["title"], "excerpt": h["excerpt"], "url": h["url"],
+        "href": "/api/v1/discourse?" + urlencode({"source": h["source"], "since": h["capturedAt"],
+                                                  "until": h["capturedAt"]}),
+        "author": h["author"], "topic": h["topic"], "topicDisplayName": h["topicDisplayName"],
+        "category": h["category"], "relevance": h["relevance"], "publishedAt": h["publishedAt"],
+        "subreddit": h["subreddit"], "sentimentLabel": h["sentimentLabel"],
+    } for h in hits.rows]
+    return {"results": results, "query": hits.query, "totalMatched": hits.total_matched,
+            "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
+
+
+def search_json(corpus, q: str, source: str | None = None, topic: str | None = None,
+                days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+    """:func:`corpuskit.search.search` shaped as the ``/api/v1/search`` answer."""
+    from corpuskit.search import search
+
+    return search_answer(search(corpus, q, source=source, topic=topic, days=days, limit=limit,
+                                min_relevance=min_relevance))
 
 
 # -- narratives ---------------------------------------------------------------
