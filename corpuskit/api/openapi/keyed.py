@@ -11,7 +11,7 @@ from corpuskit.api.openapi.building import (array, boolean, day, enum, header, i
                                             path_param, query, ref, response, string, timestamp,
                                             timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
-from corpuskit.query import SIGNAL_KINDS
+from corpuskit.query import SENTIMENT_LABELS, SIGNAL_KINDS
 
 
 def _schemas() -> dict:
@@ -81,7 +81,7 @@ def _schemas() -> dict:
         "volumeBySource": array(obj({"source": string(), "count": integer()})),
     })
     analysis = obj({
-        "sentiment": obj({"label": enum(("positive", "neutral", "negative")),
+        "sentiment": obj({"label": enum(SENTIMENT_LABELS),
                           "score": number()}),
         "themes": array(string()),
         "entities": array(obj({"text": string(), "type": string()})),
