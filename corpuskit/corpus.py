@@ -249,26 +249,24 @@ class Corpus:
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
-               days: int | None = None, limit: int = 20, min_relevance: float | None = None):
-        """Semantic search: a DataFrame of the matching records, most relevant first.
+               days: int | None = None, limit: int = 20, min_relevance: float | None = None) -> dict:
+        """Semantic search: ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
 
-        Columns: :data:`corpuskit.search.HIT_FIELDS` (``id`` the record id,
-        ``relevance`` the cosine). ``frame.attrs`` holds ``query``,
-        ``totalMatched`` (every record that reached the floor; the frame holds
-        the first ``limit``), ``embeddingMs`` and ``searchMs``. Records match
-        when their cosine reaches ``min_relevance`` (default
-        :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see :func:`corpuskit.search.search`.
+        ``results`` are the matching records, most relevant first, as plain
+        dicts with :data:`corpuskit.search.HIT_FIELDS` (``id`` the integer
+        record id, ``relevance`` the cosine); ``totalMatched`` counts every
+        record that reached the floor, of which ``results`` are the first
+        ``limit``. Records match when their cosine reaches ``min_relevance``
+        (default :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see
+        :func:`corpuskit.search.search`. ``/api/v1/search`` serves the same hits
+        shaped for the API (string ids, ``resultType``, ``href``).
         """
-        import pandas as pd
-
-        from corpuskit.search import HIT_FIELDS, search
+        from corpuskit.search import search
 
         hits = search(self, q, source=source, topic=topic, days=days, limit=limit,
                       min_relevance=min_relevance)
-        frame = pd.DataFrame(hits.rows, columns=list(HIT_FIELDS))
-        frame.attrs.update({"query": hits.query, "totalMatched": hits.total_matched,
-                            "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms})
-        return frame
+        return {"results": hits.rows, "query": hits.query, "totalMatched": hits.total_matched,
+                "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 
     def run(self, progress: bool = True, stages=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.

@@ -14,7 +14,8 @@ function-level ones included) and mapped to a layer:
    sits with it rather than with the package root).
 
 A module may import its own layer or a lower one. Within the stages, ``enrich`` never imports
-``analysis`` and nothing imports a stage package from ``store``. There is no cycle between
+``analysis``; ``store`` never imports ``ingest``; only ``api`` (and the CLI beside it) imports
+``corpuskit.api``. There is no cycle between
 modules (strongly connected components over every import) nor between top-level packages
 other than a package with itself.
 """
@@ -114,8 +115,10 @@ def test_enrich_never_imports_analysis_and_store_never_imports_ingest():
 
 
 def test_only_api_imports_api():
+    # The CLI is the other front end, in the API's layer: ``corpuskit search --json`` prints the
+    # /api/v1/search answer, whose shape only corpuskit.api builds. No library module may.
     bad = sorted(f"{m} imports {t}" for m, targets in _graph().items() for t in targets
-                 if _top(t) == "api" and _top(m) != "api")
+                 if _top(t) == "api" and _top(m) not in ("api", "cli"))
     assert not bad, "\n".join(bad)
 
 
