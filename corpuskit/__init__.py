@@ -23,7 +23,7 @@ from corpuskit.errors import (
     ValidationError,
 )
 
-__version__ = "0.1.0"
+from corpuskit.version import __version__
 
 __all__ = [
     "Corpus",

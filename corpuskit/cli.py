@@ -139,9 +139,11 @@ def cmd_stage(args) -> int:
 
 
 def cmd_search(args) -> int:
+    from corpuskit.api.keyed.queries import search_json
+
     corpus = _open(args)
-    answer = corpus.search(args.q, source=args.source, topic=args.topic, days=args.days,
-                           limit=args.limit, quantised_from=env_int("CORPUSKIT_QUANTISED_FROM"))
+    answer = search_json(corpus, args.q, source=args.source, topic=args.topic, days=args.days,
+                         limit=args.limit, quantised_from=env_int("CORPUSKIT_QUANTISED_FROM"))
     if args.json:
         print(json.dumps(answer, indent=2, sort_keys=True))
         return 0

@@ -2,9 +2,10 @@
 
 Each function takes a :class:`~corpuskit.Corpus` and returns a pandas
 DataFrame (or, for one entity or one story, a dict holding DataFrames). They
-reuse the read functions the HTTP layer serves from (``corpuskit.analysis``,
-``corpuskit.narrate.read``, ``corpuskit.api.keyed.queries``), so a notebook
-and ``/api/v1`` see the same numbers. Column meanings are documented on the
+read through :mod:`corpuskit.query` and reuse the analysis and narration
+read functions the HTTP layer serves from (``corpuskit.analysis``,
+``corpuskit.narrate.read``), so a notebook and ``/api/v1`` see the same
+numbers. Column meanings are documented on the
 ``Corpus`` methods and in ``docs/api.md`` ("The DataFrame API").
 
 Filter values are checked here: a value outside its allowed set, a malformed
@@ -20,13 +21,10 @@ import pandas as pd
 
 from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
+                             STORY_KINDS, TopicNotFound, Where, topic_by_name, topic_rows)
 
-SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
-SEVERITIES = ("high", "medium", "low")
-SIGNAL_STATUSES = ("open", "resolved")
-ENTITY_TYPES = ("person", "org", "product", "place", "concept")
-STORY_KINDS = ("lead_story", "beat_narrative", "dispatch", "entity_narrative")
 
 
 # -- argument checks ------------------------------------------------------------
@@ -51,15 +49,9 @@ def timestamp(value, name: str) -> str | None:
 
 
 def topic_id(corpus, name) -> int | None:
-    """The id of the topic called ``name`` (``None`` passes); ValidationError naming the topics."""
-    if name is None:
-        return None
-    row = corpus.conn.execute("SELECT id FROM topics WHERE name = ?", (str(name),)).fetchone()
-    if row is None:
-        known = [r[0] for r in corpus.conn.execute("SELECT name FROM topics ORDER BY name")]
-        listed = ", ".join(known) if known else "none (run enrich first)"
-        raise ValidationError(f"unknown topic {name!r}; topics are: {listed}")
-    return row[0]
+    """The id of the topic called ``name`` (``None`` passes); :class:`~corpuskit.query.TopicNotFound`
+    (a ValidationError naming the topics) when there is none."""
+    return None if name is None else topic_by_name(corpus.conn, name)["id"]
 
 
 def _limit(value):
@@ -84,39 +76,27 @@ RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentTe
                   "publishedAt", "capturedAt", "subreddit", "language", "topic", "metadata",
                   "sentimentScore", "sentimentLabel", "entities"]
 
-# The one membership rule of docs/api.md ("Topic membership"): a record is in a
-# topic when it is its primary topic, or, for a record enrichment gave no topic,
-# when it was imported with that topic hint. /api/v1/discourse uses the same rule.
-# A record's entity names as a JSON array, most mentioned first (NULL until it is enriched),
-# for a query over ``records r LEFT JOIN enrichment e``.
-ENTITY_NAMES = (
-    "CASE WHEN e.record_id IS NULL THEN NULL ELSE (SELECT json_group_array(name) FROM ("
-    "SELECT en.name AS name FROM mentions m JOIN entities en ON en.id = m.entity_id "
-    "WHERE m.record_id = r.id ORDER BY m.mention_count DESC, en.name, en.id)) END")
-# The one topic membership rule (docs/api.md): a record is in a topic by its primary topic, or, never
-# enriched or left without one, by the topic it was imported with. Parameters: topic id, topic name.
-PRIMARY_TOPIC_RULE = "(e.topic_id = ? OR (e.topic_id IS NULL AND r.topic = ?))"
 
 
 def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataFrame:
     """Records with their primary topic, sentiment and entity names (see ``Corpus.records``)."""
-    where, args = [], []
+    where = Where()
     if source is not None:
         if not isinstance(source, str) or not source:
             raise ValidationError(f"source must be a source name, not {source!r}")
-        where.append("r.source = ?")
-        args.append(source)
+        where.equal("r.source", source)
     if topic is not None:
-        row = corpus.conn.execute("SELECT id FROM topics WHERE name = ?", (str(topic),)).fetchone()
-        if row is None and corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
-                                               (str(topic),)).fetchone() is None:
-            topic_id(corpus, topic)  # raises, naming the topics
-        where.append(PRIMARY_TOPIC_RULE)
-        args += [row[0] if row else None, str(topic)]
-    for bound, op, name in ((since, ">=", "since"), (until, "<=", "until")):
-        if bound is not None:
-            where.append(f"r.published_at {op} ?")
-            args.append(timestamp(bound, name))
+        try:
+            tid = topic_id(corpus, topic)
+        except TopicNotFound:
+            # a topic only imported records name (enrichment has not made it yet) is still a topic
+            if corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
+                                   (str(topic),)).fetchone() is None:
+                raise
+            tid = None
+        where.in_topic(tid, str(topic))
+    for bound, name in ((since, "since"), (until, "until")):
+        where.bound("r.published_at", name, timestamp(bound, name))
     sql = (
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
@@ -124,10 +104,8 @@ def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataF
         + ENTITY_NAMES + " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
         "LEFT JOIN topics t ON t.id = e.topic_id"
     )
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY r.published_at, r.id"
-    rows = corpus.conn.execute(sql, args).fetchall()
+    sql += where.sql() + " ORDER BY r.published_at, r.id"
+    rows = corpus.conn.execute(sql, where.args).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=RECORD_COLUMNS)
     frame["metadata"] = frame["metadata"].map(json.loads)
     frame["entities"] = frame["entities"].map(lambda v: None if v is None else json.loads(v))
@@ -137,11 +115,12 @@ def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataF
 # -- topics -------------------------------------------------------------------------
 def topics(corpus) -> pd.DataFrame:
     """Every topic with its record counts (see ``Corpus.topics``)."""
-    from corpuskit.api.keyed.queries import list_topics
-
-    frame = pd.DataFrame(list_topics(corpus, active=None)["topics"],
-                         columns=["name", "displayName", "description", "category", "keywords",
-                                  "subreddits", "active", "createdAt"])
+    listed = [{"name": r["name"], "displayName": r["display_name"], "description": r["description"],
+               "category": r["category"], "keywords": json.loads(r["keywords"] or "[]"),
+               "subreddits": json.loads(r["subreddits"] or "[]"), "active": bool(r["active"]),
+               "createdAt": r["created_at"]} for r in topic_rows(corpus.conn)]
+    frame = pd.DataFrame(listed, columns=["name", "displayName", "description", "category", "keywords",
+                                          "subreddits", "active", "createdAt"])
     extra = _query(corpus, (
         "SELECT t.name, t.id, t.discovered, "
         "(SELECT count(*) FROM enrichment e WHERE e.topic_id = t.id) AS recordCount, "
@@ -166,23 +145,17 @@ def signals(corpus, kind=None, topic=None, severity=None, status=None, since=Non
     kind = choice(kind, "kind", SIGNAL_KINDS, SIGNAL_ALIASES)
     severity = choice(severity, "severity", SEVERITIES)
     status = choice(status, "status", SIGNAL_STATUSES)
-    where, args = [], []
+    where = Where()
     for column, value in (("s.kind", kind), ("s.severity", severity), ("s.status", status),
                           ("s.topic_id", topic_id(corpus, topic))):
-        if value is not None:
-            where.append(f"{column} = ?")
-            args.append(value)
-    for bound, op, name in ((since, ">=", "since"), (until, "<=", "until")):
-        if bound is not None:
-            where.append(f"s.detected_at {op} ?")
-            args.append(timestamp(bound, name))
+        where.equal(column, value)
+    for bound, name in ((since, "since"), (until, "until")):
+        where.bound("s.detected_at", name, timestamp(bound, name))
     sql = ("SELECT s.id, s.kind, t.name, en.name, s.source, s.severity, s.sigma_score, s.headline, "
            "s.detail, s.detected_at, s.status, s.resolved_at, s.acknowledged, s.narrative_id, s.run_id "
            "FROM signals s LEFT JOIN topics t ON t.id = s.topic_id "
            "LEFT JOIN entities en ON en.id = s.entity_id")
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    rows = corpus.conn.execute(sql + " ORDER BY s.detected_at, s.id", args).fetchall()
+    rows = corpus.conn.execute(sql + where.sql() + " ORDER BY s.detected_at, s.id", where.args).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=SIGNAL_COLUMNS)
     frame["detail"] = frame["detail"].map(json.loads)
     frame["acknowledged"] = frame["acknowledged"].astype(bool)
@@ -273,18 +246,11 @@ def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     type = choice(type, "type", ENTITY_TYPES)
     limit = _limit(limit)
     since_iso = timestamp(since, "since")
-    where, args = [], []
-    if type is not None:
-        where.append("en.type = ?")
-        args.append(type)
-    if since_iso is not None:
-        where.append("r.published_at >= ?")
-        args.append(since_iso)
+    where = Where().equal("en.type", type).bound("r.published_at", "since", since_iso)
+    args = where.args
     sql = ("SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
-           "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id")
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " GROUP BY en.id ORDER BY n DESC, en.id"
+           "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id"
+           + where.sql() + " GROUP BY en.id ORDER BY n DESC, en.id")
     if limit is not None:
         sql += " LIMIT ?"
         args.append(limit)
@@ -359,20 +325,13 @@ def stories(corpus, kind=None, current=True) -> pd.DataFrame:
     kind = choice(kind, "kind", STORY_KINDS)
     if not isinstance(current, bool):
         raise ValidationError(f"current must be True or False, not {current!r}")
-    where, args = [], []
-    if current:
-        where.append("s.is_current = 1")
-    if kind is not None:
-        where.append("s.kind = ?")
-        args.append(kind)
+    where = Where(*(["s.is_current = 1"] if current else [])).equal("s.kind", kind)
     sql = ("SELECT s.id, s.slug, s.kind, s.version, s.is_current, s.headline, s.lede, t.name, en.name, "
            "s.signal_severity, s.trigger_signal_id, s.featured, "
            "(SELECT count(*) FROM story_citations c WHERE c.story_id = s.id), s.source_count, "
            "s.read_min, s.publish_at, s.generated_at FROM stories s "
            "LEFT JOIN topics t ON t.id = s.topic_id LEFT JOIN entities en ON en.id = s.entity_id")
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    rows = corpus.conn.execute(sql + " ORDER BY s.publish_at DESC, s.id DESC", args)
+    rows = corpus.conn.execute(sql + where.sql() + " ORDER BY s.publish_at DESC, s.id DESC", where.args)
     frame = pd.DataFrame([tuple(r) for r in rows], columns=STORY_COLUMNS)
     for col in ("isCurrent", "featured"):
         frame[col] = frame[col].astype(bool)
@@ -491,15 +450,15 @@ def compare(corpus, topic_names, days=30) -> pd.DataFrame:
 
 def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
     """Cross-topic observations, newest first (see ``Corpus.observations``)."""
-    from corpuskit.analysis.observations import LIST_MAX, list_observations
+    from corpuskit.analysis.observations import LIST_MAX, observation_page
 
     rows, offset = [], 0
     while True:
-        page = list_observations(corpus, type=type, severity=severity, since=since,
-                                 limit=LIST_MAX, offset=offset)
-        rows += page["data"]
-        offset += len(page["data"])
-        if not page["pagination"]["hasMore"] or not page["data"]:
+        page = observation_page(corpus, type=type, severity=severity, since=since,
+                                limit=LIST_MAX, offset=offset)
+        rows += page.rows
+        offset += len(page.rows)
+        if not page.has_more or not page.rows:
             break
     frame = pd.DataFrame(rows, columns=["observedAt", "type", "severity", "headline", "detail"])
     frame["topic"] = frame["detail"].map(lambda d: d.get("topic") if isinstance(d, dict) else None)

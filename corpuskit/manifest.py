@@ -71,9 +71,9 @@ def package_versions() -> dict:
         except metadata.PackageNotFoundError:
             out[name] = None
     if out.get("corpuskit") is None:
-        import corpuskit
+        from corpuskit.version import __version__
 
-        out["corpuskit"] = corpuskit.__version__
+        out["corpuskit"] = __version__
     out["python"] = platform.python_version()
     out["sqlite"] = sqlite3.sqlite_version
     return out

@@ -49,12 +49,12 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from urllib.parse import urlencode
 
 import numpy as np
 
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.query import TopicNotFound, topic_by_name
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
 MIN_QUERY, MAX_QUERY = 3, 500
@@ -306,8 +306,8 @@ def relevance_floor(embedder) -> float:
 
 def search(corpus, q: str, source: str | None = None, topic: str | None = None,
            days: int | None = None, limit: int = 20, min_relevance: float | None = None,
-           quantised_from: int | None = None) -> dict:
-    """Rank records by cosine similarity to ``q``; the ``/api/v1/search`` envelope.
+           quantised_from: int | None = None) -> "SearchHits":
+    """Rank records by cosine similarity to ``q``: a :class:`SearchHits`, most relevant first.
 
     Parameters
     ----------
@@ -329,7 +329,7 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
         Vectors from which a file corpus is searched through the quantised
         index (default :data:`QUANTISED_FROM`; see :func:`search_index`).
 
-    Returns ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
+    The ``/api/v1/search`` answer is shaped from it in ``corpuskit.api``.
     Raises :class:`ValidationError` for bad parameters and
     :class:`StageNotRunError` when the corpus has not been enriched.
     """
@@ -346,8 +346,10 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
     conn = corpus.conn
     topic_id = None
     if topic is not None:
-        row = conn.execute("SELECT id FROM topics WHERE name = ?", (topic,)).fetchone()
-        topic_id = row[0] if row else -2  # an unknown topic matches nothing
+        try:
+            topic_id = topic_by_name(conn, topic)["id"]
+        except TopicNotFound:
+            topic_id = -2  # an unknown topic matches nothing
     since = None
     if days is not None:
         since = int((corpus.now() - timedelta(days=days)).timestamp())
@@ -355,11 +357,35 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
         rank(index, query, source=source, topic_id=topic_id, since=since, limit=limit, floor=floor)
     results = _results(conn, ids, scores)
     t2 = time.perf_counter()
-    return {
-        "results": results, "query": q, "totalMatched": matched,
-        "hasMore": matched > len(results),
-        "embeddingMs": int(round((t1 - t0) * 1000)), "searchMs": int(round((t2 - t1) * 1000)),
-    }
+    return SearchHits(rows=results, query=q, total_matched=matched,
+                      embedding_ms=int(round((t1 - t0) * 1000)), search_ms=int(round((t2 - t1) * 1000)))
+
+
+#: The fields of one search hit, in order (see :class:`SearchHits`).
+HIT_FIELDS = ("id", "source", "contentType", "title", "excerpt", "url", "author", "topic",
+              "topicDisplayName", "category", "relevance", "publishedAt", "capturedAt", "subreddit",
+              "sentimentLabel")
+
+
+@dataclass(frozen=True)
+class SearchHits:
+    """The records that matched a query, most relevant first, as plain data.
+
+    ``rows`` are dicts with :data:`HIT_FIELDS` (``id`` the integer record id);
+    ``total_matched`` counts every record that reached the relevance floor,
+    of which ``rows`` are the first ``limit``.
+    """
+
+    rows: list
+    query: str
+    total_matched: int
+    embedding_ms: int
+    search_ms: int
+
+    @property
+    def has_more(self) -> bool:
+        """True when more records matched than ``rows`` holds."""
+        return self.total_matched > len(self.rows)
 
 
 def _results(conn, ids, scores) -> list[dict]:
@@ -377,14 +403,12 @@ def _results(conn, ids, scores) -> list[dict]:
         if r is None:  # deleted since the index was built
             continue
         out.append({
-            "id": str(rid), "resultType": "record", "source": r["source"],
-            "contentType": r["content_type"], "title": r["title"] or _excerpt(r["content_text"])[:120],
+            "id": rid, "source": r["source"], "contentType": r["content_type"],
+            "title": r["title"] or _excerpt(r["content_text"])[:120],
             "excerpt": _excerpt(r["content_text"]), "url": r["url"],
-            "href": "/api/v1/discourse?" + urlencode({"source": r["source"], "since": r["captured_at"],
-                                                      "until": r["captured_at"]}),
             "author": r["author"], "topic": r["topic"], "topicDisplayName": r["display_name"],
             "category": r["category"], "relevance": round(float(score), 4),
-            "publishedAt": r["published_at"], "subreddit": r["subreddit"],
+            "publishedAt": r["published_at"], "capturedAt": r["captured_at"], "subreddit": r["subreddit"],
             "sentimentLabel": r["sentiment_label"],
         })
     return out

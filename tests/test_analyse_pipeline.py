@@ -181,7 +181,7 @@ def test_demo_snapshots_match_the_topic_assignments(demo_corpus):
 
 
 def test_demo_planted_volume_spikes_are_volume_anomalies(demo_corpus):
-    from corpuskit.analysis.observations import list_observations
+    from corpuskit.api.keyed.queries import list_observations
     from datetime import date, timedelta
 
     found = [o["detail"] for o in list_observations(demo_corpus, type="anomaly", limit=1000)["data"]
@@ -195,7 +195,7 @@ def test_demo_planted_volume_spikes_are_volume_anomalies(demo_corpus):
 
 
 def test_demo_observation_types_and_severities(demo_corpus):
-    from corpuskit.analysis.observations import list_observations
+    from corpuskit.api.keyed.queries import list_observations
 
     data = list_observations(demo_corpus, limit=1000)["data"]
     kinds = {o["type"] for o in data}

@@ -347,7 +347,7 @@ def test_search_internal_fault_is_logged_500(api, monkeypatch, caplog):
     def broken(*args, **kwargs):
         raise RuntimeError("index exploded")
 
-    monkeypatch.setattr(type(api.corpus), "search", broken)
+    monkeypatch.setattr("corpuskit.search.search", broken)   # what /api/v1/search ranks with
     with caplog.at_level("ERROR", logger="corpuskit.api.keyed"):
         body = bad(api, "/api/v1/search?q=carbon", 500)
     assert body["error"] == "Search failed"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from corpuskit.api import totals
+from corpuskit.api import response_cache
 from corpuskit.api.bearer import queries as bearer_queries
 from tests.api_fixtures import NOW, insert_record
 from tests.api_v1_common import V1
@@ -22,7 +22,7 @@ def counting(monkeypatch, module, name):
 
 
 def test_an_answer_is_computed_once_per_data_version(monkeypatch):
-    totals.clear()
+    response_cache.clear()
     v1 = V1()
     v1.ok("/v1/topics?limit=1")  # the first /v1 answer creates the corpus's id secret: a new data version
     calls = counting(monkeypatch, bearer_queries, "topic_page")
@@ -42,7 +42,7 @@ def test_an_answer_is_computed_once_per_data_version(monkeypatch):
 
 
 def test_a_new_record_is_seen_at_once():
-    totals.clear()
+    response_cache.clear()
     v1 = V1()
     before = v1.ok("/v1/stats/global/timeline?days=3")["timeline"]
     with v1.corpus.transaction():
@@ -53,7 +53,7 @@ def test_a_new_record_is_seen_at_once():
 
 
 def test_two_corpora_with_the_same_counts_never_share_an_answer(tmp_path):
-    totals.clear()
+    response_cache.clear()
     a, b = V1(tmp_path / "a.db"), V1(tmp_path / "b.db")
     with b.corpus.transaction():
         b.corpus.conn.execute("UPDATE topics SET display_name = 'Renamed in b' WHERE id = (SELECT min(id) FROM topics)")
@@ -68,23 +68,23 @@ def test_the_data_version_is_counted_again_only_after_a_commit(tmp_path, monkeyp
     """A connection reuses its stamp until another connection or itself commits."""
     from corpuskit.store.connection import connect
 
-    totals.clear()
+    response_cache.clear()
     v1 = V1(tmp_path / "c.db")
     conn = v1.corpus.conn
-    first = totals.data_version(conn)
+    first = response_cache.data_version(conn)
     queries = []
     conn.set_trace_callback(queries.append)
-    assert totals.data_version(conn) == first
+    assert response_cache.data_version(conn) == first
     assert not any("max(id) FROM records" in q for q in queries)
     other = connect(v1.corpus.path)  # another process or thread commits a record
     with other:
         insert_record(other, 1001, NOW - timedelta(hours=2))
     other.close()
-    second = totals.data_version(conn)
+    second = response_cache.data_version(conn)
     assert second != first and second[0] > first[0]
     with v1.corpus.transaction():  # and so does a write on this very connection
         insert_record(conn, 1002, NOW - timedelta(hours=2))
-    assert totals.data_version(conn)[0] > second[0]
+    assert response_cache.data_version(conn)[0] > second[0]
     conn.set_trace_callback(None)
     v1.corpus.close()
 
@@ -97,7 +97,7 @@ def test_concurrent_requests_for_a_missing_answer_compute_it_once(tmp_path):
 
     from corpuskit import open_corpus
 
-    totals.clear()
+    response_cache.clear()
     path = tmp_path / "c.db"
     open_corpus(path).close()
     calls, answers = [], []
@@ -110,7 +110,7 @@ def test_concurrent_requests_for_a_missing_answer_compute_it_once(tmp_path):
     def ask():
         corpus = open_corpus(path)
         try:
-            answers.append(totals.cached_page(corpus.conn, ("same",), compute))
+            answers.append(response_cache.cached_page(corpus.conn, ("same",), compute))
         finally:
             corpus.close()
 
@@ -120,7 +120,7 @@ def test_concurrent_requests_for_a_missing_answer_compute_it_once(tmp_path):
     for t in threads:
         t.join(10)
     assert len(calls) == 1 and answers == [{"n": 1}] * 8
-    assert totals._inflight == {}
+    assert response_cache._inflight == {}
 
     def failing():
         raise RuntimeError("boom")
@@ -129,10 +129,10 @@ def test_concurrent_requests_for_a_missing_answer_compute_it_once(tmp_path):
     try:
         for _ in range(2):
             try:
-                totals.cached_page(corpus.conn, ("other",), failing)
+                response_cache.cached_page(corpus.conn, ("other",), failing)
             except RuntimeError:
                 pass
-        assert totals.cached_page(corpus.conn, ("other",), lambda: "fine") == "fine"
-        assert totals._inflight == {}
+        assert response_cache.cached_page(corpus.conn, ("other",), lambda: "fine") == "fine"
+        assert response_cache._inflight == {}
     finally:
         corpus.close()

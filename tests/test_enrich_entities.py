@@ -4,7 +4,8 @@ import importlib.util
 import pytest
 
 from corpuskit.enrich.base import record_text
-from corpuskit.enrich.entities import (GazetteerExtractor, SpacyExtractor, alias_key, canonical_path,
+from corpuskit.api.bearer.shapes import entity_path
+from corpuskit.enrich.entities import (GazetteerExtractor, SpacyExtractor, alias_key,
                                        resolve_entity_key, slugify)
 from corpuskit.errors import MissingDependencyError, NotFoundError, ValidationError
 
@@ -25,7 +26,7 @@ def test_alias_key_and_slug():
     assert slugify("AT&T") == "at-and-t"
     assert slugify("GPT-4") == "gpt-4"
     assert slugify("!!!") == "entity"
-    assert canonical_path("openai") == "/v1/entities/by-slug/openai"
+    assert entity_path("openai") == "/v1/entities/by-slug/openai"
 
 
 def test_aliases_merge_into_one_entity_with_every_position(extractor):

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from corpuskit.api.keyed import queries as keyed_queries
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.narrate import read
 from corpuskit.narrate.slugs import resolve_story_slug
@@ -124,12 +125,12 @@ def test_lists_counts_and_filters(stories):
     assert read.story_count(corpus, topic_id=ids["topics"]["climate"]) == {"count": 0}
     page = read.list_stories(corpus, limit=1, offset=1)
     assert len(page["items"]) == 1 and page["total"] == 3
-    narratives = read.list_narratives(corpus, type="lead_story")
+    narratives = keyed_queries.list_narratives(corpus, type="lead_story")
     assert narratives["pagination"] == {"total": 1, "limit": 20, "offset": 0, "hasMore": False}
     assert narratives["data"][0]["featured"] is True
-    assert read.list_narratives(corpus, featured=False)["pagination"]["total"] == 2
+    assert keyed_queries.list_narratives(corpus, featured=False)["pagination"]["total"] == 2
     with pytest.raises(ValidationError):
-        read.list_narratives(corpus, type="op_ed")
+        keyed_queries.list_narratives(corpus, type="op_ed")
 
 
 def test_narrative_detail_shape(stories):

@@ -6,8 +6,8 @@ from datetime import date, timedelta
 import pytest
 
 from corpuskit import open_corpus
-from corpuskit.analysis.observations import (build_observations, list_observations,
-                                             milestone_thresholds)
+from corpuskit.analysis.observations import build_observations, milestone_thresholds
+from corpuskit.api.keyed.queries import list_observations
 from corpuskit.errors import ValidationError
 from tests.analysis_fixture import NOW, Fixture, table_rows
 

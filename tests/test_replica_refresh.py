@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from corpuskit import open_corpus
+from corpuskit.api.keyed.queries import search_json
 from corpuskit.ingest.demo import build_demo
 
 
@@ -28,7 +29,7 @@ def test_snapshot_and_restore_into_an_open_reader(tmp_path):
 
     reader = open_corpus(reader_path)
     assert reader.count() == 120
-    before = {r["id"] for r in reader.search("rocket launch orbit", limit=50)["results"]}
+    before = {r["id"] for r in search_json(reader, "rocket launch orbit", limit=50)["results"]}
     assert before and max(int(i) for i in before) <= 120
 
     primary.add_records([{"source": "reddit", "sourceId": f"new{i}", "title": f"Rocket launch {i}",
@@ -42,7 +43,7 @@ def test_snapshot_and_restore_into_an_open_reader(tmp_path):
                  f"d = sqlite3.connect({str(reader_path)!r}, timeout=60); s.backup(d); d.close()")
 
     assert reader.count() == 150
-    after = [int(r["id"]) for r in reader.search("rocket launch orbit", limit=10)["results"]]
+    after = [int(r["id"]) for r in search_json(reader, "rocket launch orbit", limit=10)["results"]]
     assert after and all(i > 120 for i in after[:5])  # the new records rank first, on the open reader
     assert reader.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert reader.conn.execute("SELECT count(*) FROM record_vectors").fetchone()[0] == 150

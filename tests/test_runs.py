@@ -11,7 +11,7 @@ import time
 import pytest
 
 from corpuskit import open_corpus
-from corpuskit.api.totals import data_version
+from corpuskit.api.response_cache import data_version
 from corpuskit.store.runs import fail_abandoned_runs, process_alive, this_process
 from tests.conftest import ROOT
 

@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 
 from corpuskit import open_corpus
+from corpuskit.api.keyed.queries import search_json
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.ingest.demo import build_demo
-from corpuskit.search import RELEVANCE_FLOOR, build_index, rank, search_index
+from corpuskit.search import HIT_FIELDS, RELEVANCE_FLOOR, build_index, rank, search_index
 
 FIELDS = {"id", "resultType", "source", "contentType", "title", "excerpt", "url", "href", "author",
           "topic", "topicDisplayName", "category", "relevance", "publishedAt", "subreddit",
@@ -22,7 +23,7 @@ def searchable():
 
 
 def test_envelope_and_result_shape(searchable):
-    answer = searchable.search("gpu inference chips for language models", limit=5)
+    answer = search_json(searchable, "gpu inference chips for language models", limit=5)
     assert set(answer) == {"results", "query", "totalMatched", "hasMore", "embeddingMs", "searchMs"}
     assert answer["query"] == "gpu inference chips for language models"
     assert isinstance(answer["embeddingMs"], int) and isinstance(answer["searchMs"], int)
@@ -35,6 +36,17 @@ def test_envelope_and_result_shape(searchable):
     rel = [r["relevance"] for r in answer["results"]]
     assert rel == sorted(rel, reverse=True)
     assert sum(r["topic"] == "ai-models" for r in answer["results"]) >= 4
+
+
+def test_corpus_search_is_plain_data_of_the_same_hits(searchable):
+    """The library answers plain data (no API path); /api/v1/search is shaped from the same hits."""
+    plain = searchable.search("gpu inference chips for language models", limit=5)
+    answer = search_json(searchable, "gpu inference chips for language models", limit=5)
+    assert all(list(r) == list(HIT_FIELDS) and isinstance(r["id"], int) for r in plain["results"])
+    assert [str(r["id"]) for r in plain["results"]] == [r["id"] for r in answer["results"]]
+    assert [r["relevance"] for r in plain["results"]] == [r["relevance"] for r in answer["results"]]
+    assert {k: plain[k] for k in ("query", "totalMatched", "hasMore")} == {
+        k: answer[k] for k in ("query", "totalMatched", "hasMore")}
 
 
 def test_results_are_exact(searchable):
@@ -53,7 +65,7 @@ def test_results_are_exact(searchable):
                                      {"source": "reddit", "topic": "health-biotech", "days": 10}])
 def test_filters_apply_before_the_top_k_cut(searchable, filters):
     # (min_relevance=0: every record sharing a term matches, enough to fill pages and test the cut)
-    answer = searchable.search("new results this week", limit=50, min_relevance=0, **filters)
+    answer = search_json(searchable, "new results this week", limit=50, min_relevance=0, **filters)
     where, args = ["1=1"], []
     if "source" in filters:
         where.append("r.source = ?")
@@ -84,12 +96,12 @@ def test_filters_apply_before_the_top_k_cut(searchable, filters):
 def test_rare_filter_still_fills_the_page(searchable):
     # a source with few records: the filtered search returns limit results, not the few that
     # would survive a global top-k
-    answer = searchable.search("orbit launch rocket", source="youtube", limit=20, min_relevance=0)
+    answer = search_json(searchable, "orbit launch rocket", source="youtube", limit=20, min_relevance=0)
     assert len(answer["results"]) == 20 and {r["source"] for r in answer["results"]} == {"youtube"}
 
 
 def test_unknown_topic_matches_nothing(searchable):
-    answer = searchable.search("rockets", topic="no-such-topic")
+    answer = search_json(searchable, "rockets", topic="no-such-topic")
     assert answer["results"] == [] and answer["totalMatched"] == 0 and not answer["hasMore"]
 
 
@@ -101,13 +113,13 @@ def test_unknown_topic_matches_nothing(searchable):
 ])
 def test_bad_parameters(searchable, kwargs, match):
     with pytest.raises(ValidationError, match=match):
-        searchable.search(**kwargs)
+        search_json(searchable, **kwargs)
 
 
 def test_limit_is_clamped_and_boundaries_accepted(searchable):
-    assert len(searchable.search("rockets and orbit", limit=500, min_relevance=0)["results"]) == 50
-    assert searchable.search("abc")["query"] == "abc"
-    searchable.search("x" * 500)
+    assert len(search_json(searchable, "rockets and orbit", limit=500, min_relevance=0)["results"]) == 50
+    assert search_json(searchable, "abc")["query"] == "abc"
+    search_json(searchable, "x" * 500)
 
 
 def test_index_follows_new_enrichment():
@@ -116,12 +128,12 @@ def test_index_follows_new_enrichment():
     c.add_records([dict(rec, sourceId=str(i), contentText=f"rocket launch number {i} to orbit")
                    for i in range(20)])
     with pytest.raises(StageNotRunError, match="enrich"):
-        c.search("rocket launch")
+        search_json(c, "rocket launch")
     c.enrich(progress=False)
-    assert c.search("rocket launch")["totalMatched"] == 20
+    assert search_json(c, "rocket launch")["totalMatched"] == 20
     c.add_records([dict(rec, sourceId="new", contentText="rocket launch from the new pad")])
     c.enrich(progress=False)
-    assert c.search("rocket launch")["totalMatched"] == 21
+    assert search_json(c, "rocket launch")["totalMatched"] == 21
 
 
 def test_build_index_orders_rows_by_source(searchable):
@@ -171,16 +183,16 @@ def test_total_matched_counts_records_above_the_relevance_floor(searchable):
     index = search_index(searchable)
     q = "vaccine trial results"
     full = index.matrix @ index.embedder.transform([q])[0]
-    answer = searchable.search(q, limit=50)
+    answer = search_json(searchable, q, limit=50)
     assert answer["totalMatched"] == int((full >= RELEVANCE_FLOOR).sum())
     assert 0 < answer["totalMatched"] < 0.25 * int((full > 0).sum())
     assert all(r["relevance"] >= RELEVANCE_FLOOR for r in answer["results"])
     assert answer["hasMore"] == (answer["totalMatched"] > len(answer["results"]))
-    everything = searchable.search(q, limit=50, min_relevance=0)
+    everything = search_json(searchable, q, limit=50, min_relevance=0)
     assert everything["totalMatched"] == int((full > 0).sum())
-    assert searchable.search("ukulele marmalade cathedral")["totalMatched"] == 0
+    assert search_json(searchable, "ukulele marmalade cathedral")["totalMatched"] == 0
     with pytest.raises(ValidationError, match="min_relevance"):
-        searchable.search(q, min_relevance=1.5)
+        search_json(searchable, q, min_relevance=1.5)
 
 
 def test_an_embedder_may_state_its_own_floor(searchable):
@@ -189,7 +201,7 @@ def test_an_embedder_may_state_its_own_floor(searchable):
     full = index.matrix @ index.embedder.transform([q])[0]
     index.embedder.relevance_floor = 0.5
     try:
-        assert searchable.search(q)["totalMatched"] == int((full >= 0.5).sum())
+        assert search_json(searchable, q)["totalMatched"] == int((full >= 0.5).sum())
     finally:
         del index.embedder.relevance_floor
 
@@ -203,7 +215,7 @@ def test_a_large_file_corpus_searches_through_the_mapped_index(tmp_path, monkeyp
     c = open_corpus(tmp_path / "big.db")
     build_demo(c, seed=5, records=1200, days=30, run_stages=False, progress=False)
     c.enrich(progress=False)
-    exact = {q: c.search(q, limit=10, source=src, days=days) for q, src, days in
+    exact = {q: search_json(c, q, limit=10, source=src, days=days) for q, src, days in
              [("offshore wind and battery storage", None, None), ("gpu chips", "reddit", 7)]}
     monkeypatch.setattr(S, "QUANTISED_FROM", 1)
     S._indexes.clear()
@@ -212,14 +224,14 @@ def test_a_large_file_corpus_searches_through_the_mapped_index(tmp_path, monkeyp
     assert isinstance(index.matrix, np.memmap)
     for (q, src, days), answer in zip([("offshore wind and battery storage", None, None),
                                        ("gpu chips", "reddit", 7)], exact.values()):
-        mapped = c.search(q, limit=10, source=src, days=days)
+        mapped = search_json(c, q, limit=10, source=src, days=days)
         assert [r["id"] for r in mapped["results"]] == [r["id"] for r in answer["results"]]
         assert mapped["totalMatched"] == answer["totalMatched"]
     # a later enrichment writes a new stamp: the folder is rebuilt, not reused stale
     c.add_records([{"source": "news", "title": "Offshore wind auction sets a record", "contentText": "",
                     "publishedAt": "2026-10-30T10:00:00Z", "sourceId": "new-1"}])
     c.enrich(progress=False)
-    answer = c.search("offshore wind auction record", limit=3)
+    answer = search_json(c, "offshore wind auction record", limit=3)
     assert S.search_index(c).quantised.size == c.count()
     assert answer["results"][0]["title"] == "Offshore wind auction sets a record"
     S._indexes.clear()

@@ -5,7 +5,7 @@ import itertools
 
 from corpuskit import open_corpus
 from corpuskit.api.keyed.queries import _topic_volume
-from corpuskit.frames import PRIMARY_TOPIC_RULE
+from corpuskit.query import PRIMARY_TOPIC_RULE
 
 
 def _scan(conn, topic_id, name):

@@ -39,6 +39,7 @@ from corpuskit.enrich.base import record_text
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.topic_terms import class_tfidf_terms, format_prefixes, readable_label
 from corpuskit.errors import ValidationError
+from corpuskit.query import topic_by_name
 
 STATE_KEY = "clusters_state"
 DIMENSIONS = 512
@@ -449,12 +450,7 @@ def cluster_points(corpus, topic: str, run_id: str | None = None):
 
     conn = corpus.conn
     run_id = run_id or latest_run(corpus)
-    row = conn.execute("SELECT id FROM topics WHERE name = ?", (topic,)).fetchone()
-    if row is None:
-        from corpuskit.errors import NotFoundError
-
-        raise NotFoundError(f"topic {topic!r} not found")
-    tid = row[0]
+    tid = topic_by_name(conn, topic)["id"]
     ids = [r[0] for r in conn.execute("SELECT record_id FROM enrichment WHERE topic_id = ? ORDER BY record_id",
                                       (tid,))]
     found, vectors = read_vectors(conn, ids)

@@ -61,12 +61,12 @@ from corpuskit.analysis.windows import (check_int, clock_day, day_end, day_range
                                         parse_since)
 from corpuskit.clock import iso, utc
 from corpuskit.errors import ValidationError
+from corpuskit.query import OBSERVATION_TYPES as TYPES
+from corpuskit.query import SEVERITIES, Page, Where
 from corpuskit.stats.thresholds import OPEN_SIGMA, severity_for
 from corpuskit.stats.windows import lagged, recent_lags, rolling_sum, trailing_sum
 from corpuskit.stats.z_scores import binomial_z, mean_z, poisson_z, robust_z, welch_z
 
-TYPES = ("convergence", "divergence", "anomaly", "milestone", "trend")
-SEVERITIES = ("high", "medium", "low")
 BASELINE_DAYS = 14
 WEEK = 7
 ENTITY_BASELINE_DAYS = 28
@@ -473,10 +473,10 @@ def build_observations(corpus, run_id: str, progress: bool = False) -> dict:
     return counts
 
 
-def list_observations(corpus, type: str | None = None, severity: str | None = None,
-                      since=None, limit: int = 50, offset: int = 0) -> dict:
-    """Observations, newest ``observedAt`` first: ``{data, pagination: {total, limit, offset,
-    hasMore}}``; each item ``{type, headline, detail, severity, observedAt}``.
+def observation_page(corpus, type: str | None = None, severity: str | None = None,
+                     since=None, limit: int = 50, offset: int = 0) -> Page:
+    """One :class:`~corpuskit.query.Page` of observations, newest ``observedAt`` first; each row
+    ``{type, headline, detail, severity, observedAt}``.
 
     Filters: ``type`` (one of :data:`TYPES`), ``severity`` (high, medium,
     low), ``since`` (any timestamp form, on observedAt, inclusive).
@@ -485,26 +485,22 @@ def list_observations(corpus, type: str | None = None, severity: str | None = No
     """
     limit = check_int(limit, "limit", 1, LIST_MAX)
     offset = check_int(offset, "offset", 0)
-    where, args = [], []
+    where = Where()
     if type not in (None, ""):
         if type not in TYPES:
             raise ValidationError(f"type must be one of {', '.join(TYPES)}, not {type!r}")
-        where.append("type = ?")
-        args.append(type)
+        where.equal("type", type)
     if severity not in (None, ""):
         if severity not in SEVERITIES:
             raise ValidationError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
-        where.append("severity = ?")
-        args.append(severity)
+        where.equal("severity", severity)
     if since not in (None, ""):
-        where.append("observed_at >= ?")
-        args.append(parse_since(since, utc(corpus.now())))
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
+        where.bound("observed_at", "since", parse_since(since, utc(corpus.now())))
+    clause, args = where.sql(), where.args
     total = corpus.conn.execute(f"SELECT count(*) FROM observations{clause}", args).fetchone()[0]
     rows = corpus.conn.execute(
         f"SELECT type, headline, detail, severity, observed_at FROM observations{clause} "
         f"ORDER BY observed_at DESC, id DESC LIMIT ? OFFSET ?", args + [limit, offset]).fetchall()
     data = [{"type": r[0], "headline": r[1], "detail": json.loads(r[2]), "severity": r[3],
              "observedAt": r[4]} for r in rows]
-    return {"data": data, "pagination": {"total": total, "limit": limit, "offset": offset,
-                                         "hasMore": offset + len(data) < total}}
+    return Page(data, total, limit, offset)

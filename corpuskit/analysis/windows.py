@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from corpuskit.clock import iso, parse_timestamp, utc
 from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.query import topic_by_name
 
 MAX_DAYS = 3660  # ten years: the library's own bound; the HTTP layer applies the specs' maxima
 
@@ -82,13 +83,12 @@ def day_end(day: str) -> datetime:
 
 
 def topic_id_by_name(corpus, name: str) -> tuple[int, str]:
-    """``(id, name)`` of the topic called ``name``; :class:`NotFoundError` when there is none."""
+    """``(id, name)`` of the topic called ``name``; :class:`~corpuskit.query.TopicNotFound` (a
+    :class:`NotFoundError`) when there is none."""
     if name is None or not str(name).strip():
         raise ValidationError("topic is required")
-    row = corpus.conn.execute("SELECT id, name FROM topics WHERE name = ?", (str(name),)).fetchone()
-    if row is None:
-        raise NotFoundError(f"Topic not found: {name!r}")
-    return row[0], row[1]
+    row = topic_by_name(corpus.conn, name)
+    return row["id"], row["name"]
 
 
 def topic_by_id(corpus, topic_id) -> tuple[int, str]:

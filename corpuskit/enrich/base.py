@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from corpuskit.enrich.params import Estimator
-
-SENTIMENT_LABELS = ("positive", "neutral", "negative")
-ENTITY_TYPES = ("person", "org", "product", "place", "concept")
+from corpuskit.query.values import ENTITY_TYPES, SENTIMENT_LABELS  # noqa: F401  (re-exported to extractors)
 
 
 def sentiment_label(score: float, cut: float = 0.05) -> str:

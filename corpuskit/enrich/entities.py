@@ -402,8 +402,3 @@ def resolve_entity_key(conn, key: str) -> tuple[int, bool]:
     if row:
         return int(row[0]), False
     raise NotFoundError(f"entity {key!r} not found")
-
-
-def canonical_path(slug: str) -> str:
-    """The canonical ``/v1`` path of an entity."""
-    return f"/v1/entities/by-slug/{slug}"

@@ -32,6 +32,7 @@ import numpy as np
 
 from corpuskit.errors import ValidationError
 from corpuskit.ingest import demo_vocab as V
+from corpuskit.query.values import SENTIMENT_LABELS, SIGNAL_KINDS
 
 END_DAY = date(2026, 10, 31)
 _EPOCH = date(1970, 1, 1)
@@ -39,8 +40,8 @@ BASELINE_DAYS = 21
 OFFBEAT_SHARE = 0.05
 WEEKEND_FACTOR = 0.9
 GROUND_TRUTH_VERSION = 1
-SENTIMENTS = ("positive", "neutral", "negative")
-EVENT_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
+SENTIMENTS = SENTIMENT_LABELS
+EVENT_KINDS = SIGNAL_KINDS   # one planted event kind per signal kind
 
 # Planted events: (kind, position in the post-baseline window from 0 to 1, beat slot, settings).
 # Beat slots index a seeded permutation of the beats; slots 0 and 1 carry two events each, placed

@@ -30,7 +30,7 @@ def iter_records(corpus, enrichment: bool = False):
     """
     sql = "SELECT r.* FROM records r ORDER BY r.published_at, r.id"
     if enrichment:
-        from corpuskit.frames import ENTITY_NAMES
+        from corpuskit.query import ENTITY_NAMES
 
         sql = ("SELECT r.*, e.sentiment_score AS x_score, e.sentiment_label AS x_label, "
                "t.name AS x_topic, " + ENTITY_NAMES + " AS x_entities "

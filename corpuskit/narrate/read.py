@@ -16,8 +16,7 @@ import json
 
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.narrate.slugs import resolve_story_slug
-
-STORY_KINDS = ("lead_story", "beat_narrative", "dispatch", "entity_narrative")
+from corpuskit.query import STORY_KINDS, Page, Where
 
 _STORY_SQL = (
     "SELECT s.*, t.name AS topic_name, t.display_name AS topic_display, e.name AS entity_name, "
@@ -157,31 +156,17 @@ def story_sources(corpus, story_id) -> dict:
 
 def _story_filters(topic_id=None, entity_id=None, since=None, until=None, kind=None,
                    topic=None, featured=None, time_column="publish_at"):
-    where, args = ["s.is_current = 1"], []
-    if topic_id is not None:
-        where.append("s.topic_id = ?")
-        args.append(int(topic_id))
-    if entity_id is not None:
-        where.append("s.entity_id = ?")
-        args.append(int(entity_id))
-    if topic is not None:
-        where.append("t.name = ?")
-        args.append(topic)
+    where = Where("s.is_current = 1")
+    where.equal("s.topic_id", None if topic_id is None else int(topic_id))
+    where.equal("s.entity_id", None if entity_id is None else int(entity_id))
+    where.equal("t.name", topic)
     if kind is not None:
         if kind not in STORY_KINDS:
             raise ValidationError(f"unknown narrative type {kind!r}; expected one of {', '.join(STORY_KINDS)}")
-        where.append("s.kind = ?")
-        args.append(kind)
-    if featured is not None:
-        where.append("s.featured = ?")
-        args.append(1 if featured else 0)
-    if since is not None:
-        where.append(f"s.{time_column} >= ?")
-        args.append(since)
-    if until is not None:
-        where.append(f"s.{time_column} <= ?")
-        args.append(until)
-    return " WHERE " + " AND ".join(where), args
+        where.equal("s.kind", kind)
+    where.equal("s.featured", None if featured is None else (1 if featured else 0))
+    where.bound(f"s.{time_column}", "since", since).bound(f"s.{time_column}", "until", until)
+    return where.sql(), where.args
 
 
 def list_stories(corpus, topic_id=None, entity_id=None, since=None, until=None,
@@ -236,10 +221,11 @@ def _narrative_item(row) -> dict:
     }
 
 
-def list_narratives(corpus, type: str | None = None, topic: str | None = None,
-                    featured: bool | None = None, since=None, until=None,
-                    limit: int = 20, offset: int = 0) -> dict:
-    """``{data, pagination}`` of current narratives, ``generatedAt`` descending (ties: id descending)."""
+def narrative_page(corpus, type: str | None = None, topic: str | None = None,
+                   featured: bool | None = None, since=None, until=None,
+                   limit: int = 20, offset: int = 0) -> Page:
+    """A :class:`~corpuskit.query.Page` of current narratives, ``generatedAt`` descending
+    (ties: id descending)."""
     where, args = _story_filters(since=since, until=until, kind=type, topic=topic,
                                  featured=featured, time_column="generated_at")
     total = corpus.conn.execute(
@@ -249,9 +235,7 @@ def list_narratives(corpus, type: str | None = None, topic: str | None = None,
         _STORY_SQL + where + " ORDER BY s.generated_at DESC, s.id DESC LIMIT ? OFFSET ?",
         args + [int(limit), int(offset)],
     ).fetchall()
-    return {"data": [_narrative_item(r) for r in rows],
-            "pagination": {"total": total, "limit": int(limit), "offset": int(offset),
-                           "hasMore": int(offset) + len(rows) < total}}
+    return Page([_narrative_item(r) for r in rows], total, int(limit), int(offset))
 
 
 def narrative_detail(corpus, slug: str) -> dict:

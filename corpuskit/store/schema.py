@@ -14,6 +14,7 @@ corpuskit never adds its tables to another application's database.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import lru_cache
@@ -123,11 +124,20 @@ def migrate(conn, label: str = "corpus") -> int:
     return latest
 
 
+def migration_0007_content_hash(source: str, author: str, title: str, text: str, published_at: str) -> str:
+    """The content key as migration 0007 writes it, frozen here.
+
+    A copy of ``corpuskit.ingest.records.content_hash`` as it was when 0007 was
+    written: a later change to the importer's key must not change what this
+    migration writes into an old file (a test checks the two still agree).
+    """
+    key = "\x1f".join((source, author or "", title or "", text or "", published_at))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
 def _rehash_content(conn) -> None:
     """0007: the content key now includes the author and the publication time."""
-    from corpuskit.ingest.records import content_hash
-
-    conn.create_function("corpuskit_content_hash", 5, content_hash, deterministic=True)
+    conn.create_function("corpuskit_content_hash", 5, migration_0007_content_hash, deterministic=True)
     conn.execute("UPDATE records SET content_hash = "
                  "corpuskit_content_hash(source, author, title, content_text, published_at)")
 

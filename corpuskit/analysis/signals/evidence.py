@@ -17,6 +17,7 @@ evidence: the signal's topic.
 from __future__ import annotations
 
 from corpuskit.analysis.signals.series import shift_day
+from corpuskit.query import Where
 
 
 def _series_filter(evidence: dict) -> tuple[str, str, list]:
@@ -26,21 +27,17 @@ def _series_filter(evidence: dict) -> tuple[str, str, list]:
     indexes (a topic or a source holds a large share of the corpus: 0.6 s a query at 500,000 records)
     but from the day or time range every caller adds (a day's records: about 2 ms).
     """
-    joins, where, args = "JOIN enrichment e ON e.record_id = r.id", [], []
+    joins, where = "JOIN enrichment e ON e.record_id = r.id", Where()
     if "entity_id" in evidence:
         joins += " JOIN mentions m ON m.record_id = r.id"
-        where.append("m.entity_id = ?")
-        args.append(evidence["entity_id"])
+        where.add("m.entity_id = ?", evidence["entity_id"])
     if "topic_id" in evidence:
-        where.append("+e.topic_id = ?")
-        args.append(evidence["topic_id"])
+        where.add("+e.topic_id = ?", evidence["topic_id"])
     if "term" in evidence:
-        where.append("instr(r.title || ' ' || r.content_text, ?) > 0")
-        args.append(evidence["term"])
+        where.add("instr(r.title || ' ' || r.content_text, ?) > 0", evidence["term"])
     if "source" in evidence:
-        where.append("+r.source = ?")
-        args.append(evidence["source"])
-    return joins, " AND ".join(where) or "1", args
+        where.add("+r.source = ?", evidence["source"])
+    return joins, where.joined("1"), where.args
 
 
 def crossing_time(conn, evidence: dict, day: str, k: int) -> str | None:

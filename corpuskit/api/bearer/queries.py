@@ -18,16 +18,13 @@ from __future__ import annotations
 import json
 
 from corpuskit.api.rowsets import fetch_rows
-from corpuskit.api.totals import cached_total
+from corpuskit.api.response_cache import cached_total
+from corpuskit.query import Where
 
 # /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
 V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
 STORED_TO_V1_KIND = {v: k for k, v in V1_SIGNAL_KINDS.items()}
 SITEMAP_PAGE_SIZE = 500
-
-
-def _where(clauses: list[str]) -> str:
-    return (" WHERE " + " AND ".join(clauses)) if clauses else ""
 
 
 # -- records ------------------------------------------------------------------
@@ -37,29 +34,24 @@ _RECORD_COLUMNS = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sen
 
 def record_page(conn, source=None, sentiment=None, since=None, until=None, after=None, limit=20):
     """``(rows, total)`` of records, newest first."""
-    clauses, args = [], []
+    where = Where()
     join = "LEFT JOIN enrichment e ON e.record_id = r.id"
     if sentiment is not None:
         join = "JOIN enrichment e ON e.record_id = r.id"
-        clauses.append("e.sentiment_label = ?")
-        args.append(sentiment)
+        where.add("e.sentiment_label = ?", sentiment)
     if source is not None:
-        clauses.append("r.source = ?")
-        args.append(source)
+        where.add("r.source = ?", source)
     if since is not None:
-        clauses.append("r.published_at >= ?")
-        args.append(since)
+        where.add("r.published_at >= ?", since)
     if until is not None:
-        clauses.append("r.published_at <= ?")
-        args.append(until)
+        where.add("r.published_at <= ?", until)
     count_join = "" if sentiment is None else join   # a LEFT JOIN on a key never changes the count
-    total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{_where(clauses)}", args)
+    total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{where.sql()}", where.args)
     if after is not None:
-        clauses.append("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))")
-        args += [after[0], after[0], after[1]]
+        where.add("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))", after[0], after[0], after[1])
     rows = fetch_rows(conn, _RECORD_LIST,
-                      f"FROM records r {join}{_where(clauses)} ORDER BY r.published_at DESC, r.id DESC LIMIT ?",
-                      args + [limit + 1], order_key=_newest_first)
+                      f"FROM records r {join}{where.sql()} ORDER BY r.published_at DESC, r.id DESC LIMIT ?",
+                      where.args + [limit + 1], order_key=_newest_first)
     return rows, total
 
 
@@ -99,14 +91,13 @@ def record_embedding(conn, record_id: int):
 def mention_page(conn, record_id: int, after=None, limit=20):
     """``(rows, total)`` of a record's entity mentions, most mentioned first."""
     total = conn.execute("SELECT count(*) FROM mentions WHERE record_id = ?", (record_id,)).fetchone()[0]
-    clauses, args = ["m.record_id = ?"], [record_id]
+    where = Where().add("m.record_id = ?", record_id)
     if after is not None:
-        clauses.append("(m.mention_count < ? OR (m.mention_count = ? AND m.entity_id > ?))")
-        args += [after[0], after[0], after[1]]
+        where.add("(m.mention_count < ? OR (m.mention_count = ? AND m.entity_id > ?))", after[0], after[0], after[1])
     rows = conn.execute(
         "SELECT m.entity_id, en.name, en.type, m.mention_count, m.positions FROM mentions m "
-        f"JOIN entities en ON en.id = m.entity_id{_where(clauses)} "
-        "ORDER BY m.mention_count DESC, m.entity_id LIMIT ?", args + [limit + 1],
+        f"JOIN entities en ON en.id = m.entity_id{where.sql()} "
+        "ORDER BY m.mention_count DESC, m.entity_id LIMIT ?", where.args + [limit + 1],
     ).fetchall()
     return rows, total
 
@@ -127,29 +118,27 @@ _STORY_LIST = (
 
 
 def _story_clauses(topic_id=None, entity_id=None, since=None, until=None):
-    clauses, args = ["s.is_current = 1"], []
+    where = Where("s.is_current = 1")
     for column, value in (("s.topic_id = ?", topic_id), ("s.entity_id = ?", entity_id),
                           ("s.publish_at >= ?", since), ("s.publish_at <= ?", until)):
         if value is not None:
-            clauses.append(column)
-            args.append(value)
-    return clauses, args
+            where.add(column, value)
+    return where
 
 
 def story_count(conn, topic_id=None, entity_id=None, since=None, until=None) -> int:
-    clauses, args = _story_clauses(topic_id, entity_id, since, until)
-    return conn.execute(f"SELECT count(*) FROM stories s{_where(clauses)}", args).fetchone()[0]
+    where = _story_clauses(topic_id, entity_id, since, until)
+    return conn.execute(f"SELECT count(*) FROM stories s{where.sql()}", where.args).fetchone()[0]
 
 
 def story_page(conn, topic_id=None, entity_id=None, since=None, until=None, after=None, limit=20):
     """``(rows, total)`` of current stories, newest ``publish_at`` first."""
     total = story_count(conn, topic_id, entity_id, since, until)
-    clauses, args = _story_clauses(topic_id, entity_id, since, until)
+    where = _story_clauses(topic_id, entity_id, since, until)
     if after is not None:
-        clauses.append("(s.publish_at < ? OR (s.publish_at = ? AND s.id < ?))")
-        args += [after[0], after[0], after[1]]
-    rows = conn.execute(f"{_STORY_LIST}{_where(clauses)} ORDER BY s.publish_at DESC, s.id DESC LIMIT ?",
-                        args + [limit + 1]).fetchall()
+        where.add("(s.publish_at < ? OR (s.publish_at = ? AND s.id < ?))", after[0], after[0], after[1])
+    rows = conn.execute(f"{_STORY_LIST}{where.sql()} ORDER BY s.publish_at DESC, s.id DESC LIMIT ?",
+                        where.args + [limit + 1]).fetchall()
     return rows, total
 
 
@@ -159,19 +148,17 @@ _SIGNAL_SERVED = "s.kind IN ('volume_spike', 'novelty', 'divergence')"
 
 def signal_page(conn, kind=None, severity=None, status=None, after=None, limit=20):
     """``(rows, total)`` of signals served by ``/v1``, newest first."""
-    clauses, args = [_SIGNAL_SERVED], []
+    where = Where(_SIGNAL_SERVED)
     for column, value in (("s.kind = ?", V1_SIGNAL_KINDS.get(kind) if kind else None),
                           ("s.severity = ?", severity), ("s.status = ?", status)):
         if value is not None:
-            clauses.append(column)
-            args.append(value)
-    total = conn.execute(f"SELECT count(*) FROM signals s{_where(clauses)}", args).fetchone()[0]
+            where.add(column, value)
+    total = conn.execute(f"SELECT count(*) FROM signals s{where.sql()}", where.args).fetchone()[0]
     if after is not None:
-        clauses.append("(s.detected_at < ? OR (s.detected_at = ? AND s.id < ?))")
-        args += [after[0], after[0], after[1]]
+        where.add("(s.detected_at < ? OR (s.detected_at = ? AND s.id < ?))", after[0], after[0], after[1])
     rows = conn.execute(
-        f"SELECT s.* FROM signals s{_where(clauses)} ORDER BY s.detected_at DESC, s.id DESC LIMIT ?",
-        args + [limit + 1],
+        f"SELECT s.* FROM signals s{where.sql()} ORDER BY s.detected_at DESC, s.id DESC LIMIT ?",
+        where.args + [limit + 1],
     ).fetchall()
     return rows, total
 
@@ -237,11 +224,10 @@ _TOPIC_LIST = (
 
 def topic_page(conn, after=None, limit=20):
     total = conn.execute("SELECT count(*) FROM topics").fetchone()[0]
-    clauses, args = [], []
+    where = Where()
     if after is not None:
-        clauses.append("t.id > ?")
-        args.append(after[0])
-    rows = conn.execute(f"{_TOPIC_LIST}{_where(clauses)} ORDER BY t.id LIMIT ?", args + [limit + 1]).fetchall()
+        where.add("t.id > ?", after[0])
+    rows = conn.execute(f"{_TOPIC_LIST}{where.sql()} ORDER BY t.id LIMIT ?", where.args + [limit + 1]).fetchall()
     return rows, total
 
 
@@ -272,16 +258,14 @@ _PUBLIC_ENTITY = "en.mention_count > 0"
 
 def entity_page(conn, type=None, after=None, limit=20):
     """``(rows, total)`` of public entities (mentioned at least once), most mentioned first."""
-    clauses, args = [_PUBLIC_ENTITY], []
+    where = Where(_PUBLIC_ENTITY)
     if type is not None:
-        clauses.append("en.type = ?")
-        args.append(type)
-    total = conn.execute(f"SELECT count(*) FROM entities en{_where(clauses)}", args).fetchone()[0]
+        where.add("en.type = ?", type)
+    total = conn.execute(f"SELECT count(*) FROM entities en{where.sql()}", where.args).fetchone()[0]
     if after is not None:
-        clauses.append("(en.mention_count < ? OR (en.mention_count = ? AND en.id > ?))")
-        args += [after[0], after[0], after[1]]
-    rows = conn.execute(f"SELECT en.* FROM entities en{_where(clauses)} "
-                        "ORDER BY en.mention_count DESC, en.id LIMIT ?", args + [limit + 1]).fetchall()
+        where.add("(en.mention_count < ? OR (en.mention_count = ? AND en.id > ?))", after[0], after[0], after[1])
+    rows = conn.execute(f"SELECT en.* FROM entities en{where.sql()} "
+                        "ORDER BY en.mention_count DESC, en.id LIMIT ?", where.args + [limit + 1]).fetchall()
     return rows, total
 
 
@@ -290,12 +274,11 @@ def entity_row(conn, entity_id: int):
 
 
 def entity_slug_page(conn, after=None, limit=500):
-    clauses, args = [_PUBLIC_ENTITY], []
+    where = Where(_PUBLIC_ENTITY)
     if after is not None:
-        clauses.append("en.slug > ?")
-        args.append(after[0])
-    return conn.execute(f"SELECT en.id, en.slug FROM entities en{_where(clauses)} ORDER BY en.slug LIMIT ?",
-                        args + [limit + 1]).fetchall()
+        where.add("en.slug > ?", after[0])
+    return conn.execute(f"SELECT en.id, en.slug FROM entities en{where.sql()} ORDER BY en.slug LIMIT ?",
+                        where.args + [limit + 1]).fetchall()
 
 
 def entity_sitemap_pages(conn, page_size: int = SITEMAP_PAGE_SIZE):
@@ -315,12 +298,11 @@ def entity_sitemap_pages(conn, page_size: int = SITEMAP_PAGE_SIZE):
 # -- arcs -----------------------------------------------------------------------
 def arc_page(conn, after=None, limit=20):
     total = conn.execute("SELECT count(*) FROM arcs").fetchone()[0]
-    clauses, args = [], []
+    where = Where()
     if after is not None:
-        clauses.append("(a.last_updated_at < ? OR (a.last_updated_at = ? AND a.id < ?))")
-        args += [after[0], after[0], after[1]]
-    rows = conn.execute(f"SELECT a.* FROM arcs a{_where(clauses)} ORDER BY a.last_updated_at DESC, a.id DESC "
-                        "LIMIT ?", args + [limit + 1]).fetchall()
+        where.add("(a.last_updated_at < ? OR (a.last_updated_at = ? AND a.id < ?))", after[0], after[0], after[1])
+    rows = conn.execute(f"SELECT a.* FROM arcs a{where.sql()} ORDER BY a.last_updated_at DESC, a.id DESC "
+                        "LIMIT ?", where.args + [limit + 1]).fetchall()
     return rows, total
 
 

@@ -18,7 +18,7 @@ from corpuskit.api.bearer.stream import StreamGate, signal_stream
 from corpuskit.api.errors import abort_json, json_response
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
-from corpuskit.api.totals import cached_page, remembered_answer
+from corpuskit.api.response_cache import cached_page, remembered_answer
 from corpuskit.analysis import corpus_stats, entity_stats
 from corpuskit.enrich import entities as entity_keys
 from corpuskit.errors import NotFoundError, ValidationError
@@ -26,6 +26,7 @@ from corpuskit.ingest.collectors import health as source_health_module
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.narrate import read as narrate_read
 from corpuskit.narrate import slugs as story_slugs
+from corpuskit.query import ENTITY_TYPES, SENTIMENT_LABELS, SEVERITIES, SIGNAL_STATUSES
 
 LIMIT_DEFAULT, LIMIT_MAX = 20, 100
 FEED_DEFAULT, FEED_MAX = 10, 50
@@ -33,10 +34,8 @@ SLUGS_DEFAULT, SLUGS_MAX = 500, 5000
 DAYS_DEFAULT, DAYS_MAX = 30, 365
 SENTIMENT_DAYS_DEFAULT, SENTIMENT_LIVE_DAYS = 7, 30
 TRENDING_DEFAULT, TRENDING_MAX = 10, 50
-SENTIMENTS = ("positive", "neutral", "negative")
-SEVERITIES = ("high", "medium", "low")
-STATUSES = ("open", "resolved")
-ENTITY_TYPES = ("person", "org", "product", "place", "concept")
+SENTIMENTS = SENTIMENT_LABELS
+STATUSES = SIGNAL_STATUSES
 
 
 def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,

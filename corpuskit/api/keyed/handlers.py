@@ -12,16 +12,15 @@ import bottle
 from corpuskit.api import params
 from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
-from corpuskit.api.totals import remembered_answer
+from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
+from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS
 
 log = logging.getLogger("corpuskit.api.keyed")
 
 #: Source kinds accepted by the ``source`` filter (the spec's fuller variant, plus gdelt).
 KEYED_SOURCES = ("reddit", "bluesky", "news", "hackernews", "arxiv", "youtube", "twitter", "gdelt")
-NARRATIVE_TYPES = ("lead_story", "beat_narrative", "dispatch", "entity_narrative")
-SEVERITIES = ("high", "medium", "low")
-OBSERVATION_TYPES = ("convergence", "divergence", "anomaly", "milestone", "trend")
+NARRATIVE_TYPES = STORY_KINDS
 
 #: ``limit`` (default, maximum) per endpoint, section 8.2 of the spec.
 PAGE_LIMITS = {
@@ -77,14 +76,12 @@ def status(corpus):
 
 # -- narratives ----------------------------------------------------------------
 def narratives(corpus):
-    from corpuskit.narrate.read import list_narratives
-
     kind = params.enum_param("type", NARRATIVE_TYPES)
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     featured = params.bool_param("featured")
     since, until = _since_until()
     limit, offset = _limit("narratives"), _offset()
-    return list_narratives(corpus, type=kind, topic=topic, featured=featured, since=since,
+    return queries.list_narratives(corpus, type=kind, topic=topic, featured=featured, since=since,
                            until=until, limit=limit, offset=offset)
 
 
@@ -129,8 +126,8 @@ def search(corpus):
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
     try:
-        return corpus.search(q, source=source, topic=topic, days=days, limit=limit,
-                             quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"))
+        return queries.search_json(corpus, q, source=source, topic=topic, days=days, limit=limit,
+                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"))
     except ValidationError as exc:
         abort_json(400, str(exc))
     except NotFoundError:
@@ -220,13 +217,11 @@ def compare(corpus):
 
 # -- observations, clusters ---------------------------------------------------------
 def observations(corpus):
-    from corpuskit.analysis.observations import list_observations
-
     kind = params.enum_param("type", OBSERVATION_TYPES)
     severity = params.enum_param("severity", SEVERITIES)
     since = params.timestamp_param("since")
     limit, offset = _limit("observations"), _offset()
-    return list_observations(corpus, type=kind, severity=severity, since=since, limit=limit,
+    return queries.list_observations(corpus, type=kind, severity=severity, since=since, limit=limit,
                              offset=offset)
 
 

@@ -9,10 +9,11 @@ trends, entities, observations and the status from :mod:`corpuskit.analysis`.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
-from corpuskit.api.totals import cached_page, cached_total
+from corpuskit.api.response_cache import cached_page, cached_total
 from corpuskit.errors import NotFoundError
-from corpuskit.frames import PRIMARY_TOPIC_RULE
+from corpuskit.query import Page, TopicNotFound, Where, topic_by_name, topic_rows
 
 TOPIC_NOT_FOUND = "Topic not found"
 RECENT_SIGNALS = 10
@@ -23,12 +24,18 @@ def pagination(total: int, limit: int, offset: int, returned: int) -> dict:
     return {"total": total, "limit": limit, "offset": offset, "hasMore": offset + returned < total}
 
 
+def envelope(page: Page, item=lambda row: row) -> dict:
+    """``{data, pagination}`` of a :class:`~corpuskit.query.Page`, each row shaped by ``item``."""
+    data = [item(row) for row in page.rows]
+    return {"data": data, "pagination": pagination(page.total, page.limit, page.offset, len(data))}
+
+
 def topic_row(corpus, name: str):
     """The ``topics`` row called ``name`` (case-sensitive); NotFoundError('Topic not found')."""
-    row = corpus.conn.execute("SELECT * FROM topics WHERE name = ?", (name,)).fetchone()
-    if row is None:
-        raise NotFoundError(TOPIC_NOT_FOUND)
-    return row
+    try:
+        return topic_by_name(corpus.conn, name)
+    except TopicNotFound:
+        raise NotFoundError(TOPIC_NOT_FOUND) from None
 
 
 # -- discourse ----------------------------------------------------------------
@@ -57,7 +64,7 @@ _DISCOURSE_FROM = (
 def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
     """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id).
 
-    Pages are remembered until the data changes (:func:`corpuskit.api.totals.cached_page`).
+    Pages are remembered until the data changes (:func:`corpuskit.api.response_cache.cached_page`).
     """
     if topic is not None:
         topic_row(corpus, topic)  # an unknown topic is 404 even when nothing is cached
@@ -66,21 +73,11 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple
 
 
 def _read_discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
-    where, args = [], []
-    if source is not None:
-        where.append("r.source = ?")
-        args.append(source)
+    where = Where().equal("r.source", source)
     if topic is not None:
-        tid = topic_row(corpus, topic)["id"]
-        where.append(PRIMARY_TOPIC_RULE)
-        args += [tid, topic]
-    if since is not None:
-        where.append("r.captured_at >= ?")
-        args.append(since)
-    if until is not None:
-        where.append("r.captured_at <= ?")
-        args.append(until)
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
+        where.in_topic(topic_row(corpus, topic)["id"], topic)
+    where.bound("r.captured_at", "since", since).bound("r.captured_at", "until", until)
+    clause, args = where.sql(), where.args
     conn = corpus.conn
     if topic is None:
         # No join is needed to count: records alone decide the total.
@@ -141,13 +138,8 @@ def _topic_base(row) -> dict:
 
 def list_topics(corpus, active: bool | None = True) -> dict:
     """``{topics, count}``: topics whose ``active`` flag equals ``active`` (all when None), by name."""
-    sql, args = "SELECT * FROM topics", []
-    if active is not None:
-        sql += " WHERE active = ?"
-        args.append(1 if active else 0)
-    rows = corpus.conn.execute(sql + " ORDER BY name", args).fetchall()
     topics = []
-    for row in rows:
+    for row in topic_rows(corpus.conn, active):
         item = _topic_base(row)
         item["subreddits"] = json.loads(row["subreddits"] or "[]")
         item["active"] = bool(row["active"])
@@ -185,7 +177,8 @@ def topic_detail(corpus, name: str) -> dict:
 
 
 def _topic_volume(conn, topic_id: int, name: str) -> list:
-    """``[(source, records)]`` of a topic under :data:`PRIMARY_TOPIC_RULE`, most first (ties: source).
+    """``[(source, records)]`` of a topic under :data:`corpuskit.query.PRIMARY_TOPIC_RULE`, most first
+    (ties: source).
 
     The rule's two halves are disjoint and each is read through an index (the
     topic's enrichment rows; the records whose import named it, with no
@@ -222,17 +215,11 @@ def signal_item(row) -> dict:
 def list_signals(corpus, topic: str | None = None, severity: str | None = None,
                  since: str | None = None, limit: int = 50, offset: int = 0) -> dict:
     """Signals of every kind, ``detectedAt`` descending (ties: id descending)."""
-    where, args = [], []
+    where = Where()
     if topic is not None:
-        where.append("s.topic_id = ?")
-        args.append(topic_row(corpus, topic)["id"])
-    if severity is not None:
-        where.append("s.severity = ?")
-        args.append(severity)
-    if since is not None:
-        where.append("s.detected_at >= ?")
-        args.append(since)
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
+        where.equal("s.topic_id", topic_row(corpus, topic)["id"])
+    where.equal("s.severity", severity).bound("s.detected_at", "since", since)
+    clause, args = where.sql(), where.args
     conn = corpus.conn
     total = conn.execute("SELECT count(*) FROM signals s" + clause, args).fetchone()[0]
     rows = conn.execute(
@@ -240,8 +227,54 @@ def list_signals(corpus, topic: str | None = None, severity: str | None = None,
         + clause + " ORDER BY s.detected_at DESC, s.id DESC LIMIT ? OFFSET ?",
         args + [limit, offset],
     ).fetchall()
-    data = [signal_item(r) for r in rows]
-    return {"data": data, "pagination": pagination(total, limit, offset, len(data))}
+    return envelope(Page(rows, total, limit, offset), signal_item)
+
+
+# -- search -------------------------------------------------------------------
+def search_answer(hits) -> dict:
+    """The ``/api/v1/search`` answer for a :class:`corpuskit.search.SearchHits`."""
+    results = [{
+        "id": str(h["id"]), "resultType": "record", "source": h["source"], "contentType": h["contentType"],
+        "title": h["title"], "excerpt": h["excerpt"], "url": h["url"],
+        "href": "/api/v1/discourse?" + urlencode({"source": h["source"], "since": h["capturedAt"],
+                                                  "until": h["capturedAt"]}),
+        "author": h["author"], "topic": h["topic"], "topicDisplayName": h["topicDisplayName"],
+        "category": h["category"], "relevance": h["relevance"], "publishedAt": h["publishedAt"],
+        "subreddit": h["subreddit"], "sentimentLabel": h["sentimentLabel"],
+    } for h in hits.rows]
+    return {"results": results, "query": hits.query, "totalMatched": hits.total_matched,
+            "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
+
+
+def search_json(corpus, q: str, source: str | None = None, topic: str | None = None,
+                days: int | None = None, limit: int = 20, min_relevance: float | None = None,
+                quantised_from: int | None = None) -> dict:
+    """:func:`corpuskit.search.search` shaped as the ``/api/v1/search`` answer."""
+    from corpuskit.search import search
+
+    return search_answer(search(corpus, q, source=source, topic=topic, days=days, limit=limit,
+                                min_relevance=min_relevance, quantised_from=quantised_from))
+
+
+# -- narratives ---------------------------------------------------------------
+def list_narratives(corpus, type: str | None = None, topic: str | None = None,
+                    featured: bool | None = None, since=None, until=None,
+                    limit: int = 20, offset: int = 0) -> dict:
+    """``{data, pagination}`` of :func:`corpuskit.narrate.read.narrative_page`."""
+    from corpuskit.narrate.read import narrative_page
+
+    return envelope(narrative_page(corpus, type=type, topic=topic, featured=featured, since=since,
+                                   until=until, limit=limit, offset=offset))
+
+
+# -- observations -------------------------------------------------------------
+def list_observations(corpus, type: str | None = None, severity: str | None = None,
+                      since=None, limit: int = 50, offset: int = 0) -> dict:
+    """``{data, pagination}`` of :func:`corpuskit.analysis.observations.observation_page`."""
+    from corpuskit.analysis.observations import observation_page
+
+    return envelope(observation_page(corpus, type=type, severity=severity, since=since,
+                                     limit=limit, offset=offset))
 
 
 # -- clusters -----------------------------------------------------------------

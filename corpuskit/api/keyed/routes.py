@@ -25,7 +25,7 @@ from corpuskit.api import ratelimit
 from corpuskit.api.errors import JsonError
 from corpuskit.api.keyed import handlers
 from corpuskit.api.keyed.access import require_key
-from corpuskit.api.totals import remembered_answer
+from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, ValidationError
 
 log = logging.getLogger("corpuskit.api.keyed")
@@ -37,7 +37,7 @@ def keyed(corpus, callback, remember: bool = False):
     """Wrap a handler with the key check and the rate-limit count.
 
     ``remember``: the answer depends only on the data and the request, so it
-    is kept until the data change (:func:`corpuskit.api.totals.remembered_answer`).
+    is kept until the data change (:func:`corpuskit.api.response_cache.remembered_answer`).
     """
 
     @functools.wraps(callback)

@@ -11,8 +11,7 @@ from corpuskit.api.openapi.building import (array, boolean, day, enum, header, i
                                             path_param, query, ref, response, string, timestamp,
                                             timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
-
-SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
+from corpuskit.query import SENTIMENT_LABELS, SIGNAL_KINDS
 
 
 def _schemas() -> dict:
@@ -82,7 +81,7 @@ def _schemas() -> dict:
         "volumeBySource": array(obj({"source": string(), "count": integer()})),
     })
     analysis = obj({
-        "sentiment": obj({"label": enum(("positive", "neutral", "negative")),
+        "sentiment": obj({"label": enum(SENTIMENT_LABELS),
                           "score": number()}),
         "themes": array(string()),
         "entities": array(obj({"text": string(), "type": string()})),

@@ -28,7 +28,7 @@ SECRET_PARAMS = ("key", "api_key", "apikey", "access_token", "token")
 
 def user_agent() -> str:
     """``corpuskit/<version> (+<project url>)``."""
-    from corpuskit import __version__
+    from corpuskit.version import __version__
 
     return f"corpuskit/{__version__} (+{USER_AGENT_URL})"
 

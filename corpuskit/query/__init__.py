@@ -1,0 +1,18 @@
+"""The read layer: filters compiled to SQL, lookups by name/slug/id, value lists, paging.
+
+It imports only ``corpuskit.store``, ``corpuskit.errors``, ``corpuskit.clock``
+and ``corpuskit.text``; everything that reads the corpus for a caller
+(``frames``, ``plot``, ``search``, ``ingest.export``, both HTTP interfaces)
+goes through it. JSON shapes and API paths are not built here: they belong
+to ``corpuskit.api``.
+"""
+from corpuskit.query.lookups import TopicNotFound, topic_by_name, topic_names, topic_rows
+from corpuskit.query.membership import ENTITY_NAMES, PRIMARY_TOPIC_RULE
+from corpuskit.query.paging import Page
+from corpuskit.query.values import (ENTITY_TYPES, OBSERVATION_TYPES, SENTIMENT_LABELS, SEVERITIES,
+                                    SIGNAL_KINDS, SIGNAL_STATUSES, STORY_KINDS)
+from corpuskit.query.where import Where
+
+__all__ = ["ENTITY_NAMES", "ENTITY_TYPES", "OBSERVATION_TYPES", "PRIMARY_TOPIC_RULE", "Page",
+           "SENTIMENT_LABELS", "SEVERITIES", "SIGNAL_KINDS", "SIGNAL_STATUSES", "STORY_KINDS",
+           "TopicNotFound", "Where", "topic_by_name", "topic_names", "topic_rows"]

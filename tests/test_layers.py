@@ -1,0 +1,220 @@
+"""Imports run downward only, and nothing outside ``corpuskit.api`` needs the API.
+
+Every module under ``corpuskit/`` is parsed with ``ast`` (imports at any depth,
+function-level ones included) and mapped to a layer:
+
+0. base: ``errors``, ``clock``, ``text``, ``version``, ``vector_index`` (imports nothing of corpuskit's
+   but each other);
+1. ``store``;
+2. ``query`` (the read layer) and ``stats`` (the statistics layer);
+3. the stages: ``ingest``, ``enrich``, ``analysis``, ``narrate``, ``validate``;
+4. the library surface: ``frames``, ``plot``, ``corpus``, ``search``, ``signals``, ``demo``,
+   ``collect``, ``manifest`` and the package root (``corpuskit/__init__``);
+5. the front ends: ``api``, ``cli`` and ``__main__`` (``python -m corpuskit`` runs the CLI, so it
+   sits with it rather than with the package root).
+
+A module may import its own layer or a lower one. Within the stages, ``enrich`` never imports
+``analysis``; ``store`` never imports ``ingest``; only ``api`` (and the CLI beside it) imports
+``corpuskit.api``. There is no cycle between
+modules (strongly connected components over every import) nor between top-level packages
+other than a package with itself.
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "corpuskit"
+
+LAYERS = {
+    **dict.fromkeys(("errors", "clock", "text", "version", "vector_index"), 0),
+    "store": 1,
+    **dict.fromkeys(("query", "stats"), 2),
+    **dict.fromkeys(("ingest", "enrich", "analysis", "narrate", "validate"), 3),
+    **dict.fromkeys(("frames", "plot", "corpus", "search", "signals", "demo", "collect", "manifest",
+                     "__init__"), 4),
+    **dict.fromkeys(("api", "cli", "__main__"), 5),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The corpuskit modules ``name`` imports, anywhere in its body."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            # ``from pkg import submodule`` needs the submodule, not what pkg/__init__ imports
+            targets = [f"{base}.{alias.name}" for alias in node.names]
+            if any(t not in known for t in targets):
+                targets.append(base)
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target.startswith("corpuskit") and target != name:
+                found.add(target)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    return {name: _imports(name, path, known) for name, path in modules.items()}
+
+
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _layer(module: str) -> int:
+    top = _top(module)
+    assert top in LAYERS, f"{module}: add its top-level name {top!r} to LAYERS"
+    return LAYERS[top]
+
+
+def test_every_module_has_a_layer():
+    for module in _modules():
+        _layer(module)
+
+
+def test_imports_run_downward():
+    upward = sorted(f"{m} (layer {_layer(m)}) imports {t} (layer {_layer(t)})"
+                    for m, targets in _graph().items() for t in targets
+                    if _layer(t) > _layer(m) and t != "corpuskit")
+    assert not upward, "\n".join(upward)
+
+
+def test_enrich_never_imports_analysis_and_store_never_imports_ingest():
+    bad = sorted(f"{m} imports {t}" for m, targets in _graph().items() for t in targets
+                 if (_top(m), _top(t)) in {("enrich", "analysis"), ("store", "ingest")})
+    assert not bad, "\n".join(bad)
+
+
+def test_only_api_imports_api():
+    # The CLI is the other front end, in the API's layer: ``corpuskit search --json`` prints the
+    # /api/v1/search answer, whose shape only corpuskit.api builds. No library module may.
+    bad = sorted(f"{m} imports {t}" for m, targets in _graph().items() for t in targets
+                 if _top(t) == "api" and _top(m) not in ("api", "cli"))
+    assert not bad, "\n".join(bad)
+
+
+def _components(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one member (Tarjan, iterative)."""
+    index, low, on_stack, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            advanced = False
+            for nxt in edges:
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                if len(members) > 1:
+                    out.append(sorted(members))
+    return out
+
+
+def test_components_finds_a_cycle():
+    assert _components({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _components({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_cycle_between_modules():
+    # The package root re-exports the library; a module importing ``corpuskit`` itself is the only
+    # edge left out (every module is, by Python's import machinery, below its package's __init__).
+    graph = {m: {t for t in targets if t != "corpuskit"} for m, targets in _graph().items()}
+    cycles = _components(graph)
+    assert not cycles, cycles
+
+
+def test_no_cycle_between_packages():
+    packages: dict[str, set[str]] = {}
+    for module, targets in _graph().items():
+        packages.setdefault(_top(module), set()).update(
+            _top(t) for t in targets if t != "corpuskit" and _top(t) != _top(module))
+    cycles = _components(packages)
+    assert not cycles, cycles
+
+
+BLOCK_API = r"""
+import importlib, pkgutil, sys
+
+class BlockApi:
+    def find_spec(self, name, path=None, target=None):
+        if name == "corpuskit.api" or name.startswith("corpuskit.api."):
+            raise ImportError(f"{name} is blocked: only corpuskit.api may import it")
+        return None
+
+sys.meta_path.insert(0, BlockApi())
+import corpuskit
+failed = []
+for info in pkgutil.walk_packages(corpuskit.__path__, "corpuskit."):
+    if info.name == "corpuskit.api" or info.name.startswith("corpuskit.api.") or info.name == "corpuskit.__main__":
+        continue
+    try:
+        importlib.import_module(info.name)
+    except ImportError as exc:
+        if "blocked" in str(exc):
+            failed.append(f"{info.name}: {exc}")
+print("\n".join(failed))
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_every_module_outside_api_imports_without_the_api():
+    done = subprocess.run([sys.executable, "-c", BLOCK_API], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
