@@ -1,0 +1,100 @@
+"""Intervals for the figures a researcher reports: counts, shares, means, and a seeded bootstrap.
+
+Every function works element by element on numbers or numpy arrays and returns
+``(low, high)`` at ``level`` (0.95 by default):
+
+* :func:`poisson_interval`: an exact (Garwood) interval for a count;
+* :func:`wilson_interval`: the Wilson score interval for a share ``k / n``;
+* :func:`mean_interval`: Student's t interval for the mean of a sample;
+* :func:`bootstrap_interval`: the percentile interval of any statistic, reproducible from its seed.
+
+A share with ``n == 0`` and the mean of fewer than two values have no interval: NaN.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as _scipy_stats
+
+from corpuskit.errors import ValidationError
+
+
+def _check_level(level: float) -> float:
+    if not 0.0 < float(level) < 1.0:
+        raise ValidationError(f"level must be between 0 and 1 (exclusive), not {level!r}")
+    return float(level)
+
+
+def poisson_interval(count, level: float = 0.95):
+    """Exact two-sided interval for the rate behind an observed ``count`` (Garwood 1936).
+
+    ``low = chi2.ppf(a/2, 2k) / 2`` (0 for ``k == 0``) and
+    ``high = chi2.ppf(1 - a/2, 2k + 2) / 2``, with ``a = 1 - level``.
+    """
+    alpha = 1.0 - _check_level(level)
+    k = np.asarray(count, dtype=float)
+    if np.any(k < 0):
+        raise ValidationError("a count cannot be negative")
+    with np.errstate(invalid="ignore"):
+        low = np.where(k > 0, _scipy_stats.chi2.ppf(alpha / 2, 2 * k) / 2, 0.0)
+    high = _scipy_stats.chi2.ppf(1 - alpha / 2, 2 * k + 2) / 2
+    return _unwrap(low), _unwrap(high)
+
+
+def wilson_interval(successes, total, level: float = 0.95):
+    """Wilson score interval for the share ``successes / total`` (Wilson 1927); NaN where ``total == 0``."""
+    z = _scipy_stats.norm.ppf(0.5 + _check_level(level) / 2)
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(total, dtype=float)
+    if np.any(k < 0) or np.any(k > n):
+        raise ValidationError("successes must lie between 0 and total")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return _unwrap(low), _unwrap(high)
+
+
+def mean_interval(values, level: float = 0.95) -> tuple[float, float]:
+    """Student's t interval for the mean of ``values`` (NaN dropped); NaN with fewer than two values."""
+    level = _check_level(level)
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if x.size < 2:
+        return float("nan"), float("nan")
+    mean = float(x.mean())
+    half = float(_scipy_stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return mean - half, mean + half
+
+
+def bootstrap_interval(data, statistic, level: float = 0.95, resamples: int = 1000,
+                       seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``statistic(sample)`` over rows of ``data``.
+
+    ``data`` is resampled by row (a numpy array or a pandas DataFrame) ``resamples``
+    times with ``numpy.random.default_rng(seed)``, so the same seed gives the
+    same interval. Resamples where the statistic is NaN are left out.
+    """
+    level = _check_level(level)
+    if resamples < 1:
+        raise ValidationError("resamples must be at least 1")
+    n = len(data)
+    if n == 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    take = getattr(data, "iloc", None)
+    values = []
+    for _ in range(int(resamples)):
+        rows = rng.integers(0, n, size=n)
+        values.append(statistic(take[rows] if take is not None else np.asarray(data)[rows]))
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return float("nan"), float("nan")
+    return (float(np.quantile(values, (1 - level) / 2)), float(np.quantile(values, 0.5 + level / 2)))
+
+
+def _unwrap(value):
+    value = np.asarray(value, dtype=float)
+    return float(value) if value.ndim == 0 else value
