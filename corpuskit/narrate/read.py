@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 
 from corpuskit.errors import NotFoundError, ValidationError
-from corpuskit.query import STORY_KINDS, Page, StoryNotFound, Where, parse_story_id, resolve_story_slug
+from corpuskit.query import (STORY_KINDS, Page, StoryNotFound, Where, parse_story_id, resolve_story_slug,
+                             story_version_by_slug)
 
 _STORY_SQL = (
     "SELECT s.*, t.name AS topic_name, t.display_name AS topic_display, e.name AS entity_name, "
@@ -238,9 +239,7 @@ def narrative_detail(corpus, slug: str) -> dict:
     """The keyed narrative detail for a version's own slug, or the current version for any
     other spelling of a known slug (``GET /api/v1/narratives/:slug``)."""
     conn = corpus.conn
-    row = conn.execute(_STORY_SQL + " WHERE s.slug = ?", (slug,)).fetchone()
-    if row is None:
-        row = _story_row(corpus, resolve_story_slug(conn, slug)[0])
+    row = _story_row(corpus, story_version_by_slug(conn, slug))
     item = _narrative_item(row)
     item["triggerSignal"] = (
         {"type": row["trigger_kind"], "severity": row["trigger_severity"]}

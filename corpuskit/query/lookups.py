@@ -158,6 +158,13 @@ def resolve_story_slug(conn, slug: str) -> tuple[int, str, bool]:
     return current[0], current[1], current[1] == slug
 
 
+def story_version_by_slug(conn, slug: str) -> int:
+    """The id of the story version whose own slug is ``slug``, else of the current version of the
+    story any other spelling names (:func:`resolve_story_slug`); :class:`StoryNotFound` when none."""
+    row = conn.execute("SELECT id FROM stories WHERE slug = ?", (slug,)).fetchone()
+    return row[0] if row else resolve_story_slug(conn, slug)[0]
+
+
 def parse_story_id(value) -> int:
     """``value`` as a story id; :class:`StoryNotFound` when it is not an integer."""
     try:
