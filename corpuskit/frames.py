@@ -26,6 +26,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
                              STORY_KINDS, EntityNotFound, TopicNotFound, Where, topic_by_name, topic_rows)
 from corpuskit.query import entity_id as lookup_entity_id
+from corpuskit.query import story_version_by_slug
 
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
@@ -342,8 +343,8 @@ def story(corpus, slug) -> dict:
     if not isinstance(slug, str) or not slug.strip():
         raise ValidationError(f"slug must be a non-empty string, not {slug!r}")
     detail = narrative_detail(corpus, slug.strip())
-    row = corpus.conn.execute("SELECT id, lede, publish_at, is_current FROM stories WHERE slug = ?",
-                              (detail["slug"],)).fetchone()
+    row = corpus.conn.execute("SELECT id, lede, publish_at, is_current FROM stories WHERE id = ?",
+                              (story_version_by_slug(corpus.conn, detail["slug"]),)).fetchone()
     sources = story_sources(corpus, row[0])
     citations = pd.DataFrame(sources["sources"], columns=[
         "recordId", "kind", "title", "url", "sentimentScore", "inferred", "confidence",
