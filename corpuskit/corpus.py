@@ -390,7 +390,7 @@ class Corpus:
         since ``since``, or ever), ``mentionCount`` (all time),
         ``recentMentions`` (the 7 days to the corpus clock), ``growthFactor``
         (recent weekly rate over the 28 days before, add-one smoothed),
-        ``firstSeen, lastSeen, canonicalPath`` (the ``/v1`` by-slug path).
+        ``firstSeen, lastSeen`` (the ``slug`` is what the ``/v1`` by-slug path takes).
         ``limit`` keeps the top N. :class:`ValidationError` for an unknown
         type, a bad ``since`` or a ``limit`` below 1.
         """
@@ -401,7 +401,7 @@ class Corpus:
     def entity_profile(self, name_or_slug: str) -> dict:
         """One entity by name, slug, alias or id: a dict.
 
-        Keys: ``id, name, type, types, slug, canonicalPath, lede,
+        Keys: ``id, name, type, types, slug, lede,
         mentionCount, recentMentions, baselineMentions, growthFactor,
         sentimentDistribution, prominenceRank, noveltyActive, sourceDiversity,
         firstSeen, lastSeen, beats`` (topic names, most mentions first),

@@ -11,7 +11,9 @@ numbers. Column meanings are documented on the
 Filter values are checked here: a value outside its allowed set, a malformed
 timestamp or an unknown topic raises :class:`~corpuskit.errors.ValidationError`
 naming what is allowed; looking up one thing that does not exist (a signal id,
-an entity, a story slug) raises :class:`~corpuskit.errors.NotFoundError`.
+an entity, a story slug) raises the read layer's error for that kind
+(:class:`~corpuskit.query.SignalNotFound`, :class:`~corpuskit.query.EntityNotFound`,
+:class:`~corpuskit.query.StoryNotFound`), each a :class:`~corpuskit.errors.NotFoundError`.
 """
 from __future__ import annotations
 
@@ -20,9 +22,11 @@ import json
 import pandas as pd
 
 from corpuskit.clock import iso, parse_timestamp
-from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.errors import ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
-                             STORY_KINDS, TopicNotFound, Where, topic_by_name, topic_rows)
+                             STORY_KINDS, EntityNotFound, TopicNotFound, Where, topic_by_name, topic_rows)
+from corpuskit.query import entity_id as lookup_entity_id
+from corpuskit.query import story_version_by_slug
 
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
@@ -227,16 +231,11 @@ def cluster_points(corpus, topic, run=None) -> pd.DataFrame:
 
 # -- entities and mentions -------------------------------------------------------------------------
 def entity_id(corpus, key, name: str = "entity") -> int:
-    """The id of an entity given its slug, name, alias or id; NotFoundError when none matches."""
-    from corpuskit.enrich.entities import resolve_entity_key
-
+    """The id of an entity given its name, slug, alias or id; :class:`~corpuskit.query.EntityNotFound`
+    when none matches."""
     if key is None or not str(key).strip():
         raise ValidationError(f"{name} is required")
-    row = corpus.conn.execute("SELECT id FROM entities WHERE name = ? ORDER BY mention_count DESC, id "
-                              "LIMIT 1", (str(key),)).fetchone()
-    if row:
-        return row[0]
-    return resolve_entity_key(corpus.conn, str(key))[0]
+    return lookup_entity_id(corpus.conn, key)
 
 
 def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
@@ -268,10 +267,9 @@ def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
                      "mentions": int(mentions), "records": int(recs),
                      "mentionCount": item["mentionCount"], "recentMentions": item["recentMentions"],
                      "growthFactor": item["growthFactor"], "firstSeen": first or None,
-                     "lastSeen": last or None, "canonicalPath": item["canonicalPath"]})
+                     "lastSeen": last or None})
     frame = pd.DataFrame(rows, columns=["id", "name", "type", "slug", "mentions", "records", "mentionCount",
-                                        "recentMentions", "growthFactor", "firstSeen", "lastSeen",
-                                        "canonicalPath"])
+                                        "recentMentions", "growthFactor", "firstSeen", "lastSeen"])
     return _times(frame, "firstSeen", "lastSeen")
 
 
@@ -303,7 +301,7 @@ def mentions(corpus, entity=None) -> pd.DataFrame:
     if entity is not None:
         try:
             eid = entity_id(corpus, entity)
-        except NotFoundError:
+        except EntityNotFound:
             raise ValidationError(f"unknown entity {entity!r}") from None
         sql += " WHERE m.entity_id = ?"
         args.append(eid)
@@ -345,8 +343,8 @@ def story(corpus, slug) -> dict:
     if not isinstance(slug, str) or not slug.strip():
         raise ValidationError(f"slug must be a non-empty string, not {slug!r}")
     detail = narrative_detail(corpus, slug.strip())
-    row = corpus.conn.execute("SELECT id, lede, publish_at, is_current FROM stories WHERE slug = ?",
-                              (detail["slug"],)).fetchone()
+    row = corpus.conn.execute("SELECT id, lede, publish_at, is_current FROM stories WHERE id = ?",
+                              (story_version_by_slug(corpus.conn, detail["slug"]),)).fetchone()
     sources = story_sources(corpus, row[0])
     citations = pd.DataFrame(sources["sources"], columns=[
         "recordId", "kind", "title", "url", "sentimentScore", "inferred", "confidence",

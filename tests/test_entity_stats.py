@@ -68,7 +68,7 @@ def test_entity_detail_math(built):
     c, f = built
     d = es.entity_detail(c, f.entities["OpenAI"])
     assert d["id"] == f.entities["OpenAI"] and d["name"] == "OpenAI" and d["type"] == "org"
-    assert d["slug"] == "openai-org" and d["canonicalPath"] == "/v1/entities/by-slug/openai-org"
+    assert d["slug"] == "openai-org" and "canonicalPath" not in d   # the API builds paths
     assert d["mentionCount"] == 8
     assert d["recentMentions"] == 3 and d["baselineMentions"] == 4
     assert d["growthFactor"] == pytest.approx((3 + 1) / (4 * 7 / 28 + 1))
@@ -111,7 +111,7 @@ def test_list_rows_keep_order_skip_unknown_and_use_few_queries(built):
     rows = es.entity_list_rows(c, [f.entities["Paris"], f.entities["OpenAI"], 999,
                                    f.entities["Paris"]])
     assert [r["name"] for r in rows] == ["Paris", "OpenAI"]
-    assert set(rows[0]) == {"id", "name", "type", "slug", "canonicalPath", "lede", "mentionCount",
+    assert set(rows[0]) == {"id", "name", "type", "slug", "lede", "mentionCount",
                             "recentMentions", "growthFactor"}
     detail = es.entity_detail(c, f.entities["OpenAI"])
     assert {k: detail[k] for k in rows[1]} == rows[1]
@@ -138,7 +138,7 @@ def test_trending_by_growth_with_deterministic_ties(built):
     ]
     assert out[0] == {"id": f.entities["Anthropic"], "name": "Anthropic", "type": "org",
                       "mentionCount": 5, "growthFactor": 6.0, "recentMentions": 5,
-                      "canonicalPath": "/v1/entities/by-slug/anthropic-org"}
+                      "slug": "anthropic-org"}
     assert len(es.trending_entities(c, 2)["entities"]) == 2
     for bad in (0, -1, "x", 5000):
         with pytest.raises(ValidationError):

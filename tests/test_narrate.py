@@ -251,7 +251,7 @@ def test_sentence_splitting_and_quotability():
 def test_stories_about_an_entity_include_its_dispatches(narrated):
     corpus, ids, _ = narrated
     zephyr = ids["entities"]["zephyr-labs"]
-    kinds = sorted(i["kind"] for i in read.list_stories(corpus, entity_id=zephyr)["items"])
+    kinds = sorted(i["kind"] for i in read.list_stories(corpus, entity_id=zephyr).rows)
     assert kinds == ["dispatch", "entity_narrative"]
     dispatch = read.narrative_detail(corpus, "zephyr-labs-newly-prominent-on-chips-and-compute")
     assert dispatch["entityName"] is None  # shown for entity narratives only
@@ -263,7 +263,7 @@ def test_public_names_load_lazily():
     import sys
 
     code = ("import sys, corpuskit.narrate.read; assert 'sklearn' not in sys.modules; "
-            "from corpuskit.narrate import StoryWriter, Narrator, ExtractiveWriter, resolve_story_slug; "
+            "from corpuskit.narrate import StoryWriter, Narrator, ExtractiveWriter; "
             "assert issubclass(ExtractiveWriter, StoryWriter)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 

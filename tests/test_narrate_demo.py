@@ -6,7 +6,7 @@ import json
 from corpuskit.narrate import read
 from corpuskit.narrate.citations import trace_body
 from corpuskit.narrate.evidence import lead_signal
-from corpuskit.narrate.slugs import resolve_story_slug
+from corpuskit.query import resolve_story_slug
 
 
 def test_demo_has_stories_of_every_kind(demo_corpus):

@@ -8,7 +8,7 @@ import pytest
 from corpuskit.api.keyed import queries as keyed_queries
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.narrate import read
-from corpuskit.narrate.slugs import resolve_story_slug
+from corpuskit.query import resolve_story_slug
 from tests.narrate_fixtures import build_fixture
 
 
@@ -118,13 +118,13 @@ def test_slug_resolution_for_old_and_mangled_slugs(stories):
 def test_lists_counts_and_filters(stories):
     corpus, ids, made = stories
     listed = read.list_stories(corpus)
-    assert listed["total"] == 3 and made["b1"] not in [i["id"] for i in listed["items"]]
-    assert [i["publishAt"] for i in listed["items"]] == sorted((i["publishAt"] for i in listed["items"]),
+    assert listed.total == 3 and made["b1"] not in [i["id"] for i in listed.rows]
+    assert [i["publishAt"] for i in listed.rows] == sorted((i["publishAt"] for i in listed.rows),
                                                                reverse=True)
     assert read.story_count(corpus, entity_id=ids["entities"]["nvidia"]) == {"count": 1}
     assert read.story_count(corpus, topic_id=ids["topics"]["climate"]) == {"count": 0}
     page = read.list_stories(corpus, limit=1, offset=1)
-    assert len(page["items"]) == 1 and page["total"] == 3
+    assert len(page.rows) == 1 and page.total == 3
     narratives = keyed_queries.list_narratives(corpus, type="lead_story")
     assert narratives["pagination"] == {"total": 1, "limit": 20, "offset": 0, "hasMore": False}
     assert narratives["data"][0]["featured"] is True

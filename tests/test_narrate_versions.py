@@ -13,7 +13,7 @@ from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.narrate import read
 from corpuskit.narrate.arcs import arc_status, build_arcs
 from corpuskit.narrate.pipeline import narrate_corpus
-from corpuskit.narrate.slugs import resolve_story_slug
+from corpuskit.query import resolve_story_slug
 from corpuskit.narrate.writer import StoryWriter
 from tests.narrate_fixtures import add_records, build_fixture
 

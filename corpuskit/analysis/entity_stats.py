@@ -30,13 +30,13 @@ Integer ids are returned; the HTTP layer turns them into opaque ids.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from urllib.parse import quote
 
 from corpuskit.analysis import entity_aggregates as aggregates
 from corpuskit.analysis.windows import (check_int, clock_day, day_range, parse_since,
                                         topic_id_by_name)
 from corpuskit.clock import iso, utc
-from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.errors import ValidationError
+from corpuskit.query import EntityNotFound, entities_named
 
 RECENT_DAYS = 7
 BASELINE_DAYS = 28
@@ -57,11 +57,6 @@ def herfindahl(counts) -> float:
     if total <= 0:
         return 0.0
     return round(sum((c / total) ** 2 for c in counts), 4)
-
-
-def canonical_path(slug: str) -> str:
-    """The canonical path of an entity: ``/v1/entities/by-slug/<slug>`` (as the ``/v1`` API serves it)."""
-    return "/v1/entities/by-slug/" + quote(slug, safe="")
 
 
 def _windows(corpus) -> tuple[str, str, str]:
@@ -163,7 +158,7 @@ def _entity_rows(corpus, entity_ids) -> dict:
 def entity_list_rows(corpus, entity_ids, stored: bool | None = None) -> list[dict]:
     """List-item fields for a page of entity ids, in the order given, in a few queries.
 
-    Each item: ``id, name, type, slug, canonicalPath, lede, mentionCount,
+    Each item: ``id, name, type, slug, lede, mentionCount,
     recentMentions, growthFactor``. Ids that do not exist are left out.
     ``stored``: whether the sums analyse keeps still hold (checked when None).
     """
@@ -184,7 +179,6 @@ def entity_list_rows(corpus, entity_ids, stored: bool | None = None) -> list[dic
         total, recent, baseline = sums.get(eid, (0, 0, 0))
         items.append({
             "id": eid, "name": name, "type": etype, "slug": slug,
-            "canonicalPath": canonical_path(slug),
             "lede": lede(name, etype, total, sources.get(eid, 0), top_topic.get(eid)),
             "mentionCount": total, "recentMentions": recent,
             "growthFactor": growth_factor(recent, baseline),
@@ -202,16 +196,16 @@ def entity_detail(corpus, entity_id) -> dict:
     ``prominenceRank {withinType, sampleSize}``, ``noveltyActive`` (an open
     novelty signal names the entity, as its subject or in its evidence) and
     ``sourceDiversity {distinctSources, herfindahlIndex}``; see the module
-    docstring for the definitions. :class:`NotFoundError` for an unknown id.
+    docstring for the definitions. :class:`~corpuskit.query.EntityNotFound` for an unknown id.
     """
     try:
         eid = int(entity_id)
     except (TypeError, ValueError):
-        raise NotFoundError(f"Entity not found: {entity_id!r}") from None
+        raise EntityNotFound(entity_id) from None
     holds = aggregates.usable(corpus)   # checked once for every part of the answer
     items = entity_list_rows(corpus, [eid], holds)
     if not items:
-        raise NotFoundError(f"Entity not found: {entity_id!r}")
+        raise EntityNotFound(entity_id)
     out = items[0]
     conn = corpus.conn
     out["baselineMentions"] = _window_sums(corpus, [eid], holds).get(eid, (0, 0, 0))[2]
@@ -266,7 +260,7 @@ def entity_detail(corpus, entity_id) -> dict:
 
 def trending_entities(corpus, n: int = 10) -> dict:
     """The ``n`` entities growing fastest: ``{entities: [{id, name, type, mentionCount,
-    growthFactor, recentMentions, canonicalPath}]}``.
+    growthFactor, recentMentions, slug}]}`` (the HTTP layer turns the slug into a path).
 
     Ranked by growthFactor, then recentMentions, then mentionCount (all
     descending), then id. Only entities with at least one recent mention are
@@ -283,7 +277,7 @@ def trending_entities(corpus, n: int = 10) -> dict:
     return {"entities": [
         {"id": eid, "name": base[eid][0], "type": base[eid][1], "mentionCount": total,
          "growthFactor": growth, "recentMentions": recent,
-         "canonicalPath": canonical_path(base[eid][2])}
+         "slug": base[eid][2]}
         for growth, recent, total, eid in ranked]}
 
 
@@ -320,13 +314,6 @@ def entity_ranking(corpus, topic: str | None = None, since=None, limit: int = 50
     return {"data": data, "count": len(data), "params": {"topic": topic_name, "since": since_iso}}
 
 
-def _matching_entities(corpus, name: str) -> list:
-    return corpus.conn.execute(
-        "SELECT id, name, type, first_seen, last_seen FROM entities WHERE name = ? OR id IN "
-        "(SELECT entity_id FROM entity_aliases WHERE surface = ?) ORDER BY id",
-        (name, name)).fetchall()
-
-
 def entity_profile(corpus, name: str) -> dict:
     """The keyed interface's entity profile for a case-sensitive name.
 
@@ -338,14 +325,12 @@ def entity_profile(corpus, name: str) -> dict:
     that mention it, most mentions first; ``narrative`` is the current entity
     narrative ``{headline, content, slug, generatedAt}`` or None;
     ``mentionTrend`` is ``[{day, mentions}]`` for the 30 days ending on the
-    clock's day, newest first, zeros included. :class:`NotFoundError` when
+    clock's day, newest first, zeros included. :class:`~corpuskit.query.EntityNotFound` when
     nothing matches.
     """
     if name is None or not str(name):
         raise ValidationError("entity name is required")
-    matches = _matching_entities(corpus, str(name))
-    if not matches:
-        raise NotFoundError(f"Entity not found: {name!r}")
+    matches = entities_named(corpus.conn, str(name))
     ids = [m[0] for m in matches]
     conn = corpus.conn
     marks = _in(ids)

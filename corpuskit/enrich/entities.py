@@ -1,32 +1,30 @@
-"""Entity extraction: an offline rules + gazetteer extractor, a spaCy backend, and entity keys.
+"""Entity extraction: an offline rules + gazetteer extractor and a spaCy backend.
 
 Positions are character offsets into the record's *analysed text*
 (:func:`corpuskit.enrich.base.record_text`): ``title + "\\n" + contentText``
 when the title is non-empty and differs from the text, else ``contentText``.
 
-Aliases merge on :func:`alias_key`: case, spacing and punctuation, a leading
+Aliases merge on :func:`corpuskit.query.keys.alias_key`: case, spacing and punctuation, a leading
 ``@`` and a possessive ``'s`` are ignored, so ``OpenAI``, ``Open AI``,
 ``@openai`` and ``OpenAI's`` are one entity. Each canonical entity has one
-slug (:func:`slugify` of its canonical name); ``entities.id`` doubles as the
-legacy numeric key, and :func:`resolve_entity_key` accepts all three key forms.
+slug (:func:`corpuskit.query.keys.entity_slug` of its canonical name); ``entities.id``
+doubles as the legacy numeric key, and :func:`corpuskit.query.resolve_entity_key`
+accepts all three key forms.
 """
 from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from numbers import Integral
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.params import InstanceOf, Interval
-from corpuskit.errors import MissingDependencyError, NotFoundError, ValidationError
+from corpuskit.errors import MissingDependencyError, ValidationError
+from corpuskit.query.keys import POSSESSIVE, alias_key, entity_slug
 
 _TOKEN = re.compile(r"@?[^\W_](?:[\w&+#]|[.\-'’](?=[^\W_]))*")
-_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
-_KEY_DROP = re.compile(r"[^\w+#]|_")
-_SLUG_DROP = re.compile(r"[^a-z0-9]+")
 _ACRONYM = re.compile(r"^[A-Z][A-Z.&]{0,6}$")
 _MODEL = re.compile(r"^(?:\d+[A-Za-z]{0,3}|[A-Z]\d{1,4}[A-Za-z]{0,2}|Pro|Max|Ultra|Mini|Plus|Lite)$")
 _TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen", "Rep",
@@ -41,23 +39,6 @@ _NOT_NAMES = {"The", "A", "An", "This", "That", "These", "Those", "And", "Or", "
               "My", "Our", "Your", "Their", "His", "Her", "We", "I", "You", "They", "He", "She",
               "Inside", "After", "Before", "Why", "Where", "Here", "There", "Today", "Breaking",
               "Update", "Report", "Watch", "Live", "Review", "Explained", "Thread", "Opinion", "Analysis"}
-
-
-def alias_key(text: str) -> str:
-    """Normalised alias: lower case, no leading ``@`` or ``#``, no possessive, no spacing or
-    punctuation (letters of any script kept: ``Şahin`` -> ``şahin``)."""
-    text = _POSSESSIVE.sub("", text.strip().lstrip("@#"))
-    return _KEY_DROP.sub("", text.lower())
-
-
-def slugify(name: str) -> str:
-    """URL slug of a canonical name: ``Sam Altman`` -> ``sam-altman``, ``AT&T`` -> ``at-and-t``,
-    ``Uğur Şahin`` -> ``ugur-sahin`` (accents dropped)."""
-    text = unicodedata.normalize("NFKD", name.lower())
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = text.replace("&", " and ").replace("++", " plus plus ").replace("#", " sharp ")
-    slug = _SLUG_DROP.sub("-", text).strip("-")
-    return slug or "entity"
 
 
 @dataclass(frozen=True)
@@ -94,7 +75,7 @@ def _add_alias(table, alias, name, kind, lower):
 
 
 def _case_form(text: str) -> str:
-    return re.sub(r"[^\w+#]|_", "", _POSSESSIVE.sub("", text.strip().lstrip("@")))
+    return re.sub(r"[^\w+#]|_", "", POSSESSIVE.sub("", text.strip().lstrip("@")))
 
 
 def load_gazetteers(package: str = "corpuskit.enrich", generic: bool = False) -> tuple[dict, frozenset]:
@@ -225,7 +206,7 @@ class GazetteerExtractor(EntityExtractor):
     def _mentions(found) -> list[Mention]:
         out = []
         for (name, kind), (surfaces, positions) in found.items():
-            out.append(Mention(key=slugify(name), name=name, type=kind, surface=surfaces[0],
+            out.append(Mention(key=entity_slug(name), name=name, type=kind, surface=surfaces[0],
                                positions=tuple(sorted(positions)), aliases=tuple(sorted(set(surfaces)))))
         out.sort(key=lambda m: m.positions[0])
         return out
@@ -347,7 +328,7 @@ class SpacyExtractor(EntityExtractor):
             found: dict = {}
             for ent in doc.ents:
                 kind = self.LABELS.get(ent.label_)
-                name = _POSSESSIVE.sub("", ent.text.strip().lstrip("@"))
+                name = POSSESSIVE.sub("", ent.text.strip().lstrip("@"))
                 if kind is None or not alias_key(name):
                     continue
                 GazetteerExtractor._add(found, name, kind, ent.text, ent.start_char)
@@ -358,47 +339,8 @@ class SpacyExtractor(EntityExtractor):
                 slot[1].extend(surfaces)
                 slot[2].extend(positions)
             out.append(sorted(
-                (Mention(key=slugify(name), name=name, type=kind[1], surface=surfaces[0],
+                (Mention(key=entity_slug(name), name=name, type=kind[1], surface=surfaces[0],
                          positions=tuple(sorted(positions)), aliases=tuple(sorted(set(surfaces))))
                  for kind, (name, surfaces, positions) in merged.items()),
                 key=lambda m: m.positions[0]))
         return out
-
-
-_TRAILING_ID = re.compile(r"^(.*?)-(\d+)$")
-
-
-def resolve_entity_key(conn, key: str) -> tuple[int, bool]:
-    """Resolve an entity key to ``(entity_id, is_canonical)``.
-
-    Accepted, in this order: the canonical slug (``openai``: canonical); a
-    legacy numeric id (``42``); a slug with a trailing id (``openai-42``, the
-    id wins even when the slug part is stale); any alias spelling
-    (``OpenAI``, ``@openai``). Only the first is canonical: the HTTP layer
-    answers the others with a 301 to ``/v1/entities/by-slug/<slug>``.
-    Raises :class:`NotFoundError` when nothing matches.
-    """
-    key = (key or "").strip()
-    if not key:
-        raise NotFoundError("empty entity key")
-    row = conn.execute("SELECT id FROM entities WHERE slug = ?", (key,)).fetchone()
-    if row:
-        return int(row[0]), True
-    if key.isdigit():
-        row = conn.execute("SELECT id FROM entities WHERE id = ?", (int(key),)).fetchone()
-        if row:
-            return int(row[0]), False
-    match = _TRAILING_ID.match(key)
-    if match:
-        row = conn.execute("SELECT id FROM entities WHERE id = ?", (int(match.group(2)),)).fetchone()
-        if row:
-            return int(row[0]), False
-    for candidate in (slugify(key),):
-        row = conn.execute("SELECT id FROM entities WHERE slug = ?", (candidate,)).fetchone()
-        if row:
-            return int(row[0]), False
-    row = conn.execute("SELECT entity_id FROM entity_aliases WHERE alias_key = ?",
-                       (alias_key(key),)).fetchone()
-    if row:
-        return int(row[0]), False
-    raise NotFoundError(f"entity {key!r} not found")

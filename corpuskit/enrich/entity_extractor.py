@@ -61,9 +61,10 @@ from numbers import Integral, Real
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, is_demonym, load_common_words, load_demonyms, tokenize
-from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor, alias_key, slugify
+from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor
 from corpuskit.enrich.params import InstanceOf, Interval
 from corpuskit.errors import ValidationError
+from corpuskit.query.keys import alias_key, entity_slug
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
 from corpuskit.text.hashtags import _english_costs
 
@@ -743,7 +744,7 @@ class HybridExtractor(EntityExtractor):
     def _mentions(found) -> list[Mention]:
         merged: dict[str, list] = {}
         for (name, kind), (surfaces, positions) in found.items():
-            slug = slugify(name)
+            slug = entity_slug(name)
             slot = merged.setdefault(slug, [name, kind, [], []])
             slot[2].extend(surfaces)
             slot[3].extend(positions)

@@ -26,7 +26,7 @@ from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text, sentiment_label
 from corpuskit.enrich.defaults import default_assigner, default_embedder, default_scorer, make_extractor
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
-from corpuskit.enrich.entities import alias_key
+from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
 from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats

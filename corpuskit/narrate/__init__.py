@@ -26,7 +26,6 @@ _LAZY = {
     "ExtractiveWriter": "corpuskit.narrate.writer",
     "StoryEvidence": "corpuskit.narrate.evidence",
     "EvidenceRecord": "corpuskit.narrate.evidence",
-    "resolve_story_slug": "corpuskit.narrate.slugs",
 }
 
 __all__ = sorted(_LAZY)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from corpuskit.clock import from_iso
-from corpuskit.narrate.slugs import slugify
+from corpuskit.query.keys import story_slug
 
 
 def arc_status(last_updated_at: str, now, active_days: int = 7, dormant_days: int = 30) -> str:
@@ -119,7 +119,7 @@ def build_arcs(conn, now, run_id: str, active_days: int = 7, dormant_days: int =
 
 
 def _arc_slug(conn, arc_key: str) -> str:
-    base = slugify(arc_key.replace(":", " "), max_words=12) or "arc"
+    base = story_slug(arc_key.replace(":", " "), max_words=12) or "arc"
     slug, n = base, 1
     while conn.execute("SELECT 1 FROM arcs WHERE slug = ?", (slug,)).fetchone():
         n += 1

@@ -42,6 +42,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
 from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms, tokens_of
+from corpuskit.query import EntityNotFound, entity_row
 
 NOTABLE_SEVERITIES = ("high", "medium")
 POOL_LIMIT = 300  # newest records considered per story
@@ -371,12 +372,13 @@ def entity_dict(conn, entity_id) -> dict | None:
     """An entities row as a dict, or None."""
     if entity_id is None:
         return None
-    row = conn.execute("SELECT id, slug, name, type FROM entities WHERE id = ?", (entity_id,)).fetchone()
-    if row is None:
+    try:
+        row = entity_row(conn, entity_id)
+    except EntityNotFound:
         return None
     aliases = sorted({r[0] for r in conn.execute(
-        "SELECT surface FROM entity_aliases WHERE entity_id = ? ORDER BY surface", (entity_id,))} - {row[2]})
-    return {"id": row[0], "slug": row[1], "name": row[2], "type": row[3], "aliases": aliases[:20]}
+        "SELECT surface FROM entity_aliases WHERE entity_id = ? ORDER BY surface", (entity_id,))} - {row["name"]})
+    return {"id": row["id"], "slug": row["slug"], "name": row["name"], "type": row["type"], "aliases": aliases[:20]}
 
 
 def active_beats(conn, now, window_days: int, min_records: int) -> list[tuple[dict, int]]:

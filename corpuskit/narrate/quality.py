@@ -24,6 +24,7 @@ import re
 from corpuskit.narrate.citations import MARKER
 from corpuskit.narrate.evidence import entity_dict, signal_dict, topic_dict
 from corpuskit.narrate.prose import prose_debris
+from corpuskit.query import SignalNotFound, signal_row
 from corpuskit.narrate.quotes import is_fragment, mentions_subject, near_duplicate, subject_terms
 from corpuskit.text import term_tokens
 
@@ -47,8 +48,10 @@ def quotes_of(body: str, framing: list[str]) -> list[tuple[str, int]]:
 def _subject(conn, story, meta) -> set[str]:
     signal = None
     if story["trigger_signal_id"] is not None:
-        row = conn.execute("SELECT * FROM signals WHERE id = ?", (story["trigger_signal_id"],)).fetchone()
-        signal = signal_dict(row) if row else None
+        try:
+            signal = signal_dict(signal_row(conn, story["trigger_signal_id"]))
+        except SignalNotFound:
+            signal = None
     entity = None
     if story["kind"] == "entity_narrative" or (signal is not None and signal["entity_id"] is not None):
         entity = entity_dict(conn, story["entity_id"] if story["kind"] == "entity_narrative" else signal["entity_id"])

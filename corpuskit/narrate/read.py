@@ -2,21 +2,22 @@
 
 Every function returns plain dicts in the exact shapes of the specs, with the
 integer row ids inside (the ``/v1`` layer turns them into opaque ids), and
-raises :class:`corpuskit.errors.NotFoundError` for a missing story or arc.
+raises :class:`corpuskit.query.StoryNotFound` for a missing story and
+:class:`corpuskit.errors.NotFoundError` for a missing arc.
 Paging is the HTTP layer's job: list functions take ``limit``/``offset`` and
 return everything the layer needs to build its envelope.
 
 Only current versions are listed; old versions stay readable by id
 (:func:`story_detail`) and by slug (:func:`narrative_detail`, and
-:func:`corpuskit.narrate.slugs.resolve_story_slug` for 301s).
+:func:`corpuskit.query.resolve_story_slug` for 301s).
 """
 from __future__ import annotations
 
 import json
 
 from corpuskit.errors import NotFoundError, ValidationError
-from corpuskit.narrate.slugs import resolve_story_slug
-from corpuskit.query import STORY_KINDS, Page, Where
+from corpuskit.query import (STORY_KINDS, Page, StoryNotFound, Where, parse_story_id, resolve_story_slug,
+                             story_version_by_slug)
 
 _STORY_SQL = (
     "SELECT s.*, t.name AS topic_name, t.display_name AS topic_display, e.name AS entity_name, "
@@ -29,14 +30,10 @@ _STORY_SQL = (
 )
 
 
-def _story_row(corpus, story_id):
-    try:
-        story_id = int(story_id)
-    except (TypeError, ValueError):
-        raise NotFoundError("Story not found") from None
-    row = corpus.conn.execute(_STORY_SQL + " WHERE s.id = ?", (story_id,)).fetchone()
+def _story_row(corpus, key):
+    row = corpus.conn.execute(_STORY_SQL + " WHERE s.id = ?", (parse_story_id(key),)).fetchone()
     if row is None:
-        raise NotFoundError("Story not found")
+        raise StoryNotFound(key)
     return row
 
 
@@ -59,7 +56,7 @@ def lead_story(corpus) -> dict:
         _STORY_SQL + " WHERE s.kind = 'lead_story' AND s.is_current = 1 ORDER BY s.id DESC LIMIT 1"
     ).fetchone()
     if row is None:
-        raise NotFoundError("No lead story available")
+        raise StoryNotFound("lead")
     n_citations = corpus.conn.execute(
         "SELECT count(*) FROM story_citations WHERE story_id = ?", (row["id"],)
     ).fetchone()[0]
@@ -109,8 +106,7 @@ def story_by_slug(corpus, slug: str) -> dict:
     the slug is not canonical; this function itself always answers the
     current version.
     """
-    story_id, _, _ = resolve_story_slug(corpus.conn, slug)
-    row = _story_row(corpus, story_id)
+    row = _story_row(corpus, resolve_story_slug(corpus.conn, slug)[0])
     return {
         "id": row["id"],
         "slug": row["canonical_slug"],
@@ -170,12 +166,13 @@ def _story_filters(topic_id=None, entity_id=None, since=None, until=None, kind=N
 
 
 def list_stories(corpus, topic_id=None, entity_id=None, since=None, until=None,
-                 limit: int | None = None, offset: int = 0) -> dict:
-    """Current stories, newest ``publishAt`` first (ties: higher id first).
+                 limit: int | None = None, offset: int = 0) -> Page:
+    """A :class:`~corpuskit.query.Page` of current stories, newest ``publishAt`` first (ties:
+    higher id first); every story from ``offset`` when ``limit`` is None.
 
     ``since``/``until`` are stored-timestamp strings bounding ``publishAt``
-    inclusively. Returns ``{items, total}``; a StoryListItem is
-    ``{id, slug, kind, headline, lede, publishAt, beat, signalSeverity, featured, readMin}``.
+    inclusively. Each row is ``{id, slug, kind, headline, lede, publishAt, beat,
+    signalSeverity, featured, readMin}``.
     """
     where, args = _story_filters(topic_id, entity_id, since, until)
     total = corpus.conn.execute(
@@ -191,7 +188,7 @@ def list_stories(corpus, topic_id=None, entity_id=None, since=None, until=None,
               "lede": r["lede"], "publishAt": r["publish_at"], "beat": r["topic_name"],
               "signalSeverity": r["signal_severity"], "featured": bool(r["featured"]),
               "readMin": r["read_min"]} for r in rows]
-    return {"items": items, "total": total}
+    return Page(items, total, total if limit is None else int(limit), int(offset))
 
 
 def story_count(corpus, topic_id=None, entity_id=None, since=None, until=None) -> dict:
@@ -242,13 +239,7 @@ def narrative_detail(corpus, slug: str) -> dict:
     """The keyed narrative detail for a version's own slug, or the current version for any
     other spelling of a known slug (``GET /api/v1/narratives/:slug``)."""
     conn = corpus.conn
-    row = conn.execute(_STORY_SQL + " WHERE s.slug = ?", (slug,)).fetchone()
-    if row is None:
-        try:
-            story_id, _, _ = resolve_story_slug(conn, slug)
-        except NotFoundError:
-            raise NotFoundError("Narrative not found") from None
-        row = _story_row(corpus, story_id)
+    row = _story_row(corpus, story_version_by_slug(conn, slug))
     item = _narrative_item(row)
     item["triggerSignal"] = (
         {"type": row["trigger_kind"], "severity": row["trigger_severity"]}

@@ -15,7 +15,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from corpuskit.narrate.slugs import register_slug, slugify, unique_base, version_slug
+from corpuskit.narrate.slugs import register_slug, unique_base, version_slug
+from corpuskit.query.keys import story_slug
 
 
 @dataclass
@@ -90,9 +91,9 @@ def write_version(conn, draft: StoryDraft, run_id: str, generated_at: str) -> tu
         return current[0], False
     version = 1 if current is None else current[1] + 1
     if draft.kind == "lead_story" or current is None:
-        base = unique_base(conn, slugify(draft.base_slug) or "story", draft.story_key)
+        base = unique_base(conn, story_slug(draft.base_slug) or "story", draft.story_key)
     else:
-        base = current[3].get("baseSlug") or slugify(draft.base_slug)
+        base = current[3].get("baseSlug") or story_slug(draft.base_slug)
     slug = _free_slug(conn, version_slug(base, version), draft.story_key)
     metadata = dict(draft.metadata, baseSlug=base)
     if current is not None:

@@ -17,7 +17,7 @@ evidence: the signal's topic.
 from __future__ import annotations
 
 from corpuskit.analysis.signals.series import shift_day
-from corpuskit.query import Where
+from corpuskit.query import Where, signal_row
 
 
 def _series_filter(evidence: dict) -> tuple[str, str, list]:
@@ -111,13 +111,10 @@ def get_signal_evidence(corpus, signal_id: int) -> dict:
     ``{signalId, records: [{id, source, sentimentScore}], entities: [{id, name, type}],
     topics: [{id, label}], stories: [{id, headline}]}``; the signal's own entity
     comes first. Raises
-    :class:`~corpuskit.errors.NotFoundError` for an unknown signal.
+    :class:`~corpuskit.query.SignalNotFound` for an unknown signal.
     """
-    from corpuskit.errors import NotFoundError
-
     conn = corpus.conn
-    if conn.execute("SELECT 1 FROM signals WHERE id = ?", (signal_id,)).fetchone() is None:
-        raise NotFoundError(f"signal {signal_id} not found")
+    signal_row(conn, signal_id)
     records = [{"id": r[0], "source": r[1], "sentimentScore": r[2]} for r in conn.execute(
         "SELECT r.id, r.source, e.sentiment_score FROM signal_evidence se "
         "JOIN records r ON r.id = se.ref_id LEFT JOIN enrichment e ON e.record_id = r.id "

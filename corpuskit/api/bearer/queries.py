@@ -172,12 +172,6 @@ def signal_feed(conn, limit: int):
     ).fetchall()
 
 
-def signal_row(conn, signal_id: int):
-    """A served signal, or None (unknown id or a kind ``/v1`` does not serve)."""
-    return conn.execute(f"SELECT s.* FROM signals s WHERE s.id = ? AND {_SIGNAL_SERVED}",
-                        (signal_id,)).fetchone()
-
-
 def signal_evidence(conn, signal_id: int) -> dict:
     """Evidence rows per kind: records, entities, topics, stories."""
     records = conn.execute(
@@ -267,10 +261,6 @@ def entity_page(conn, type=None, after=None, limit=20):
     rows = conn.execute(f"SELECT en.* FROM entities en{where.sql()} "
                         "ORDER BY en.mention_count DESC, en.id LIMIT ?", where.args + [limit + 1]).fetchall()
     return rows, total
-
-
-def entity_row(conn, entity_id: int):
-    return conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()
 
 
 def entity_slug_page(conn, after=None, limit=500):

@@ -20,13 +20,13 @@ from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, page_envelope
 from corpuskit.api.response_cache import cached_page, remembered_answer
 from corpuskit.analysis import corpus_stats, entity_stats
-from corpuskit.enrich import entities as entity_keys
 from corpuskit.errors import NotFoundError, ValidationError
 from corpuskit.ingest.collectors import health as source_health_module
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.narrate import read as narrate_read
-from corpuskit.narrate import slugs as story_slugs
-from corpuskit.query import ENTITY_TYPES, SENTIMENT_LABELS, SEVERITIES, SIGNAL_STATUSES
+from corpuskit.query import (ENTITY_TYPES, SENTIMENT_LABELS, SEVERITIES, SIGNAL_STATUSES, EntityNotFound,
+                             SignalNotFound, StoryNotFound, entity_row, resolve_entity_key,
+                             resolve_story_slug, signal_row)
 
 LIMIT_DEFAULT, LIMIT_MAX = 20, 100
 FEED_DEFAULT, FEED_MAX = 10, 50
@@ -171,7 +171,10 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
 
     @bearer("/v1/stories/lead", remember=True)
     def lead_story():
-        return shapes.story(corpus, narrate_read.lead_story(corpus))
+        try:
+            return shapes.story(corpus, narrate_read.lead_story(corpus))
+        except StoryNotFound:
+            abort_json(404, "No lead story available")
 
     @bearer("/v1/stories/count", remember=True)
     def story_count():
@@ -183,8 +186,8 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         if len(slug) > 300:
             abort_json(404, "story not found")
         try:
-            _, canonical, is_canonical = story_slugs.resolve_story_slug(conn(), slug)
-        except NotFoundError:
+            _, canonical, is_canonical = resolve_story_slug(conn(), slug)
+        except StoryNotFound:
             abort_json(404, "story not found")
         if not is_canonical:
             redirect(shapes.story_slug_path(canonical))
@@ -200,7 +203,9 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
     @bearer("/v1/stories/by-entity/<eid>", remember=True)
     def stories_by_entity(eid):
         entity_id = need("ent", eid, "entity")
-        if queries.entity_row(conn(), entity_id) is None:
+        try:
+            entity_row(conn(), entity_id)
+        except EntityNotFound:
             abort_json(404, "entity not found")
         return story_list("stories-by-entity", entity_id=entity_id)
 
@@ -213,7 +218,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         story_id = need("sto", sid, "story")
         try:
             return getattr(narrate_read, function)(corpus, story_id)
-        except NotFoundError:
+        except StoryNotFound:
             abort_json(404, "story not found")
 
     @bearer("/v1/stories/<sid>")
@@ -258,8 +263,11 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         return {"items": [shapes.signal_feed_item(corpus, r) for r in rows], "generatedAt": iso(corpus.now())}
 
     def signal_or_404(sid):
-        row = queries.signal_row(conn(), need("sig", sid, "signal"))
-        if row is None:
+        try:
+            row = signal_row(conn(), need("sig", sid, "signal"))
+        except SignalNotFound:
+            abort_json(404, "signal not found")
+        if row["kind"] not in queries.STORED_TO_V1_KIND:   # a kind /v1 does not serve
             abort_json(404, "signal not found")
         return row
 
@@ -308,15 +316,13 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         return {int(row["id"]): row for row in found}
 
     def entity_detail_for(entity_id):
-        row = queries.entity_row(conn(), entity_id)
-        if row is None:
-            abort_json(404, "entity not found")
         try:
-            detail = dict(entity_stats.entity_detail(corpus, entity_id))
-        except NotFoundError:
+            row = entity_row(conn(), entity_id)
+            detail = entity_stats.entity_detail(corpus, entity_id)
+        except EntityNotFound:
             abort_json(404, "entity not found")
-        detail.update(shapes.entity_base(corpus, row))
-        return detail
+        base = shapes.entity_base(corpus, row)   # its canonicalPath follows the slug, as on the wire
+        return {**base, **{k: v for k, v in detail.items() if k not in base}}
 
     @bearer("/v1/entities", remember=True)
     def entities():
@@ -358,13 +364,11 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         if len(key) > 300:
             abort_json(404, "entity not found")
         try:
-            entity_id, is_canonical = entity_keys.resolve_entity_key(conn(), key)
-        except (NotFoundError, OverflowError, ValueError):
-            # a numeric key past SQLite's 64-bit range (OverflowError) or made of non-ASCII
-            # digits such as '²' (ValueError from int()) names no entity
+            entity_id, is_canonical = resolve_entity_key(conn(), key)
+        except EntityNotFound:
             abort_json(404, "entity not found")
         if not is_canonical:
-            row = queries.entity_row(conn(), entity_id)
+            row = entity_row(conn(), entity_id)
             redirect(shapes.entity_path(row["slug"]))
         return entity_detail_for(entity_id)
 
@@ -408,8 +412,9 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         rows = found["entities"] if isinstance(found, dict) else found
         out = []
         for r in rows:
-            entity = queries.entity_row(conn(), int(r["id"]))
-            if entity is None:
+            try:
+                entity = entity_row(conn(), int(r["id"]))
+            except EntityNotFound:
                 continue
             out.append({"id": encode_id(corpus, "ent", entity["id"]), "name": r["name"], "type": r["type"],
                         "mentionCount": r["mentionCount"], "growthFactor": r["growthFactor"],

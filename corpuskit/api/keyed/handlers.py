@@ -14,7 +14,7 @@ from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
-from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS
+from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound
 
 log = logging.getLogger("corpuskit.api.keyed")
 
@@ -90,7 +90,7 @@ def narrative(corpus, slug):
 
     try:
         return narrative_detail(corpus, slug)
-    except NotFoundError:
+    except StoryNotFound:
         abort_json(404, NARRATIVE_NOT_FOUND)
 
 
@@ -163,7 +163,7 @@ def entity(corpus, name):
 
     try:
         return entity_profile(corpus, name)
-    except NotFoundError:
+    except EntityNotFound:
         abort_json(404, ENTITY_NOT_FOUND)
 
 
