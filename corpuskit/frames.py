@@ -21,12 +21,12 @@ import json
 
 import pandas as pd
 
-from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
-                             STORY_KINDS, EntityNotFound, TopicNotFound, Where, topic_by_name, topic_rows)
+                             STORY_KINDS, EntityNotFound, Where, topic_by_name, topic_rows)
 from corpuskit.query import entity_id as lookup_entity_id
 from corpuskit.query import story_version_by_slug
+from corpuskit.query.record_filter import RecordFilter, bound_timestamp
 
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
@@ -44,12 +44,7 @@ def choice(value, name: str, allowed, aliases=None):
 
 def timestamp(value, name: str) -> str | None:
     """A bound (``since``/``until``) as a stored ISO timestamp string; ``None`` passes."""
-    if value is None:
-        return None
-    try:
-        return iso(parse_timestamp(value))
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
+    return bound_timestamp(value, name)
 
 
 def topic_id(corpus, name) -> int | None:
@@ -84,23 +79,7 @@ RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentTe
 
 def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataFrame:
     """Records with their primary topic, sentiment and entity names (see ``Corpus.records``)."""
-    where = Where()
-    if source is not None:
-        if not isinstance(source, str) or not source:
-            raise ValidationError(f"source must be a source name, not {source!r}")
-        where.equal("r.source", source)
-    if topic is not None:
-        try:
-            tid = topic_id(corpus, topic)
-        except TopicNotFound:
-            # a topic only imported records name (enrichment has not made it yet) is still a topic
-            if corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
-                                   (str(topic),)).fetchone() is None:
-                raise
-            tid = None
-        where.in_topic(tid, str(topic))
-    for bound, name in ((since, "since"), (until, "until")):
-        where.bound("r.published_at", name, timestamp(bound, name))
+    where = RecordFilter(source=source, topic=topic, since=since, until=until).where(corpus.conn)
     sql = (
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from corpuskit.errors import ImportFormatError
+from corpuskit.ingest.export_columns import DERIVED_RECORD_COLUMNS
 from corpuskit.ingest.records import RECORD_FIELDS
 
 
@@ -40,7 +41,7 @@ class Layout:
 # the corpuskit export's own columns beside the record fields, and the enrichment it writes
 # beside the record (derived, not imported)
 _CORPUSKIT_KEPT = ("source", "capturedAt", "topic", "metadata")
-_CORPUSKIT_DERIVED = ("sentimentScore", "sentimentLabel", "primaryTopic", "entities")
+_CORPUSKIT_DERIVED = DERIVED_RECORD_COLUMNS
 
 
 LAYOUTS = (
