@@ -11,7 +11,7 @@ import os
 import sys
 
 from corpuskit.errors import CorpusKitError, ValidationError
-from corpuskit.ingest.export import TABLES as EXPORT_TABLES
+from corpuskit.ingest.export_columns import TABLES as EXPORT_TABLES
 
 #: The environment variables the command reads, and what each sets.
 ENVIRONMENT = {
@@ -91,9 +91,48 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     corpus = _open(args)
-    count = corpus.export(args.path, format=args.format, table=args.table)
-    what = "records" if args.table == "records" else f"rows of {args.table}"
+    filters = {"source": args.source, "topic": args.topic, "since": args.since, "until": args.until}
+    if args.salt is not None and not args.pseudonymise:
+        raise ValidationError("--salt is only used with --pseudonymise")
+    if args.bundle:
+        if args.path or args.table:
+            raise ValidationError("--bundle writes every table into a directory: give no PATH or --table")
+        report = corpus.export_bundle(args.bundle, format=args.format or "parquet", **filters,
+                                      pseudonymise=args.pseudonymise, salt=args.salt,
+                                      store_salt=args.store_salt)
+        print(f"exported a bundle to {args.bundle}: {report.summary()}; manifest.json and codebook.md")
+        if report.salt is not None and args.salt is None:
+            where = "it is in salt.txt" if report.salt_stored else "it is not stored anywhere"
+            print(f"pseudonymised with the random salt {report.salt} ({where}; keep it to repeat this export)")
+        return 0
+    if args.store_salt:
+        raise ValidationError("--store-salt is only used with --bundle")
+    if not args.path:
+        raise ValidationError("give a PATH to export one table, or --bundle DIR for every table")
+    salt = args.salt
+    if args.pseudonymise and salt is None:
+        from corpuskit.ingest.pseudonymise import new_salt
+
+        salt = new_salt()
+    table = args.table or "records"
+    count = corpus.export(args.path, format=args.format, table=table, **filters,
+                          pseudonymise=args.pseudonymise, salt=salt)
+    what = "records" if table == "records" else f"rows of {table}"
     print(f"exported {count} {what} to {args.path}")
+    if args.pseudonymise and args.salt is None:
+        print(f"pseudonymised with the random salt {salt} (not stored anywhere; keep it to repeat this export)")
+    return 0
+
+
+def cmd_cite(args) -> int:
+    from corpuskit.manifest import citation
+
+    cite = citation(_open(args))
+    print(f"corpuskit {cite['version']}; corpus manifest digest {cite['manifestDigest']}")
+    print()
+    print(cite["apa"])
+    print()
+    print(cite["bibtex"])
     return 0
 
 
@@ -241,16 +280,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, metavar="SECONDS",
                    help="how long to wait for another process writing to the corpus (default 30)")
 
-    p = add("export", cmd_export, "export records (or a derived table) as jsonl, csv or parquet")
-    p.add_argument("path")
+    p = add("export", cmd_export, "export one table as jsonl, csv or parquet, or every table as a bundle "
+                                  "with manifest.json and codebook.md")
+    p.add_argument("path", nargs="?", help="the file to write one table to (not with --bundle)")
+    p.add_argument("--bundle", metavar="DIR", help="write every table, manifest.json and codebook.md into "
+                                                   "this new directory (parquet unless --format says)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"),
-                   help="default: the file's extension")
-    p.add_argument("--table", default="records", choices=EXPORT_TABLES,
-                   help="which table (default records, with sentiment, primary topic and entity names)")
+                   help="default: the file's extension (parquet for --bundle)")
+    p.add_argument("--table", choices=EXPORT_TABLES,
+                   help="which table (default records, with topics, cluster, entities and sentiment)")
+    p.add_argument("--source", help="only records of this source, and the rows that name them")
+    p.add_argument("--topic", help="only records whose primary topic has this name, and the rows that name them")
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--pseudonymise", action="store_true",
+                   help="replace authors by a salted hash and remove handles and profile links")
+    p.add_argument("--salt", help="the pseudonymisation salt (default: a random one, printed once)")
+    p.add_argument("--store-salt", action="store_true", help="write the salt into the bundle (salt.txt)")
 
     p = add("manifest", cmd_manifest,
             "print what produced the corpus: record digest, table digests, each stage's last run, versions")
     p.add_argument("--output", "-o", help="write the JSON to this file instead of printing it")
+
+    add("cite", cmd_cite, "print how to cite corpuskit (APA and BibTeX), its version and the corpus's "
+                          "manifest digest")
 
     p = add("demo", cmd_demo, "build the deterministic demo corpus and run every stage")
     p.add_argument("--seed", type=int, default=7)

@@ -214,20 +214,41 @@ class Corpus:
                            topic=topic, strict=strict, stage=stage, label="records",
                            dedupe=dedupe)
 
-    def export(self, path, format: str | None = None, table: str = "records") -> int:
+    def export(self, path, format: str | None = None, table: str = "records", source: str | None = None,
+               topic: str | None = None, since=None, until=None, pseudonymise: bool = False,
+               salt: str | None = None) -> int:
         """Write one table to ``path`` as jsonl, csv or parquet; returns the rows written.
 
         ``format`` defaults to the file's extension. ``table`` is one of
-        records (default), signals, topics, clusters, entities, mentions,
-        stories, snapshots. Records are written in the corpuskit layout,
-        which imports back exactly, plus the enrichment columns
-        ``sentimentScore, sentimentLabel, primaryTopic`` and ``entities``
-        (ignored on import); other tables are the DataFrames of the methods of
-        the same name, with nested values as JSON text in csv and parquet.
+        :data:`corpuskit.ingest.export_columns.TABLES` (records by default;
+        signals, topics, topic_assignments, clusters, cluster_members,
+        entities, mentions, signal_evidence, stories, story_citations,
+        snapshots). Every table carries the keys that join it to the others
+        (``recordId``, ``entityId``, ``topicId``, ``clusterId``, ``signalId``,
+        ``storyId``); the records table imports back into a corpus exactly.
+        ``source``, ``topic``, ``since``, ``until`` select records and the rows
+        that name them; ``pseudonymise`` hashes authors with ``salt`` (random
+        when None) and removes handles and profile links. See ``docs/export.md``.
         """
         from corpuskit.ingest.export import export_table
 
-        return export_table(self, path, format=format, table=table)
+        return export_table(self, path, format=format, table=table, source=source, topic=topic,
+                            since=since, until=until, pseudonymise=pseudonymise, salt=salt)
+
+    def export_bundle(self, path, format: str = "parquet", source: str | None = None,
+                      topic: str | None = None, since=None, until=None, pseudonymise: bool = False,
+                      salt: str | None = None, store_salt: bool = False):
+        """Write every table, ``manifest.json`` and ``codebook.md`` into the new directory ``path``.
+
+        Returns a :class:`~corpuskit.ingest.export.BundleReport` (rows per
+        table, the filters, and the salt a pseudonymised bundle used: it is
+        written into the bundle only with ``store_salt``). Filters and
+        pseudonymisation as in :meth:`export`; see ``docs/export.md``.
+        """
+        from corpuskit.ingest.export import export_bundle
+
+        return export_bundle(self, path, format=format, source=source, topic=topic, since=since,
+                             until=until, pseudonymise=pseudonymise, salt=salt, store_salt=store_salt)
 
     # -- stages -----------------------------------------------------------
     def enrich(self, **kwargs):

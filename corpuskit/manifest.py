@@ -119,3 +119,40 @@ def build_manifest(corpus) -> dict:
         "environment": package_versions(),
         "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
     }
+
+
+# -- citing --------------------------------------------------------------------------------------
+#: How the tool is cited; CITATION.cff at the top of the repository says the same (a test checks).
+CITATION_TITLE = "corpuskit: a research toolkit for corpora of public discourse"
+CITATION_AUTHOR = "corpuskit contributors"
+CITATION_LICENSE = "MIT"
+CITATION_RELEASED = "2026-11-25"
+
+
+def manifest_digest(manifest: dict) -> str:
+    """SHA-256 (hex) of what a manifest says about the corpus's content: the record count and
+    content digest and every derived table's rows and digest. Paths, run times and the
+    environment are left out, so the same records and results give the same digest anywhere."""
+    content = {"records": manifest["records"], "tables": manifest["tables"]}
+    return digest_rows([[json.dumps(content, sort_keys=True, separators=(",", ":"))]])
+
+
+def citation(corpus) -> dict:
+    """How to cite corpuskit for work on ``corpus``: ``version``, ``manifestDigest`` (see
+    :func:`manifest_digest`), ``apa`` and ``bibtex`` (both naming the version and the digest)."""
+    from corpuskit.version import __version__
+
+    digest = manifest_digest(build_manifest(corpus))
+    year = CITATION_RELEASED[:4]
+    apa = (f"{CITATION_AUTHOR} ({year}). {CITATION_TITLE} (Version {__version__}) [Computer software]. "
+           f"Corpus manifest digest: {digest}.")
+    bibtex = "\n".join([
+        f"@software{{corpuskit_{__version__.replace('.', '_')},",
+        f"  author  = {{{{{CITATION_AUTHOR}}}}},",
+        f"  title   = {{{{{CITATION_TITLE}}}}},",
+        f"  version = {{{__version__}}},",
+        f"  year    = {{{year}}},",
+        f"  license = {{{CITATION_LICENSE}}},",
+        f"  note    = {{Corpus manifest digest {digest}}}",
+        "}"])
+    return {"version": __version__, "manifestDigest": digest, "apa": apa, "bibtex": bibtex}
