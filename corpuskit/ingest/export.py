@@ -118,10 +118,14 @@ class _Scrub:
         for i, col in enumerate(cols):
             if col.personal == "author":
                 self.steps.append((i, pseudo.author))
-            elif col.personal == "text":
-                fn = (pseudo.json_text if col.type == "json" else
-                      (lambda v, t=pseudo.text: None if v is None else [t(x) for x in v])
-                      if col.type.startswith("list<") else pseudo.text)
+            elif col.personal in ("text", "terms"):
+                step = pseudo.terms if col.personal == "terms" else pseudo.text
+                if col.type == "json":
+                    fn = (lambda v, terms=col.personal == "terms": pseudo.json_text(v, terms=terms))
+                elif col.type.startswith("list<"):
+                    fn = (lambda v, step=step: [step(x) for x in v])
+                else:
+                    fn = step
                 self.steps.append((i, fn))
 
     def __call__(self, row: list) -> list:

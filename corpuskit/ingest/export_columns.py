@@ -37,13 +37,16 @@ class Column:
 
 
 #: Columns a pseudonymised export changes: ``author`` columns become a salted hash, ``text``
-#: columns lose handles and profile URLs (see :mod:`corpuskit.ingest.pseudonymise`).
+#: columns lose handles and profile URLs, ``terms`` columns (labels and term lists derived from the
+#: text) also lose every word equal to an author's name (see :mod:`corpuskit.ingest.pseudonymise`).
 _AUTHOR = {"author"}
 _TEXT = {("records", "title"), ("records", "contentText"), ("records", "url"), ("records", "metadata"),
-         ("records", "entities"), ("topics", "keywords"), ("topics", "displayName"), ("entities", "slug"),
-         ("entities", "name"), ("mentions", "surface"), ("clusters", "topTerms"), ("clusters", "summaryLabel"),
-         ("signals", "headline"), ("signals", "detail"), ("stories", "slug"), ("stories", "headline"),
-         ("stories", "lede"), ("stories", "body"), ("story_citations", "quote"), ("snapshots", "topEntities")}
+         ("stories", "lede"), ("stories", "body"), ("story_citations", "quote")}
+_TERMS = {("records", "entities"), ("topics", "name"), ("topics", "displayName"), ("topics", "description"),
+          ("topics", "keywords"), ("entities", "slug"), ("entities", "name"), ("mentions", "surface"),
+          ("clusters", "topTerms"), ("clusters", "summaryLabel"), ("signals", "headline"),
+          ("signals", "detail"), ("stories", "slug"), ("stories", "headline"), ("snapshots", "topEntities"),
+          ("records", "primaryTopic"), ("records", "secondaryTopic")}
 
 
 def _c(name, type_, meaning, produced, stage, sql_column=None) -> Column:
@@ -53,7 +56,8 @@ def _c(name, type_, meaning, produced, stage, sql_column=None) -> Column:
 
 def _mark(table: str, cols) -> tuple[Column, ...]:
     return tuple(Column(c.name, c.type, c.meaning, c.produced, c.stage, c.sql_column,
-                        "author" if c.name in _AUTHOR else "text" if (table, c.name) in _TEXT else None)
+                        "author" if c.name in _AUTHOR else "text" if (table, c.name) in _TEXT
+                        else "terms" if (table, c.name) in _TERMS else None)
                  for c in cols)
 
 

@@ -14,9 +14,13 @@ pseudonym throughout an export, and another salt gives unrelated ones.
   instances write them): the name in the link becomes the pseudonym, the rest
   of the link (a status id, say) is kept;
 * handles (``@NAME``, ``@NAME@instance``), not part of an e-mail address: they
-  become ``@`` + the pseudonym;
+  become ``@`` + the pseudonym; Reddit's ``u/NAME`` becomes ``u/`` + the pseudonym;
 * a whole value equal to a known author (an entity named after an account,
   say) becomes the pseudonym.
+
+:meth:`~Pseudonymiser.terms`, for labels and term lists derived from the text
+(topic keywords, cluster terms, entity names), also replaces every word equal
+to a known author's name.
 
 Names written in the text without ``@`` are not detected. Platform ids
 (``sourceId``, a status number in a link) are kept: they can be looked up on
@@ -44,6 +48,8 @@ _PROFILE = re.compile(
     r"(?P<name>" + _NAME + r")(?:@[a-z0-9.-]+\.[a-z]{2,})?",
     re.IGNORECASE)
 _HANDLE = re.compile(r"(?<![\w@/.])@(?P<name>" + _NAME + r")(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?")
+# Reddit's way of naming an account in text: u/name or /u/name
+_REDDIT_USER = re.compile(r"(?<![\w/.])(?P<prefix>/?u/)(?P<name>[A-Za-z0-9_\-]+)")
 
 
 def new_salt() -> str:
@@ -88,30 +94,42 @@ class Pseudonymiser:
             return value
         if self._fold(value) in self.authors:
             return self.pseudonym(value)
-        if "@" not in value and "://" not in value:
+        if "@" not in value and "/" not in value:
             return value
         value = _PROFILE.sub(self._profile, value)
+        value = _REDDIT_USER.sub(lambda m: m.group("prefix") + self.pseudonym(m.group("name")), value)
         return _HANDLE.sub(lambda m: "@" + self.pseudonym(m.group("name")), value)
 
-    def json_text(self, value: str | None) -> str | None:
-        """A JSON document with every string in it (keys kept) passed through :meth:`text`; values
-        under a key that names an account (author, user, username, screen_name, handle, ...) become
-        pseudonyms."""
+    def terms(self, value: str) -> str:
+        """A label or term list derived from the text: :meth:`text`, then every word equal to a
+        known author's name (``qbert-77`` in "grid, qbert-77, vote") becomes its pseudonym."""
+        value = self.text(value)
+        if not value or not self.authors:
+            return value
+        return _WORD.sub(lambda m: self.pseudonym(m.group(0)) if m.group(0).lower() in self.authors
+                         else m.group(0), value)
+
+    def json_text(self, value: str | None, terms: bool = False) -> str | None:
+        """A JSON document with every string in it (keys kept) passed through :meth:`text` (or
+        :meth:`terms`); values under a key that names an account (author, user, username,
+        screen_name, handle, ...) become pseudonyms."""
         if value is None:
             return None
-        return json.dumps(self._walk(json.loads(value), None), ensure_ascii=False, sort_keys=True)
+        step = self.terms if terms else self.text
+        return json.dumps(self._walk(json.loads(value), None, step), ensure_ascii=False, sort_keys=True)
 
-    def _walk(self, obj, key):
+    def _walk(self, obj, key, step):
         if isinstance(obj, dict):
-            return {k: self._walk(v, k) for k, v in obj.items()}
+            return {k: self._walk(v, k, step) for k, v in obj.items()}
         if isinstance(obj, list):
-            return [self._walk(v, key) for v in obj]
+            return [self._walk(v, key, step) for v in obj]
         if isinstance(obj, str):
             if key is not None and _ACCOUNT_KEY.search(str(key)):
                 return self.author(obj)
-            return self.text(obj)
+            return step(obj)
         return obj
 
 
+_WORD = re.compile(r"[\w][\w.\-]*[\w]|\w")
 _ACCOUNT_KEY = re.compile(r"author|user|screen_?name|handle|username|account|owner|channel|did\b|profile",
                           re.IGNORECASE)
