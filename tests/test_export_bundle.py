@@ -143,8 +143,8 @@ def test_stories_carry_body_and_citations(bundle, demo_corpus):
 
 
 def test_cited_sentences():
-    body = "Framing here.\n\nFirst said [1]. Second [2]\n\nAgain the first [1] Third [3]"
-    assert cited_sentences(body) == {1: (0, "First said"), 2: (1, ". Second"), 3: (3, "Third")}
+    body = "Framing here.\n\nFirst  said. [1] Second. [2]\n\nAgain the first. [1] Third! [3]"
+    assert cited_sentences(body) == {1: (0, "First said."), 2: (1, "Second."), 3: (3, "Third!")}
     assert cited_sentences("") == {}
 
 
@@ -302,3 +302,17 @@ def test_real_file_bundle_round_trips(tmp_path):
     listed = codebook_columns((tmp_path / "b" / "codebook.md").read_text(encoding="utf-8"))
     assert listed["records"] == list(records.columns)
     corpus.close()
+
+
+def test_topic_filter_on_an_unenriched_corpus_uses_the_import_hint(tmp_path):
+    c = open_corpus(tmp_path / "h.db")
+    c.add_records([{"source": "news", "sourceId": "1", "contentText": "a", "publishedAt": "2024-01-01"},
+                   {"source": "news", "sourceId": "2", "contentText": "b", "publishedAt": "2024-01-02"}],
+                  topic="ml")
+    c.add_records([{"source": "news", "sourceId": "3", "contentText": "c", "publishedAt": "2024-01-03"}])
+    report = c.export_bundle(tmp_path / "b", format="jsonl", topic="ml", until="2024-01-01T23:59:59Z")
+    rows = [json.loads(x) for x in (tmp_path / "b" / "records.jsonl").read_text().splitlines()]
+    assert [r["sourceId"] for r in rows] == ["1"] and rows[0]["primaryTopicId"] is None
+    assert rows[0]["entityIds"] is None and report.rows["snapshots"] == 0
+    with pytest.raises(TopicNotFound):
+        c.export(tmp_path / "x.jsonl", topic="physics")

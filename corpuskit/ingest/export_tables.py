@@ -14,7 +14,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.ingest.export_columns import COLUMNS, columns
 from corpuskit.narrate.citations import MARKER
 from corpuskit.narrate.sentences import squash
-from corpuskit.query import RecordFilter
+from corpuskit.query import RecordFilter, TopicNotFound, topic_by_name
 from corpuskit.query.record_filter import bound_timestamp
 
 
@@ -187,9 +187,12 @@ def _snapshots(conn, scope: _Scope, present):
            "sentiment_negative, avg_sentiment, platform_count, top_entities, signal_count FROM snapshots "
            "WHERE 1 = 1")
     if flt.topic is not None:
-        row = conn.execute("SELECT id FROM topics WHERE name = ?", (str(flt.topic),)).fetchone()
-        sql += " AND topic_id = ?"
-        args.append(row[0] if row else -1)
+        try:
+            tid = topic_by_name(conn, flt.topic)["id"]
+        except TopicNotFound:          # a topic only import hints name has no snapshots
+            tid = None
+        sql += " AND topic_id = ?" if tid is not None else " AND 0"
+        args += [tid] if tid is not None else []
     for bound, op in ((flt.since, ">="), (flt.until, "<=")):
         if bound is not None:
             sql += f" AND date {op} ?"
