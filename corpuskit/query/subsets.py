@@ -111,3 +111,10 @@ def filter_ids(conn, ids, where) -> np.ndarray:
             f"SELECT r.id FROM {_RECORDS} WHERE r.id IN (SELECT value FROM json_each(?)){cond}",
             [batch, *args]))
     return np.array(sorted(kept), dtype=np.int64)
+
+
+def matching_ids(conn, where) -> np.ndarray:
+    """The sorted ids of every record that passes ``where`` (over ``records r LEFT JOIN enrichment e``)."""
+    rows = conn.execute(f"SELECT r.id FROM {_RECORDS}{where.sql() if where else ''} ORDER BY r.id",
+                        list(where.args) if where else []).fetchall()
+    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

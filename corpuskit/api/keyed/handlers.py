@@ -33,6 +33,9 @@ PAGE_LIMITS = {
     "clusters": (50, 100),
 }
 Q_MIN, Q_MAX = 3, 500
+#: ``mode`` of ``/api/v1/search`` (a documented extension; absent means semantic).
+SEARCH_MODES = ("semantic", "hybrid", "keyword")
+SEARCH_QUERY_MAX = 1000         # ``query=`` filter of /api/v1/search (extension)
 SEARCH_DAYS_MAX = 3650          # not in the spec: ten years, clamped
 TRENDS_DAYS = (30, 365)         # default, maximum (maximum not in the spec: clamped)
 COMPARE_DAYS = (30, 90)
@@ -125,9 +128,13 @@ def search(corpus):
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
+    mode = params.enum_param("mode", SEARCH_MODES)
+    text_query = params.string_param("query", max_len=SEARCH_QUERY_MAX)
+    extensions = {k: v for k, v in (("mode", mode), ("query", text_query)) if v is not None}
     try:
         return queries.search_json(corpus, q, source=source, topic=topic, days=days, limit=limit,
-                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"))
+                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"),
+                                   **extensions)
     except ValidationError as exc:
         abort_json(400, str(exc))
     except NotFoundError:

@@ -306,7 +306,14 @@ def _paths() -> dict:
              query("days", integer(1, maximum=h.SEARCH_DAYS_MAX),
                    f"Only records published in the last N days by the corpus clock; above "
                    f"{h.SEARCH_DAYS_MAX} is clamped."),
-             limit("search")],
+             limit("search"),
+             query("mode", enum(h.SEARCH_MODES),
+                   "Extension: semantic (default; relevance is the cosine), keyword (BM25 over the "
+                   "full-text index; relevance the BM25 score) or hybrid (reciprocal-rank fusion, k=60, "
+                   "of both rankings; relevance the fused score)."),
+             query("query", string(maxLength=h.SEARCH_QUERY_MAX),
+                   "Extension: a query-language string; only records it matches are ranked (400 on "
+                   "bad syntax).")],
             ("400", "404", "500"), operation_id="search"),
         "/api/v1/signals": _op(
             "Signals, newest detectedAt first", "SignalList",
