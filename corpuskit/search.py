@@ -404,7 +404,8 @@ def rrf_fuse(rankings, k: float = RRF_K) -> list[tuple[int, float]]:
 
     Each ranking is a sequence of ids (or ``(id, score)`` pairs), best first; a record's fused
     score is the sum over the rankings that hold it of ``1 / (k + rank)``, ranks from 1 (an id
-    repeated within one ranking counts at its first rank). Ties are broken by the smaller id, so
+    repeated within one ranking counts once, at its first place, and the ids after it keep
+    consecutive ranks). Ties are broken by the smaller id, so
     the order is deterministic.
     """
     if isinstance(k, bool) or not isinstance(k, (int, float)) or not k > 0:
@@ -412,12 +413,12 @@ def rrf_fuse(rankings, k: float = RRF_K) -> list[tuple[int, float]]:
     scores: dict[int, float] = {}
     for ranking in rankings:
         seen: set[int] = set()
-        for position, item in enumerate(ranking, start=1):
+        for item in ranking:
             rid = int(item[0] if isinstance(item, (tuple, list)) else item)
             if rid in seen:
                 continue
             seen.add(rid)
-            scores[rid] = scores.get(rid, 0.0) + 1.0 / (k + position)
+            scores[rid] = scores.get(rid, 0.0) + 1.0 / (k + len(seen))
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
 

@@ -7,7 +7,7 @@ Poisson (Garwood) 95% interval and each share the Wilson 95% interval, both from
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 import numpy as np
 import pandas as pd
@@ -41,8 +41,10 @@ def over_time(corpus, ids, freq: str = "D", normalise: bool = True, since=None, 
     ``share_low``/``share_high`` (NaN where the period holds no record at all).
 
     ``freq`` is ``"D"``, ``"W"`` (weeks Monday to Sunday) or ``"M"`` (calendar months). The range
-    runs from ``since`` (default: the subcorpus's first record, else the corpus's) to ``until``
-    (default: the corpus clock, ``corpus.now()``); every period in it is a row, zeros included.
+    runs from ``since`` (default: the start of the period of the subcorpus's first record, else of
+    the corpus's) to ``until`` (default: the corpus clock, ``corpus.now()``); every period in it
+    is a row, zeros included. ``total`` counts only records inside the range, so a period cut by
+    ``since`` or ``until`` compares like with like.
     """
     if freq not in FREQUENCIES:
         raise ValidationError(f"freq must be one of {', '.join(FREQUENCIES)}, not {freq!r}")
@@ -56,7 +58,8 @@ def over_time(corpus, ids, freq: str = "D", normalise: bool = True, since=None, 
         first = first or published_span(conn)[0]
         if first is None:  # an empty corpus
             return _empty(normalise)
-        start = parse_timestamp(first)
+        first_period = pd.Period(pd.Timestamp(first[:10]), freq=FREQUENCIES[freq])
+        start = first_period.start_time.to_pydatetime().replace(tzinfo=timezone.utc)
     if start > end:
         raise ValidationError(f"since ({iso(start)}) is after until ({iso(end)})")
     s, e = iso(start), iso(end)
