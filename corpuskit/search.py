@@ -374,12 +374,7 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
     query = index.embedder.transform([q])[0].astype(np.float32)
     t1 = time.perf_counter()
     conn = corpus.conn
-    topic_id = None
-    if topic is not None:
-        try:
-            topic_id = topic_by_name(conn, topic)["id"]
-        except TopicNotFound:
-            topic_id = -2  # an unknown topic matches nothing
+    topic_id = _topic_id(conn, topic)
     since = None
     if days is not None:
         since = int((corpus.now() - timedelta(days=days)).timestamp())
@@ -442,15 +437,20 @@ def _compile_query(text: str):
     return compile_query(text)
 
 
+def _topic_id(conn, topic: str | None) -> int | None:
+    """The id of the topic named ``topic`` (None for no filter; -2, which no record has, when unknown)."""
+    if topic is None:
+        return None
+    try:
+        return topic_by_name(conn, topic)["id"]
+    except TopicNotFound:
+        return -2  # an unknown topic matches nothing
+
+
 def _fused_search(corpus, q, source, topic, days, limit, min_relevance, quantised_from, mode, query):
     """:func:`search` in the keyword and hybrid modes, and in any mode with a ``query`` filter."""
     conn = corpus.conn
-    topic_id = None
-    if topic is not None:
-        try:
-            topic_id = topic_by_name(conn, topic)["id"]
-        except TopicNotFound:
-            topic_id = -2
+    topic_id = _topic_id(conn, topic)
     since = None if days is None else corpus.now() - timedelta(days=days)
     where = Where().equal("r.source", source).equal("e.topic_id", topic_id)
     where.bound("r.published_at", "since", None if since is None else iso(since))
