@@ -427,14 +427,38 @@ def _keyword_ranker():
     return bm25_ranking
 
 
-def _compile_query(text: str):
-    """The read layer's :class:`~corpuskit.query.Where` for a query-language string."""
+def _query_compiler():
+    """The read layer's query-language compiler (``corpuskit.query.compile_query``)."""
     try:
         from corpuskit.query import compile_query
     except ImportError:
         raise StageNotRunError("query= needs the query-language compiler (corpuskit.query.compile_query), "
                                "which this installation lacks") from None
-    return compile_query(text)
+    return compile_query
+
+
+def _compile_query(text: str):
+    """The read layer's :class:`~corpuskit.query.Where` for a query-language string."""
+    return _query_compiler()(text)
+
+
+def available_modes() -> tuple[str, ...]:
+    """The search modes this installation can run: all of :data:`MODES` with the full-text index,
+    else ``("semantic",)``."""
+    try:
+        _keyword_ranker()
+    except StageNotRunError:
+        return MODES[:1]
+    return MODES
+
+
+def query_filter_available() -> bool:
+    """Whether ``search(query=...)`` can run (the query-language compiler is installed)."""
+    try:
+        _query_compiler()
+    except StageNotRunError:
+        return False
+    return True
 
 
 def _topic_id(conn, topic: str | None) -> int | None:

@@ -123,7 +123,7 @@ def test_query_filter_in_every_mode(demo_corpus, keyword, monkeypatch):
         compiled.append(text)
         return Where().add("r.source = ?", text.split(":", 1)[1])
 
-    monkeypatch.setattr(search_module, "_compile_query", compile_query)
+    monkeypatch.setattr(search_module, "_query_compiler", lambda: compile_query)
     for mode in ("semantic", "keyword", "hybrid"):
         hits = search(demo_corpus, "vaccine rollout", mode=mode, query="source:news", limit=15)
         assert hits.rows and {h["source"] for h in hits.rows} == {"news"}, mode
@@ -167,16 +167,42 @@ def test_api_default_stays_semantic_and_modes_are_validated(api, keyword, monkey
     assert all(0 < r["relevance"] <= 2 / (RRF_K + 1) for r in body["results"])
     status, _, body = api("/api/v1/search?q=vaccine&mode=bm25")
     assert status == 400 and "mode" in body["error"]
-    monkeypatch.setattr(search_module, "_compile_query",
-                        lambda text: (_ for _ in ()).throw(ValidationError("query: unexpected ')' at position 3")))
+    def bad_syntax(text):
+        raise ValidationError("query: unexpected ')' at position 3")
+
+    monkeypatch.setattr(search_module, "_query_compiler", lambda: bad_syntax)
     status, _, body = api("/api/v1/search?q=vaccine&query=abc)")
     assert status == 400 and "position 3" in body["error"]
 
 
-def test_api_without_the_index_is_503(api, monkeypatch):
+def _search_parameters() -> dict:
+    from corpuskit.api import openapi
+
+    openapi._built.cache_clear()      # the document is built once per process; rebuild it here
+    openapi.document_bytes.cache_clear()
+    return {p["name"]: p for p in openapi.document("keyed")["paths"]["/api/v1/search"]["get"]["parameters"]}
+
+
+@pytest.fixture
+def rebuilt_documents():
+    yield
+    _search_parameters()              # leave the process's document as the installation makes it
+
+
+def test_api_offers_only_what_the_installation_runs(api, monkeypatch, rebuilt_documents):
+
     monkeypatch.setitem(sys.modules, "corpuskit.query.fulltext", None)
+    monkeypatch.setattr(search_module, "_query_compiler", search_module._keyword_ranker)  # raises: absent
     status, _, body = api("/api/v1/search?q=vaccine&mode=keyword")
-    assert status == 503 and "full-text index" in body["error"]
+    assert status == 400 and body["error"] == "parameter 'mode' must be one of semantic; got 'keyword'"
+    status, _, body = api("/api/v1/search?q=vaccine&query=source:news")
+    assert status == 400 and "query-language compiler" in body["error"]
+    params = _search_parameters()
+    assert params["mode"]["schema"]["enum"] == ["semantic"] and "query" not in params
+    monkeypatch.setattr(search_module, "_keyword_ranker", lambda: fake_bm25)
+    monkeypatch.setattr(search_module, "_query_compiler", lambda: (lambda text: Where()))
+    params = _search_parameters()
+    assert params["mode"]["schema"]["enum"] == ["semantic", "hybrid", "keyword"] and "query" in params
 
 
 # -- with the real full-text index (after the merge) -------------------------------------------------
