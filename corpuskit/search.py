@@ -1,4 +1,6 @@
-"""Semantic search: the ``/api/v1/search`` answer, computed from the corpus's vectors.
+"""Search: the ``/api/v1/search`` answer, computed from the corpus's vectors (semantic, the default),
+from the full-text index's BM25 ranking (``mode="keyword"``), or from both fused by reciprocal rank
+(``mode="hybrid"``, :func:`rrf_fuse`); a query-language ``query`` filters the candidates in every mode.
 
 ``record_vectors`` (sqlite-vec ``vec0``) is the store of record. For speed the
 search path keeps, per corpus file, an in-process copy of the vectors as one
