@@ -271,8 +271,8 @@ class Corpus:
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
                days: int | None = None, limit: int = 20, min_relevance: float | None = None,
-               quantised_from: int | None = None) -> dict:
-        """Semantic search: ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
+               quantised_from: int | None = None, mode: str = "semantic", query: str | None = None) -> dict:
+        """Search: ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
 
         ``results`` are the matching records, most relevant first, as plain
         dicts with :data:`corpuskit.search.HIT_FIELDS` (``id`` the integer
@@ -280,13 +280,14 @@ class Corpus:
         record that reached the floor, of which ``results`` are the first
         ``limit``. Records match when their cosine reaches ``min_relevance``
         (default :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see
-        :func:`corpuskit.search.search` (also for ``quantised_from``). ``/api/v1/search``
+        :func:`corpuskit.search.search` (also for ``quantised_from``, ``mode`` --
+        semantic, keyword or hybrid -- and the ``query`` filter). ``/api/v1/search``
         serves the same hits shaped for the API (string ids, ``resultType``, ``href``).
         """
         from corpuskit.search import search
 
         hits = search(self, q, source=source, topic=topic, days=days, limit=limit,
-                      min_relevance=min_relevance, quantised_from=quantised_from)
+                      min_relevance=min_relevance, quantised_from=quantised_from, mode=mode, query=query)
         return {"results": hits.rows, "query": hits.query, "totalMatched": hits.total_matched,
                 "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 

@@ -10,7 +10,9 @@ Jupyter the figure shows inline like any other.
 * :func:`sentiment`: mean sentiment per day with a 95% confidence band;
 * :func:`topic_heatmap`: topics by day, records per cell;
 * :func:`entity_trend`: one entity's mentions per day, its signals marked;
-* :func:`cluster_map`: a topic's records on the clustering's 2-D map.
+* :func:`cluster_map`: a topic's records on the clustering's 2-D map;
+* :func:`attention`: subcorpora's share of all records per period, with interval bands;
+* :func:`keyness`: a diverging bar chart of Log Ratio for the most key terms of two subcorpora.
 
 Times are UTC days; signals are drawn as triangles on the day they were
 detected, coloured by severity (:data:`SEVERITY_COLOURS`).
@@ -263,4 +265,62 @@ def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, a
     ax.set_xlabel("dimension 1")
     ax.set_ylabel("dimension 2")
     ax.legend(fontsize=7, loc="best", markerscale=2)
+    return ax
+
+
+def attention(frames, labels=None, ax=None, figsize=(11, 3.5)):
+    """Share of all records per period for one or more subcorpora, each with its 95% Wilson band.
+
+    ``frames`` is one DataFrame from :func:`corpuskit.analysis.attention.over_time` or a list of
+    them; ``labels`` names each line (default ``"subcorpus 1"``, ...). A frame made with
+    ``normalise=False`` is drawn as counts with its Poisson band instead (then the y axis says so).
+    """
+    frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
+    if not frames or not all(isinstance(f, pd.DataFrame) for f in frames):
+        raise ValidationError("attention() needs one or more DataFrames from over_time()")
+    labels = [f"subcorpus {i + 1}" for i in range(len(frames))] if labels is None else (
+        [labels] if isinstance(labels, str) else list(labels))
+    if len(labels) != len(frames):
+        raise ValidationError(f"{len(frames)} frames but {len(labels)} labels")
+    shares = all("share" in f.columns for f in frames)
+    value, low, high = ("share", "share_low", "share_high") if shares else ("count", "count_low", "count_high")
+    for f in frames:
+        missing = {"period", value, low, high} - set(f.columns)
+        if missing:
+            raise ValidationError(f"an over_time() frame needs the columns {sorted(missing)}")
+    ax = _axes(ax, figsize)
+    for frame, label in zip(frames, labels):
+        x = _naive(frame["period"]).to_numpy()
+        line, = ax.plot(x, frame[value].to_numpy(dtype=float), label=label, linewidth=1.4)
+        ax.fill_between(x, frame[low].to_numpy(dtype=float), frame[high].to_numpy(dtype=float),
+                        color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_ylabel("share of all records" if shares else "records")
+    ax.set_ylim(bottom=0)
+    _date_ticks(ax)
+    ax.legend(loc="upper left", fontsize=7)
+    return ax
+
+
+def keyness(frame, n: int = 10, ax=None, figsize=(8, 5)):
+    """A diverging bar chart of Log Ratio for the ``n`` most key terms (by G²) of each side.
+
+    ``frame`` comes from :func:`corpuskit.analysis.keyterms.compare_terms` (or
+    ``distinctive_terms``, which has one side). Bars right of zero are terms more frequent in A,
+    left of zero in B; the strongest sit at the top.
+    """
+    if not isinstance(frame, pd.DataFrame) or not {"term", "G2", "log_ratio"} <= set(frame.columns):
+        raise ValidationError("keyness() needs a DataFrame with term, G2 and log_ratio columns")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValidationError(f"n must be a positive integer, not {n!r}")
+    ordered = frame.sort_values(["G2", "term"], ascending=[False, True], kind="mergesort")
+    side_a = ordered[ordered["log_ratio"] > 0].head(n)
+    side_b = ordered[ordered["log_ratio"] < 0].head(n)
+    shown = pd.concat([side_a, side_b.iloc[::-1]])
+    ax = _axes(ax, figsize)
+    y = np.arange(len(shown))[::-1]
+    colours = np.where(shown["log_ratio"].to_numpy() > 0, "#2c7fb8", "#d95f0e")
+    ax.barh(y, shown["log_ratio"].to_numpy(dtype=float), color=colours)
+    ax.set_yticks(y, shown["term"].tolist(), fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("Log Ratio (log2 of relative frequency, A over B)")
     return ax

@@ -107,3 +107,42 @@ def test_the_library_selects_no_backend():
     for path in package.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "matplotlib.use(" not in text and "MPLBACKEND" not in text, path
+
+
+def _subcorpus(c, word):
+    return [r[0] for r in c.conn.execute("SELECT id FROM records WHERE content_text LIKE ?", (f"%{word}%",))]
+
+
+def test_attention_draws_a_share_line_and_band_per_subcorpus(demo_corpus):
+    from corpuskit.analysis.attention import over_time
+
+    frames = [over_time(demo_corpus, _subcorpus(demo_corpus, w), freq="W") for w in ("vaccine", "climate")]
+    ax = plot.attention(frames, labels=["vaccine", "climate"])
+    assert [line.get_label() for line in ax.get_lines()] == ["vaccine", "climate"]
+    assert len(ax.collections) == 2 and ax.get_ylabel() == "share of all records"
+    for line, frame in zip(ax.get_lines(), frames):
+        assert np.allclose(line.get_ydata(), frame["share"])
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.max() == pytest.approx(frames[0]["share_high"].max())
+    counts = plot.attention(over_time(demo_corpus, _subcorpus(demo_corpus, "vaccine"), normalise=False))
+    assert counts.get_ylabel() == "records" and counts.get_lines()[0].get_label() == "subcorpus 1"
+    with pytest.raises(ValidationError, match="labels"):
+        plot.attention(frames, labels=["one"])
+    with pytest.raises(ValidationError, match="DataFrames"):
+        plot.attention([])
+
+
+def test_keyness_diverges_around_zero(demo_corpus):
+    from corpuskit.analysis.keyterms import compare_terms
+
+    table = compare_terms(demo_corpus, _subcorpus(demo_corpus, "vaccine"), _subcorpus(demo_corpus, "climate"), n=20)
+    ax = plot.keyness(table, n=6)
+    widths = [p.get_width() for p in ax.patches]
+    assert len(widths) == 12 and sum(w > 0 for w in widths) == 6 and sum(w < 0 for w in widths) == 6
+    at = dict(zip(ax.get_yticks(), [t.get_text() for t in ax.get_yticklabels()]))
+    assert at[max(at)] == table[table["log_ratio"] > 0]["term"].iloc[0]       # the strongest A term on top
+    assert at[min(at)] == table[table["log_ratio"] < 0]["term"].iloc[0]       # the strongest B term at the bottom
+    with pytest.raises(ValidationError, match="term, G2 and log_ratio"):
+        plot.keyness(table.drop(columns="G2"))
+    with pytest.raises(ValidationError, match="n must be"):
+        plot.keyness(table, n=0)

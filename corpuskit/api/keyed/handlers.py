@@ -14,6 +14,7 @@ from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
+from corpuskit.search import available_modes, query_filter_available
 from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound
 
 log = logging.getLogger("corpuskit.api.keyed")
@@ -33,6 +34,7 @@ PAGE_LIMITS = {
     "clusters": (50, 100),
 }
 Q_MIN, Q_MAX = 3, 500
+SEARCH_QUERY_MAX = 1000         # ``query=`` filter of /api/v1/search (extension)
 SEARCH_DAYS_MAX = 3650          # not in the spec: ten years, clamped
 TRENDS_DAYS = (30, 365)         # default, maximum (maximum not in the spec: clamped)
 COMPARE_DAYS = (30, 90)
@@ -125,9 +127,15 @@ def search(corpus):
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
+    mode = params.enum_param("mode", available_modes())
+    text_query = params.string_param("query", max_len=SEARCH_QUERY_MAX)
+    if text_query is not None and not query_filter_available():
+        abort_json(400, "parameter 'query' is not available: this server has no query-language compiler")
+    extensions = {k: v for k, v in (("mode", mode), ("query", text_query)) if v is not None}
     try:
         return queries.search_json(corpus, q, source=source, topic=topic, days=days, limit=limit,
-                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"))
+                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"),
+                                   **extensions)
     except ValidationError as exc:
         abort_json(400, str(exc))
     except NotFoundError:

@@ -248,12 +248,13 @@ def search_answer(hits) -> dict:
 
 def search_json(corpus, q: str, source: str | None = None, topic: str | None = None,
                 days: int | None = None, limit: int = 20, min_relevance: float | None = None,
-                quantised_from: int | None = None) -> dict:
+                quantised_from: int | None = None, mode: str = "semantic", query: str | None = None) -> dict:
     """:func:`corpuskit.search.search` shaped as the ``/api/v1/search`` answer."""
     from corpuskit.search import search
 
     return search_answer(search(corpus, q, source=source, topic=topic, days=days, limit=limit,
-                                min_relevance=min_relevance, quantised_from=quantised_from))
+                                min_relevance=min_relevance, quantised_from=quantised_from,
+                                mode=mode, query=query))
 
 
 # -- narratives ---------------------------------------------------------------

@@ -258,6 +258,22 @@ def _op(summary: str, schema_name: str, parameters=(), errors=("400",), descript
     return {"get": out}
 
 
+def _search_extensions() -> list:
+    """The ``mode`` and ``query`` extensions of /api/v1/search, as far as this installation runs them."""
+    from corpuskit.search import available_modes, query_filter_available
+
+    out = [query("mode", enum(available_modes()),
+                 "Extension: semantic (default; relevance is the cosine), keyword (BM25 over the "
+                 "full-text index; relevance the BM25 score) or hybrid (reciprocal-rank fusion, k=60, "
+                 "of both rankings; relevance the fused score). Only the modes this server can run "
+                 "are listed.")]
+    if query_filter_available():
+        out.append(query("query", string(maxLength=h.SEARCH_QUERY_MAX),
+                         "Extension: a query-language string; only records it matches are ranked "
+                         "(400 on bad syntax, naming the position)."))
+    return out
+
+
 def _paths() -> dict:
     def limit(section):
         return limit_param(*h.PAGE_LIMITS[section])
@@ -306,7 +322,7 @@ def _paths() -> dict:
              query("days", integer(1, maximum=h.SEARCH_DAYS_MAX),
                    f"Only records published in the last N days by the corpus clock; above "
                    f"{h.SEARCH_DAYS_MAX} is clamped."),
-             limit("search")],
+             limit("search"), *_search_extensions()],
             ("400", "404", "500"), operation_id="search"),
         "/api/v1/signals": _op(
             "Signals, newest detectedAt first", "SignalList",

@@ -1,0 +1,120 @@
+"""Reads for a subcorpus given as record ids: texts in chunks, counts per day, id filters.
+
+A subcorpus is a sorted array (or list) of record ids. Every read here takes the ids in chunks
+of :data:`ID_CHUNK` through ``json_each`` (one parameter per chunk, never SQL built from the
+values), so memory stays flat in the corpus size.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from corpuskit.errors import ValidationError
+
+#: Record ids passed to SQLite per statement.
+ID_CHUNK = 5000
+#: The columns of :func:`iter_texts` rows, in order.
+TEXT_COLUMNS = ("id", "title", "content_text", "published_at", "source")
+_RECORDS = "records r LEFT JOIN enrichment e ON e.record_id = r.id"
+
+
+def as_ids(ids) -> np.ndarray:
+    """``ids`` as a sorted int64 array without repeats (a list, array or Series of record ids)."""
+    if ids is None:
+        raise ValidationError("ids must be a list or array of record ids, not None")
+    try:
+        arr = np.asarray(list(ids) if not hasattr(ids, "__array__") else ids)
+    except TypeError:
+        raise ValidationError(f"ids must be a list or array of record ids, not {type(ids).__name__}") from None
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu" or arr.ndim != 1:
+        raise ValidationError("ids must be a one-dimensional list of integer record ids")
+    return np.unique(arr.astype(np.int64))
+
+
+def _chunks(ids: np.ndarray, size: int = ID_CHUNK):
+    for start in range(0, len(ids), size):
+        yield json.dumps(ids[start:start + size].tolist())
+
+
+def iter_texts(conn, ids=None, chunk: int = ID_CHUNK):
+    """Rows ``(id, title, content_text, published_at, source)`` by id, one list per chunk.
+
+    ``ids=None`` walks every record (keyset paging on the id); otherwise only those ids (ids
+    without a record are skipped).
+    """
+    cols = "id, title, content_text, published_at, source"
+    if ids is None:
+        last = -1
+        while True:
+            rows = conn.execute(f"SELECT {cols} FROM records WHERE id > ? ORDER BY id LIMIT ?",
+                                (last, chunk)).fetchall()
+            if not rows:
+                return
+            yield [tuple(r) for r in rows]
+            last = rows[-1][0]
+    for batch in _chunks(as_ids(ids), chunk):
+        rows = conn.execute(f"SELECT {cols} FROM records WHERE id IN (SELECT value FROM json_each(?)) "
+                            "ORDER BY id", (batch,)).fetchall()
+        if rows:
+            yield [tuple(r) for r in rows]
+
+
+def daily_counts(conn, ids=None, since: str | None = None, until: str | None = None) -> dict:
+    """``{YYYY-MM-DD: records}`` published between ``since`` and ``until`` (stored timestamps,
+    inclusive), of the ids given or (``ids=None``) of every record."""
+    bounds, args = "", []
+    if since is not None:
+        bounds += " AND published_at >= ?"
+        args.append(since)
+    if until is not None:
+        bounds += " AND published_at <= ?"
+        args.append(until)
+    out: dict = {}
+    if ids is None:
+        for day, n in conn.execute(f"SELECT day, count(*) FROM records WHERE 1{bounds} GROUP BY day", args):
+            out[day] = n
+        return out
+    for batch in _chunks(as_ids(ids)):
+        for day, n in conn.execute("SELECT day, count(*) FROM records WHERE id IN "
+                                   f"(SELECT value FROM json_each(?)){bounds} GROUP BY day", [batch, *args]):
+            out[day] = out.get(day, 0) + n
+    return out
+
+
+def published_span(conn, ids=None) -> tuple[str | None, str | None]:
+    """The first and last ``published_at`` of the ids given, or of every record."""
+    if ids is None:
+        row = conn.execute("SELECT min(published_at), max(published_at) FROM records").fetchone()
+        return row[0], row[1]
+    lo = hi = None
+    for batch in _chunks(as_ids(ids)):
+        a, b = conn.execute("SELECT min(published_at), max(published_at) FROM records WHERE id IN "
+                            "(SELECT value FROM json_each(?))", (batch,)).fetchone()
+        if a is not None:
+            lo = a if lo is None else min(lo, a)
+            hi = b if hi is None else max(hi, b)
+    return lo, hi
+
+
+def filter_ids(conn, ids, where) -> np.ndarray:
+    """The ids (sorted) whose record passes ``where`` (a :class:`~corpuskit.query.Where` over
+    ``records r LEFT JOIN enrichment e``); ``where`` empty or None keeps every existing record."""
+    ids = as_ids(ids)
+    cond = (" AND " + where.joined()) if where else ""
+    args = list(where.args) if where else []
+    kept: list[int] = []
+    for batch in _chunks(ids):
+        kept.extend(r[0] for r in conn.execute(
+            f"SELECT r.id FROM {_RECORDS} WHERE r.id IN (SELECT value FROM json_each(?)){cond}",
+            [batch, *args]))
+    return np.array(sorted(kept), dtype=np.int64)
+
+
+def matching_ids(conn, where) -> np.ndarray:
+    """The sorted ids of every record that passes ``where`` (over ``records r LEFT JOIN enrichment e``)."""
+    rows = conn.execute(f"SELECT r.id FROM {_RECORDS}{where.sql() if where else ''} ORDER BY r.id",
+                        list(where.args) if where else []).fetchall()
+    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
