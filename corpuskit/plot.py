@@ -10,7 +10,8 @@ Jupyter the figure shows inline like any other.
 * :func:`sentiment`: mean sentiment per day with a 95% confidence band;
 * :func:`topic_heatmap`: topics by day, records per cell;
 * :func:`entity_trend`: one entity's mentions per day, its signals marked;
-* :func:`cluster_map`: a topic's records on the clustering's 2-D map.
+* :func:`cluster_map`: a topic's records on the clustering's 2-D map;
+* :func:`confusion`: a validation's confusion matrix (gold against corpuskit).
 
 Times are UTC days; signals are drawn as triangles on the day they were
 detected, coloured by severity (:data:`SEVERITY_COLOURS`).
@@ -263,4 +264,34 @@ def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, a
     ax.set_xlabel("dimension 1")
     ax.set_ylabel("dimension 2")
     ax.legend(fontsize=7, loc="best", markerscale=2)
+    return ax
+
+
+def confusion(result, normalise: bool = False, ax=None, figsize=(5, 4.5)):
+    """The confusion matrix of a validation (``corpus.validate(...)``): gold rows, corpuskit columns.
+
+    Cells show counts (``normalise=True``: each gold row's shares, i.e. the
+    misclassification rates the corrected shares use).
+    """
+    matrix = getattr(result, "confusion", result)
+    if not isinstance(matrix, pd.DataFrame) or matrix.shape[0] != matrix.shape[1] or matrix.empty:
+        raise ValidationError("confusion() takes the result of corpus.validate(...) or a square DataFrame")
+    counts = matrix.to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shown = counts / counts.sum(axis=1, keepdims=True) if normalise else counts
+    ax = _axes(ax, figsize)
+    image = ax.imshow(np.nan_to_num(shown), cmap="Blues", vmin=0)
+    labels = [str(c) for c in matrix.columns]
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    ax.set_yticks(range(len(matrix.index)), [str(i) for i in matrix.index])
+    top = np.nanmax(shown) if np.isfinite(shown).any() else 0
+    for (i, j), value in np.ndenumerate(shown):
+        text = "-" if np.isnan(value) else (f"{value:.2f}" if normalise else f"{int(value)}")
+        ax.text(j, i, text, ha="center", va="center",
+                color="white" if top and value > top / 2 else "black", fontsize=9)
+    ax.set_xlabel("corpuskit")
+    ax.set_ylabel("gold (people)")
+    ax.figure.colorbar(image, ax=ax, label="share of the gold row" if normalise else "records")
+    title = getattr(result, "kind", None)
+    ax.set_title(f"Confusion matrix: {title}" if title else "Confusion matrix")
     return ax

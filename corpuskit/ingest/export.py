@@ -17,7 +17,8 @@ from corpuskit.errors import ImportFormatError, ValidationError
 from corpuskit.ingest.records import ALL_FIELDS, row_to_record
 
 _FORMATS = ("jsonl", "csv", "parquet")
-TABLES = ("records", "signals", "topics", "clusters", "entities", "mentions", "stories", "snapshots")
+TABLES = ("records", "signals", "topics", "clusters", "entities", "mentions", "stories", "snapshots",
+          "codes", "gold")
 # Written beside the record fields; derived by enrichment, so an import skips them.
 ENRICHMENT_FIELDS = ("sentimentScore", "sentimentLabel", "primaryTopic", "entities")
 
