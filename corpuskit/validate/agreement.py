@@ -54,19 +54,31 @@ def krippendorff_alpha(data, level: str = "nominal", domain=None) -> float:
     return float(_krippendorff().alpha(reliability_data=matrix, level_of_measurement=level, **kwargs))
 
 
+def _codes(values) -> np.ndarray:
+    """Values as integer codes (-1 for a missing one: None or NaN), any shape."""
+    arr = np.asarray(values, dtype=object)
+    flat = [None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in arr.ravel()]
+    codes, _ = pd.factorize(pd.Series(flat, dtype=object), use_na_sentinel=True)
+    return codes.reshape(arr.shape)
+
+
 def cohen_kappa(first, second) -> float:
     """Cohen's kappa of two coders' values (NaN/None where a coder left a unit out); NaN when undefined."""
-    a = pd.Series(list(first), dtype=object)
-    b = pd.Series(list(second), dtype=object)
-    if len(a) != len(b):
+    first, second = list(first), list(second)
+    if len(first) != len(second):
         raise ValidationError("the two coders' values must be aligned unit by unit")
-    both = a.notna() & b.notna()
-    a, b = a[both].astype(str), b[both].astype(str)
-    if a.empty:
+    codes = _codes([first, second]) if first else np.empty((2, 0), dtype=int)
+    return _kappa(codes[0], codes[1])
+
+
+def _kappa(a: np.ndarray, b: np.ndarray) -> float:
+    both = (a >= 0) & (b >= 0)
+    a, b = a[both], b[both]
+    if a.size == 0:
         return float("nan")
-    observed = float((a.values == b.values).mean())
-    pa, pb = a.value_counts(normalize=True), b.value_counts(normalize=True)
-    expected = float(sum(pa.get(v, 0.0) * pb.get(v, 0.0) for v in set(pa.index) | set(pb.index)))
+    observed = float((a == b).mean())
+    k = int(max(a.max(), b.max())) + 1
+    expected = float(np.dot(np.bincount(a, minlength=k), np.bincount(b, minlength=k))) / a.size ** 2
     if expected >= 1.0:
         return float("nan")
     return (observed - expected) / (1.0 - expected)
@@ -74,16 +86,19 @@ def cohen_kappa(first, second) -> float:
 
 def percent_agreement(data) -> float:
     """Mean over units with at least two codes of the share of agreeing coder pairs (coders x units)."""
-    table = pd.DataFrame(np.asarray(data, dtype=object))
-    shares = []
-    for col in table.columns:
-        values = [v for v in table[col] if v is not None and not (isinstance(v, float) and np.isnan(v))]
-        m = len(values)
-        if m < 2:
-            continue
-        counts = pd.Series(values).value_counts()
-        shares.append(float((counts * (counts - 1)).sum()) / (m * (m - 1)))
-    return float(np.mean(shares)) if shares else float("nan")
+    return _percent(_codes(data))
+
+
+def _percent(codes: np.ndarray) -> float:
+    present = (codes >= 0).sum(axis=0)
+    pairs = np.zeros(codes.shape[1])
+    for value in np.unique(codes[codes >= 0]):
+        count = (codes == value).sum(axis=0)
+        pairs += count * (count - 1)
+    keep = present >= 2
+    if not keep.any():
+        return float("nan")
+    return float(np.mean(pairs[keep] / (present[keep] * (present[keep] - 1))))
 
 
 def _numeric(table: pd.DataFrame, variable) -> np.ndarray:
@@ -99,22 +114,21 @@ def agreement_table(table: pd.DataFrame, variable, resamples: int = 1000, seed: 
     numeric = _numeric(table, variable)
     units = numeric.T                     # rows are units: the bootstrap resamples them
     domain = [float(i) for i in range(len(variable.values))] if variable.level in ("nominal", "ordinal") else None
-    stats = {"alpha": lambda u: krippendorff_alpha(u.T, variable.level, domain),
-             "percent_agreement": lambda u: percent_agreement(u.T)}
-    if table.shape[1] == 2:
-        stats["kappa"] = lambda u: cohen_kappa(_nan_none(u[:, 0]), _nan_none(u[:, 1]))
+    ranks = np.where(np.isnan(units), -1, _codes(units.T).T)   # distinct values as codes, -1 missing
+    data = np.hstack([units, ranks])
+    c = units.shape[1]
+    stats = {"alpha": lambda u: krippendorff_alpha(u[:, :c].T, variable.level, domain),
+             "percent_agreement": lambda u: _percent(u[:, c:].T.astype(int))}
+    if c == 2:
+        stats["kappa"] = lambda u: _kappa(u[:, c].astype(int), u[:, c + 1].astype(int))
     rows = []
     n_units = int(((~np.isnan(numeric)).sum(axis=0) >= 2).sum())
     for name, fn in stats.items():
-        value = fn(units)
-        low, high = bootstrap_interval(units, fn, level=level, resamples=resamples, seed=seed)
+        value = fn(data)
+        low, high = bootstrap_interval(data, fn, level=level, resamples=resamples, seed=seed)
         rows.append({"variable": variable.name, "statistic": name, "value": value, "low": low,
                      "high": high, "units": n_units, "coders": table.shape[1], "level": variable.level})
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
-
-
-def _nan_none(column):
-    return [None if np.isnan(v) else v for v in column]
 
 
 def agreement(corpus, sample: str, variable: str | None = None, resamples: int = 1000, seed: int = 0,

@@ -75,11 +75,11 @@ class Codebook:
                                   f"{', '.join(self.variables) or 'none'}") from None
 
     def to_dict(self) -> dict:
-        """The codebook as the mapping :func:`load_codebook` reads (stored with a sample)."""
+        """The codebook as the mapping :func:`load_codebook` reads (stored with a sample);
+        ``variables`` is a list, so the declared order survives JSON with sorted keys."""
         return {"name": self.name,
-                "variables": {v.name: {"values": list(v.values), "level": v.level,
-                                       "description": v.description}
-                              for v in self.variables.values()}}
+                "variables": [{"name": v.name, "values": list(v.values), "level": v.level,
+                               "description": v.description} for v in self.variables.values()]}
 
 
 def _text(value) -> str:
