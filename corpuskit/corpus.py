@@ -568,6 +568,13 @@ class Corpus:
         return draw_sample(self, n, by=by, seed=seed, name=name, ids=ids, since=since, until=until,
                            source=source, topic=topic, allocation=allocation, codebook=codebook)
 
+    def coding_sheet(self, sample: str, path, codebook=None) -> int:
+        """Write ``sample``'s coding sheet (CSV: recordId, text, an empty column per codebook
+        variable, note); returns the rows. ``codebook`` is stored with the sample first."""
+        from corpuskit.validate import write_coding_sheet
+
+        return write_coding_sheet(self, sample, path, codebook=codebook)
+
     def codebook(self, sample: str, codebook=None):
         """The codebook of ``sample``; with ``codebook`` (path, mapping, Codebook) store it first."""
         from corpuskit.validate import sample_codebook, set_codebook

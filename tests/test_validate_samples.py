@@ -111,9 +111,7 @@ def test_named_sample_is_stored_with_design_and_order(lab):
 def test_coding_sheet(lab, tmp_path):
     lab.sample(12, seed=0, name="S", codebook=CODEBOOK)
     out = tmp_path / "sheet.csv"
-    from corpuskit.validate import write_coding_sheet
-
-    assert write_coding_sheet(lab, "S", out) == 12
+    assert lab.coding_sheet("S", out) == 12
     rows = list(csv.DictReader(open(out, encoding="utf-8")))
     assert list(rows[0]) == ["recordId", "text", "sentiment", "relevant", "note"]
     assert [int(r["recordId"]) for r in rows] == load_sample(lab, "S").ids()

@@ -9,7 +9,7 @@ every variable of the record is coded the coder moves on to the next record
 this coder has not finished. Opening a coder again resumes at the first such
 record. The note is saved with each click and when leaving a record.
 
-Needs ``ipywidgets`` (``pip install 'corpuskit[notebook]'``).
+Needs ``ipywidgets`` (``pip install 'corpuskit[notebooks]'``).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _widgets():
         import ipywidgets
     except ImportError:
         raise MissingDependencyError("the notebook coder needs ipywidgets: "
-                                     "pip install 'corpuskit[notebook]'") from None
+                                     "pip install 'corpuskit[notebooks]'") from None
     return ipywidgets
 
 
