@@ -12,6 +12,7 @@ import sys
 
 from corpuskit.errors import CorpusKitError, ValidationError
 from corpuskit.ingest.export import TABLES as EXPORT_TABLES
+from corpuskit.query.values import SAMPLE_ALLOCATIONS, SAMPLE_STRATA
 
 #: The environment variables the command reads, and what each sets.
 ENVIRONMENT = {
@@ -348,9 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("sample", cmd_sample, "draw a sample for hand coding and write its coding sheet")
     p.add_argument("--name", required=True, help="the sample's name (stored in the corpus)")
     p.add_argument("--n", type=int, required=True, help="how many records")
-    p.add_argument("--by", choices=("topic", "source", "sentiment", "D", "W", "M"),
+    p.add_argument("--by", choices=SAMPLE_STRATA,
                    help="stratify by topic, source, sentiment label or period (day, week, month)")
-    p.add_argument("--allocation", choices=("proportional", "equal"), default="proportional",
+    p.add_argument("--allocation", choices=SAMPLE_ALLOCATIONS, default="proportional",
                    help="stratum sizes: proportional (default, largest remainder) or equal")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--source", help="only records of this source kind")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pandas as pd
 import pytest
 
 from corpuskit.errors import ValidationError
@@ -160,7 +161,9 @@ def test_codes_and_gold_export_like_other_tables(lab, tmp_path):
     lab.add_codes("S", "alice", {i: {"sentiment": "neutral"} for i in ids[:4]})
     lab.add_codes("S", "bob", {i: {"sentiment": "neutral"} for i in ids[:4]})
     lab.adjudicate("S")
-    assert lab.export(tmp_path / "codes.csv", table="codes") == 8
-    assert lab.export(tmp_path / "gold.jsonl", table="gold") == 4
+    for fmt in ("csv", "jsonl", "parquet"):
+        assert lab.export(tmp_path / f"codes.{fmt}", table="codes") == 8
+        assert lab.export(tmp_path / f"gold.{fmt}", table="gold") == 4
+    assert list(pd.read_parquet(tmp_path / "codes.parquet").columns) == list(lab.codes().columns)
     first = json.loads((tmp_path / "gold.jsonl").read_text().splitlines()[0])
     assert first["method"] == "unanimous" and first["codes"] == {"alice": "neutral", "bob": "neutral"}

@@ -6,7 +6,7 @@ import csv
 import pytest
 
 from corpuskit.errors import ValidationError
-from corpuskit.query.coding import SampleNotFound
+from corpuskit.query.lookups import SampleNotFound
 from corpuskit.validate import allocate, load_sample
 from tests.validate_fixture import CODEBOOK, labelled_corpus
 

@@ -1,40 +1,16 @@
 """Reads for validation: the records a sample is drawn from, samples by name, codes, gold values,
 and corpuskit's own labels for the records of a sample.
 
-The writes belong to :mod:`corpuskit.validate`; every lookup by name and every
-filter turned into SQL for it is here.
+The writes belong to :mod:`corpuskit.validate`; a sample is looked up by name in
+:mod:`corpuskit.query.lookups`, and every filter turned into SQL for validation is here.
 """
 from __future__ import annotations
 
-from corpuskit.errors import NotFoundError, ValidationError
+from corpuskit.errors import ValidationError
+from corpuskit.query.lookups import SampleNotFound, sample_names, sample_row
+from corpuskit.query.values import LABEL_KINDS
 from corpuskit.query.where import Where
 
-#: What a sample can be stratified by (``period`` takes its unit from ``D``, ``W`` or ``M``).
-STRATA = ("topic", "source", "sentiment", "period")
-#: The automatic labels ``validate`` compares with people's codes.
-LABEL_KINDS = ("sentiment", "topic", "entities")
-
-
-class SampleNotFound(NotFoundError, ValidationError):
-    """No sample has the name asked for (names the samples there are)."""
-
-    def __init__(self, name, known: list[str]):
-        listed = ", ".join(known) if known else "none (draw one with corpus.sample(..., name=...))"
-        super().__init__(f"Sample not found: {name!r}; samples are: {listed}")
-        self.name = name
-
-
-def sample_names(conn) -> list[str]:
-    """Every sample's name, sorted."""
-    return [r[0] for r in conn.execute("SELECT name FROM samples ORDER BY name")]
-
-
-def sample_row(conn, name):
-    """The ``samples`` row called ``name``; :class:`SampleNotFound` when there is none."""
-    row = conn.execute("SELECT * FROM samples WHERE name = ?", (str(name),)).fetchone()
-    if row is None:
-        raise SampleNotFound(name, sample_names(conn))
-    return row
 
 
 def sampling_frame(conn, ids=None, source=None, topic_id=None, topic=None, since=None, until=None):
@@ -136,6 +112,6 @@ def label_counts(conn, kind: str) -> dict:
     return {r[0]: r[1] for r in conn.execute(sql)}
 
 
-__all__ = ["LABEL_KINDS", "STRATA", "SampleNotFound", "automatic_labels",
+__all__ = ["SampleNotFound", "automatic_labels",
            "code_rows", "gold_rows", "label_counts", "missing_records", "sample_members", "sample_names",
            "sample_row", "sampling_frame"]

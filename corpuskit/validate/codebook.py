@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpuskit.errors import ValidationError
+from corpuskit.query.values import MEASUREMENT_LEVELS
 
 #: Levels of measurement, as Krippendorff's alpha takes them.
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+LEVELS = MEASUREMENT_LEVELS
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

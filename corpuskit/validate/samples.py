@@ -31,13 +31,12 @@ import pandas as pd
 from corpuskit.clock import from_iso, iso, parse_timestamp
 from corpuskit.errors import ValidationError
 from corpuskit.query import topic_by_name, TopicNotFound
-from corpuskit.query.coding import (STRATA, missing_records, sample_members, sample_row,
-                                    sampling_frame)
+from corpuskit.query.coding import missing_records, sample_members, sample_row, sampling_frame
+from corpuskit.query.values import SAMPLE_ALLOCATIONS as ALLOCATIONS
+from corpuskit.query.values import SAMPLE_STRATA
 from corpuskit.store import transaction
 from corpuskit.validate.codebook import Codebook, load_codebook
 
-ALLOCATIONS = ("proportional", "equal")
-PERIODS = ("D", "W", "M")
 NO_VALUE = "(none)"
 
 
@@ -103,9 +102,9 @@ def _check_args(n, by, seed, allocation):
         raise ValidationError(f"n must be a whole number of records, at least 1, not {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValidationError(f"seed must be a whole number >= 0, not {seed!r}")
-    if by is not None and by not in STRATA and by not in PERIODS:
-        raise ValidationError(f"by must be one of {', '.join(STRATA[:3])}, or a period "
-                              f"{', '.join(PERIODS)} (day, week, month), not {by!r}")
+    if by is not None and by not in SAMPLE_STRATA:
+        raise ValidationError(f"by must be one of {', '.join(SAMPLE_STRATA[:3])}, or a period "
+                              f"{', '.join(SAMPLE_STRATA[3:])} (day, week, month), not {by!r}")
     if allocation not in ALLOCATIONS:
         raise ValidationError(f"allocation must be one of {', '.join(ALLOCATIONS)}, not {allocation!r}")
 
