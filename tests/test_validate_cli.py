@@ -5,7 +5,7 @@ import csv
 
 from corpuskit import open_corpus
 from corpuskit.cli import main
-from tests.validate_fixture import labelled_corpus
+from tests.validate_fixture import labelled_corpus, write_sheet
 
 CODEBOOK_YAML = """variables:
   sentiment:
@@ -30,19 +30,13 @@ def test_sample_and_codes_import(tmp_path, capsys):
         row["sentiment"], row["relevant"] = "neutral", "yes"
     rows[2]["sentiment"] = "glad"
     filled = tmp_path / "coding_alice.csv"
-    with open(filled, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_sheet(filled, rows)
     assert main(["codes", "import", str(filled), "--db", str(db), "--sample", "S", "--coder", "alice"]) == 2
     err = capsys.readouterr().err
     assert "line 4:" in err and "'glad'" in err and "nothing of" in err
     assert open_corpus(db).codes("S").empty
     rows[2]["sentiment"] = "positive"
-    with open(filled, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_sheet(filled, rows)
     assert main(["codes", "import", str(filled), "--db", str(db), "--sample", "S", "--coder", "alice"]) == 0
     assert "stored 24 codes of alice in sample 'S'" in capsys.readouterr().out
     assert main(["export", str(tmp_path / "codes.csv"), "--db", str(db), "--table", "codes"]) == 0

@@ -9,7 +9,7 @@ import pytest
 
 from corpuskit.errors import ValidationError
 from corpuskit.validate import CodebookError, CodeError, load_codebook, write_coding_sheet
-from tests.validate_fixture import CODEBOOK, labelled_corpus
+from tests.validate_fixture import CODEBOOK, labelled_corpus, write_sheet
 
 YAML = """
 name: tone
@@ -115,18 +115,12 @@ def test_sheet_import_is_one_transaction(lab, tmp_path):
         row["relevant"] = "yes" if i < 5 else ""
     rows[0]["note"] = "sarcastic?"
     filled = tmp_path / "alice.csv"
-    with open(filled, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_sheet(filled, rows)
     assert lab.import_codes(filled, "S", "alice") == 15
     assert lab.codes("S").query("note == 'sarcastic?'").shape[0] == 2
     rows[3]["sentiment"] = "furious"
     rows[6]["recordId"] = "abc"
-    with open(filled, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_sheet(filled, rows)
     with pytest.raises(CodeError, match=r"line 5: record \d+: value 'furious'.*line 8: record id 'abc'"):
         lab.import_codes(filled, "S", "bob")
     assert set(lab.codes("S")["coder"]) == {"alice"}

@@ -6,6 +6,8 @@ sentiment label from ``labels`` (a list, cycled) so tests know every label.
 """
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 
 from corpuskit import open_corpus
@@ -39,3 +41,11 @@ def labelled_corpus(n: int = 600, labels=None, seed: int = 3, path=":memory:"):
             "INSERT INTO enrichment(record_id, sentiment_score, sentiment_label, run_id) VALUES (?,?,?,?)",
             [(rid, 0.0, str(labels[k % len(labels)]), "test-1") for k, rid in enumerate(ids)])
     return corpus
+
+
+def write_sheet(path, rows: list[dict]) -> None:
+    """Write coding-sheet rows (dicts, the sheet's columns) back as CSV, as a coder saves a filled sheet."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)

@@ -19,8 +19,7 @@ from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
 from corpuskit.query.coding import gold_rows, sample_row
 from corpuskit.store import transaction
-from corpuskit.validate.codes import code_matrix
-from corpuskit.validate.samples import sample_codebook
+from corpuskit.validate.codes import code_tables
 
 GOLD_COLUMNS = ["sample", "recordId", "variable", "value", "method", "decidedBy", "codes", "decidedAt"]
 
@@ -55,10 +54,8 @@ def adjudicate(corpus, sample: str, method: str = "majority", variable: str | No
     if not isinstance(method, str) or not (method == "majority" or
                                            (method.startswith("coder:") and method[6:].strip())):
         raise ValidationError(f"method must be 'majority' or 'coder:NAME', not {method!r}")
-    book = sample_codebook(corpus, sample)
-    if book is None:
-        raise ValidationError(f"sample {sample!r} has no codebook")
-    names = [book.variable(variable).name] if variable is not None else list(book.variables)
+    book, tables = code_tables(corpus, sample, variable)
+    names = list(tables)
     rulings = _rulings(decisions, names, variable, book, by)
     conn = corpus.conn
     sample_id = sample_row(conn, sample)["id"]
@@ -70,10 +67,7 @@ def adjudicate(corpus, sample: str, method: str = "majority", variable: str | No
                               f"{', '.join(map(str, outside[:5]))}")
     rows = []
     for name in names:
-        try:
-            table = code_matrix(corpus, sample, name)
-        except ValidationError:
-            table = pd.DataFrame()
+        table = tables[name] if tables[name] is not None else pd.DataFrame()
         coded = {rid: {c: v for c, v in table.loc[rid].items() if pd.notna(v)} for rid in table.index}
         for rid in sorted(set(coded) | {r for r, n in rulings if n == name}):
             codes = coded.get(rid, {})

@@ -20,8 +20,7 @@ import pandas as pd
 
 from corpuskit.errors import MissingDependencyError, ValidationError
 from corpuskit.stats.intervals import bootstrap_interval
-from corpuskit.validate.codes import code_matrix
-from corpuskit.validate.samples import sample_codebook
+from corpuskit.validate.codes import code_tables
 
 AGREEMENT_COLUMNS = ["variable", "statistic", "value", "low", "high", "units", "coders", "level"]
 
@@ -139,17 +138,12 @@ def agreement(corpus, sample: str, variable: str | None = None, resamples: int =
     coders), value, low, high (bootstrap interval over records), units (records
     coded by two or more), coders, level (of measurement).
     """
-    book = sample_codebook(corpus, sample)
-    if book is None:
-        raise ValidationError(f"sample {sample!r} has no codebook")
-    names = [book.variable(variable).name] if variable is not None else list(book.variables)
+    book, tables = code_tables(corpus, sample, variable)
     frames = []
-    for name in names:
-        try:
-            table = code_matrix(corpus, sample, name)
-        except ValidationError:
+    for name, table in tables.items():
+        if table is None:
             if variable is not None:
-                raise
+                raise ValidationError(f"sample {sample!r} has no codes for {name!r}")
             continue
         if table.shape[1] < 2:
             raise ValidationError(f"agreement needs two coders or more; {name!r} in sample "
@@ -162,15 +156,10 @@ def agreement(corpus, sample: str, variable: str | None = None, resamples: int =
 
 def disagreements(corpus, sample: str, variable: str | None = None) -> pd.DataFrame:
     """The records where coders gave different values: recordId, variable, then one column per coder."""
-    book = sample_codebook(corpus, sample)
-    if book is None:
-        raise ValidationError(f"sample {sample!r} has no codebook")
-    names = [book.variable(variable).name] if variable is not None else list(book.variables)
+    _, tables = code_tables(corpus, sample, variable)
     frames = []
-    for name in names:
-        try:
-            table = code_matrix(corpus, sample, name)
-        except ValidationError:
+    for name, table in tables.items():
+        if table is None:
             continue
         differ = table.apply(lambda row: row.dropna().nunique() > 1, axis=1)
         part = table[differ].reset_index()

@@ -157,3 +157,17 @@ def code_matrix(corpus, sample: str, variable: str) -> pd.DataFrame:
     table = table.reindex([r for r in order if r in table.index])
     table.columns.name = None
     return table[sorted(table.columns)]
+
+
+def code_tables(corpus, sample: str, variable: str | None = None):
+    """The sample's codebook and, per variable asked for (every one when ``variable`` is None), its
+    :func:`code_matrix`, or None when nobody has coded it yet."""
+    book = _codebook_of(corpus, sample)
+    names = [book.variable(variable).name] if variable is not None else list(book.variables)
+    tables = {}
+    for name in names:
+        try:
+            tables[name] = code_matrix(corpus, sample, name)
+        except ValidationError:
+            tables[name] = None
+    return book, tables
