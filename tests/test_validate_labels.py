@@ -134,3 +134,24 @@ def test_validate_topics_and_entities_on_demo(demo_path, tmp_path):
     assert entities.confusion.to_numpy().sum() == 60
     assert entities.corrected["records"].iloc[0] == c.count()
     c.close()
+
+
+def test_plot_confusion(simulated):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")  # tests only: the library never selects a backend
+    import matplotlib.pyplot as plt
+
+    from corpuskit import plot
+
+    corpus, _, _ = simulated
+    result = corpus.validate("sentiment", sample="S", resamples=50)
+    ax = plot.confusion(result)
+    shown = [t.get_text() for t in ax.texts]
+    assert shown == [str(v) for v in result.confusion.to_numpy().ravel()]
+    assert [t.get_text() for t in ax.get_yticklabels()] == CLASSES and ax.get_ylabel() == "gold (people)"
+    ax = plot.confusion(result, normalise=True)
+    rows = np.array([float(t.get_text()) for t in ax.texts]).reshape(3, 3)
+    assert rows.sum(axis=1) == pytest.approx([1, 1, 1], abs=0.02)
+    with pytest.raises(ValidationError, match="square DataFrame"):
+        plot.confusion("not a result")
+    plt.close("all")
