@@ -12,6 +12,7 @@ import sys
 
 from corpuskit.errors import CorpusKitError, ValidationError
 from corpuskit.ingest.export_columns import TABLES as EXPORT_TABLES
+from corpuskit.query.values import SAMPLE_ALLOCATIONS, SAMPLE_STRATA
 
 #: The environment variables the command reads, and what each sets.
 ENVIRONMENT = {
@@ -247,6 +248,41 @@ def cmd_keys(args) -> int:
     return 0
 
 
+def cmd_sample(args) -> int:
+    from corpuskit.validate import write_coding_sheet
+
+    corpus = _open(args)
+    drawn = corpus.sample(args.n, by=args.by, seed=args.seed, name=args.name, source=args.source,
+                          topic=args.topic, since=args.since, until=args.until,
+                          allocation=args.allocation, codebook=args.codebook)
+    strata = drawn.design["strata"]
+    detail = f", {len(strata)} strata by {args.by}" if strata else ""
+    print(f"drew sample {args.name!r}: {len(drawn)} of {drawn.design['population']} records "
+          f"(seed {args.seed}{detail})")
+    if args.out:
+        rows = write_coding_sheet(corpus, args.name, args.out)
+        print(f"wrote the coding sheet of {rows} records to {args.out}")
+    return 0
+
+
+def cmd_codes(args) -> int:
+    from corpuskit.validate import CodeError
+
+    corpus = _open(args)
+    try:
+        count = corpus.import_codes(args.path, args.sample, args.coder, replace=args.replace)
+    except CodeError as exc:
+        for row, reason in exc.failures[:50]:
+            print(f"line {row}: {reason}", file=sys.stderr)
+        if len(exc.failures) > 50:
+            print(f"... and {len(exc.failures) - 50} more", file=sys.stderr)
+        print(f"corpuskit: error: {len(exc.failures)} code(s) rejected; nothing of {args.path} was stored",
+              file=sys.stderr)
+        return 2
+    print(f"stored {count} codes of {args.coder} in sample {args.sample!r}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from corpuskit import __version__
 
@@ -362,6 +398,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="dump kind (detected from the first record when omitted)")
     p.add_argument("--topic", help="topic hint for every imported record")
     p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+
+    p = add("sample", cmd_sample, "draw a sample for hand coding and write its coding sheet")
+    p.add_argument("--name", required=True, help="the sample's name (stored in the corpus)")
+    p.add_argument("--n", type=int, required=True, help="how many records")
+    p.add_argument("--by", choices=SAMPLE_STRATA,
+                   help="stratify by topic, source, sentiment label or period (day, week, month)")
+    p.add_argument("--allocation", choices=SAMPLE_ALLOCATIONS, default="proportional",
+                   help="stratum sizes: proportional (default, largest remainder) or equal")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--source", help="only records of this source kind")
+    p.add_argument("--topic", help="only records of this topic")
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--codebook", help="YAML or JSON codebook stored with the sample; its variables "
+                                      "become the sheet's empty columns")
+    p.add_argument("--out", help="write the coding sheet (CSV) here")
+
+    p = add("codes", cmd_codes, "import a coder's filled coding sheet", db_required=False)
+    csub = p.add_subparsers(dest="codes_command", required=True)
+    ci = csub.add_parser("import", help="import a filled coding sheet (CSV); all rows or none")
+    ci.add_argument("path")
+    ci.add_argument("--sample", required=True, help="the sample the sheet codes")
+    ci.add_argument("--coder", required=True, help="who coded it")
+    ci.add_argument("--replace", action="store_true", help="overwrite this coder's earlier codes")
+    ci.add_argument("--db", dest="db_inner", metavar="DB", help="the corpus file (here or before 'import')")
 
     p = add("keys", cmd_keys, "create, list and revoke API keys", db_required=False)
     ksub = p.add_subparsers(dest="keys_command", required=True)

@@ -13,6 +13,7 @@ Jupyter the figure shows inline like any other.
 * :func:`cluster_map`: a topic's records on the clustering's 2-D map;
 * :func:`attention`: subcorpora's share of all records per period, with interval bands;
 * :func:`keyness`: a diverging bar chart of Log Ratio for the most key terms of two subcorpora.
+* :func:`confusion`: a validation's confusion matrix (gold against corpuskit).
 
 Times are UTC days; signals are drawn as triangles on the day they were
 detected, coloured by severity (:data:`SEVERITY_COLOURS`).
@@ -323,4 +324,34 @@ def keyness(frame, n: int = 10, ax=None, figsize=(8, 5)):
     ax.set_yticks(y, shown["term"].tolist(), fontsize=8)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("Log Ratio (log2 of relative frequency, A over B)")
+    return ax
+
+
+def confusion(result, normalise: bool = False, ax=None, figsize=(5, 4.5)):
+    """The confusion matrix of a validation (``corpus.validate(...)``): gold rows, corpuskit columns.
+
+    Cells show counts (``normalise=True``: each gold row's shares, i.e. the
+    misclassification rates the corrected shares use).
+    """
+    matrix = getattr(result, "confusion", result)
+    if not isinstance(matrix, pd.DataFrame) or matrix.shape[0] != matrix.shape[1] or matrix.empty:
+        raise ValidationError("confusion() takes the result of corpus.validate(...) or a square DataFrame")
+    counts = matrix.to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shown = counts / counts.sum(axis=1, keepdims=True) if normalise else counts
+    ax = _axes(ax, figsize)
+    image = ax.imshow(np.nan_to_num(shown), cmap="Blues", vmin=0)
+    labels = [str(c) for c in matrix.columns]
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    ax.set_yticks(range(len(matrix.index)), [str(i) for i in matrix.index])
+    top = np.nanmax(shown) if np.isfinite(shown).any() else 0
+    for (i, j), value in np.ndenumerate(shown):
+        text = "-" if np.isnan(value) else (f"{value:.2f}" if normalise else f"{int(value)}")
+        ax.text(j, i, text, ha="center", va="center",
+                color="white" if top and value > top / 2 else "black", fontsize=9)
+    ax.set_xlabel("corpuskit")
+    ax.set_ylabel("gold (people)")
+    ax.figure.colorbar(image, ax=ax, label="share of the gold row" if normalise else "records")
+    title = getattr(result, "kind", None)
+    ax.set_title(f"Confusion matrix: {title}" if title else "Confusion matrix")
     return ax

@@ -164,7 +164,11 @@ def test_codebook_names_every_exported_column(demo_corpus, tmp_path, fmt):
             with open(file, newline="", encoding="utf-8") as fh:
                 exported = next(csv.reader(fh))
         else:
-            exported = list(json.loads(file.read_text(encoding="utf-8").splitlines()[0]))
+            lines = file.read_text(encoding="utf-8").splitlines()
+            if not lines:       # JSON lines name columns only in rows: the demo has no hand coding
+                assert table in ("codes", "gold"), table
+                continue
+            exported = list(json.loads(lines[0]))
         assert exported == listed[table], table      # both directions, and in order
     manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["records"]["count"] == demo_corpus.count()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 TYPES = ("int", "float", "str", "bool", "timestamp", "date", "list<int>", "list<str>", "json")
 #: The stage whose run made a column; ``import`` covers every way records arrive (import, demo,
 #: collect), ``export`` the columns the export itself derives.
-STAGES = ("import", "enrich", "analyse", "narrate", "export")
+STAGES = ("import", "enrich", "analyse", "narrate", "validate", "export")
 
 
 @dataclass(frozen=True)
@@ -291,6 +291,27 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
            "a count of mentions", "analyse"),
         _c("signalCount", "int", "signals detected on the topic that day", "a count", "analyse"),
     ),
+    "codes": (
+        _c("sample", "str", "the name of the coding sample", "corpus.sample(name=...)", "validate"),
+        RECORD_ID,
+        _c("coder", "str", "who gave the code", "as entered by the coder", "validate"),
+        _c("variable", "str", "the codebook variable coded", "the sample's codebook", "validate"),
+        _c("value", "str", "the value given, one of the variable's allowed values", "hand coding", "validate"),
+        _c("note", "str", "the coder's note ('' when none)", "hand coding", "validate"),
+        _c("codedAt", "timestamp", "when the code was stored (UTC)", "the wall clock at coding", "validate"),
+    ),
+    "gold": (
+        _c("sample", "str", "the name of the coding sample", "corpus.sample(name=...)", "validate"),
+        RECORD_ID,
+        _c("variable", "str", "the codebook variable", "the sample's codebook", "validate"),
+        _c("value", "str", "the gold value", "corpus.adjudicate(...)", "validate"),
+        _c("method", "str", "how it was reached: unanimous, majority, single, tie, coder or decision",
+           "corpus.adjudicate(...)", "validate"),
+        _c("decidedBy", "str", "the coder or adjudicator who decided a tie or a decision ('' otherwise)",
+           "corpus.adjudicate(...)", "validate"),
+        _c("codes", "json", "each coder's value, as a JSON object", "the codes adjudicated", "validate"),
+        _c("decidedAt", "timestamp", "when the gold value was stored (UTC)", "the wall clock", "validate"),
+    ),
 }
 
 COLUMNS = {table: _mark(table, cols) for table, cols in COLUMNS.items()}
@@ -317,6 +338,8 @@ TABLE_NOTES = {
     "snapshots": ("One row per topic and UTC day with records (the stored daily aggregates).",
                   "rows of the --topic topic, on days within --since/--until; --source does not apply "
                   "(a snapshot counts every source)"),
+    "codes": ("One row per code a coder gave (sample, record, coder, variable).", "rows whose record is kept"),
+    "gold": ("One row per adjudicated (sample, record, variable).", "rows whose record is kept"),
 }
 
 

@@ -200,10 +200,25 @@ def _snapshots(conn, scope: _Scope, present):
     return conn.execute(sql + " ORDER BY topic_id, date", args)
 
 
+def _codes(conn, scope: _Scope, present):
+    cond, args = scope.on("c.record_id", " WHERE ")
+    return conn.execute("SELECT s.name, c.record_id, c.coder, c.variable, c.value, c.note, c.coded_at "
+                        "FROM codes c JOIN samples s ON s.id = c.sample_id" + cond
+                        + " ORDER BY s.name, c.record_id, c.variable, c.coder", args)
+
+
+def _gold(conn, scope: _Scope, present):
+    cond, args = scope.on("g.record_id", " WHERE ")
+    return conn.execute("SELECT s.name, g.record_id, g.variable, g.value, g.method, g.decided_by, g.detail, "
+                        "g.decided_at FROM gold g JOIN samples s ON s.id = g.sample_id" + cond
+                        + " ORDER BY s.name, g.record_id, g.variable", args)
+
+
 _READERS = {"records": _records, "topics": _topics, "topic_assignments": _topic_assignments,
             "entities": _entities, "mentions": _mentions, "clusters": _clusters,
             "cluster_members": _cluster_members, "signals": _signals, "signal_evidence": _signal_evidence,
-            "stories": _stories, "story_citations": _story_citations, "snapshots": _snapshots}
+            "stories": _stories, "story_citations": _story_citations, "snapshots": _snapshots,
+            "codes": _codes, "gold": _gold}
 assert set(_READERS) == set(COLUMNS)
 
 

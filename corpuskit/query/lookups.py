@@ -179,3 +179,25 @@ def signal_row(conn, signal_id):
     if row is None:
         raise SignalNotFound(signal_id)
     return row
+
+
+class SampleNotFound(NotFoundError, ValidationError):
+    """No sample has the name asked for (names the samples there are)."""
+
+    def __init__(self, name, known: list[str]):
+        listed = ", ".join(known) if known else "none (draw one with corpus.sample(..., name=...))"
+        super().__init__(f"Sample not found: {name!r}; samples are: {listed}")
+        self.name = name
+
+
+def sample_names(conn) -> list[str]:
+    """Every sample's name, sorted."""
+    return [r[0] for r in conn.execute("SELECT name FROM samples ORDER BY name")]
+
+
+def sample_row(conn, name):
+    """The ``samples`` row called ``name``; :class:`SampleNotFound` when there is none."""
+    row = conn.execute("SELECT * FROM samples WHERE name = ?", (str(name),)).fetchone()
+    if row is None:
+        raise SampleNotFound(name, sample_names(conn))
+    return row

@@ -43,14 +43,16 @@ def migrations() -> list[tuple[int, str, str]]:
             found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
     found.sort()
     numbers = [n for n, _, _ in found]
-    if numbers != list(range(1, len(numbers) + 1)):
-        raise StoreError(f"migrations are not numbered 1..n: {numbers}")
+    # numbers rise strictly from 1; a gap is allowed (a branch's migration can carry the number it
+    # was assigned before the ones below it are merged), a repeat is not
+    if not numbers or numbers[0] != 1 or any(b <= a for a, b in zip(numbers, numbers[1:])):
+        raise StoreError(f"migrations are not numbered 1, 2, ... without repeats: {numbers}")
     return found
 
 
 def latest_version() -> int:
-    """The schema version this corpuskit writes."""
-    return len(migrations())
+    """The schema version this corpuskit writes: the newest migration's number."""
+    return migrations()[-1][0]
 
 
 def inspect_file(conn, label: str = "corpus") -> str:
