@@ -167,7 +167,7 @@ class Corpus:
         return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
 
     def records(self, source: str | None = None, topic: str | None = None,
-                since=None, until=None) -> pd.DataFrame:
+                since=None, until=None, q: str | None = None) -> pd.DataFrame:
         """Records as a DataFrame, oldest first (``publishedAt``, then ``id``), optionally filtered.
 
         Columns: ``id, source, sourceId, contentType, title, contentText, url,
@@ -183,11 +183,26 @@ class Corpus:
         one membership rule of ``docs/api.md`` that ``/api/v1/discourse?topic=``
         also uses (a record on two beats is listed under its primary one).
         ``since``/``until`` bound ``publishedAt`` inclusively (any timestamp
-        form). :class:`ValidationError` for an unknown topic or a bad bound.
+        form). ``q`` keeps the records matching a query (the language of :meth:`query`).
+        :class:`ValidationError` for an unknown topic or a bad bound;
+        :class:`~corpuskit.query.QuerySyntaxError` for a malformed query.
         """
         from corpuskit import frames
 
-        return frames.records(self, source=source, topic=topic, since=since, until=until)
+        return frames.records(self, source=source, topic=topic, since=since, until=until, q=q)
+
+    def query(self, q: str, since=None, until=None):
+        """The records matching the query ``q`` as a lazy :class:`~corpuskit.subcorpus.Subcorpus`.
+
+        Lucene / Media Cloud syntax: terms, "phrases", AND/OR/NOT and -term (bare terms are AND-ed),
+        parentheses, trailing wildcards (vacc*), proximity ("pfizer booster"~5) and the fields
+        source:, author:, lang:, topic:, entity:, sentiment:, published:[a TO b] (docs/query.md).
+        ``since``/``until`` bound ``publishedAt`` inclusively. Raises
+        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query.
+        """
+        from corpuskit.subcorpus import Subcorpus
+
+        return Subcorpus(self, q, since=since, until=until)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
                     topic: str | None = None, strict: bool = False, progress: bool = False,

@@ -22,21 +22,26 @@ TABLES = ("records", "signals", "topics", "clusters", "entities", "mentions", "s
 ENRICHMENT_FIELDS = ("sentimentScore", "sentimentLabel", "primaryTopic", "entities")
 
 
-def iter_records(corpus, enrichment: bool = False):
+def iter_records(corpus, enrichment: bool = False, where=None):
     """Every record dict, in (publishedAt, id) order; with ``enrichment``, plus its enrichment fields.
+
+    ``where`` (a :class:`corpuskit.query.Where` over ``records r LEFT JOIN enrichment e``) keeps
+    only the records it selects.
 
     ``entities`` is the list of canonical entity names the record mentions
     (most mentioned first); all four fields are None for a record not yet enriched.
     """
-    sql = "SELECT r.* FROM records r ORDER BY r.published_at, r.id"
+    cond, args = (where.sql(), list(where.args)) if where else ("", [])
+    sql = ("SELECT r.* FROM records r" + (" LEFT JOIN enrichment e ON e.record_id = r.id" if cond else "")
+           + cond + " ORDER BY r.published_at, r.id")
     if enrichment:
         from corpuskit.query import ENTITY_NAMES
 
         sql = ("SELECT r.*, e.sentiment_score AS x_score, e.sentiment_label AS x_label, "
                "t.name AS x_topic, " + ENTITY_NAMES + " AS x_entities "
                "FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
-               "LEFT JOIN topics t ON t.id = e.topic_id ORDER BY r.published_at, r.id")
-    for row in corpus.conn.execute(sql):
+               "LEFT JOIN topics t ON t.id = e.topic_id" + cond + " ORDER BY r.published_at, r.id")
+    for row in corpus.conn.execute(sql, args):
         rec = row_to_record(row)
         rec.pop("id")
         if enrichment:
@@ -58,8 +63,10 @@ def _format(path: Path, format: str | None) -> str:
     return fmt
 
 
-def export_records(corpus, path, format: str | None = None) -> int:
+def export_records(corpus, path, format: str | None = None, where=None) -> int:
     """Write every record with its enrichment columns to ``path``; return how many were written.
+
+    ``where`` (see :func:`iter_records`) writes only the records it selects.
 
     The output uses the record field names, so importing it into another
     corpus round-trips every field; the enrichment columns
@@ -72,14 +79,14 @@ def export_records(corpus, path, format: str | None = None) -> int:
     count = 0
     if fmt == "jsonl":
         with open(tmp, "w", encoding="utf-8") as fh:
-            for rec in iter_records(corpus, enrichment=True):
+            for rec in iter_records(corpus, enrichment=True, where=where):
                 fh.write(json.dumps(rec, ensure_ascii=False, sort_keys=False) + "\n")
                 count += 1
     elif fmt == "csv":
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=fields)
             writer.writeheader()
-            for rec in iter_records(corpus, enrichment=True):
+            for rec in iter_records(corpus, enrichment=True, where=where):
                 rec["metadata"] = json.dumps(rec["metadata"], ensure_ascii=False, sort_keys=True)
                 if rec["entities"] is not None:
                     rec["entities"] = json.dumps(rec["entities"], ensure_ascii=False)
@@ -90,7 +97,7 @@ def export_records(corpus, path, format: str | None = None) -> int:
         import pyarrow.parquet as pq
 
         rows = []
-        for rec in iter_records(corpus, enrichment=True):
+        for rec in iter_records(corpus, enrichment=True, where=where):
             rec["metadata"] = json.dumps(rec["metadata"], ensure_ascii=False, sort_keys=True)
             rows.append(rec)
         schema = pa.schema([(f, pa.string()) for f in ALL_FIELDS]
