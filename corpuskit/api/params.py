@@ -81,6 +81,20 @@ def string_param(name: str, max_len: int = 200, default=None, query=None):
     return default if text is None else text
 
 
+def query_param(name: str = "q", query=None):
+    """A query-language text compiled by :func:`corpuskit.query.compile_query`, or None; a
+    malformed query answers 400 with the message naming the column."""
+    from corpuskit.query import MAX_QUERY_LENGTH, QuerySyntaxError, compile_query
+
+    text = _raw(name, query, max_len=MAX_QUERY_LENGTH)
+    if text is None:
+        return None
+    try:
+        return compile_query(text)
+    except QuerySyntaxError as exc:
+        abort_json(400, f"parameter {name!r}: {exc}")
+
+
 def bool_param(name: str, default: bool | None = None, query=None):
     """``true``/``false`` (also ``1``/``0``, ``yes``/``no``)."""
     text = _raw(name, query, max_len=8)
