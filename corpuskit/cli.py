@@ -155,6 +155,22 @@ def cmd_search(args) -> int:
     return 0
 
 
+def cmd_query(args) -> int:
+    sub = _open(args).query(args.q, since=args.since, until=args.until)
+    if args.count:
+        print(sub.count())
+        return 0
+    if args.export:
+        print(f"exported {sub.export(args.export, format=args.format)} records to {args.export}")
+        return 0
+    frame = sub.records(limit=args.limit)
+    for row in frame.itertuples(index=False):
+        text = " ".join(((row.title or "") + " " + (row.contentText or "")).split())
+        print(f"{row.id:>8}  {row.source:<10} {row.publishedAt.strftime('%Y-%m-%d')}  {text[:100]}")
+    print(f"{len(frame)} of {sub.count()} matching records (newest first)")
+    return 0
+
+
 def cmd_run(args) -> int:
     corpus = _open(args)
     results = corpus.run(progress=not args.quiet)
@@ -284,6 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--days", type=int, help="only the last N days of the corpus clock")
     p.add_argument("--limit", type=int, default=20, help="results, 1-50 (default 20)")
     p.add_argument("--json", action="store_true", help="print the /api/v1/search envelope as JSON")
+
+    p = add("query", cmd_query, "list, count or export the records matching a query "
+                                "(Lucene syntax; see docs/query.md)")
+    p.add_argument("q", help='the query, e.g. \'"mRNA" AND (pfizer OR moderna) NOT booster source:reddit\'')
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--count", action="store_true", help="print only the number of matching records")
+    p.add_argument("--export", metavar="FILE", help="write the matching records to FILE (jsonl, csv, parquet)")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), help="with --export: default the extension")
+    p.add_argument("--limit", type=int, default=20, help="rows listed (default 20, newest first)")
 
     p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
     p.add_argument("source", nargs="?",

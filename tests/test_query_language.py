@@ -154,3 +154,19 @@ def test_subcorpus_surface(small, tmp_path):
         small.query("pfizer", since="not a date")
     with pytest.raises(QuerySyntaxError):
         small.records(q="a AND")
+
+
+def test_cli_query(small, tmp_path, capsys):
+    from corpuskit.cli import main
+
+    path = tmp_path / "c.db"
+    small.conn.execute("VACUUM INTO ?", (str(path),))
+    assert main(["query", "pfizer -booster", "--db", str(path), "--count"]) == 0
+    assert capsys.readouterr().out.strip() == "1"
+    assert main(["query", "pfizer", "--db", str(path), "--limit", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out[:2]] == ["5", "3"] and out[-1] == "2 of 3 matching records (newest first)"
+    assert main(["query", "pfizer", "--db", str(path), "--export", str(tmp_path / "p.jsonl")]) == 0
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 3
+    assert main(["query", "pfizer AND (", "--db", str(path)]) != 0
+    assert "column 13" in capsys.readouterr().err
