@@ -2,7 +2,8 @@
 
 ``records_fts`` (migration 0009) has one row per record, its rowid the record's id, and three columns:
 
-- ``title``: the title as :func:`corpuskit.text.display_text` gives it;
+- ``title``: the title as :func:`corpuskit.text.display_text` gives it (or as stored when that yields
+  the same tokens: ASCII text without ``&``);
 - ``body``: the text, likewise (URLs, @handles and #hashtags stay, so ``#PfizerBioNTech`` is indexed
   as the token ``pfizerbiontech`` and ``@BioNTech_Group`` as ``biontech group``);
 - ``tags``: every #hashtag and @handle of title and text as written, then its parts as the normaliser's
@@ -47,9 +48,21 @@ def _tags(text: str) -> str:
     return " ".join(written + parts)
 
 
+def _indexed(text) -> str:
+    """``display_text(text)``, or ``text`` itself when the tokenizer would read the same tokens from it.
+
+    For ASCII text with no ``&`` the display form differs only in whitespace and control characters,
+    which the tokenizer treats as separators either way; skipping it makes indexing cheaper.
+    """
+    if text is None:
+        return ""
+    text = str(text)
+    return text if text.isascii() and "&" not in text else display_text(text)
+
+
 def document(title, text) -> tuple[str, str, str]:
     """The ``(title, body, tags)`` values indexed for a record with this title and text."""
-    title, body = display_text(title), display_text(text)
+    title, body = _indexed(title), _indexed(text)
     return title, body, _tags(title + " \n " + body)
 
 
