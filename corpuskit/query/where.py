@@ -1,6 +1,7 @@
 """A WHERE clause built from optional filters, with its parameters in order."""
 from __future__ import annotations
 
+from corpuskit.query.language import CompiledQuery, compile_query
 from corpuskit.query.membership import PRIMARY_TOPIC_RULE
 
 _BOUNDS = {"since": ">=", "until": "<="}
@@ -45,8 +46,6 @@ class Where:
         """
         if query is None:
             return self
-        from corpuskit.query.language import CompiledQuery, compile_query
-
         compiled = query if isinstance(query, CompiledQuery) else compile_query(query)
         return self.add(compiled.sql, *compiled.args)
 

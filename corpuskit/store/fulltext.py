@@ -24,10 +24,6 @@ index row yet (collectors, records written by other tools, records whose text wa
 """
 from __future__ import annotations
 
-from corpuskit.text.hashtags import segment_hashtag
-from corpuskit.text.normalise import display_text
-from corpuskit.text.patterns import HANDLE, HASHTAG
-
 #: The FTS5 table.
 TABLE = "records_fts"
 #: Its columns, in order.
@@ -38,6 +34,10 @@ _BATCH = 2000
 def _tags(text: str) -> str:
     if "#" not in text and "@" not in text:
         return ""
+    # imported here: ``corpuskit.text`` loads scikit-learn, which the read layer must not pull in
+    from corpuskit.text.hashtags import segment_hashtag
+    from corpuskit.text.patterns import HANDLE, HASHTAG
+
     written, parts = [], []
     for match in HASHTAG.finditer(text):
         written.append("#" + match.group(1))
@@ -57,7 +57,11 @@ def _indexed(text) -> str:
     if text is None:
         return ""
     text = str(text)
-    return text if text.isascii() and "&" not in text else display_text(text)
+    if text.isascii() and "&" not in text:
+        return text
+    from corpuskit.text.normalise import display_text
+
+    return display_text(text)
 
 
 def document(title, text) -> tuple[str, str, str]:
