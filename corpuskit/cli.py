@@ -92,7 +92,8 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     corpus = _open(args)
-    filters = {"source": args.source, "topic": args.topic, "since": args.since, "until": args.until}
+    filters = {"source": args.source, "topic": args.topic, "since": args.since, "until": args.until,
+               "query": args.query}
     if args.salt is not None and not args.pseudonymise:
         raise ValidationError("--salt is only used with --pseudonymise")
     if args.bundle:
@@ -192,6 +193,22 @@ def cmd_search(args) -> int:
               f"{r['topic'] or '-':<18} {(r['title'] or r['excerpt'])[:90]}")
     print(f"{len(answer['results'])} of {answer['totalMatched']} matching records "
           f"(embedding {answer['embeddingMs']} ms, search {answer['searchMs']} ms)")
+    return 0
+
+
+def cmd_query(args) -> int:
+    sub = _open(args).query(args.q, since=args.since, until=args.until)
+    if args.count:
+        print(sub.count())
+        return 0
+    if args.export:
+        print(f"exported {sub.export(args.export, format=args.format)} records to {args.export}")
+        return 0
+    frame = sub.records(limit=args.limit)
+    for row in frame.itertuples(index=False):
+        text = " ".join(((row.title or "") + " " + (row.contentText or "")).split())
+        print(f"{row.id:>8}  {row.source:<10} {row.publishedAt.strftime('%Y-%m-%d')}  {text[:100]}")
+    print(f"{len(frame)} of {sub.count()} matching records (newest first)")
     return 0
 
 
@@ -329,6 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topic", help="only records whose primary topic has this name, and the rows that name them")
     p.add_argument("--since", help="only records published at or after this time")
     p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--query", help='only records matching this query (the query language: '
+                                   '\'"mRNA" AND (pfizer OR moderna)\'), and the rows that name them')
     p.add_argument("--pseudonymise", action="store_true",
                    help="replace authors by a salted hash and remove handles and profile links")
     p.add_argument("--salt", help="the pseudonymisation salt (default: a random one, printed once)")
@@ -373,6 +392,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--days", type=int, help="only the last N days of the corpus clock")
     p.add_argument("--limit", type=int, default=20, help="results, 1-50 (default 20)")
     p.add_argument("--json", action="store_true", help="print the /api/v1/search envelope as JSON")
+
+    p = add("query", cmd_query, "list, count or export the records matching a query "
+                                "(Lucene syntax; see docs/query.md)")
+    p.add_argument("q", help='the query, e.g. \'"mRNA" AND (pfizer OR moderna) NOT booster source:reddit\'')
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--count", action="store_true", help="print only the number of matching records")
+    p.add_argument("--export", metavar="FILE", help="write the matching records to FILE (jsonl, csv, parquet)")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), help="with --export: default the extension")
+    p.add_argument("--limit", type=int, default=20, help="rows listed (default 20, newest first)")
 
     p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
     p.add_argument("source", nargs="?",

@@ -167,7 +167,7 @@ class Corpus:
         return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
 
     def records(self, source: str | None = None, topic: str | None = None,
-                since=None, until=None) -> pd.DataFrame:
+                since=None, until=None, q: str | None = None) -> pd.DataFrame:
         """Records as a DataFrame, oldest first (``publishedAt``, then ``id``), optionally filtered.
 
         Columns: ``id, source, sourceId, contentType, title, contentText, url,
@@ -183,11 +183,26 @@ class Corpus:
         one membership rule of ``docs/api.md`` that ``/api/v1/discourse?topic=``
         also uses (a record on two beats is listed under its primary one).
         ``since``/``until`` bound ``publishedAt`` inclusively (any timestamp
-        form). :class:`ValidationError` for an unknown topic or a bad bound.
+        form). ``q`` keeps the records matching a query (the language of :meth:`query`).
+        :class:`ValidationError` for an unknown topic or a bad bound;
+        :class:`~corpuskit.query.QuerySyntaxError` for a malformed query.
         """
         from corpuskit import frames
 
-        return frames.records(self, source=source, topic=topic, since=since, until=until)
+        return frames.records(self, source=source, topic=topic, since=since, until=until, q=q)
+
+    def query(self, q: str, since=None, until=None):
+        """The records matching the query ``q`` as a lazy :class:`~corpuskit.subcorpus.Subcorpus`.
+
+        Lucene / Media Cloud syntax: terms, "phrases", AND/OR/NOT and -term (bare terms are AND-ed),
+        parentheses, trailing wildcards (vacc*), proximity ("pfizer booster"~5) and the fields
+        source:, author:, lang:, topic:, entity:, sentiment:, published:[a TO b] (docs/query.md).
+        ``since``/``until`` bound ``publishedAt`` inclusively. Raises
+        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query.
+        """
+        from corpuskit.subcorpus import Subcorpus
+
+        return Subcorpus(self, q, since=since, until=until)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
                     topic: str | None = None, strict: bool = False, progress: bool = False,
@@ -216,7 +231,7 @@ class Corpus:
 
     def export(self, path, format: str | None = None, table: str = "records", source: str | None = None,
                topic: str | None = None, since=None, until=None, pseudonymise: bool = False,
-               salt: str | None = None) -> int:
+               salt: str | None = None, query: str | None = None) -> int:
         """Write one table to ``path`` as jsonl, csv or parquet; returns the rows written.
 
         ``format`` defaults to the file's extension. ``table`` is one of
@@ -226,18 +241,18 @@ class Corpus:
         snapshots, codes, gold). Every table carries the keys that join it to the others
         (``recordId``, ``entityId``, ``topicId``, ``clusterId``, ``signalId``,
         ``storyId``); the records table imports back into a corpus exactly.
-        ``source``, ``topic``, ``since``, ``until`` select records and the rows
-        that name them; ``pseudonymise`` hashes authors with ``salt`` (random
+        ``source``, ``topic``, ``since``, ``until`` and ``query`` (the query
+        language, see :meth:`query`) select records and the rows that name them; ``pseudonymise`` hashes authors with ``salt`` (random
         when None) and removes handles and profile links. See ``docs/export.md``.
         """
         from corpuskit.ingest.export import export_table
 
         return export_table(self, path, format=format, table=table, source=source, topic=topic,
-                            since=since, until=until, pseudonymise=pseudonymise, salt=salt)
+                            since=since, until=until, pseudonymise=pseudonymise, salt=salt, query=query)
 
     def export_bundle(self, path, format: str = "parquet", source: str | None = None,
                       topic: str | None = None, since=None, until=None, pseudonymise: bool = False,
-                      salt: str | None = None, store_salt: bool = False):
+                      salt: str | None = None, store_salt: bool = False, query: str | None = None):
         """Write every table, ``manifest.json`` and ``codebook.md`` into the new directory ``path``.
 
         Returns a :class:`~corpuskit.ingest.export.BundleReport` (rows per
@@ -248,7 +263,8 @@ class Corpus:
         from corpuskit.ingest.export import export_bundle
 
         return export_bundle(self, path, format=format, source=source, topic=topic, since=since,
-                             until=until, pseudonymise=pseudonymise, salt=salt, store_salt=store_salt)
+                             until=until, pseudonymise=pseudonymise, salt=salt, store_salt=store_salt,
+                             query=query)
 
     # -- stages -----------------------------------------------------------
     def enrich(self, **kwargs):

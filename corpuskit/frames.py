@@ -77,9 +77,19 @@ RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentTe
 
 
 
-def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataFrame:
-    """Records with their primary topic, sentiment and entity names (see ``Corpus.records``)."""
-    where = RecordFilter(source=source, topic=topic, since=since, until=until).where(corpus.conn)
+def records(corpus, source=None, topic=None, since=None, until=None, q=None, newest_first=False,
+            limit=None, offset=0, where=None) -> pd.DataFrame:
+    """Records with their primary topic, sentiment and entity names (see ``Corpus.records``).
+
+    ``q`` is a query-language text (:func:`corpuskit.query.compile_query`); ``newest_first`` turns the
+    order round; ``limit``/``offset`` page it; ``where`` (a :class:`~corpuskit.query.Where`) adds its
+    conditions.
+    """
+    selected = RecordFilter(source=source, topic=topic, since=since, until=until, query=q).where(corpus.conn)
+    if where is not None:
+        selected.conditions.extend(where.conditions)
+        selected.args.extend(where.args)
+    where = selected
     sql = (
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
@@ -87,8 +97,17 @@ def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataF
         + ENTITY_NAMES + " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
         "LEFT JOIN topics t ON t.id = e.topic_id"
     )
-    sql += where.sql() + " ORDER BY r.published_at, r.id"
-    rows = corpus.conn.execute(sql, where.args).fetchall()
+    sql += where.sql() + (" ORDER BY r.published_at DESC, r.id DESC" if newest_first
+                          else " ORDER BY r.published_at, r.id")
+    args = list(where.args)
+    limit = _limit(limit)
+    from corpuskit.analysis.windows import check_int
+
+    offset = check_int(offset, "offset", 0)
+    if limit is not None or offset:
+        sql += " LIMIT ? OFFSET ?"
+        args += [-1 if limit is None else limit, offset]
+    rows = corpus.conn.execute(sql, args).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=RECORD_COLUMNS)
     frame["metadata"] = frame["metadata"].map(json.loads)
     frame["entities"] = frame["entities"].map(lambda v: None if v is None else json.loads(v))

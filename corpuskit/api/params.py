@@ -23,6 +23,7 @@ import bottle
 
 from corpuskit.api.errors import abort_json
 from corpuskit.clock import iso, utc
+from corpuskit.query import MAX_QUERY_LENGTH, QuerySyntaxError, compile_query
 
 MAX_VALUE_LENGTH = 512
 _INT_RE = re.compile(r"^[+-]?\d{1,18}$")
@@ -79,6 +80,18 @@ def string_param(name: str, max_len: int = 200, default=None, query=None):
     """A free-text parameter of at most ``max_len`` characters."""
     text = _raw(name, query, max_len=max_len)
     return default if text is None else text
+
+
+def query_param(name: str = "q", query=None):
+    """A query-language text compiled by :func:`corpuskit.query.compile_query`, or None; a
+    malformed query answers 400 with the message naming the column."""
+    text = _raw(name, query, max_len=MAX_QUERY_LENGTH)
+    if text is None:
+        return None
+    try:
+        return compile_query(text)
+    except QuerySyntaxError as exc:
+        abort_json(400, f"parameter {name!r}: {exc}")
 
 
 def bool_param(name: str, default: bool | None = None, query=None):

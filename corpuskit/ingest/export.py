@@ -185,8 +185,8 @@ def _arrow_table(batch, schema):
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _filter(source=None, topic=None, since=None, until=None) -> RecordFilter:
-    return RecordFilter(source=source, topic=topic, since=since, until=until)
+def _filter(source=None, topic=None, since=None, until=None, query=None) -> RecordFilter:
+    return RecordFilter(source=source, topic=topic, since=since, until=until, query=query)
 
 
 def _pseudonymiser(conn, flt: RecordFilter, salt: str) -> Pseudonymiser:
@@ -197,11 +197,12 @@ def _pseudonymiser(conn, flt: RecordFilter, salt: str) -> Pseudonymiser:
 
 
 def export_table(corpus, path, format: str | None = None, table: str = "records", source=None, topic=None,
-                 since=None, until=None, pseudonymise: bool = False, salt: str | None = None) -> int:
+                 since=None, until=None, pseudonymise: bool = False, salt: str | None = None,
+                 query=None) -> int:
     """Write one table (:data:`TABLES`) to ``path``; return the rows written.
 
     ``format`` defaults to the file's extension. ``source``, ``topic``,
-    ``since`` and ``until`` select records (see
+    ``since``, ``until`` and ``query`` (the query language) select records (see
     :class:`~corpuskit.query.RecordFilter`); a row that names a record is kept
     when its record is selected (the codebook says which rows each table keeps).
     ``pseudonymise`` hashes authors with ``salt`` (a random one when None) and
@@ -212,7 +213,7 @@ def export_table(corpus, path, format: str | None = None, table: str = "records"
     path = Path(path)
     fmt = _format(path, format)
     conn = corpus.conn
-    flt = _filter(source, topic, since, until)
+    flt = _filter(source, topic, since, until, query)
     flt.where(conn)                      # a bad filter fails before anything is written
     pseudo = _pseudonymiser(conn, flt, salt or new_salt()) if pseudonymise else None
     present = record_columns(conn)
@@ -246,7 +247,7 @@ class BundleReport:
 
 def export_bundle(corpus, path, format: str = "parquet", source=None, topic=None, since=None, until=None,
                   pseudonymise: bool = False, salt: str | None = None,
-                  store_salt: bool = False) -> BundleReport:
+                  store_salt: bool = False, query=None) -> BundleReport:
     """Write every table, ``manifest.json`` and ``codebook.md`` into the directory ``path``.
 
     ``path`` must not exist or be an empty directory. The tables are
@@ -273,7 +274,7 @@ def export_bundle(corpus, path, format: str = "parquet", source=None, topic=None
     if not path.parent.exists():
         raise ImportFormatError(f"cannot write {path}: directory {path.parent} does not exist")
     conn = corpus.conn
-    flt = _filter(source, topic, since, until)
+    flt = _filter(source, topic, since, until, query)
     flt.where(conn)
     report = BundleReport(path=path, format=format, filters=flt.describe())
     pseudo = None

@@ -26,6 +26,7 @@ from typing import Iterable
 
 from corpuskit.clock import to_iso
 from corpuskit.errors import RowRejected, ValidationError
+from corpuskit.store import fulltext
 
 SOURCE_KINDS = (
     "reddit", "bluesky", "arxiv", "hackernews", "youtube", "google_news", "news",
@@ -188,6 +189,7 @@ def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> 
     """Insert normalised records under the ``auto`` rule; return ``(added, duplicates)``.
 
     Must be called inside a transaction (see :func:`corpuskit.store.transaction`).
+    Each new record is added to the full-text index (:mod:`corpuskit.store.fulltext`).
     A record whose source + sourceId (or, with no sourceId, whose content key)
     is already stored, or repeated within the batch, counts as a duplicate.
     File imports use :mod:`corpuskit.ingest.staging` instead, which applies
@@ -203,7 +205,8 @@ def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> 
             stored = conn.execute("SELECT 1 FROM records WHERE source = ? AND content_hash = ?",
                                   (rec["source"], values[2])).fetchone()
         if stored is None:
-            conn.execute(INSERT_SQL, values)
+            rid = conn.execute(INSERT_SQL, values).lastrowid
+            fulltext.index_rows(conn, [(rid, rec["title"], rec["contentText"])])
             added += 1
         else:
             duplicates += 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 
 from corpuskit.ingest.records import record_row
-from corpuskit.store import transaction
+from corpuskit.store import fulltext, transaction
 
 _names = itertools.count(1)
 _STORE_CACHE_KIB = 256 * 1024
@@ -46,7 +46,8 @@ class Stage:
             f"CREATE TEMP TABLE {self.table.split('.', 1)[1]} (seq INTEGER PRIMARY KEY, "
             "source TEXT, source_id TEXT, content_hash TEXT, content_type TEXT, title TEXT, "
             "content_text TEXT, url TEXT, author TEXT, published_at TEXT, captured_at TEXT, "
-            "subreddit TEXT, language TEXT, topic TEXT, metadata TEXT, rule TEXT, dup TEXT)")
+            "subreddit TEXT, language TEXT, topic TEXT, metadata TEXT, rule TEXT, dup TEXT, "
+            "fts_title TEXT, fts_body TEXT, fts_tags TEXT)")
         return self
 
     def __exit__(self, exc_type, *exc):
@@ -58,11 +59,15 @@ class Stage:
 
     def add(self, records: list[tuple[dict, str]]) -> None:
         """Stage ``(normalised record, rule)`` pairs (the rule from :func:`dedupe_rule`)."""
-        rows = [record_row(rec, rule) for rec, rule in records]   # the rule in run_id's place
+        # the rule in run_id's place, then the full-text index's columns (computed here, before
+        # the write lock is taken)
+        rows = [record_row(rec, rule) + fulltext.document(rec["title"], rec["contentText"])
+                for rec, rule in records]
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
         with transaction(self.conn, immediate=False):
             self.conn.executemany(
-                f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * 15)})", rows)
+                f"INSERT INTO {self.table} ({_COLUMNS}, rule, fts_title, fts_body, fts_tags) "
+                f"VALUES ({','.join('?' * 18)})", rows)
 
     def mark_repeats(self) -> None:
         """Mark rows that repeat an earlier row of the same import (the first one is kept).
@@ -105,9 +110,11 @@ class Stage:
         cache = conn.execute("PRAGMA main.cache_size").fetchone()[0]
         conn.execute(f"PRAGMA main.cache_size = {-_STORE_CACHE_KIB}")
         try:
+            before = conn.execute("SELECT coalesce(max(id), 0) FROM main.records").fetchone()[0]
             added = conn.execute(
                 f"INSERT INTO main.records ({_COLUMNS}, run_id) SELECT {_COLUMNS}, ? "
                 f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
+            self._index(before)
         finally:
             conn.execute(f"PRAGMA main.cache_size = {int(cache)}")
         counts = {"added": added, "id": 0, "content": 0}
@@ -115,6 +122,23 @@ class Stage:
                                     "WHERE dup IS NOT NULL GROUP BY dup"):
             counts[rule] = n
         return counts
+
+    def _index(self, before: int) -> None:
+        """Index the rows just stored (ids above ``before``) from the columns staged for them.
+
+        New rows take ids above the largest one in staging order; a row is paired with the staged
+        row of the same rank and content key, and any row left unpaired is indexed by
+        :func:`corpuskit.store.fulltext.sync`.
+        """
+        self.conn.execute(
+            f"INSERT INTO main.{fulltext.TABLE} (rowid, title, body, tags) "
+            "SELECT n.id, s.fts_title, s.fts_body, s.fts_tags FROM "
+            "(SELECT row_number() OVER (ORDER BY id) AS k, id, content_hash FROM main.records "
+            "WHERE id > ?) AS n JOIN "
+            "(SELECT row_number() OVER (ORDER BY seq) AS k, content_hash, fts_title, fts_body, fts_tags "
+            f"FROM {self.table} WHERE dup IS NULL) AS s ON s.k = n.k AND s.content_hash = n.content_hash",
+            (before,))
+        fulltext.sync(self.conn, after=before)
 
     def _data_version(self):
         """``PRAGMA data_version`` of a file corpus (changes when another connection commits)."""

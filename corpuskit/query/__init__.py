@@ -10,6 +10,9 @@ from corpuskit.query.lookups import (EntityNotFound, SignalNotFound, StoryNotFou
                                      entities_named, entity_id, entity_row, parse_story_id,
                                      resolve_entity_key, resolve_story_slug, signal_row,
                                      story_version_by_slug, topic_by_name, topic_names, topic_rows)
+from corpuskit.query.fulltext import bm25_ranking
+from corpuskit.query.language import (FIELDS, MAX_QUERY_LENGTH, CompiledQuery, QuerySyntaxError,
+                                      compile_query)
 from corpuskit.query.membership import ENTITY_NAMES, PRIMARY_TOPIC_RULE
 from corpuskit.query.paging import Page
 from corpuskit.query.record_filter import RECORDS_FROM, RecordFilter
@@ -17,7 +20,8 @@ from corpuskit.query.values import (ENTITY_TYPES, OBSERVATION_TYPES, SENTIMENT_L
                                     SIGNAL_KINDS, SIGNAL_STATUSES, STORY_KINDS)
 from corpuskit.query.where import Where
 
-__all__ = ["ENTITY_NAMES", "ENTITY_TYPES", "EntityNotFound", "OBSERVATION_TYPES", "PRIMARY_TOPIC_RULE",
+__all__ = ["CompiledQuery", "FIELDS", "MAX_QUERY_LENGTH", "QuerySyntaxError", "bm25_ranking", "compile_query",
+           "ENTITY_NAMES", "ENTITY_TYPES", "EntityNotFound", "OBSERVATION_TYPES", "PRIMARY_TOPIC_RULE",
            "Page", "RECORDS_FROM", "RecordFilter", "SENTIMENT_LABELS", "SEVERITIES", "SIGNAL_KINDS",
            "SIGNAL_STATUSES", "STORY_KINDS",
            "SignalNotFound", "StoryNotFound", "TopicNotFound", "Where", "entities_named", "entity_id",

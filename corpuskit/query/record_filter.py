@@ -33,12 +33,14 @@ def bound_timestamp(value, name: str) -> str | None:
 class RecordFilter:
     """Records by ``source`` (a source name), ``topic`` (a topic name, by the primary-topic
     membership rule) and ``since``/``until`` (inclusive bounds on ``publishedAt``, any timestamp
-    form). Every field is optional; ``None`` means no condition."""
+    form) and ``query`` (a query-language text or a compiled query, see
+    :func:`~corpuskit.query.compile_query`). Every field is optional; ``None`` means no condition."""
 
     source: str | None = None
     topic: str | None = None
     since: object = None
     until: object = None
+    query: object = None
 
     def __bool__(self) -> bool:
         return any(v is not None for v in asdict(self).values())
@@ -50,7 +52,7 @@ class RecordFilter:
         carries (enrichment has not made the topic yet); else
         :class:`~corpuskit.query.TopicNotFound` naming the topics.
         """
-        where = Where()
+        where = Where().text_query(self.query)
         if self.source is not None:
             if not isinstance(self.source, str) or not self.source:
                 raise ValidationError(f"source must be a source name, not {self.source!r}")
@@ -73,6 +75,8 @@ class RecordFilter:
         out = {}
         for name, value in asdict(self).items():
             if value is not None:
+                if name == "query":
+                    value = getattr(value, "text", value)
                 out[name] = bound_timestamp(value, name) if name in ("since", "until") else value
         return out
 

@@ -110,14 +110,18 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         source = params.enum_param("source", SOURCE_KINDS)
         sentiment = params.enum_param("sentiment", SENTIMENTS)
         since, until = params.time_range()
+        q = params.query_param("q")
         size = limit()
         filters = {"source": source, "sentiment": sentiment, "from": since, "to": until}
+        if q is not None:   # a cursor is signed over its query too (and stays as it was without one)
+            filters["q"] = q.text
         token = cursor()
         decode_cursor(corpus, "records", filters, token, 2)  # a bad cursor is 400, cached page or not
         # records and their enrichment change only with imports and stage runs: the data version
-        return cached_page(conn(), ("v1/records", source, sentiment, since, until, token, size), lambda: paged(
+        key = ("v1/records", source, sentiment, since, until, token, size, q and q.text)
+        return cached_page(conn(), key, lambda: paged(
             "records", filters, 2,
-            lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size),
+            lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size, q),
             lambda r: [r["published_at"], r["id"]], lambda r: shapes.record_item(corpus, r), size))
 
     @bearer("/v1/records/<rid>")

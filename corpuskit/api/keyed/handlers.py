@@ -110,8 +110,9 @@ def discourse(corpus):
     source = params.enum_param("source", KEYED_SOURCES)
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     since, until = _since_until()
+    q = params.query_param("q")
     body = queries.discourse_json(corpus, source=source, topic=topic, since=since, until=until,
-                                  limit=_limit("discourse"), offset=_offset())
+                                  limit=_limit("discourse"), offset=_offset(), q=q)
     bottle.response.content_type = JSON_TYPE + "; charset=utf-8"
     return body
 

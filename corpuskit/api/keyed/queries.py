@@ -61,19 +61,20 @@ _DISCOURSE_FROM = (
 )
 
 
-def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
+def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
     """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id).
 
     Pages are remembered until the data changes (:func:`corpuskit.api.response_cache.cached_page`).
     """
     if topic is not None:
         topic_row(corpus, topic)  # an unknown topic is 404 even when nothing is cached
-    return cached_page(corpus.conn, ("discourse", source, topic, since, until, limit, offset),
-                       lambda: _read_discourse_page(corpus, source, topic, since, until, limit, offset))
+    key = ("discourse", source, topic, since, until, limit, offset, q and q.text)
+    return cached_page(corpus.conn, key,
+                       lambda: _read_discourse_page(corpus, source, topic, since, until, limit, offset, q))
 
 
-def _read_discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
-    where = Where().equal("r.source", source)
+def _read_discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
+    where = Where().equal("r.source", source).text_query(q)
     if topic is not None:
         where.in_topic(topic_row(corpus, topic)["id"], topic)
     where.bound("r.captured_at", "since", since).bound("r.captured_at", "until", until)
@@ -118,9 +119,10 @@ def list_discourse(corpus, source: str | None = None, topic: str | None = None,
 
 def discourse_json(corpus, source: str | None = None, topic: str | None = None,
                    since: str | None = None, until: str | None = None,
-                   limit: int = 50, offset: int = 0) -> bytes:
-    """:func:`list_discourse` already encoded as UTF-8 JSON (what the server sends)."""
-    items, total = _discourse_page(corpus, source, topic, since, until, limit, offset)
+                   limit: int = 50, offset: int = 0, q=None) -> bytes:
+    """:func:`list_discourse` already encoded as UTF-8 JSON (what the server sends); ``q`` a
+    compiled query (:func:`corpuskit.query.compile_query`) or None."""
+    items, total = _discourse_page(corpus, source, topic, since, until, limit, offset, q)
     page = json.dumps(pagination(total, limit, offset, len(items)), separators=(",", ":"))
     return ('{"data":[' + ",".join(items) + '],"pagination":' + page + "}").encode("utf-8")
 

@@ -13,6 +13,7 @@ from corpuskit.api.openapi.building import (array, boolean, day, enum, header, i
                                             query, ref, response, string, timestamp,
                                             timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.query import MAX_QUERY_LENGTH
 
 V1_KINDS = tuple(V1_SIGNAL_KINDS)
 
@@ -228,7 +229,8 @@ def _paths() -> dict:
         "/v1/records": _op("Records, newest publishedAt first", "RecordPage", [
             query("source", enum(SOURCE_KINDS), "Source kind."),
             query("sentiment", enum(r.SENTIMENTS), "Sentiment label."),
-            since, until, limit(), cursor], ("400",), "listRecords"),
+            since, until, limit(), cursor,
+            query("q", string(maxLength=MAX_QUERY_LENGTH), "Extension: a query in the corpuskit query language (Lucene syntax: terms, \"phrases\", AND/OR/NOT, -term, parentheses, vacc*, \"a b\"~5, fields source: author: lang: topic: entity: sentiment: published:[a TO b]; bare terms are AND-ed; docs/query.md). Only matching records are listed; 400 naming the column for a malformed query.")], ("400",), "listRecords"),
         "/v1/records/{id}": _op("One record", "RecordDetail", [pid("id", "rec", "record")],
                                 ("404",), "getRecord"),
         "/v1/records/{id}/embedding": _op("A record's embedding", "RecordEmbedding",

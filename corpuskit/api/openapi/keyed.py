@@ -11,7 +11,7 @@ from corpuskit.api.openapi.building import (array, boolean, day, enum, header, i
                                             path_param, query, ref, response, string, timestamp,
                                             timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
-from corpuskit.query import SENTIMENT_LABELS, SIGNAL_KINDS
+from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS, SIGNAL_KINDS
 
 
 def _schemas() -> dict:
@@ -310,7 +310,8 @@ def _paths() -> dict:
             [path_param("name", "Topic name")], ("404",), operation_id="getTopic"),
         "/api/v1/discourse": _op(
             "Discourse records, newest capturedAt first", "DiscourseList",
-            [source, topic, since, until, limit("discourse"), offset], ("400", "404"),
+            [source, topic, since, until, limit("discourse"), offset,
+             query("q", string(maxLength=MAX_QUERY_LENGTH), "Extension: a query in the corpuskit query language (Lucene syntax: terms, \"phrases\", AND/OR/NOT, -term, parentheses, vacc*, \"a b\"~5, fields source: author: lang: topic: entity: sentiment: published:[a TO b]; bare terms are AND-ed; docs/query.md). Only matching records are listed; 400 naming the column for a malformed query.")], ("400", "404"),
             description="since/until bound capturedAt. `analysis` is null for records not yet "
                         "enriched.", operation_id="listDiscourse"),
         "/api/v1/search": _op(
