@@ -459,6 +459,37 @@ def compare(corpus, topic_names, days=30, level: float = 0.95) -> pd.DataFrame:
     return snapshot_intervals(corpus.conn, frame, level)
 
 
+def compare_tests(corpus, topic_names, days=30, level: float = 0.95) -> pd.DataFrame:
+    """Each pair of 2 to 5 topics over the last ``days`` days, per measure, with a test
+    (see ``Corpus.compare_tests``)."""
+    from corpuskit.analysis.changes import topic_pairs
+    from corpuskit.analysis.trends import COMPARE_MAX_DAYS, _topic_list
+    from corpuskit.analysis.windows import check_int, window_days
+
+    names = _topic_list(topic_names)
+    pairs = [(topic_id(corpus, name), name) for name in names]
+    dates = window_days(corpus, min(check_int(days, "days", 1), COMPARE_MAX_DAYS))
+    return topic_pairs(corpus.conn, pairs, dates[0], dates[-1], level)
+
+
+def week_over_week(corpus, topic=None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
+    """Each topic's ISO weeks against the week before, per measure, with a test
+    (see ``Corpus.week_over_week``)."""
+    from corpuskit.analysis.changes import WEEKLY_COLUMNS
+    from corpuskit.analysis.changes import week_over_week as weekly
+    from corpuskit.analysis.snapshots import resolve_range
+
+    tid = topic_id(corpus, topic)
+    if since is None and until is None:
+        since = corpus.conn.execute("SELECT min(day) FROM records").fetchone()[0]
+        if since is None:
+            return pd.DataFrame(columns=WEEKLY_COLUMNS)
+    first, last = resolve_range(corpus, since, until)
+    names = ([(tid, str(topic))] if tid is not None else
+             [tuple(r) for r in corpus.conn.execute("SELECT id, name FROM topics ORDER BY name")])
+    return weekly(corpus.conn, names, first, last, level)
+
+
 def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
     """Cross-topic observations, newest first (see ``Corpus.observations``)."""
     from corpuskit.analysis.observations import LIST_MAX, observation_page

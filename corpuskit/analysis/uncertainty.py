@@ -10,7 +10,7 @@ itself) at the end of a frame, from :mod:`corpuskit.stats.intervals`:
 
 :func:`topic_day_moments` reads, per topic and UTC day, the record count, the
 scored records' count, sum and sum of squares of sentiment scores, and the
-positive and negative labels: what a mean's t interval and the tests of
+labelled, positive and negative records: what a mean's t interval and the tests of
 :mod:`corpuskit.analysis.changes` need. A record counts in every topic it is
 assigned to (the snapshots' rule).
 """
@@ -23,12 +23,12 @@ from corpuskit.stats.intervals import mean_interval_from_moments, poisson_interv
 
 DEFAULT_LEVEL = 0.95
 
-MOMENT_COLUMNS = ["topicId", "day", "records", "scored", "scoreSum", "scoreSquares", "positive",
-                  "negative"]
+MOMENT_COLUMNS = ["topicId", "day", "records", "scored", "scoreSum", "scoreSquares", "labelled",
+                  "positive", "negative"]
 
 _MOMENTS_SQL = (
     "SELECT ta.topic_id, r.day, count(*), count(e.sentiment_score), total(e.sentiment_score), "
-    "total(e.sentiment_score * e.sentiment_score), "
+    "total(e.sentiment_score * e.sentiment_score), count(e.sentiment_label), "
     "total(e.sentiment_label = 'positive'), total(e.sentiment_label = 'negative') "
     "FROM records r INDEXED BY records_day CROSS JOIN topic_assignments ta ON ta.record_id = r.id "
     "LEFT JOIN enrichment e ON e.record_id = r.id "
@@ -80,7 +80,7 @@ def topic_day_moments(conn, first: str, last: str) -> pd.DataFrame:
     the :data:`MOMENT_COLUMNS`, by topic then day."""
     rows = conn.execute(_MOMENTS_SQL, (first, last)).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=MOMENT_COLUMNS)
-    for col in ("records", "scored", "positive", "negative"):
+    for col in ("records", "scored", "labelled", "positive", "negative"):
         frame[col] = frame[col].astype(int)
     return frame
 
