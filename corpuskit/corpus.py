@@ -557,7 +557,8 @@ class Corpus:
 
         Columns: ``observedAt, type`` (convergence, divergence, anomaly,
         milestone, trend), ``severity, headline, detail`` (dict), ``topic``
-        (from the detail, when it names one).
+        (from the detail, when it names one), ``test, p_value`` (a trend's last week against
+        its first, a volume divergence's two topics: the exact two-rate test; else None, NaN).
         """
         from corpuskit import frames
 

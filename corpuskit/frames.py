@@ -502,8 +502,13 @@ def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
         offset += len(page.rows)
         if not page.has_more or not page.rows:
             break
+    from corpuskit.analysis.changes import observation_test
+
     frame = pd.DataFrame(rows, columns=["observedAt", "type", "severity", "headline", "detail"])
     frame["topic"] = frame["detail"].map(lambda d: d.get("topic") if isinstance(d, dict) else None)
+    tests = [observation_test(d) for d in frame["detail"]]
+    frame["test"] = pd.Series([t for t, _ in tests], index=frame.index, dtype=object)
+    frame["p_value"] = pd.Series([p for _, p in tests], index=frame.index, dtype=float)
     return _times(frame, "observedAt")
 
 

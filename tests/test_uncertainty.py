@@ -201,3 +201,22 @@ def test_every_interval_holds_its_figure_on_real_reddit(tmp_path):
     first = weeks.groupby("topic")["reference"].first().sum()
     assert weeks["value"].sum() + first == assigned
     c.close()
+
+
+def test_observations_carry_a_test_where_their_detail_holds_counts(demo_corpus):
+    from corpuskit.analysis.changes import observation_test
+
+    trend = {"metric": "weeklyVolume", "weeks": [{"weekStart": "2024-03-04", "count": c} for c in (10, 14, 19, 30)]}
+    assert observation_test(trend) == (RATE_TEST, pytest.approx(two_rate_test(30, 10)[0]))
+    diverge = {"metric": "volume", "change": {"a": {"previous": 10.0, "recent": 40.0},
+                                              "b": {"previous": 30.0, "recent": 12.0}}}
+    test, p = observation_test(diverge)
+    assert test == RATE_TEST and p == pytest.approx(two_rate_test(12, 30)[0])
+    assert p > two_rate_test(40, 10)[0]        # the weaker of the two moves
+    for detail in ({"metric": "volume", "deviation": 4.0}, {"metric": "sentiment", "change": {}}, None):
+        test, p = observation_test(detail)
+        assert test is None and np.isnan(p)
+    o = demo_corpus.observations()
+    assert o.columns[-2:].tolist() == ["test", "p_value"]
+    tested = o[o["test"].notna()]
+    assert len(tested) == (o["type"] == "trend").sum() > 0 and (tested["p_value"] < 0.05).all()

@@ -143,3 +143,23 @@ def topic_pairs(conn, topics: list[tuple[int, str]], first: str, last: str,
         rows += [{"topic": na, "referenceTopic": nb, "days": days, **row}
                  for row in change_rows(a, b, days, days, level)]
     return _frame(rows, COMPARE_COLUMNS)
+
+
+def observation_test(detail) -> tuple[str | None, float]:
+    """``(test, p_value)`` for an observation whose detail holds counts, else ``(None, NaN)``.
+
+    A ``trend`` (``weeks`` of counts): its last week against its first, exact conditional
+    binomial. A volume ``divergence`` (each topic's ``previous`` and ``recent`` 7-day counts): the
+    same test per topic, and the larger p-value, since the observation needs both moves
+    (an intersection-union test). Other observations (anomalies against a median, sentiment
+    means without their spread, milestones) carry no test here: NaN.
+    """
+    if not isinstance(detail, dict):
+        return None, float("nan")
+    if detail.get("metric") == "weeklyVolume" and len(detail.get("weeks") or []) >= 2:
+        p, test = two_rate_test(detail["weeks"][-1]["count"], detail["weeks"][0]["count"])
+        return test, p
+    if detail.get("metric") == "volume" and isinstance(detail.get("change"), dict) and detail["change"]:
+        ps = [two_rate_test(c["recent"], c["previous"]) for c in detail["change"].values()]
+        return ps[0][1], max(p for p, _ in ps)
+    return None, float("nan")
