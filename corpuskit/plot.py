@@ -8,7 +8,7 @@ Jupyter the figure shows inline like any other.
 
 * :func:`volume`: records per day by source or by topic, signals marked, with exact Poisson bands;
 * :func:`sentiment`: mean sentiment per day with a Student's t band;
-* :func:`topic_heatmap`: topics by day, records (or shares) per cell, uncertain cells hatched;
+* :func:`topic_heatmap`: topics by day, records (or shares) per cell, cells not told from the topic's average hatched;
 * :func:`entity_trend`: one entity's mentions per day with Poisson error bars, its signals marked;
 * :func:`cluster_map`: a topic's records on the clustering's 2-D map.
 
@@ -205,19 +205,23 @@ def sentiment(data, by: str | None = None, since=None, until=None, min_records: 
 
 
 def uncertain_cells(counts, totals=None, level: float = 0.95) -> np.ndarray:
-    """Which cells of a heatmap to hatch: a non-zero value whose interval at ``level`` is wider
-    than the value itself (a Poisson interval of ``counts``, or with ``totals`` the Wilson
-    interval of the share ``counts / totals``). At 95% that is a count of 1 to 17."""
-    counts = np.asarray(counts, dtype=float)
+    """Which cells of a topics-by-days grid to hatch: those whose interval at ``level`` holds the
+    row's own average, so the cell cannot be told from the topic's usual day.
+
+    ``counts`` is the grid (rows: topics); each cell's exact Poisson interval is set against
+    the row's mean count. With ``totals`` (the same shape), each cell's Wilson interval of
+    ``counts / totals`` is set against the row's overall share ``sum(counts) / sum(totals)``.
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
     if totals is None:
         low, high = poisson_interval(counts, level)
-        value = counts
+        centre = counts.mean(axis=1, keepdims=True)
     else:
-        totals = np.asarray(totals, dtype=float)
+        totals = np.atleast_2d(np.asarray(totals, dtype=float))
         low, high = wilson_interval(counts, totals, level)
         with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), 0.0)
-    return (counts > 0) & (np.nan_to_num(high - low) > value)
+            centre = counts.sum(axis=1, keepdims=True) / totals.sum(axis=1, keepdims=True)
+    return (np.nan_to_num(low, nan=np.inf) <= centre) & (centre <= np.nan_to_num(high, nan=-np.inf))
 
 
 def topic_heatmap(corpus, since=None, until=None, share: bool = False, level: float | None = 0.95,
@@ -226,9 +230,9 @@ def topic_heatmap(corpus, since=None, until=None, share: bool = False, level: fl
 
     ``share`` divides each day by its total across topics. A record counts in
     every topic it is assigned to (the snapshots' rule). A heatmap cannot draw
-    a band: cells too uncertain to read (:func:`uncertain_cells` at ``level``:
-    a non-zero value whose interval is wider than itself) are hatched; ``level=None``
-    hatches none.
+    a band: cells whose interval at ``level`` holds the topic's average day
+    (:func:`uncertain_cells`) are hatched, so the plain cells are the days that
+    stand out from their topic's usual level; ``level=None`` hatches none.
     """
     snaps = corpus.snapshots(since=since, until=until)
     if snaps.empty:
@@ -256,7 +260,7 @@ def topic_heatmap(corpus, since=None, until=None, share: bool = False, level: fl
         for i, j in zip(*np.nonzero(uncertain_cells(counts, totals, level))):
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", linewidth=0,
                                    edgecolor="white", alpha=0.6))
-        title += f"; hatched: {_band_label(level)} wider than the value"
+        title += f"; hatched: {_band_label(level)} holds the topic's average"
     ax.set_title(title)
     return ax
 

@@ -121,12 +121,17 @@ def test_entity_trend_draws_error_bars_and_heatmap_hatches_uncertain_cells(demo_
     assert len(bars) == 1 and len(bars[0].get_segments()) == len(ax.patches)
     ax = plot.topic_heatmap(demo_corpus)
     snaps = demo_corpus.snapshots()
-    width = snaps["totalRecords_high"] - snaps["totalRecords_low"]
-    expected = ((snaps["totalRecords"] > 0) & (width > snaps["totalRecords"])).sum()
-    assert len(ax.patches) == expected and expected == ((snaps["totalRecords"] > 0)
-                                                        & (snaps["totalRecords"] <= 17)).sum()
+    average = snaps.groupby("topic")["totalRecords"].transform("mean")
+    holds = (snaps["totalRecords_low"] <= average) & (average <= snaps["totalRecords_high"])
+    assert len(ax.patches) == holds.sum() and 0 < holds.sum() < len(snaps)
     assert not plot.topic_heatmap(demo_corpus, level=None).patches
-    assert plot.uncertain_cells([0, 1, 40], [0, 4, 60]).tolist() == [False, True, False]
+    assert len(plot.topic_heatmap(demo_corpus, share=True).patches) > 0
+    # shares against the row's overall share: row 0 39/60 = 0.65, held by 9/10 and 30/40, not by 0/10;
+    # row 1 60/100 = 0.6, held by 1/2 only (40/40 and 19/58 stand out)
+    cells = plot.uncertain_cells([[9, 30, 0], [1, 40, 19]], [[10, 40, 10], [2, 40, 58]])
+    assert cells.tolist() == [[True, True, False], [True, False, False]]
+    # counts against the row's mean, 15: 9, 11 and 10 are ordinary days, 30 stands out
+    assert plot.uncertain_cells([[9, 11, 30, 10]]).tolist() == [[True, True, False, True]]
 
 
 def test_bad_arguments(demo_corpus):
