@@ -323,18 +323,20 @@ class Corpus:
     # -- derived tables as DataFrames ---------------------------------------
     # Thin doors onto corpuskit.frames; the columns are documented here and in
     # docs/api.md ("The DataFrame API"). Timestamps are UTC pandas datetimes.
-    def topics(self) -> pd.DataFrame:
+    def topics(self, level: float = 0.95) -> pd.DataFrame:
         """Every topic (beat), by name.
 
         Columns: ``id, name, displayName, description, category, keywords``
         (list), ``subreddits`` (list), ``active``, ``discovered`` (True when
         found from the corpus text rather than a beat file), ``recordCount``
         (records whose primary topic it is), ``assignedCount`` (every
-        assignment, so a record on two beats counts in both), ``createdAt``.
+        assignment, so a record on two beats counts in both), ``createdAt``, then
+        ``share, share_low, share_high``: ``recordCount`` over all records, with its Wilson
+        interval at ``level`` (see ``docs/uncertainty.md``).
         """
         from corpuskit import frames
 
-        return frames.topics(self)
+        return frames.topics(self, level=level)
 
     def topic_overview(self, examples: int = 2) -> pd.DataFrame:
         """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
@@ -436,7 +438,7 @@ class Corpus:
 
         return frames.entities(self, type=type, since=since, limit=limit)
 
-    def entity_profile(self, name_or_slug: str) -> dict:
+    def entity_profile(self, name_or_slug: str, level: float = 0.95) -> dict:
         """One entity by name, slug, alias or id: a dict.
 
         Keys: ``id, name, type, types, slug, lede,
@@ -444,13 +446,14 @@ class Corpus:
         sentimentDistribution, prominenceRank, noveltyActive, sourceDiversity,
         firstSeen, lastSeen, beats`` (topic names, most mentions first),
         ``narrative`` (its current story or None), ``mentionTrend`` (a
-        DataFrame ``day, mentions``: the 30 days to the corpus clock, oldest
-        first) and ``sentimentTrend`` (a DataFrame ``weekStart, avgScore,
-        sampleSize``). :class:`NotFoundError` when nothing matches.
+        DataFrame ``day, mentions, mentions_low, mentions_high``: the 30 days to the
+        corpus clock, oldest first, with Poisson intervals) and ``sentimentTrend`` (a
+        DataFrame ``weekStart, avgScore, sampleSize, avgScore_low, avgScore_high``: t
+        intervals). Intervals at ``level``. :class:`NotFoundError` when nothing matches.
         """
         from corpuskit import frames
 
-        return frames.entity_profile(self, name_or_slug)
+        return frames.entity_profile(self, name_or_slug, level=level)
 
     def mentions(self, entity: str | None = None) -> pd.DataFrame:
         """Entity mentions, one row per (record, entity), oldest record first.
@@ -526,34 +529,65 @@ class Corpus:
 
         return frames.arcs(self)
 
-    def snapshots(self, topic: str | None = None, since=None, until=None) -> pd.DataFrame:
+    def snapshots(self, topic: str | None = None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
         """One row per topic per UTC day, zero rows included, by topic then date.
 
         Columns: ``topic, date, totalRecords, volumeBySource`` (dict),
         ``sentimentPositive, sentimentNeutral, sentimentNegative,
         avgSentiment`` (float, NaN on a day without a scored record),
         ``platformCount, topEntities`` (list of ``{name, mentions, type}``),
-        ``signalCount``. A record counts in every topic it is assigned to.
+        ``signalCount``, then the intervals at ``level``: ``totalRecords_low, totalRecords_high``
+        (Poisson), ``topicShare`` (of the day's records) and ``positiveShare``,
+        ``negativeShare`` (of its labelled records), each with ``_low, _high`` (Wilson),
+        ``avgSentiment_low, avgSentiment_high`` (Student's t); see ``docs/uncertainty.md``.
+        A record counts in every topic it is assigned to.
         Window: ``since``/``until`` days (``YYYY-MM-DD``, inclusive); with
         neither, the whole corpus up to the clock's day; with one, see
         :func:`corpuskit.analysis.snapshots.resolve_range`.
         """
         from corpuskit import frames
 
-        return frames.snapshots(self, topic=topic, since=since, until=until)
+        return frames.snapshots(self, topic=topic, since=since, until=until, level=level)
 
-    def trends(self, topic: str, days: int = 30) -> pd.DataFrame:
-        """Records per day of one topic: ``topic, day, count`` for the ``days`` days to the clock."""
+    def trends(self, topic: str, days: int = 30, level: float = 0.95) -> pd.DataFrame:
+        """Records per day of one topic: ``topic, day, count, count_low, count_high`` (an exact
+        Poisson interval at ``level``) for the ``days`` days to the clock."""
         from corpuskit import frames
 
-        return frames.trends(self, topic, days=days)
+        return frames.trends(self, topic, days=days, level=level)
 
-    def compare(self, topics, days: int = 30) -> pd.DataFrame:
-        """2 to 5 topics' snapshot rows (the :meth:`snapshots` columns) over the last ``days`` days
-        (at most 90), stacked: filter or pivot on ``topic``."""
+    def compare(self, topics, days: int = 30, level: float = 0.95) -> pd.DataFrame:
+        """2 to 5 topics' snapshot rows (the :meth:`snapshots` columns, intervals included) over
+        the last ``days`` days (at most 90), stacked: filter or pivot on ``topic``. The tests
+        between the topics are :meth:`compare_tests`."""
         from corpuskit import frames
 
-        return frames.compare(self, topics, days=days)
+        return frames.compare(self, topics, days=days, level=level)
+
+    def compare_tests(self, topics, days: int = 30, level: float = 0.95) -> pd.DataFrame:
+        """Each pair of 2 to 5 topics over the last ``days`` days (at most 90), one row per measure.
+
+        Columns: ``topic, referenceTopic, days, measure`` (``records, positiveShare,
+        negativeShare, avgSentiment``), ``value, value_low, value_high, reference,
+        reference_low, reference_high, change`` (records: rate ratio; else the difference),
+        ``test, p_value`` (exact conditional binomial for counts, two-proportion z or
+        Fisher's exact for shares, Welch's t for means). See :mod:`corpuskit.analysis.changes`.
+        """
+        from corpuskit import frames
+
+        return frames.compare_tests(self, topics, days=days, level=level)
+
+    def week_over_week(self, topic: str | None = None, since=None, until=None,
+                       level: float = 0.95) -> pd.DataFrame:
+        """Each topic's ISO weeks against the week before, one row per measure, with a test.
+
+        Columns: ``topic, weekStart, days, referenceDays`` (days of each week inside the
+        window), then the :meth:`compare_tests` columns from ``measure`` on; counts are
+        compared as daily rates. Window as :meth:`snapshots` (default: the whole corpus).
+        """
+        from corpuskit import frames
+
+        return frames.week_over_week(self, topic=topic, since=since, until=until, level=level)
 
     def observations(self, type: str | None = None, severity: str | None = None,
                      since=None) -> pd.DataFrame:
@@ -561,7 +595,8 @@ class Corpus:
 
         Columns: ``observedAt, type`` (convergence, divergence, anomaly,
         milestone, trend), ``severity, headline, detail`` (dict), ``topic``
-        (from the detail, when it names one).
+        (from the detail, when it names one), ``test, p_value`` (a trend's last week against
+        its first, a volume divergence's two topics: the exact two-rate test; else None, NaN).
         """
         from corpuskit import frames
 

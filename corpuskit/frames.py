@@ -115,8 +115,10 @@ def records(corpus, source=None, topic=None, since=None, until=None, q=None, new
 
 
 # -- topics -------------------------------------------------------------------------
-def topics(corpus) -> pd.DataFrame:
-    """Every topic with its record counts (see ``Corpus.topics``)."""
+def topics(corpus, level: float = 0.95) -> pd.DataFrame:
+    """Every topic with its record counts and share of the records (see ``Corpus.topics``)."""
+    from corpuskit.analysis.uncertainty import add_share
+
     listed = [{"name": r["name"], "displayName": r["display_name"], "description": r["description"],
                "category": r["category"], "keywords": json.loads(r["keywords"] or "[]"),
                "subreddits": json.loads(r["subreddits"] or "[]"), "active": bool(r["active"]),
@@ -132,7 +134,10 @@ def topics(corpus) -> pd.DataFrame:
     frame["discovered"] = frame["discovered"].astype(bool)
     frame = frame[["id", "name", "displayName", "description", "category", "keywords", "subreddits",
                    "active", "discovered", "recordCount", "assignedCount", "createdAt"]]
-    return _times(frame.sort_values("name", kind="stable").reset_index(drop=True), "createdAt")
+    frame = frame.sort_values("name", kind="stable").reset_index(drop=True)
+    total = corpus.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    add_share(frame, "share", frame["recordCount"].to_numpy(), [total] * len(frame), level)
+    return _times(frame, "createdAt")
 
 
 # -- signals ---------------------------------------------------------------------------
@@ -271,17 +276,22 @@ def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     return _times(frame, "firstSeen", "lastSeen")
 
 
-def entity_profile(corpus, key) -> dict:
+def entity_profile(corpus, key, level: float = 0.95) -> dict:
     """One entity's profile, with its mention trend as a DataFrame (see ``Corpus.entity_profile``)."""
-    from corpuskit.analysis.entity_stats import entity_detail
+    from corpuskit.analysis.entity_stats import entity_detail, sentiment_weeks
     from corpuskit.analysis.entity_stats import entity_profile as keyed_profile
+    from corpuskit.analysis.uncertainty import add_count_interval, add_mean_interval
 
     eid = entity_id(corpus, key)
     detail = entity_detail(corpus, eid)
     profile = keyed_profile(corpus, detail["name"])
     trend = pd.DataFrame(profile["mentionTrend"][::-1], columns=["day", "mentions"])
     trend["day"] = pd.to_datetime(trend["day"], utc=True)
+    add_count_interval(trend, "mentions", level)
     weeks = pd.DataFrame(detail["sentimentTrend"], columns=["weekStart", "avgScore", "sampleSize"])
+    scores = sentiment_weeks(corpus, eid)
+    sd = [pd.Series(scores.get(w, []), dtype=float).std(ddof=1) for w in weeks["weekStart"]]
+    add_mean_interval(weeks, "avgScore", weeks["sampleSize"].to_numpy(), sd, level)
     weeks["weekStart"] = pd.to_datetime(weeks["weekStart"], utc=True)
     out = {k: v for k, v in detail.items() if k != "sentimentTrend"}
     out.update({"types": profile["types"], "firstSeen": profile["firstSeen"],
@@ -399,9 +409,10 @@ def _snapshot_frame(rows: list[dict], topic: str) -> pd.DataFrame:
     return frame[SNAPSHOT_COLUMNS]
 
 
-def snapshots(corpus, topic=None, since=None, until=None) -> pd.DataFrame:
+def snapshots(corpus, topic=None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
     """Daily snapshot rows per topic, dense over the window (see ``Corpus.snapshots``)."""
     from corpuskit.analysis.snapshots import resolve_range, snapshot_rows
+    from corpuskit.analysis.uncertainty import snapshot_intervals
 
     tid = topic_id(corpus, topic)
     if since is None and until is None:
@@ -414,12 +425,13 @@ def snapshots(corpus, topic=None, since=None, until=None) -> pd.DataFrame:
               for t, name in names]
     frame = (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SNAPSHOT_COLUMNS))
     frame["date"] = pd.to_datetime(frame["date"], utc=True)
-    return frame
+    return snapshot_intervals(corpus.conn, frame, level)
 
 
-def trends(corpus, topic, days=30) -> pd.DataFrame:
+def trends(corpus, topic, days=30, level: float = 0.95) -> pd.DataFrame:
     """One topic's records per day over the last ``days`` days (see ``Corpus.trends``)."""
     from corpuskit.analysis.trends import volume_trend
+    from corpuskit.analysis.uncertainty import add_count_interval
 
     if topic is None:
         raise ValidationError("topic is required")
@@ -428,12 +440,13 @@ def trends(corpus, topic, days=30) -> pd.DataFrame:
     frame = pd.DataFrame(trend["volume"], columns=["day", "count"])
     frame.insert(0, "topic", trend["topic"])
     frame["day"] = pd.to_datetime(frame["day"], utc=True)
-    return frame
+    return add_count_interval(frame, "count", level)
 
 
-def compare(corpus, topic_names, days=30) -> pd.DataFrame:
+def compare(corpus, topic_names, days=30, level: float = 0.95) -> pd.DataFrame:
     """2 to 5 topics' daily snapshot rows stacked, one per topic and day (see ``Corpus.compare``)."""
     from corpuskit.analysis.trends import _topic_list, compare_topics
+    from corpuskit.analysis.uncertainty import snapshot_intervals
 
     for name in _topic_list(topic_names):
         topic_id(corpus, name)
@@ -441,7 +454,38 @@ def compare(corpus, topic_names, days=30) -> pd.DataFrame:
     frames = [_snapshot_frame(rows, name) for name, rows in answer["comparison"].items()]
     frame = pd.concat(frames, ignore_index=True)
     frame["date"] = pd.to_datetime(frame["date"], utc=True)
-    return frame
+    return snapshot_intervals(corpus.conn, frame, level)
+
+
+def compare_tests(corpus, topic_names, days=30, level: float = 0.95) -> pd.DataFrame:
+    """Each pair of 2 to 5 topics over the last ``days`` days, per measure, with a test
+    (see ``Corpus.compare_tests``)."""
+    from corpuskit.analysis.changes import topic_pairs
+    from corpuskit.analysis.trends import COMPARE_MAX_DAYS, _topic_list
+    from corpuskit.analysis.windows import check_int, window_days
+
+    names = _topic_list(topic_names)
+    pairs = [(topic_id(corpus, name), name) for name in names]
+    dates = window_days(corpus, min(check_int(days, "days", 1), COMPARE_MAX_DAYS))
+    return topic_pairs(corpus.conn, pairs, dates[0], dates[-1], level)
+
+
+def week_over_week(corpus, topic=None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
+    """Each topic's ISO weeks against the week before, per measure, with a test
+    (see ``Corpus.week_over_week``)."""
+    from corpuskit.analysis.changes import WEEKLY_COLUMNS
+    from corpuskit.analysis.changes import week_over_week as weekly
+    from corpuskit.analysis.snapshots import resolve_range
+
+    tid = topic_id(corpus, topic)
+    if since is None and until is None:
+        since = corpus.conn.execute("SELECT min(day) FROM records").fetchone()[0]
+        if since is None:
+            return pd.DataFrame(columns=WEEKLY_COLUMNS)
+    first, last = resolve_range(corpus, since, until)
+    names = ([(tid, str(topic))] if tid is not None else
+             [tuple(r) for r in corpus.conn.execute("SELECT id, name FROM topics ORDER BY name")])
+    return weekly(corpus.conn, names, first, last, level)
 
 
 def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
@@ -456,8 +500,13 @@ def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
         offset += len(page.rows)
         if not page.has_more or not page.rows:
             break
+    from corpuskit.analysis.changes import observation_test
+
     frame = pd.DataFrame(rows, columns=["observedAt", "type", "severity", "headline", "detail"])
     frame["topic"] = frame["detail"].map(lambda d: d.get("topic") if isinstance(d, dict) else None)
+    tests = [observation_test(d) for d in frame["detail"]]
+    frame["test"] = pd.Series([t for t, _ in tests], index=frame.index, dtype=object)
+    frame["p_value"] = pd.Series([p for _, p in tests], index=frame.index, dtype=float)
     return _times(frame, "observedAt")
 
 

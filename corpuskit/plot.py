@@ -6,17 +6,19 @@ a new figure) and returns the matplotlib ``Axes``, so a figure can be
 composed, restyled or saved by the caller. None selects a backend: in
 Jupyter the figure shows inline like any other.
 
-* :func:`volume`: records per day by source or by topic, signals marked;
-* :func:`sentiment`: mean sentiment per day with a 95% confidence band;
-* :func:`topic_heatmap`: topics by day, records per cell;
-* :func:`entity_trend`: one entity's mentions per day, its signals marked;
+* :func:`volume`: records per day by source or by topic, signals marked, with exact Poisson bands;
+* :func:`sentiment`: mean sentiment per day with a Student's t band;
+* :func:`topic_heatmap`: topics by day, records (or shares) per cell, cells not told from the topic's average hatched;
+* :func:`entity_trend`: one entity's mentions per day with Poisson error bars, its signals marked;
 * :func:`cluster_map`: a topic's records on the clustering's 2-D map;
 * :func:`attention`: subcorpora's share of all records per period, with interval bands;
-* :func:`keyness`: a diverging bar chart of Log Ratio for the most key terms of two subcorpora.
+* :func:`keyness`: a diverging bar chart of Log Ratio for the most key terms of two subcorpora;
 * :func:`confusion`: a validation's confusion matrix (gold against corpuskit).
 
 Times are UTC days; signals are drawn as triangles on the day they were
-detected, coloured by severity (:data:`SEVERITY_COLOURS`).
+detected, coloured by severity (:data:`SEVERITY_COLOURS`). Every figure of a
+count, share or mean draws its interval at ``level`` (0.95 by default; ``None``
+draws none), computed as ``docs/uncertainty.md`` states.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from corpuskit.errors import MissingDependencyError, ValidationError
+from corpuskit.stats.intervals import mean_interval_from_moments, poisson_interval, wilson_interval
 
 SEVERITY_COLOURS = {"high": "#c0392b", "medium": "#e67e22", "low": "#7f8c8d"}
 INSTALL_HINT = "pip install 'corpuskit[notebooks]'"
@@ -95,8 +98,18 @@ def _mark_signals(ax, sig: pd.DataFrame, heights: dict, default_height: float, l
     return n
 
 
+def _band_label(level) -> str:
+    return f"{level:.0%} interval"
+
+
+def _count_band(ax, days, counts, level, colour, label=None) -> None:
+    """A Poisson band around daily ``counts`` (``fill_between``)."""
+    low, high = poisson_interval(np.asarray(counts, dtype=float), level)
+    ax.fill_between(days, low, high, color=colour, alpha=0.18, linewidth=0, label=label)
+
+
 def volume(data, by: str = "source", topics=None, signals=True, since=None, until=None,
-           stacked: bool | None = None, ax=None, figsize=(11, 3.5)):
+           stacked: bool | None = None, level: float | None = 0.95, ax=None, figsize=(11, 3.5)):
     """Records per UTC day by source or by (primary) topic, with signals marked.
 
     ``data`` is a Corpus or a :meth:`~corpuskit.Corpus.records` DataFrame.
@@ -104,7 +117,8 @@ def volume(data, by: str = "source", topics=None, signals=True, since=None, unti
     topic; ``topics`` keeps some). ``signals``: True draws the corpus's
     signals (of those topics), a DataFrame from :meth:`Corpus.signals` draws
     those, None/False none. By topic a signal sits on its topic's line, by
-    source on the day's total.
+    source on the day's total. ``level``: the exact Poisson band of each line
+    (stacked: of the day's total, grey), ``None`` for none.
     """
     if by not in ("source", "topic"):
         raise ValidationError(f"by must be source or topic, not {by!r}")
@@ -124,9 +138,15 @@ def volume(data, by: str = "source", topics=None, signals=True, since=None, unti
         if stacked:
             ax.stackplot(daily.index, daily.T.to_numpy(), labels=list(daily.columns), alpha=0.85,
                          linewidth=0)
+            if level is not None:
+                _count_band(ax, daily.index, daily.sum(axis=1), level, "black",
+                            f"total, {_band_label(level)}")
         else:
-            for col in daily.columns:
-                ax.plot(daily.index, daily[col], label=col, lw=1.3)
+            for i, col in enumerate(daily.columns):
+                line, = ax.plot(daily.index, daily[col], label=col, lw=1.3)
+                if level is not None:
+                    _count_band(ax, daily.index, daily[col], level, line.get_color(),
+                                _band_label(level) if i == 0 else None)
     sig = _signal_frame(data, signals)
     if sig is not None and len(sig):
         if by == "topic":
@@ -146,9 +166,10 @@ def volume(data, by: str = "source", topics=None, signals=True, since=None, unti
     return ax
 
 
-def sentiment(data, by: str | None = None, since=None, until=None, min_records: int = 3, ax=None,
-              figsize=(11, 3.5)):
-    """Mean sentiment per UTC day with a 95% confidence band (mean ± 1.96 standard errors).
+def sentiment(data, by: str | None = None, since=None, until=None, min_records: int = 3,
+              level: float | None = 0.95, ax=None, figsize=(11, 3.5)):
+    """Mean sentiment per UTC day with its Student's t band at ``level``
+    (mean ± t(1 - a/2, n - 1) · sd / sqrt(n); ``None`` for no band).
 
     ``data`` is a Corpus or an enriched records DataFrame. ``by`` draws one
     line and band per ``"source"`` or ``"topic"``; days with fewer than
@@ -169,32 +190,59 @@ def sentiment(data, by: str | None = None, since=None, until=None, min_records: 
         full = pd.date_range(stats.index.min(), stats.index.max(), freq="D")
         stats = stats.reindex(full)
         stats.loc[stats["count"].fillna(0) < min_records, ["mean", "std"]] = np.nan
-        half = 1.96 * stats["std"] / np.sqrt(stats["count"])
         line, = ax.plot(stats.index, stats["mean"], lw=1.4, label=None if by is None else name)
-        ax.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, alpha=0.2,
-                        color=line.get_color(), linewidth=0)
+        if level is not None:
+            low, high = mean_interval_from_moments(stats["count"].fillna(0).to_numpy(), stats["mean"].to_numpy(),
+                                                   stats["std"].fillna(0).to_numpy(), level)
+            ax.fill_between(stats.index, low, high, alpha=0.2, color=line.get_color(), linewidth=0)
     ax.axhline(0, color="grey", lw=0.6)
     ax.set_ylim(-1, 1)
     ax.set_ylabel("mean sentiment (VADER)")
     ax.set_xlabel("day (UTC)")
-    ax.set_title("Mean sentiment per day" + (f" by {by}" if by else "") + ", 95% band")
+    ax.set_title("Mean sentiment per day" + (f" by {by}" if by else "")
+                 + (f", {_band_label(level)} (t)" if level is not None else ""))
     if by:
         ax.legend(loc="lower left", fontsize=7, ncols=4)
     _date_ticks(ax)
     return ax
 
 
-def topic_heatmap(corpus, since=None, until=None, share: bool = False, ax=None, figsize=(11, 3.5)):
+def uncertain_cells(counts, totals=None, level: float = 0.95) -> np.ndarray:
+    """Which cells of a topics-by-days grid to hatch: those whose interval at ``level`` holds the
+    row's own average, so the cell cannot be told from the topic's usual day.
+
+    ``counts`` is the grid (rows: topics); each cell's exact Poisson interval is set against
+    the row's mean count. With ``totals`` (the same shape), each cell's Wilson interval of
+    ``counts / totals`` is set against the row's overall share ``sum(counts) / sum(totals)``.
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    if totals is None:
+        low, high = poisson_interval(counts, level)
+        centre = counts.mean(axis=1, keepdims=True)
+    else:
+        totals = np.atleast_2d(np.asarray(totals, dtype=float))
+        low, high = wilson_interval(counts, totals, level)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            centre = counts.sum(axis=1, keepdims=True) / totals.sum(axis=1, keepdims=True)
+    return (np.nan_to_num(low, nan=np.inf) <= centre) & (centre <= np.nan_to_num(high, nan=-np.inf))
+
+
+def topic_heatmap(corpus, since=None, until=None, share: bool = False, level: float | None = 0.95,
+                  ax=None, figsize=(11, 3.5)):
     """Topics (rows) by UTC day (columns): records per cell, from the daily snapshots.
 
     ``share`` divides each day by its total across topics. A record counts in
-    every topic it is assigned to (the snapshots' rule).
+    every topic it is assigned to (the snapshots' rule). A heatmap cannot draw
+    a band: cells whose interval at ``level`` holds the topic's average day
+    (:func:`uncertain_cells`) are hatched, so the plain cells are the days that
+    stand out from their topic's usual level; ``level=None`` hatches none.
     """
     snaps = corpus.snapshots(since=since, until=until)
     if snaps.empty:
         raise ValidationError("no snapshots: run the analyse stage first")
     grid = snaps.pivot_table(index="topic", columns="date", values="totalRecords", aggfunc="sum",
                              fill_value=0)
+    grid_counts = grid
     if share:
         grid = grid / grid.sum(axis=0).replace(0, np.nan)
     ax = _axes(ax, figsize)
@@ -206,12 +254,24 @@ def topic_heatmap(corpus, since=None, until=None, share: bool = False, ax=None, 
     ax.set_xticks(ticks, [days.iloc[i].strftime("%Y-%m-%d") for i in ticks], rotation=45, ha="right",
                   fontsize=7)
     ax.figure.colorbar(image, ax=ax, label="share of the day" if share else "records")
-    ax.set_title("Records per topic and day" + (" (share)" if share else ""))
+    title = "Records per topic and day" + (" (share)" if share else "")
+    if level is not None:
+        counts = grid_counts.to_numpy(dtype=float)
+        totals = np.broadcast_to(counts.sum(axis=0), counts.shape) if share else None
+        from matplotlib.patches import Rectangle
+
+        for i, j in zip(*np.nonzero(uncertain_cells(counts, totals, level))):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", linewidth=0,
+                                   edgecolor="white", alpha=0.6))
+        title += f"; hatched: {_band_label(level)} holds the topic's average"
+    ax.set_title(title)
     return ax
 
 
-def entity_trend(corpus, entity: str, since=None, until=None, signals=True, ax=None, figsize=(11, 3)):
-    """Mentions per UTC day of one entity (name, slug or alias), its novelty signals marked."""
+def entity_trend(corpus, entity: str, since=None, until=None, signals=True, level: float | None = 0.95,
+                 ax=None, figsize=(11, 3)):
+    """Mentions per UTC day of one entity (name, slug or alias), its novelty signals marked,
+    each day's exact Poisson interval at ``level`` as an error bar (``None`` for none)."""
     ment = corpus.mentions(entity=entity)
     ax = _axes(ax, figsize)
     if since is not None or until is not None:
@@ -233,10 +293,16 @@ def entity_trend(corpus, entity: str, since=None, until=None, signals=True, ax=N
         per_day = per_day.reindex(pd.date_range(per_day.index.min(), per_day.index.max(), freq="D"),
                                   fill_value=0)
     ax.bar(per_day.index, per_day.to_numpy(), color="#16a085", width=0.9, label="mentions")
+    if level is not None and len(per_day):
+        counts = per_day.to_numpy(dtype=float)
+        low, high = poisson_interval(counts, level)
+        ax.errorbar(per_day.index, counts, yerr=[counts - low, high - counts], fmt="none", ecolor="#555555",
+                    elinewidth=0.8, capsize=0, label=_band_label(level))
     if signals is not None and signals is not False and len(ment):
         sig = signals if isinstance(signals, pd.DataFrame) else corpus.signals()
         sig = sig[sig["entity"] == name]
         _mark_signals(ax, sig, {(None, d): v for d, v in per_day.items()}, 0)
+    if len(ment):
         ax.legend(loc="upper left", fontsize=7)
     ax.set_ylabel("mentions per day")
     ax.set_title(f"{name}: mentions per day")

@@ -9,6 +9,7 @@ import pytest
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")  # tests only: the library never selects a backend
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
 
 from corpuskit import ValidationError, plot  # noqa: E402
 from corpuskit.errors import MissingDependencyError  # noqa: E402
@@ -40,7 +41,7 @@ def test_volume_by_topic_puts_signals_on_their_topic_line(demo_corpus):
     days = matplotlib.dates.num2date(line.get_xdata(orig=False))
     counts = dict(zip([d.date() for d in days], line.get_ydata()))
     mine = signals[signals["topic"] == topic]
-    marks = np.concatenate([c.get_offsets() for c in ax.collections])
+    marks = np.concatenate([c.get_offsets() for c in ax.collections if not isinstance(c, PolyCollection)])
     assert len(marks) == len(mine)
     for (x, y), day in zip(marks, mine["detectedAt"]):
         assert y == counts[day.date()]   # the triangle sits on the day's count
@@ -76,6 +77,61 @@ def test_entity_trend_and_cluster_map(demo_corpus):
     points = demo_corpus.cluster_points(topic)
     assert sum(len(c.get_offsets()) for c in ax.collections) == len(points)
     assert len(ax.texts) == points.loc[points["clusterLabel"] >= 0, "clusterLabel"].nunique()
+
+
+def _bands(ax):
+    return [c for c in ax.collections if isinstance(c, PolyCollection) and "interval" in c.get_label()]
+
+
+def test_volume_draws_poisson_bands(demo_corpus):
+    from corpuskit.stats.intervals import poisson_interval
+
+    topics = list(demo_corpus.topics()["name"][:2])
+    ax = plot.volume(demo_corpus, by="topic", topics=topics, signals=None)
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2 and "95% interval" in [c.get_label() for c in bands]
+    line = ax.get_lines()[0]
+    top = bands[0].get_paths()[0].vertices[:, 1].max()
+    assert top == pytest.approx(poisson_interval(line.get_ydata().max())[1])
+    assert len(_bands(plot.volume(demo_corpus, by="source"))) == 1          # around the day's total
+    assert not _bands(plot.volume(demo_corpus, by="source", level=None))
+    wide = plot.volume(demo_corpus, by="topic", topics=topics[:1], signals=None, level=0.99)
+    assert _bands(wide)[0].get_paths()[0].vertices[:, 1].max() > top
+
+
+def test_sentiment_band_is_the_t_interval(demo_corpus):
+    from corpuskit.stats.intervals import mean_interval
+
+    records = demo_corpus.records()
+    ax = plot.sentiment(records)
+    band = ax.collections[0].get_paths()[0].vertices
+    day = records["publishedAt"].dt.floor("D") == records["publishedAt"].dt.floor("D").min()
+    low, high = mean_interval(records.loc[day, "sentimentScore"].dropna())
+    first_x = band[:, 0].min()
+    ys = band[band[:, 0] == first_x, 1]
+    assert sorted(ys)[0] == pytest.approx(low) and sorted(ys)[-1] == pytest.approx(high)
+    assert "(t)" in ax.get_title()
+    assert not plot.sentiment(records, level=None).collections
+
+
+def test_entity_trend_draws_error_bars_and_heatmap_hatches_uncertain_cells(demo_corpus):
+    top = demo_corpus.entities(limit=1).iloc[0]
+    ax = plot.entity_trend(demo_corpus, top["slug"])
+    bars = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert len(bars) == 1 and len(bars[0].get_segments()) == len(ax.patches)
+    ax = plot.topic_heatmap(demo_corpus)
+    snaps = demo_corpus.snapshots()
+    average = snaps.groupby("topic")["totalRecords"].transform("mean")
+    holds = (snaps["totalRecords_low"] <= average) & (average <= snaps["totalRecords_high"])
+    assert len(ax.patches) == holds.sum() and 0 < holds.sum() < len(snaps)
+    assert not plot.topic_heatmap(demo_corpus, level=None).patches
+    assert len(plot.topic_heatmap(demo_corpus, share=True).patches) > 0
+    # shares against the row's overall share: row 0 39/60 = 0.65, held by 9/10 and 30/40, not by 0/10;
+    # row 1 60/100 = 0.6, held by 1/2 only (40/40 and 19/58 stand out)
+    cells = plot.uncertain_cells([[9, 30, 0], [1, 40, 19]], [[10, 40, 10], [2, 40, 58]])
+    assert cells.tolist() == [[True, True, False], [True, False, False]]
+    # counts against the row's mean, 15: 9, 11 and 10 are ordinary days, 30 stands out
+    assert plot.uncertain_cells([[9, 11, 30, 10]]).tolist() == [[True, True, False, True]]
 
 
 def test_bad_arguments(demo_corpus):
