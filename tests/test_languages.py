@@ -1,0 +1,135 @@
+"""Languages: detection, English-only stages skipping what they cannot score, Unicode tokens."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpuskit import open_corpus
+from corpuskit.enrich.language import LanguageDetector, covers
+from corpuskit.enrich.pipeline import sentiment_and_entities
+from corpuskit.enrich.sentiment import VaderScorer
+from corpuskit.errors import ValidationError
+from corpuskit.ingest.records import normalise
+from corpuskit.text.unicode import fold, split_cjk, word_tokens
+
+FIXTURE = Path(__file__).parent / "fixtures" / "multilingual_posts.jsonl"
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    corpus = open_corpus(tmp_path_factory.mktemp("lang") / "mixed.db")
+    corpus.import_file(FIXTURE)
+    summary = corpus.enrich(progress=False)
+    yield corpus, summary
+    corpus.close()
+
+
+def _truth():
+    return {json.loads(line)["sourceId"]: json.loads(line)["sourceId"].split("-")[0]
+            for line in FIXTURE.open(encoding="utf-8")}
+
+
+def test_fixture_languages_detected(mixed):
+    corpus, summary = mixed
+    got = dict(corpus.conn.execute("SELECT source_id, language FROM records").fetchall())
+    truth = _truth()
+    assert len(truth) == 40 and set(truth.values()) == {"en", "es", "de", "tr", "ru", "el", "ja"}
+    right = sum(got[k] == v for k, v in truth.items())
+    assert right >= 38, {k: got[k] for k, v in truth.items() if got[k] != v}
+    assert summary["languageExamined"] == 40
+    assert summary["languages"]["en"] == 12
+
+
+def test_english_scored_others_null_and_counted(mixed):
+    corpus, summary = mixed
+    rows = corpus.conn.execute("SELECT r.language, e.sentiment_score, e.sentiment_label, e.entities_skipped "
+                               "FROM records r JOIN enrichment e ON e.record_id = r.id").fetchall()
+    english = [r for r in rows if r[0] == "en"]
+    other = [r for r in rows if r[0] not in ("en", "und")]
+    assert all(r[1] is not None and r[2] is not None and r[3] == 0 for r in english)
+    assert sum(r[1] != 0 for r in english) >= 8  # VADER really scored them
+    assert other and all(r[1] is None and r[2] is None and r[3] == 1 for r in other)
+    assert summary["skipped"] == {"sentiment": len(other), "entities": len(other)}
+    assert summary["nonEnglishShare"] == pytest.approx(len(other) / 40)
+    mentions = corpus.conn.execute("SELECT count(*) FROM mentions m JOIN records r ON r.id = m.record_id "
+                                   "WHERE r.language NOT IN ('en', 'und')").fetchone()[0]
+    assert mentions == 0
+    manifest = corpus.manifest()
+    assert manifest["languages"]["skipped"] == {"sentiment": len(other), "entities": len(other)}
+    assert manifest["languages"]["records"]["ru"] == 5
+
+
+def test_incremental_run_adds_nothing(mixed):
+    corpus, _ = mixed
+    again = corpus.enrich(progress=False)
+    assert again["recordsEnriched"] == 0 and again["skipped"] == {"sentiment": 0, "entities": 0}
+
+
+@pytest.mark.parametrize("query,word", [
+    ("Şahin", "şahin"), ("Sahin", "şahin"), ("метро", "метро"), ("μετρό", "μετρό"), ("μετρο", "μετρό"),
+    ("vacunación", "vacunación"), ("vacunacion", "vacunación"),
+    ("東京で", "東京")])  # a query has 3 characters at least; Japanese is matched by character pairs
+def test_semantic_search_finds_non_latin_words(mixed, query, word):
+    from corpuskit.search import search
+
+    corpus, _ = mixed
+    hits = search(corpus, query, limit=2)
+    assert len(hits.rows) == 2
+    for hit in hits.rows:  # each word is in exactly two records: both come first
+        text = corpus.conn.execute("SELECT content_text FROM records WHERE id = ?", (hit["id"],)).fetchone()[0]
+        assert word in text.lower(), (query, text)
+
+
+def test_given_language_is_kept_and_normalised(tmp_path):
+    assert normalise({"source": "bluesky", "contentText": "hola", "language": "es-MX",
+                      "publishedAt": "2024-01-01T00:00:00Z"})["language"] == "es"
+    assert normalise({"source": "bluesky", "contentText": "x",
+                      "publishedAt": "2024-01-01T00:00:00Z"})["language"] == "und"
+    corpus = open_corpus(tmp_path / "c.db")
+    path = tmp_path / "given.jsonl"
+    path.write_text(json.dumps({"source": "bluesky", "sourceId": "1", "language": "de",
+                                "contentText": "This text is plainly English but the file says German",
+                                "publishedAt": "2024-01-01T00:00:00Z"}) + "\n", encoding="utf-8")
+    corpus.import_file(path)
+    summary = corpus.enrich(progress=False)
+    assert summary["languageExamined"] == 0  # the file's word is taken, not second-guessed
+    assert corpus.conn.execute("SELECT language FROM records").fetchone()[0] == "de"
+    assert corpus.conn.execute("SELECT sentiment_score FROM enrichment").fetchone()[0] is None
+
+
+def test_detector_short_and_empty_texts_are_undetermined():
+    detector = LanguageDetector()
+    assert detector.detect("") == "und"
+    assert detector.detect("https://example.com/x 123 !!") == "und"
+    assert detector.detect("ok") == "und"
+    assert detector.detect("Die Stadtverwaltung hat heute die neuen Radwege eröffnet") == "de"
+    assert all(len(code) == 2 for code in detector.fit().languages_)
+    with pytest.raises(ValidationError, match="min_confidence"):
+        LanguageDetector(min_confidence=2).fit()
+
+
+def test_covers_rule():
+    assert covers(None, "ru") and covers({"en"}, "en") and covers({"en"}, "und") and covers({"en"}, "")
+    assert not covers({"en"}, "es")
+
+
+def test_sentiment_and_entities_skip_by_language():
+    from corpuskit.enrich.entities import GazetteerExtractor
+
+    scores, mentions, skipped = sentiment_and_entities(
+        VaderScorer(), GazetteerExtractor(), ["I love this great city", "Me encanta", "Apple is great"],
+        ["en", "es", "und"])
+    assert scores[0] > 0.5 and scores[1] != scores[1] and scores[2] > 0  # NaN for Spanish
+    assert skipped == [False, True, False] and mentions[1] == []
+
+
+def test_fold_and_cjk_tokens():
+    assert fold("Şahin") == fold("Sahin") == "sahin"
+    assert fold("ΕΛΛΆΔΑ") == "ελλαδα" and fold("Straße") == "strasse"
+    assert fold("ガス") == "ガス"  # voicing marks are not diacritics to drop
+    assert split_cjk("東京都") == ["東京", "京都"] and split_cjk("都") == ["都"]
+    assert word_tokens("Москва и Μύκονος, C++ on 5G") == ["москва", "и", "μυκονοσ", "c", "on", "5g"]  # final sigma folds to σ
+    assert word_tokens("日本語abc") == ["日本", "本語", "abc"]
+    assert word_tokens("") == []
