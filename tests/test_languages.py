@@ -133,3 +133,10 @@ def test_fold_and_cjk_tokens():
     assert word_tokens("Москва и Μύκονος, C++ on 5G") == ["москва", "и", "μυκονοσ", "c", "on", "5g"]  # final sigma folds to σ
     assert word_tokens("日本語abc") == ["日本", "本語", "abc"]
     assert word_tokens("") == []
+
+
+def test_run_notes_a_mostly_non_english_corpus(tmp_path):
+    corpus = open_corpus(tmp_path / "c.db")
+    corpus.import_file(FIXTURE)
+    results = corpus.run(progress=False, stages=["enrich"])
+    assert "70% of the records" in results["languageNote"]

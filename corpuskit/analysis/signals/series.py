@@ -127,7 +127,8 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
 
     topical = frame[frame["t"] >= 0]
     tt, ss, dd = topical["t"].to_numpy(), topical["s"].to_numpy(), topical["d"].to_numpy()
-    ts_sent = topical["sentiment"].to_numpy(float)
+    # a record the scorer does not cover (NULL sentiment) adds 0 to the sums (see docs/languages.md)
+    ts_sent = np.nan_to_num(topical["sentiment"].to_numpy(float), nan=0.0)
     ts_count = np.zeros((n_t, n_s, n_days))
     ts_sum = np.zeros((n_t, n_s, n_days))
     ts_sq = np.zeros((n_t, n_s, n_days))
