@@ -140,3 +140,52 @@ def test_run_notes_a_mostly_non_english_corpus(tmp_path):
     corpus.import_file(FIXTURE)
     results = corpus.run(progress=False, stages=["enrich"])
     assert "70% of the records" in results["languageNote"]
+
+
+def test_migration_keeps_old_scores_and_allows_null(tmp_path):
+    """0011 rebuilds enrichment: rows written before it keep their scores; new rows may be NULL."""
+    corpus = open_corpus(tmp_path / "c.db")
+    corpus.import_file(FIXTURE)
+    corpus.enrich(progress=False)
+    before = corpus.conn.execute("SELECT record_id, sentiment_score FROM enrichment ORDER BY 1").fetchall()
+    corpus.conn.execute("PRAGMA user_version = 10")
+    corpus.close()
+    again = open_corpus(tmp_path / "c.db")
+    after = again.conn.execute("SELECT record_id, sentiment_score FROM enrichment ORDER BY 1").fetchall()
+    assert [tuple(r) for r in after] == [tuple(r) for r in before]
+    columns = {r[1]: r[3] for r in again.conn.execute("PRAGMA table_info(enrichment)")}
+    assert columns["sentiment_score"] == 0 and "entities_skipped" in columns  # notnull flag off
+
+
+def test_analysis_and_apis_tolerate_null_sentiment(tmp_path):
+    from tests.openapi_check import checked_call
+
+    from corpuskit.api import create_app
+    from corpuskit.api.ids import encode_id
+
+    corpus = open_corpus(tmp_path / "c.db")
+    corpus.import_file(FIXTURE)
+    corpus.run(progress=False)  # enrich, analyse, narrate on a corpus 70 % non-English
+    key = corpus.create_key("enterprise", per_minute=10**6, per_day=10**7)
+    app = create_app(corpus)
+    ru = corpus.conn.execute("SELECT id FROM records WHERE source_id = 'ru-1'").fetchone()[0]
+    en = corpus.conn.execute("SELECT id FROM records WHERE source_id = 'en-1'").fetchone()[0]
+
+    status, _, body = checked_call(app, "keyed", "/api/v1/discourse?limit=100", {"x-api-key": key})
+    assert status == 200
+    by_id = {int(item["id"]): item for item in body["data"]}
+    assert by_id[ru]["analysis"]["sentiment"] is None and by_id[ru]["language"] == "ru"
+    assert by_id[en]["analysis"]["sentiment"]["score"] > 0
+    topic = corpus.conn.execute("SELECT name FROM topics WHERE active = 1 ORDER BY id").fetchone()[0]
+    for path in (f"/api/v1/snapshots?topic={topic}", "/api/v1/topics", f"/api/v1/topics/{topic}"):
+        assert checked_call(app, "keyed", path, {"x-api-key": key})[0] == 200
+
+    bearer = {"Authorization": f"Bearer {key}"}
+    status, _, body = checked_call(app, "bearer", f"/v1/records/{encode_id(corpus, 'rec', ru)}", bearer)
+    assert status == 200 and body["sentimentScore"] is None and body["sentimentLabel"] is None
+    status, _, body = checked_call(app, "bearer", "/v1/records?limit=100", bearer)
+    items = body["items"]
+    assert status == 200 and sum(item["sentimentScore"] is None for item in items) == 28
+    for path in ("/v1/stats/sentiment/timeline?days=30", "/v1/signals", "/v1/stories", "/v1/topics"):
+        assert checked_call(app, "bearer", path, bearer)[0] == 200, path
+    assert corpus.records()["sentimentScore"].isna().sum() == 28

@@ -229,7 +229,8 @@ def entity_detail(corpus, entity_id) -> dict:
     for day, score in conn.execute(
             "SELECT r.day, e.sentiment_score FROM mentions m JOIN records r ON r.id = m.record_id "
             "JOIN enrichment e ON e.record_id = m.record_id "
-            "WHERE m.entity_id = ? AND r.day BETWEEN ? AND ? ORDER BY r.day, r.id",
+            "WHERE m.entity_id = ? AND r.day BETWEEN ? AND ? AND e.sentiment_score IS NOT NULL "
+            "ORDER BY r.day, r.id",
             (eid, first_week.isoformat(), last_day.isoformat())):
         d = date.fromisoformat(day)
         start = (d - timedelta(days=d.weekday())).isoformat()

@@ -15,6 +15,6 @@ INSERT INTO enrichment_0011(record_id, sentiment_score, sentiment_label, topic_i
     SELECT record_id, sentiment_score, sentiment_label, topic_id, themes, run_id FROM enrichment;
 DROP TABLE enrichment;
 ALTER TABLE enrichment_0011 RENAME TO enrichment;
-CREATE INDEX enrichment_topic ON enrichment(topic_id);
-CREATE INDEX enrichment_label ON enrichment(sentiment_label);
-CREATE INDEX records_language ON records(language);
+CREATE INDEX IF NOT EXISTS enrichment_topic ON enrichment(topic_id);
+CREATE INDEX IF NOT EXISTS enrichment_label ON enrichment(sentiment_label);
+CREATE INDEX IF NOT EXISTS records_language ON records(language);
