@@ -189,3 +189,19 @@ def test_analysis_and_apis_tolerate_null_sentiment(tmp_path):
     for path in ("/v1/stats/sentiment/timeline?days=30", "/v1/signals", "/v1/stories", "/v1/topics"):
         assert checked_call(app, "bearer", path, bearer)[0] == 200, path
     assert corpus.records()["sentimentScore"].isna().sum() == 28
+
+
+def test_terms_slugs_and_sentences_read_every_script():
+    from corpuskit.enrich.topic_quality import is_debris
+    from corpuskit.enrich.topic_terms import slug
+    from corpuskit.narrate.sentences import split_sentences
+    from corpuskit.text import term_tokens
+
+    assert term_tokens("новой линии метро") == ["новой", "линии", "метро"]
+    assert term_tokens("Plan de vacunación") == ["plan", "vacunación"]  # display form kept
+    assert term_tokens("東京都で") == ["東京", "京都", "都で"]
+    assert term_tokens("Show HN: my C++ tool") == ["show", "hn", "c++", "tool"]
+    assert slug(["vacunación", "metro"]) == "vacunacion-metro" and slug(["метро"]) == ""
+    assert not is_debris("метро") and is_debris("https")
+    assert split_sentences("Цены выросли. Многие семьи экономят.") == ["Цены выросли.", "Многие семьи экономят."]
+    assert split_sentences("電車は遅れた。会社に遅刻した！") == ["電車は遅れた。", "会社に遅刻した！"]
