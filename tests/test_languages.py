@@ -205,3 +205,13 @@ def test_terms_slugs_and_sentences_read_every_script():
     assert not is_debris("метро") and is_debris("https")
     assert split_sentences("Цены выросли. Многие семьи экономят.") == ["Цены выросли.", "Многие семьи экономят."]
     assert split_sentences("電車は遅れた。会社に遅刻した！") == ["電車は遅れた。", "会社に遅刻した！"]
+
+
+def test_slugs_of_non_latin_names_are_distinct():
+    from corpuskit.query.keys import entity_slug, story_slug
+
+    assert entity_slug("Владимир Путин") == "владимир-путин" != entity_slug("Алексей Навальный")
+    assert entity_slug("Uğur Şahin") == "ugur-sahin" and entity_slug("Søren") == "s-ren"  # as before
+    assert entity_slug("AT&T") == "at-and-t" and entity_slug("!!") == "entity"
+    assert story_slug("Цены снова выросли") == "цены-снова-выросли"
+    assert story_slug("Søren Kierkegaard café, 2024!") == "sren-kierkegaard-cafe-2024"  # as before
