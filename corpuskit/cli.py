@@ -216,6 +216,8 @@ def cmd_run(args) -> int:
     corpus = _open(args)
     results = corpus.run(progress=not args.quiet)
     print(json.dumps(results, indent=2, sort_keys=True, default=str))
+    if results.get("languageNote"):
+        print(f"note: {results['languageNote']}", file=sys.stderr)
     return 0
 
 

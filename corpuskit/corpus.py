@@ -318,6 +318,12 @@ class Corpus:
             if name not in known:
                 raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
             results[name] = getattr(self, name)(progress=progress)
+        enriched = results.get("enrich")
+        if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
+            results["languageNote"] = (
+                f"{enriched['nonEnglishShare']:.0%} of the records are in a language other than English: "
+                "sentiment (VADER) and entities (English gazetteers and CRF) skipped them (NULL, counted in "
+                "manifest()['languages']); see docs/languages.md for multilingual options")
         return results
 
     # -- derived tables as DataFrames ---------------------------------------

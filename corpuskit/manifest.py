@@ -93,6 +93,18 @@ def _digest(conn, sql: str) -> tuple[int, str]:
     return len(rows), digest_rows(tuple(r) for r in rows)
 
 
+def language_summary(conn) -> dict:
+    """Records per language code (``und``: undetermined), the share in a known language other than
+    English, and the enriched records each English-only step skipped (NULL sentiment, no mentions)."""
+    from corpuskit.enrich.pipeline import language_counts, non_english_share
+
+    records = language_counts(conn)
+    skipped = conn.execute("SELECT count(*) - count(sentiment_score), coalesce(sum(entities_skipped), 0) "
+                           "FROM enrichment").fetchone()
+    return {"records": records, "nonEnglishShare": non_english_share(records),
+            "skipped": {"sentiment": skipped[0], "entities": skipped[1]}}
+
+
 def build_manifest(corpus) -> dict:
     """The manifest of ``corpus`` (see the module docstring)."""
     conn = corpus.conn
@@ -116,6 +128,7 @@ def build_manifest(corpus) -> dict:
         "models": [{"name": r[0], "model": r[1], "dimensions": r[2], "settings": json.loads(r[3] or "{}"),
                     "runId": r[4]} for r in conn.execute(
             "SELECT name, kind, dimensions, settings, run_id FROM models ORDER BY name")],
+        "languages": language_summary(conn),
         "environment": package_versions(),
         "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
     }

@@ -76,6 +76,7 @@ def sentiment_timeline(corpus, days: int = 7) -> dict:
     rows = corpus.conn.execute(
         "SELECT r.day, r.source, sum(e.sentiment_score), count(*) FROM records r "
         "JOIN enrichment e ON e.record_id = r.id WHERE r.day BETWEEN ? AND ? "
+        "AND e.sentiment_score IS NOT NULL "
         "GROUP BY r.day, r.source ORDER BY r.day, r.source",
         (dates[0], dates[-1]),
     ).fetchall()

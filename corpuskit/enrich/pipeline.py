@@ -26,6 +26,7 @@ from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text, sentiment_label
 from corpuskit.enrich.defaults import default_assigner, default_embedder, default_scorer, make_extractor
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
+from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
 from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
@@ -49,7 +50,7 @@ def _load_blas() -> None:
 
 
 def _fetch(conn, ids=None):
-    sql = "SELECT id, title, content_text, subreddit, published_at FROM records"
+    sql = "SELECT id, title, content_text, subreddit, published_at, language FROM records"
     if ids is None:
         return conn.execute(sql + " ORDER BY id").fetchall()
     return conn.execute(sql + " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
@@ -277,9 +278,50 @@ def _worker_init(scorer, extractor, parent_pid: int) -> None:
     _WORKER["scorer"], _WORKER["extractor"] = scorer, extractor
 
 
-def _analyse(texts):
+def _analyse(texts, languages):
     """Sentiment and entities of one chunk (runs in a worker process)."""
-    return _WORKER["scorer"].score_many(texts), _WORKER["extractor"].extract_many(texts)
+    return sentiment_and_entities(_WORKER["scorer"], _WORKER["extractor"], texts, languages)
+
+
+def sentiment_and_entities(scorer, extractor, texts, languages):
+    """Sentiment scores and entity mentions of ``texts``, each step reading only the texts whose
+    language it covers (:func:`corpuskit.enrich.language.covers`).
+
+    Returns ``(scores, mentions, entities_skipped)``: a float array with NaN where the scorer
+    does not cover the text's language, a list of mention lists (empty where skipped) and a list
+    of booleans (True where the extractor skipped the text)."""
+    texts = list(texts)
+    scores = np.full(len(texts), np.nan)
+    kept = [i for i, lang in enumerate(languages) if covers(scorer.languages, lang)]
+    if kept:
+        scores[kept] = scorer.score_many([texts[i] for i in kept])
+    mentions: list = [[] for _ in texts]
+    skipped = [not covers(extractor.languages, lang) for lang in languages]
+    kept = [i for i, skip in enumerate(skipped) if not skip]
+    if kept:
+        for i, found in zip(kept, extractor.extract_many([texts[i] for i in kept])):
+            mentions[i] = found
+    return scores, mentions, skipped
+
+
+def detect_languages(corpus, detector, ids, chunk_size: int = 5000) -> int:
+    """Give the records ``ids`` whose language is undetermined (``und``: the file gave none) the
+    language ``detector`` finds; returns how many were examined. Each chunk is one transaction."""
+    conn = corpus.conn
+    examined = 0
+    for i in range(0, len(ids), chunk_size):
+        rows = conn.execute(
+            "SELECT id, title, content_text FROM records WHERE id IN (SELECT value FROM json_each(?)) "
+            "AND language = ? ORDER BY id", (json.dumps([int(x) for x in ids[i:i + chunk_size]]),
+                                            UNDETERMINED)).fetchall()
+        if not rows:
+            continue
+        found = detector.detect_many([record_text(r["title"], r["content_text"]) for r in rows])
+        with corpus.transaction():
+            conn.executemany("UPDATE records SET language = ? WHERE id = ?",
+                             [(lang, r["id"]) for lang, r in zip(found, rows) if lang != UNDETERMINED])
+        examined += len(rows)
+    return examined
 
 
 def _model_chunk(model, assigner, texts, rows, vectors=None):
@@ -296,7 +338,7 @@ def _score_chunk(models, texts, rows, vectors=None):
     """
     scorer, extractor, model, assigner = models
     with threadpool_limits(limits=1):
-        return ((scorer.score_many(texts), extractor.extract_many(texts))
+        return (sentiment_and_entities(scorer, extractor, texts, [r["language"] for r in rows])
                 + _model_chunk(model, assigner, texts, rows, vectors))
 
 
@@ -398,7 +440,7 @@ class _EntityWriter:
         return found
 
 
-def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids, writer, run_id,
+def _write_chunk(corpus, rows, analysed, vectors, assignments, topic_ids, writer, run_id,
                  version, themes):
     conn = corpus.conn
     ids = [r["id"] for r in rows]
@@ -409,11 +451,15 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
                          (id_json,))
         enrichment, topic_rows, mention_rows, alias_rows = [], [], [], {}
         touched: dict[int, list] = {}
-        for row, score, found, picks, record_themes in zip(rows, scores, mentions, assignments, themes):
+        scores, mentions, skipped = analysed
+        for row, score, found, skip, picks, record_themes in zip(rows, scores, mentions, skipped,
+                                                                 assignments, themes):
             rid = row["id"]
             primary = topic_ids[picks[0][0]] if picks else None
-            enrichment.append((rid, round(float(score), 4), sentiment_label(float(score)), primary,
-                               json.dumps(record_themes, ensure_ascii=False), run_id))
+            score = None if np.isnan(score) else float(score)
+            enrichment.append((rid, None if score is None else round(score, 4),
+                               None if score is None else sentiment_label(score), primary,
+                               json.dumps(record_themes, ensure_ascii=False), run_id, int(skip)))
             topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
             for m in found:
                 eid = writer.entity_id(m)
@@ -426,7 +472,7 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
                 agg[2] = max(agg[2], row["published_at"])
         conn.executemany(
             "INSERT OR REPLACE INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, "
-            "themes, run_id) VALUES (?,?,?,?,?,?)", enrichment)
+            "themes, run_id, entities_skipped) VALUES (?,?,?,?,?,?,?)", enrichment)
         conn.executemany("INSERT INTO topic_assignments(record_id, topic_id, confidence) VALUES (?,?,?)",
                          topic_rows)
         conn.executemany("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
@@ -462,8 +508,12 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     dict
         ``recordsEnriched, totalEnriched, topics, discoveredTopics, entities,
         outliers`` (enriched records that fit no topic: no primary topic, no
-        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond`` and ``fitSeconds`` (loading or
-        fitting the embedder and the topics, discovery included).
+        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond``, ``fitSeconds`` (loading or
+        fitting the embedder and the topics, discovery included), ``languageExamined`` (records
+        whose language was detected this run), ``skipped`` (``{"sentiment": n, "entities": n}``:
+        records of this run each English-only step left out, their sentiment NULL or their
+        mentions empty), ``languages`` (records per language code in the corpus) and
+        ``nonEnglishShare``.
     """
     config = EnrichSettings.of(settings, **options)
     progress, refit, beats, n_topics = config.progress, config.refit, config.beats, config.n_topics
@@ -477,7 +527,9 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
-    done, fit_seconds = 0, 0.0
+    done, fit_seconds, skips, detected = 0, 0.0, [0, 0], 0
+    detector = config.detector if config.detector is not None else default_detector()
+    recorded["detector"] = detector.model_name
     _load_blas()
     # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
     # 1 s single-threaded took 20 s with 2 threads under load). The stage is serial anyway.
@@ -494,6 +546,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 "SELECT r.id FROM records r" + ("" if everything else
                 " WHERE NOT EXISTS (SELECT 1 FROM enrichment e WHERE e.record_id = r.id)")
                 + " ORDER BY r.id")), dtype=np.int64)
+            detected = detect_languages(corpus, detector, pending)  # before any chunk is read
             feed = _ChunkFeed(_chunks(conn, pending, chunk_size))
             workers = _default_workers(len(pending)) if workers is None and client is None else workers
             _fit_extractor(corpus, extractor, run_id, everything)
@@ -507,7 +560,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 # processes, while this process fits the embedder and the beats
                 pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                            initializer=_worker_init, initargs=(scorer, extractor, os.getpid()))
-                feed.start(lambda rows, texts: pool.submit(_analyse, texts),
+                feed.start(lambda rows, texts: pool.submit(_analyse, texts, [r["language"] for r in rows]),
                            max(2 * workers, LOOKAHEAD_RECORDS // chunk_size))
             bar = None
             try:
@@ -522,7 +575,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     cluster = DaskChunkMap(client, (scorer, extractor, model, assigner))
 
                     def submit(rows, texts):  # the whole chunk is scored on the cluster
-                        plain = [{k: r[k] for k in ("title", "content_text", "subreddit")} for r in rows]
+                        plain = [{k: r[k] for k in ("title", "content_text", "subreddit", "language")}
+                                 for r in rows]
                         return cluster.submit(_score_chunk, texts, plain, _known_vectors(known, rows))
 
                     # twice the cluster's threads (read again as workers join), within the look-ahead
@@ -535,16 +589,19 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     bar = tqdm(total=len(pending), desc="enrich", unit="rec")
                 for n, (rows, texts, future) in enumerate(feed):
                     if cluster is not None:
-                        scores, mentions, vectors, picks, themes = cluster.result(future)
+                        *analysed, vectors, picks, themes = cluster.result(future)
                     else:
                         if future is not None:
-                            scores, mentions = future.result()
+                            analysed = future.result()
                         else:
-                            scores, mentions = scorer.score_many(texts), extractor.extract_many(texts)
+                            analysed = sentiment_and_entities(scorer, extractor, texts,
+                                                              [r["language"] for r in rows])
                         vectors, picks, themes = _model_chunk(model, assigner, texts, rows,
                                                               _known_vectors(known, rows))
-                    _write_chunk(corpus, rows, scores, mentions, vectors, picks, topic_ids, writer,
+                    _write_chunk(corpus, rows, analysed, vectors, picks, topic_ids, writer,
                                  run_id, f"{run_id}:{n}", themes)
+                    skips[0] += int(np.isnan(analysed[0]).sum())
+                    skips[1] += int(sum(analysed[2]))
                     done += len(rows)
                     if bar is not None:
                         bar.update(len(rows))
@@ -557,6 +614,11 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     cluster.shutdown(cancel_futures=True)
                 if owned:
                     client.close()
+        skipped = {"sentiment": skips[0], "entities": skips[1]}
+        corpus.set_meta(f"skipped:{run_id}", {"languageExamined": detected, "skipped": skipped,
+                                              "scorer": sorted(scorer.languages or []) or "all",
+                                              "extractor": sorted(extractor.languages or []) or "all"})
+    languages = language_counts(conn)
     seconds = time.perf_counter() - started
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM enrichment), (SELECT count(*) FROM topics WHERE active = 1), "
@@ -570,4 +632,19 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         "refitted": bool(done and refitted), "runId": run_id, "seconds": round(seconds, 3),
         "recordsPerSecond": round(done / seconds, 1) if done and seconds > 0 else None,
         "fitSeconds": round(fit_seconds, 3),
+        "languageExamined": detected, "skipped": skipped, "languages": languages,
+        "nonEnglishShare": non_english_share(languages),
     }
+
+
+def language_counts(conn) -> dict:
+    """``{language code: records}`` of the corpus, largest first (``und``: undetermined)."""
+    rows = conn.execute("SELECT language, count(*) FROM records GROUP BY language "
+                        "ORDER BY count(*) DESC, language").fetchall()
+    return {r[0]: r[1] for r in rows}
+
+
+def non_english_share(languages: dict) -> float:
+    """Share of the records whose language is known and not English (``und`` counts as neither)."""
+    total = sum(languages.values())
+    return round((total - languages.get("en", 0) - languages.get(UNDETERMINED, 0)) / total, 4) if total else 0.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from corpuskit.enrich.language import LanguageDetector
 from corpuskit.enrich.base import Embedder, SentimentScorer
 from corpuskit.enrich.topics import BeatAssigner
 from corpuskit.errors import ValidationError
@@ -58,6 +59,9 @@ class EnrichSettings:
         Records the embedder and the beats are fitted on at most: a bigger
         corpus is fitted on a seeded uniform sample of this size (so memory
         stays flat), then every record is embedded and assigned chunk by chunk.
+    detector : LanguageDetector, optional
+        Detects the language of each record whose file gave none (``und``) before it is
+        scored (default :func:`~corpuskit.enrich.language.default_detector`).
     """
 
     progress: bool = True
@@ -73,6 +77,7 @@ class EnrichSettings:
     workers: int | None = None
     client: object = None
     fit_sample: int = FIT_SAMPLE
+    detector: object = None
 
     def validate(self) -> EnrichSettings:
         """Raise ValidationError for a value no run accepts; returns self."""
@@ -82,7 +87,8 @@ class EnrichSettings:
             raise ValidationError(f"fit_sample must be a positive integer, not {self.fit_sample!r}")
         if self.client is not None and self.workers is not None:
             raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
-        for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner)):
+        for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner),
+                           ("detector", LanguageDetector)):
             step = getattr(self, name)
             if step is not None and not isinstance(step, base):
                 raise ValidationError(f"{name} {step!r} is not a {base.__name__}")

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-_WORDS = re.compile(r"[a-z0-9]+")
+_WORDS = re.compile(r"[^\W_]+")  # letters and digits of any script (ASCII text reads as before)
 #: words that only ever come from URLs or markup
 DEBRIS_WORDS = frozenset("""http https www com html htm php amp quot apos nbsp gt lt utm href""".split())
 

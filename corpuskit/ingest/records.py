@@ -57,6 +57,13 @@ def _text(value) -> str:
     return str(value).strip()
 
 
+def _language(value) -> str:
+    """A given language tag's primary subtag in lower case (``en-US`` -> ``en``), else ``und``:
+    not stated, detected by enrichment (:mod:`corpuskit.enrich.language`)."""
+    tag = _text(value).replace("_", "-").split("-")[0].lower()
+    return tag if tag.isalpha() and 2 <= len(tag) <= 3 else "und"
+
+
 DEDUPE_RULES = ("auto", "id", "content", "none")
 
 
@@ -161,7 +168,7 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
         "publishedAt": published_iso,
         "capturedAt": captured_iso,
         "subreddit": subreddit,
-        "language": _text(raw.get("language")) or "en",
+        "language": _language(raw.get("language")),
         "topic": _text(raw.get("topic")) or topic or None,
         "metadata": metadata,
     }

@@ -42,14 +42,16 @@ def topic_row(corpus, name: str):
 # Each record is shaped into JSON by SQLite itself (json_object), so a page of
 # records costs one query and no per-row Python work: this is the hot path of
 # /api/v1/discourse. ``topic`` is the primary topic from enrichment, else the
-# import hint; ``analysis`` is null until the record is enriched.
+# import hint; ``analysis`` is null until the record is enriched, and its ``sentiment`` null for a
+# record in a language the scorer does not cover (docs/languages.md).
 _DISCOURSE_ITEM = """json_object(
     'id', CAST(r.id AS TEXT), 'source', r.source, 'contentType', r.content_type,
     'sourceId', r.source_id, 'title', r.title, 'contentText', r.content_text, 'url', r.url,
     'author', r.author, 'publishedAt', r.published_at, 'capturedAt', r.captured_at,
     'topic', coalesce(t.name, r.topic), 'subreddit', r.subreddit, 'language', r.language,
     'analysis', CASE WHEN e.record_id IS NULL THEN NULL ELSE json_object(
-        'sentiment', json_object('label', e.sentiment_label, 'score', e.sentiment_score),
+        'sentiment', CASE WHEN e.sentiment_score IS NULL THEN NULL
+                     ELSE json_object('label', e.sentiment_label, 'score', e.sentiment_score) END,
         'themes', json(coalesce(e.themes, '[]')),
         'entities', (SELECT json_group_array(json_object('text', m.surface, 'type', en.type)
                                              ORDER BY m.mention_count DESC, en.name, en.id)

@@ -81,8 +81,9 @@ def _schemas() -> dict:
         "volumeBySource": array(obj({"source": string(), "count": integer()})),
     })
     analysis = obj({
-        "sentiment": obj({"label": enum(SENTIMENT_LABELS),
-                          "score": number()}),
+        # null: the record's language is one the sentiment scorer does not cover
+        "sentiment": nullable(obj({"label": enum(SENTIMENT_LABELS),
+                                   "score": number()})),
         "themes": array(string()),
         "entities": array(obj({"text": string(), "type": string()})),
     })
