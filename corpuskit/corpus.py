@@ -177,7 +177,10 @@ class Corpus:
         ``metadata`` (dict), ``sentimentScore`` (VADER compound, -1..1),
         ``sentimentLabel`` (positive, neutral, negative) and ``entities`` (the
         canonical names of the entities it mentions, most mentioned first);
-        the last three are None for a record not yet enriched.
+        the last three are None for a record not yet enriched. Then the typed
+        engagement columns (docs/corpus_file.md): ``likes, reposts, replies,
+        quotes, views`` (nullable integers, ``<NA>`` where the source gives none),
+        ``replyTo, quoteOf, repostOf`` (platform ids or None) and ``isRepost`` (bool).
 
         ``topic`` keeps the records whose ``topic`` column is that topic: the
         one membership rule of ``docs/api.md`` that ``/api/v1/discourse?topic=``

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import itertools
 
-from corpuskit.ingest.records import record_row
+from corpuskit.ingest.records import STORED_COLUMNS, record_row
 from corpuskit.store import transaction
 
 _names = itertools.count(1)
 _STORE_CACHE_KIB = 256 * 1024
-_COLUMNS = ("source, source_id, content_hash, content_type, title, content_text, url, author, "
-            "published_at, captured_at, subreddit, language, topic, metadata")
+_COLUMNS = ", ".join(STORED_COLUMNS)
+_TYPES = {"likes": "INTEGER", "reposts": "INTEGER", "replies": "INTEGER", "quotes": "INTEGER",
+          "views": "INTEGER", "is_repost": "INTEGER"}
+_DEFINITIONS = ", ".join(f"{c} {_TYPES.get(c, 'TEXT')}" for c in STORED_COLUMNS)
 
 
 class Stage:
@@ -44,9 +46,7 @@ class Stage:
     def __enter__(self):
         self.conn.execute(
             f"CREATE TEMP TABLE {self.table.split('.', 1)[1]} (seq INTEGER PRIMARY KEY, "
-            "source TEXT, source_id TEXT, content_hash TEXT, content_type TEXT, title TEXT, "
-            "content_text TEXT, url TEXT, author TEXT, published_at TEXT, captured_at TEXT, "
-            "subreddit TEXT, language TEXT, topic TEXT, metadata TEXT, rule TEXT, dup TEXT)")
+            f"{_DEFINITIONS}, rule TEXT, dup TEXT)")
         return self
 
     def __exit__(self, exc_type, *exc):
@@ -62,7 +62,7 @@ class Stage:
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
         with transaction(self.conn, immediate=False):
             self.conn.executemany(
-                f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * 15)})", rows)
+                f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * (len(STORED_COLUMNS) + 1))})", rows)
 
     def mark_repeats(self) -> None:
         """Mark rows that repeat an earlier row of the same import (the first one is kept).

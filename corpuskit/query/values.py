@@ -7,3 +7,12 @@ ENTITY_TYPES = ("person", "org", "product", "place", "concept")
 STORY_KINDS = ("lead_story", "beat_narrative", "dispatch", "entity_narrative")
 SENTIMENT_LABELS = ("positive", "neutral", "negative")
 OBSERVATION_TYPES = ("convergence", "divergence", "anomaly", "milestone", "trend")
+
+#: The source kinds both API specs name; each has special handling somewhere (URLs, collectors).
+#: Any other lower-case slug (:data:`SOURCE_SLUG`) is a valid source name too.
+SOURCE_KINDS = (
+    "reddit", "bluesky", "arxiv", "hackernews", "youtube", "google_news", "news",
+    "exa", "webset", "huggingface", "twitter", "gdelt",
+)
+#: A source name: a lower-case letter, then up to 39 lower-case letters, digits, ``_`` or ``-``.
+SOURCE_SLUG = r"^[a-z][a-z0-9_-]{0,39}$"
