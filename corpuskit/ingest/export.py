@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from corpuskit.errors import ImportFormatError, ValidationError
-from corpuskit.ingest.records import ALL_FIELDS, row_to_record
+from corpuskit.ingest.records import ALL_FIELDS, ENGAGEMENT_FIELDS, row_to_record
 
 _FORMATS = ("jsonl", "csv", "parquet")
 TABLES = ("records", "signals", "topics", "clusters", "entities", "mentions", "stories", "snapshots")
@@ -93,7 +93,8 @@ def export_records(corpus, path, format: str | None = None) -> int:
         for rec in iter_records(corpus, enrichment=True):
             rec["metadata"] = json.dumps(rec["metadata"], ensure_ascii=False, sort_keys=True)
             rows.append(rec)
-        schema = pa.schema([(f, pa.string()) for f in ALL_FIELDS]
+        typed = dict.fromkeys(ENGAGEMENT_FIELDS + ("isRepost",), pa.int64())
+        schema = pa.schema([(f, typed.get(f, pa.string())) for f in ALL_FIELDS]
                            + [("sentimentScore", pa.float64()), ("sentimentLabel", pa.string()),
                               ("primaryTopic", pa.string()), ("entities", pa.list_(pa.string()))])
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 
-from corpuskit.ingest.records import STORED_COLUMNS, record_row
+from corpuskit.ingest.records import STORED_COLUMNS, content_hash, record_row
 from corpuskit.store import transaction
 
 _names = itertools.count(1)
@@ -46,7 +46,7 @@ class Stage:
     def __enter__(self):
         self.conn.execute(
             f"CREATE TEMP TABLE {self.table.split('.', 1)[1]} (seq INTEGER PRIMARY KEY, "
-            f"{_DEFINITIONS}, rule TEXT, dup TEXT)")
+            f"{_DEFINITIONS}, rule TEXT, dup TEXT, guess INTEGER)")
         return self
 
     def __exit__(self, exc_type, *exc):
@@ -56,13 +56,39 @@ class Stage:
             if exc_type is None:  # never hide the error that ended the import
                 raise
 
-    def add(self, records: list[tuple[dict, str]]) -> None:
-        """Stage ``(normalised record, rule)`` pairs (the rule from :func:`dedupe_rule`)."""
-        rows = [record_row(rec, rule) for rec, rule in records]   # the rule in run_id's place
+    def add(self, records: list[tuple[dict, str, int]]) -> None:
+        """Stage ``(normalised record, rule, guess)`` triples.
+
+        The rule comes from :func:`dedupe_rule`; ``guess`` is the mask of dates read
+        month-first before the file's order was known (see :mod:`corpuskit.ingest.dates`).
+        """
+        # the rule in run_id's place
+        rows = [record_row(rec, rule) + (guess or None,) for rec, rule, guess in records]
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
         with transaction(self.conn, immediate=False):
             self.conn.executemany(
-                f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * (len(STORED_COLUMNS) + 1))})", rows)
+                f"INSERT INTO {self.table} ({_COLUMNS}, rule, guess) "
+                f"VALUES ({','.join('?' * (len(STORED_COLUMNS) + 2))})", rows)
+
+    def swap_day_month(self) -> None:
+        """Read the staged dates guessed month-first as day-first (the file turned out day-first).
+
+        A guessed date has day and month both at most 12, so swapping them in the stored
+        form is the day-first reading; ``capturedAt`` follows ``publishedAt`` when it was
+        derived from it. The content key, which includes ``publishedAt``, is recomputed.
+        """
+        swap = "substr({0}, 1, 5) || substr({0}, 9, 2) || '-' || substr({0}, 6, 2) || substr({0}, 11)"
+        self.conn.create_function("corpuskit_content_hash", 5, content_hash, deterministic=True)
+        with transaction(self.conn, immediate=False):
+            self.conn.execute(
+                f"UPDATE {self.table} SET "
+                f"published_at = CASE WHEN guess & 1 THEN {swap.format('published_at')} "
+                "ELSE published_at END, "
+                f"captured_at = CASE WHEN guess & 2 OR (guess & 1 AND captured_at = published_at) "
+                f"THEN {swap.format('captured_at')} ELSE captured_at END WHERE guess IS NOT NULL")
+            self.conn.execute(
+                f"UPDATE {self.table} SET content_hash = corpuskit_content_hash(source, author, "
+                "title, content_text, published_at) WHERE guess & 1")
 
     def mark_repeats(self) -> None:
         """Mark rows that repeat an earlier row of the same import (the first one is kept).
