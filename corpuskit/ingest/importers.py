@@ -24,7 +24,9 @@ from tqdm.auto import tqdm
 
 from corpuskit.errors import ImportFormatError, RowRejected, StrictImportError
 from corpuskit.ingest.dates import DateRules
-from corpuskit.ingest.layouts import apply_layout, detect_layout, parse_map
+from corpuskit.ingest.layouts import JSON_FORMATS, apply_layout, detect_layout, parse_map
+from corpuskit.ingest.objects import COMPRESSED, iter_objects
+from corpuskit.ingest.platforms import SOURCES, converter, posts, sniff
 from corpuskit.ingest.readers import FORMATS, MAX_FIELD_CHARS, detect_format, read_rows
 from corpuskit.ingest.records import check_dedupe, check_source, dedupe_rule, normalise
 from corpuskit.ingest.staging import Stage
@@ -92,7 +94,19 @@ def import_file(corpus, path, source: str | None = None, mapping=None, topic: st
     check_dedupe(dedupe)
     if isinstance(max_field_chars, bool) or not isinstance(max_field_chars, int) or max_field_chars < 1:
         raise ImportFormatError(f"max_field_chars must be a positive integer, not {max_field_chars!r}")
-    fmt = format or detect_format(path)
+    compressed = path.suffix.lower() in COMPRESSED
+    fmt = format or ("jsonl" if compressed else detect_format(path))
+    if fmt == "jsonl" and not mapping:
+        kind = sniff(iter_objects(path, encoding, strict_text=True))
+        if kind is not None:
+            return _import_platform(corpus, path, kind, source=source, topic=topic, strict=strict,
+                                    progress=progress, dedupe=dedupe, encoding=encoding,
+                                    max_field_chars=max_field_chars, date_format=date_format,
+                                    dayfirst=dayfirst)
+    if compressed:
+        raise ImportFormatError(
+            f"{path}: a compressed file holds no recognised platform JSON (" + ", ".join(JSON_FORMATS)
+            + "); decompress it to import it as JSON lines or CSV")
     columns, rows = read_rows(path, fmt, encoding=encoding, max_field_chars=max_field_chars)
     layout = detect_layout(columns, mapping)
     dates = DateRules(layout.mapping.get("publishedAt", "publishedAt"), date_format, dayfirst)
@@ -115,6 +129,42 @@ def import_file(corpus, path, source: str | None = None, mapping=None, topic: st
                                    "dateFormat": date_format, "dayfirst": dayfirst})
     report.layout = layout.name
     return report
+
+
+def _import_platform(corpus, path: Path, kind: str, source, topic, strict, progress, dedupe,
+                     encoding, max_field_chars, date_format, dayfirst) -> ImportReport:
+    """Import a file of one platform's JSON (:mod:`corpuskit.ingest.platforms`)."""
+    convert = converter(kind)
+    source = source or SOURCES[kind]
+
+    def raws():
+        for number, post in posts(iter_objects(path, encoding, strict_text=True)):
+            if isinstance(post, RowRejected):
+                yield number, post
+                continue
+            try:
+                yield number, _bounded_raw(convert(post), max_field_chars)
+            except RowRejected as exc:
+                yield number, exc
+
+    report = import_rows(corpus, raws(), source=source, topic=topic, strict=strict,
+                         progress=progress, label=str(path), stage="import", dedupe=dedupe,
+                         dates=DateRules("publishedAt", date_format, dayfirst),
+                         settings={"path": str(path), "layout": kind, "source": source,
+                                   "topic": topic, "strict": strict, "encoding": encoding,
+                                   "dateFormat": date_format, "dayfirst": dayfirst})
+    report.layout = kind
+    return report
+
+
+def _bounded_raw(raw: dict, max_chars: int) -> dict:
+    """``raw``, or RowRejected when one of its text fields is longer than ``max_chars``."""
+    for name in ("contentText", "title"):
+        value = raw.get(name)
+        if isinstance(value, str) and len(value) > max_chars:
+            raise RowRejected(f"field {name!r} has {len(value):,} characters, more than the "
+                              f"{max_chars:,} allowed (max_field_chars)")
+    return raw
 
 
 def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str | None = None,
