@@ -299,6 +299,8 @@ def bluesky_to_record(obj: dict) -> dict:
     """A Bluesky post as a raw record: a Jetstream or repo-operation line, a flat line, or a PostView."""
     if isinstance(obj.get("author"), dict) and isinstance(obj.get("record"), dict):
         return bluesky_post_view(obj)
+    if obj.get("kind") in ("identity", "account"):   # Jetstream's non-commit events
+        raise RowRejected(f"not a post (a Jetstream {obj['kind']} event)")
     commit = obj.get("commit") if isinstance(obj.get("commit"), dict) else None
     if commit is not None:
         did = obj.get("did")
