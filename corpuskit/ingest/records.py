@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Iterable
 
 from corpuskit.clock import to_iso
 from corpuskit.errors import RowRejected, ValidationError
-from corpuskit.query.values import SOURCE_KINDS, SOURCE_SLUG
+from corpuskit.query.values import SOURCE_KINDS, is_source_name
 
 CONTENT_TYPES = ("post", "comment", "paper", "article", "video", "story")
 #: Counts a platform reports for a post: whole numbers >= 0, or None when it reports none.
@@ -45,7 +44,6 @@ RECORD_FIELDS = (
     "subreddit", "language", "contentType",
 ) + ENGAGEMENT_FIELDS + LINK_FIELDS + ("isRepost",)
 ALL_FIELDS = ("source",) + RECORD_FIELDS + ("capturedAt", "topic", "metadata")
-_SLUG = re.compile(SOURCE_SLUG)
 
 _COLUMNS = {
     "source": "source", "sourceId": "source_id", "contentType": "content_type",
@@ -113,11 +111,6 @@ def dedupe_rule(rec: dict, dedupe: str = "auto") -> str:
         raise RowRejected("no sourceId (--dedupe id needs one on every row; name the id "
                           "column with --map sourceId=COLUMN)")
     return dedupe
-
-
-def is_source_name(source) -> bool:
-    """Whether ``source`` is a valid source name (a lower-case slug, see :data:`SOURCE_SLUG`)."""
-    return isinstance(source, str) and _SLUG.fullmatch(source) is not None
 
 
 def source_error(source) -> str:

@@ -179,3 +179,10 @@ def signal_row(conn, signal_id):
     if row is None:
         raise SignalNotFound(signal_id)
     return row
+
+
+def source_in_corpus(conn, name) -> bool:
+    """Whether any record has source ``name`` (one index probe; any string is safe to ask about)."""
+    if not isinstance(name, str) or not name:
+        return False
+    return conn.execute("SELECT 1 FROM records WHERE source = ? LIMIT 1", (name,)).fetchone() is not None

@@ -1,4 +1,5 @@
 """Every closed value list a filter accepts, defined once."""
+import re
 
 SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
 SEVERITIES = ("high", "medium", "low")
@@ -16,3 +17,9 @@ SOURCE_KINDS = (
 )
 #: A source name: a lower-case letter, then up to 39 lower-case letters, digits, ``_`` or ``-``.
 SOURCE_SLUG = r"^[a-z][a-z0-9_-]{0,39}$"
+_SLUG = re.compile(SOURCE_SLUG)
+
+
+def is_source_name(source) -> bool:
+    """Whether ``source`` is a valid source name (a lower-case slug, see :data:`SOURCE_SLUG`)."""
+    return isinstance(source, str) and _SLUG.fullmatch(source) is not None
