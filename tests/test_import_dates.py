@@ -89,8 +89,9 @@ def test_a_later_day_first_row_turns_the_earlier_guesses_round(tmp_path):
     report = c.import_file(write(tmp_path / "d.csv", ["03/04/2020", "01/02/2020 10:30", "13/04/2020"]),
                            source="forum")
     assert days(c) == ["2020-04-03", "2020-02-01", "2020-04-13"]
-    assert report.date_order == "day-first"
-    assert "row 3 ('13/04/2020')" in report.warnings[0]
+    assert report.date_order == "day-first" and report.warnings == []
+    assert report.date_note == "slash dates in column 'date' read day-first (row 3: '13/04/2020')"
+    assert report.date_note in report.summary()
     # capturedAt followed publishedAt, and the content key was recomputed: a re-import adds nothing
     row = c.conn.execute("SELECT published_at, captured_at FROM records WHERE source_id = '2'").fetchone()
     assert tuple(row) == ("2020-02-01T10:30:00Z", "2020-02-01T10:30:00Z")
@@ -121,7 +122,8 @@ def test_a_month_first_row_decides_without_a_warning(tmp_path):
     c = open_corpus(":memory:")
     report = c.import_file(write(tmp_path / "m.csv", ["03/04/2020", "04/13/2020"]), source="forum")
     assert days(c) == ["2020-03-04", "2020-04-13"]
-    assert report.date_order == "month-first" and "row 2 ('04/13/2020')" in report.warnings[0]
+    assert report.date_order == "month-first" and report.warnings == []
+    assert "(row 2: '04/13/2020')" in report.date_note
     report = c.import_file(write(tmp_path / "m2.csv", ["04/13/2020", "03/04/2020"]), source="forum2")
     assert report.warnings == [] and report.date_order == "month-first"
 
@@ -174,3 +176,19 @@ def test_cli_options(tmp_path, capsys):
     assert main(["import", str(path), "--db", str(tmp_path / "e.db"), "--source", "forum",
                  "--quiet", "--date-format", "%m/%d/%Y"]) == 0
     assert days(open_corpus(tmp_path / "e.db")) == ["2020-03-04"]
+
+
+def test_real_hacker_news_file_decides_month_first():
+    from tests.conftest import HN_CSV, need_shared
+
+    path = need_shared(HN_CSV)
+    guessed, given = open_corpus(":memory:"), open_corpus(":memory:")
+    report = guessed.import_file(path)
+    given.import_file(path, dayfirst=False)
+    assert report.date_order == "month-first" and report.warnings == []
+    assert "read month-first (row 2: '6/23/2016 22:20')" in report.summary()
+    query = "SELECT source_id, published_at FROM records ORDER BY source_id"
+    assert guessed.conn.execute(query).fetchall() == given.conn.execute(query).fetchall()
+    # read day-first, its month-first rows (a second field above 12) are bad rows, not wrong dates
+    wrong = open_corpus(":memory:").import_file(path, dayfirst=True)
+    assert wrong.rejected > 10000 and "day/month/year" in wrong.rejections[0][1]

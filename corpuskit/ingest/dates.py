@@ -106,18 +106,20 @@ class DateRules:
             self.order = "month-first"
 
     def warnings(self) -> list[str]:
-        """The report's lines about dates (empty when nothing needs saying)."""
-        if not (self.automatic and self.ambiguous):
+        """The report's warnings: an undecided file read month-first (empty otherwise)."""
+        if not (self.automatic and self.ambiguous and self.decided_by is None):
             return []
         row, value = self.example
-        if self.decided_by is None:
-            return [f"dates in column {self.column!r} are ambiguous (no day or month above 12, "
-                    f"e.g. row {row}: {value!r}); read month-first. Pass --dayfirst "
-                    "(dayfirst=True) if they are day/month"]
-        drow, dvalue = self.decided_by
-        return [f"dates in column {self.column!r} read {self.order}, as row {drow} ({dvalue!r}) "
-                f"shows; the {self.ambiguous} ambiguous date(s) before it (e.g. row {row}: "
-                f"{value!r}) were read {self.order} too"]
+        return [f"dates in column {self.column!r} are ambiguous (no day or month above 12, "
+                f"e.g. row {row}: {value!r}); read month-first. Pass --dayfirst "
+                "(dayfirst=True) if they are day/month"]
+
+    def note(self) -> str | None:
+        """How the file's own dates decided the order (None when they did not, or it was given)."""
+        if not (self.automatic and self.decided_by is not None):
+            return None
+        row, value = self.decided_by
+        return f"slash dates in column {self.column!r} read {self.order} (row {row}: {value!r})"
 
 
 def _check_date_format(date_format) -> None:

@@ -52,14 +52,17 @@ class ImportReport:
     dedupe: str = "auto"
     duplicates_by: dict = field(default_factory=lambda: {"id": 0, "content": 0})
     date_order: str | None = None   # how slash dates were read: day-first, month-first, None
+    date_note: str | None = None    # which row decided that order, when the file's dates did
     warnings: list = field(default_factory=list)
 
     def summary(self) -> str:
-        """One line: counts, which rule dropped the duplicates, and any warning."""
+        """One line: counts, which rule dropped the duplicates, how slash dates were read, warnings."""
         text = (f"read {self.read}, added {self.added}, duplicates {self.duplicates}, "
                 f"rejected {self.rejected}")
         by = ", ".join(f"{n} by {rule}" for rule, n in sorted(self.duplicates_by.items()) if n)
         text += f" (dedupe {self.dedupe}" + (f": {by})" if by else ")")
+        if self.date_note:
+            text += f"; {self.date_note}"
         return text + "".join(f"; warning: {w}" for w in self.warnings)
 
 
@@ -220,6 +223,7 @@ def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str
         if dates.swap_needed():
             staged.swap_day_month()
         report.date_order = dates.order
+        report.date_note = dates.note()
         report.warnings.extend(dates.warnings())
         staged.mark_repeats()
         staged.mark_stored()
