@@ -19,7 +19,7 @@ RFC 2822, Twitter's) never depend on the order.
 """
 from __future__ import annotations
 
-from corpuskit.clock import SLASH_DATE, iso, parse_timestamp, slash_date, to_iso
+from corpuskit.clock import SLASH_DATE, iso, parse_timestamp, slash_iso, to_iso
 from corpuskit.errors import ImportFormatError, ValidationError
 
 #: bits of a row's guess mask: which of its dates were read month-first before the order was known
@@ -44,6 +44,7 @@ class DateRules:
         self.date_format = date_format
         self.dayfirst = dayfirst
         self.order = None if dayfirst is None else ("day-first" if dayfirst else "month-first")
+        self._auto = date_format is None and dayfirst is None
         self.decided_by = None
         self.ambiguous = 0            # slash dates read before (or without) a deciding row
         self.example = None           # (row, value) of the first ambiguous date
@@ -72,24 +73,26 @@ class DateRules:
         match = SLASH_DATE.match(value.strip())
         if match is None:
             return to_iso(value)
-        if not self.automatic:
-            return iso(slash_date(match, dayfirst=self.dayfirst))
+        if not self._auto:
+            return slash_iso(match, dayfirst=self.dayfirst)
         first, second = int(match.group(1)), int(match.group(2))
         if first > 12 and second <= 12:
-            self._decide("day-first", value)
+            if self.order != "day-first":
+                self._decide("day-first", value)
         elif second > 12 and first <= 12:
-            self._decide("month-first", value)
+            if self.order != "month-first":
+                self._decide("month-first", value)
         elif first <= 12 and second <= 12 and self.order is None:
             self.ambiguous += 1
             if self.example is None:
                 self.example = (self.row, value)
             self.guessed |= field
-        return iso(slash_date(match, dayfirst=self.order == "day-first"))
+        return slash_iso(match, dayfirst=self.order == "day-first")
 
     def _decide(self, order: str, value) -> None:
         if self.order is None:
             self.order, self.decided_by = order, (self.row, value)
-        elif self.order != order:
+        else:
             row, seen = self.decided_by
             raise ImportFormatError(
                 f"column {self.column!r} mixes day-first and month-first dates: row {row} has "

@@ -201,8 +201,11 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
     src = _text(raw.get("source")) or source
     if not src:
         raise RowRejected("no source kind")
-    if not is_source_name(src):
-        raise RowRejected(source_error(src))
+    if src not in _NAMES_SEEN:
+        if not is_source_name(src):
+            raise RowRejected(source_error(src))
+        if len(_NAMES_SEEN) < 4096:
+            _NAMES_SEEN.add(src)
     title = _text(raw.get("title"))
     text = _text(raw.get("contentText"))
     if not text:
@@ -255,6 +258,7 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
 
 
 _ENGAGEMENT_KEYS = frozenset(ENGAGEMENT_FIELDS + LINK_FIELDS + ("isRepost",))
+_NAMES_SEEN = set(SOURCE_KINDS)   # names already checked: the check is a set lookup per row
 
 
 INSERT_SQL = (
@@ -265,6 +269,22 @@ INSERT_SQL = (
 
 # json.dumps(obj, sort_keys=True, ensure_ascii=False) builds this same encoder on every call
 _metadata_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+
+
+#: the columns every record fills; the typed engagement columns follow them in STORED_COLUMNS
+BASE_COLUMNS = STORED_COLUMNS[:14]
+
+
+def has_engagement(rec: dict) -> bool:
+    """Whether a normalised record carries the typed engagement fields (:func:`normalise` adds all or none)."""
+    return "isRepost" in rec
+
+
+def base_row(rec: dict, run_id: str | None) -> tuple:
+    """The :data:`BASE_COLUMNS` values of a normalised record, then ``run_id``."""
+    return (rec["source"], rec["sourceId"], record_hash(rec), rec["contentType"], rec["title"],
+            rec["contentText"], rec["url"], rec["author"], rec["publishedAt"], rec["capturedAt"],
+            rec["subreddit"], rec["language"], rec["topic"], _metadata_json(rec["metadata"]), run_id)
 
 
 def record_row(rec: dict, run_id: str | None) -> tuple:

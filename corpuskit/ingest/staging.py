@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import itertools
 
-from corpuskit.ingest.records import STORED_COLUMNS, content_hash, record_row
+from corpuskit.ingest.records import (BASE_COLUMNS, STORED_COLUMNS, base_row, content_hash,
+                                     has_engagement, record_row)
 from corpuskit.store import transaction
 
 _names = itertools.count(1)
 _STORE_CACHE_KIB = 256 * 1024
 _COLUMNS = ", ".join(STORED_COLUMNS)
 _TYPES = {"likes": "INTEGER", "reposts": "INTEGER", "replies": "INTEGER", "quotes": "INTEGER",
-          "views": "INTEGER", "is_repost": "INTEGER"}
+          "views": "INTEGER", "is_repost": "INTEGER NOT NULL DEFAULT 0"}
 _DEFINITIONS = ", ".join(f"{c} {_TYPES.get(c, 'TEXT')}" for c in STORED_COLUMNS)
 
 
@@ -41,6 +42,7 @@ class Stage:
     def __init__(self, conn):
         self.conn = conn
         self._version = None
+        self._typed = False   # whether any staged row has typed engagement fields
         self.table = f"temp.corpuskit_stage_{next(_names)}"
 
     def __enter__(self):
@@ -62,13 +64,24 @@ class Stage:
         The rule comes from :func:`dedupe_rule`; ``guess`` is the mask of dates read
         month-first before the file's order was known (see :mod:`corpuskit.ingest.dates`).
         """
-        # the rule in run_id's place
-        rows = [record_row(rec, rule) + (guess or None,) for rec, rule, guess in records]
+        # a batch with no typed engagement fields and no guessed dates (the common case of a
+        # CSV) writes the base columns only: the others keep their defaults, and the insert
+        # stays as fast as before they existed
+        typed = any(has_engagement(rec) for rec, _, _ in records)
+        self._typed = self._typed or typed
+        guessed = any(guess for _, _, guess in records)
+        columns = STORED_COLUMNS if typed else BASE_COLUMNS
+        row = record_row if typed else base_row      # the rule in run_id's place
+        if guessed:
+            rows = [row(rec, rule) + (guess or None,) for rec, rule, guess in records]
+        else:
+            rows = [row(rec, rule) for rec, rule, _ in records]
+        extra = ", rule, guess" if guessed else ", rule"
+        marks = ",".join("?" * (len(columns) + (2 if guessed else 1)))
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
         with transaction(self.conn, immediate=False):
             self.conn.executemany(
-                f"INSERT INTO {self.table} ({_COLUMNS}, rule, guess) "
-                f"VALUES ({','.join('?' * (len(STORED_COLUMNS) + 2))})", rows)
+                f"INSERT INTO {self.table} ({', '.join(columns)}{extra}) VALUES ({marks})", rows)
 
     def swap_day_month(self) -> None:
         """Read the staged dates guessed month-first as day-first (the file turned out day-first).
@@ -130,9 +143,10 @@ class Stage:
         # store step takes half as long with 256 MiB); allocated only as pages are used
         cache = conn.execute("PRAGMA main.cache_size").fetchone()[0]
         conn.execute(f"PRAGMA main.cache_size = {-_STORE_CACHE_KIB}")
+        columns = _COLUMNS if self._typed else ", ".join(BASE_COLUMNS)   # the rest: defaults
         try:
             added = conn.execute(
-                f"INSERT INTO main.records ({_COLUMNS}, run_id) SELECT {_COLUMNS}, ? "
+                f"INSERT INTO main.records ({columns}, run_id) SELECT {columns}, ? "
                 f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
         finally:
             conn.execute(f"PRAGMA main.cache_size = {int(cache)}")
