@@ -82,6 +82,8 @@ def cmd_import(args) -> int:
                                 topic=args.topic, strict=args.strict, progress=not args.quiet,
                                 dedupe=args.dedupe, encoding=args.encoding,
                                 date_format=args.date_format, dayfirst=args.dayfirst)
+    if report.date_note:
+        print(f"note: {report.date_note}", file=sys.stderr)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for number, reason in report.rejections[:50]:

@@ -56,13 +56,15 @@ class ImportReport:
     warnings: list = field(default_factory=list)
 
     def summary(self) -> str:
-        """One line: counts, which rule dropped the duplicates, how slash dates were read, warnings."""
+        """One line: counts, which rule dropped the duplicates, and any warning.
+
+        How the file's own slash dates decided their order is :attr:`date_note` (the
+        command prints it as a note).
+        """
         text = (f"read {self.read}, added {self.added}, duplicates {self.duplicates}, "
                 f"rejected {self.rejected}")
         by = ", ".join(f"{n} by {rule}" for rule, n in sorted(self.duplicates_by.items()) if n)
         text += f" (dedupe {self.dedupe}" + (f": {by})" if by else ")")
-        if self.date_note:
-            text += f"; {self.date_note}"
         return text + "".join(f"; warning: {w}" for w in self.warnings)
 
 
