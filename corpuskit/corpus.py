@@ -199,8 +199,12 @@ class Corpus:
 
         ``dedupe``: ``auto`` (sourceId when a row has one, else source + author + title +
         text + publishedAt), ``id``, ``content`` or ``none``; ``encoding``: the
-        text file's encoding (default UTF-8, following a byte-order mark). See
-        :func:`corpuskit.ingest.importers.import_file` for the other options.
+        text file's encoding (default UTF-8, following a byte-order mark);
+        ``date_format=`` (strptime) and ``dayfirst=`` override the file-wide date
+        guess. The platform JSON formats (Twitter, Pushshift, Bluesky, Mastodon,
+        Telegram, YouTube) and 4CAT or common-name CSVs need no mapping; ``source``
+        is any lower-case slug. See :func:`corpuskit.ingest.importers.import_file`
+        for the other options and docs/corpus_file.md for the formats.
         """
         from corpuskit.ingest.importers import import_file
 
