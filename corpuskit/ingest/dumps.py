@@ -17,7 +17,7 @@
 
 Each import is one transaction (see :func:`corpuskit.ingest.importers.import_rows`):
 unusable rows (deleted, not a post, no text) are reported with their line
-number and reason; ``strict=True`` aborts on the first one, writing nothing.
+number and reason; ``strict=True`` writes nothing if any is bad and lists the first ones.
 Fields a dump has beyond the record model are kept in ``metadata``
 (scalars and short lists; large nested blobs such as media previews are dropped).
 """
