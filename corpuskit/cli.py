@@ -324,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=("pushshift", "bluesky", "hackernews"),
                    help="dump kind (detected from the first record when omitted)")
     p.add_argument("--topic", help="topic hint for every imported record")
-    p.add_argument("--strict", action="store_true", help="write nothing if any row is bad, and list the first bad rows")
+    p.add_argument("--strict", action="store_true",
+                   help="write nothing if any row is bad, and list the first bad rows")
 
     p = add("keys", cmd_keys, "create, list and revoke API keys", db_required=False)
     ksub = p.add_subparsers(dest="keys_command", required=True)
