@@ -81,7 +81,12 @@ def cmd_import(args) -> int:
                          driver=_driver())
     report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
                                 topic=args.topic, strict=args.strict, progress=not args.quiet,
-                                dedupe=args.dedupe, encoding=args.encoding)
+                                dedupe=args.dedupe, encoding=args.encoding,
+                                date_format=args.date_format, dayfirst=args.dayfirst)
+    if report.date_note:
+        print(f"note: {report.date_note}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for number, reason in report.rejections[:50]:
         print(f"rejected row {number}: {reason}", file=sys.stderr)
     if len(report.rejections) > 50:
@@ -321,11 +326,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("import", cmd_import, "import a JSONL, CSV or Parquet file")
     p.add_argument("path")
-    p.add_argument("--source", help="source kind (reddit, hackernews, ...) when the file does not imply it")
+    p.add_argument("--source", help="source name when the file does not imply it: a known kind "
+                                    "(reddit, hackernews, ...) or any lower-case slug (mastodon, "
+                                    "telegram, my_forum)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                    help="map a record field to a column (repeatable)")
     p.add_argument("--topic", help="topic hint for every imported record")
-    p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+    p.add_argument("--strict", action="store_true",
+                   help="write nothing if any row is bad, and list the first bad rows")
+    p.add_argument("--date-format", metavar="FORMAT",
+                   help="read string dates with this strptime format, e.g. '%%d/%%m/%%Y %%H:%%M'")
+    order = p.add_mutually_exclusive_group()
+    order.add_argument("--dayfirst", dest="dayfirst", action="store_const", const=True,
+                       help="slash dates are day/month/year (default: decided from the file's "
+                            "dates; month/day with a warning when none decides)")
+    order.add_argument("--monthfirst", dest="dayfirst", action="store_const", const=False,
+                       help="slash dates are month/day/year")
     p.add_argument("--dedupe", choices=("auto", "id", "content", "none"), default="auto",
                    help="which rows are duplicates: auto (default: sourceId when the row has one, "
                         "else source+author+title+text+publishedAt), id (every row needs a sourceId), "
@@ -428,7 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=("pushshift", "bluesky", "hackernews"),
                    help="dump kind (detected from the first record when omitted)")
     p.add_argument("--topic", help="topic hint for every imported record")
-    p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+    p.add_argument("--strict", action="store_true",
+                   help="write nothing if any row is bad, and list the first bad rows")
 
     p = add("sample", cmd_sample, "draw a sample for hand coding and write its coding sheet")
     p.add_argument("--name", required=True, help="the sample's name (stored in the corpus)")

@@ -177,7 +177,10 @@ class Corpus:
         ``metadata`` (dict), ``sentimentScore`` (VADER compound, -1..1),
         ``sentimentLabel`` (positive, neutral, negative) and ``entities`` (the
         canonical names of the entities it mentions, most mentioned first);
-        the last three are None for a record not yet enriched.
+        the last three are None for a record not yet enriched. Then the typed
+        engagement columns (docs/corpus_file.md): ``likes, reposts, replies,
+        quotes, views`` (nullable integers, ``<NA>`` where the source gives none),
+        ``replyTo, quoteOf, repostOf`` (platform ids or None) and ``isRepost`` (bool).
 
         ``topic`` keeps the records whose ``topic`` column is that topic: the
         one membership rule of ``docs/api.md`` that ``/api/v1/discourse?topic=``
@@ -211,8 +214,12 @@ class Corpus:
 
         ``dedupe``: ``auto`` (sourceId when a row has one, else source + author + title +
         text + publishedAt), ``id``, ``content`` or ``none``; ``encoding``: the
-        text file's encoding (default UTF-8, following a byte-order mark). See
-        :func:`corpuskit.ingest.importers.import_file` for the other options.
+        text file's encoding (default UTF-8, following a byte-order mark);
+        ``date_format=`` (strptime) and ``dayfirst=`` override the file-wide date
+        guess. The platform JSON formats (Twitter, Pushshift, Bluesky, Mastodon,
+        Telegram, YouTube) and 4CAT or common-name CSVs need no mapping; ``source``
+        is any lower-case slug. See :func:`corpuskit.ingest.importers.import_file`
+        for the other options and docs/corpus_file.md for the formats.
         """
         from corpuskit.ingest.importers import import_file
 

@@ -73,7 +73,10 @@ def _query(corpus, sql: str, args=()) -> pd.DataFrame:
 # -- records ----------------------------------------------------------------------
 RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentText", "url", "author",
                   "publishedAt", "capturedAt", "subreddit", "language", "topic", "metadata",
-                  "sentimentScore", "sentimentLabel", "entities"]
+                  "sentimentScore", "sentimentLabel", "entities",
+                  "likes", "reposts", "replies", "quotes", "views", "replyTo", "quoteOf",
+                  "repostOf", "isRepost"]
+_ENGAGEMENT_COUNTS = ["likes", "reposts", "replies", "quotes", "views"]
 
 
 
@@ -94,7 +97,9 @@ def records(corpus, source=None, topic=None, since=None, until=None, q=None, new
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
         "coalesce(t.name, r.topic), r.metadata, e.sentiment_score, e.sentiment_label, "
-        + ENTITY_NAMES + " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+        + ENTITY_NAMES + ", r.likes, r.reposts, r.replies, r.quotes, r.views, r.reply_to, "
+        "r.quote_of, r.repost_of, r.is_repost FROM records r "
+        "LEFT JOIN enrichment e ON e.record_id = r.id "
         "LEFT JOIN topics t ON t.id = e.topic_id"
     )
     sql += where.sql() + (" ORDER BY r.published_at DESC, r.id DESC" if newest_first
@@ -111,6 +116,9 @@ def records(corpus, source=None, topic=None, since=None, until=None, q=None, new
     frame = pd.DataFrame([tuple(r) for r in rows], columns=RECORD_COLUMNS)
     frame["metadata"] = frame["metadata"].map(json.loads)
     frame["entities"] = frame["entities"].map(lambda v: None if v is None else json.loads(v))
+    for name in _ENGAGEMENT_COUNTS:   # whole numbers with gaps: pandas' nullable integer
+        frame[name] = frame[name].astype("Int64")
+    frame["isRepost"] = frame["isRepost"].astype(bool)
     return _times(frame, "publishedAt", "capturedAt")
 
 

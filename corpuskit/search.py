@@ -56,8 +56,7 @@ import numpy as np
 
 from corpuskit.clock import iso
 from corpuskit.errors import StageNotRunError, ValidationError
-from corpuskit.ingest.records import SOURCE_KINDS
-from corpuskit.query import TopicNotFound, Where, topic_by_name
+from corpuskit.query import SOURCE_KINDS, TopicNotFound, Where, is_source_name, topic_by_name
 from corpuskit.query.subsets import matching_ids
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
@@ -239,8 +238,9 @@ def check_params(q, source=None, days=None, limit=20) -> tuple[str, int]:
         raise ValidationError(f"q must be at least {MIN_QUERY} characters (got {len(q)})")
     if len(q) > MAX_QUERY:
         raise ValidationError(f"q must be at most {MAX_QUERY} characters (got {len(q)})")
-    if source is not None and source not in SOURCE_KINDS:
-        raise ValidationError(f"unknown source {source!r}; expected one of: {', '.join(SOURCE_KINDS)}")
+    if source is not None and not is_source_name(source):
+        raise ValidationError(f"invalid source {source!r}: a source is a lower-case slug; the known "
+                              f"kinds are {', '.join(SOURCE_KINDS)}")
     if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
         raise ValidationError(f"days must be a positive integer, not {days!r}")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:

@@ -348,10 +348,16 @@ def _term_matrix(texts):
 
 
 def _nmf(matrix, k, seed, max_iter=300):
+    import warnings
+
     from sklearn.decomposition import NMF
+    from sklearn.exceptions import ConvergenceWarning
 
     model = NMF(n_components=k, init="nndsvda", random_state=seed, max_iter=max_iter, tol=1e-3)
-    with np.errstate(invalid="ignore"):  # NMF's loss report takes sqrt of a rounding -0.0
+    # max_iter is the fit's budget, seeded and the same on every run; reaching it is not an error the
+    # reader of a notebook can act on (the topics' own quality checks judge the result)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():  # loss report: sqrt of a rounding -0.0
+        warnings.simplefilter("ignore", ConvergenceWarning)
         weights = model.fit_transform(matrix)
     return weights, model.components_
 

@@ -201,3 +201,10 @@ def sample_row(conn, name):
     if row is None:
         raise SampleNotFound(name, sample_names(conn))
     return row
+
+
+def source_in_corpus(conn, name) -> bool:
+    """Whether any record has source ``name`` (one index probe; any string is safe to ask about)."""
+    if not isinstance(name, str) or not name:
+        return False
+    return conn.execute("SELECT 1 FROM records WHERE source = ? LIMIT 1", (name,)).fetchone() is not None

@@ -44,10 +44,9 @@ def migrations() -> list[tuple[int, str, str]]:
             found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
     found.sort()
     numbers = [n for n, _, _ in found]
-    # numbers rise strictly from 1; a gap is allowed (a branch's migration can carry the number it
-    # was assigned before the ones below it are merged), a repeat is not
-    if not numbers or numbers[0] != 1 or any(b <= a for a, b in zip(numbers, numbers[1:])):
-        raise StoreError(f"migrations are not numbered 1, 2, ... without repeats: {numbers}")
+    # applied in order, each once: 1, 2, ..., n (a missing number means a migration was lost)
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise StoreError(f"migrations are not numbered 1..n: {numbers}")
     return found
 
 

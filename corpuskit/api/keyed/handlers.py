@@ -15,7 +15,8 @@ from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
 from corpuskit.search import available_modes, query_filter_available
-from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound
+from corpuskit.query import (OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound,
+                             source_in_corpus)
 
 log = logging.getLogger("corpuskit.api.keyed")
 
@@ -107,7 +108,7 @@ def topic(corpus, name):
 
 # -- discourse -------------------------------------------------------------------
 def discourse(corpus):
-    source = params.enum_param("source", KEYED_SOURCES)
+    source = params.source_param("source", KEYED_SOURCES, lambda s: source_in_corpus(corpus.conn, s))
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     since, until = _since_until()
     q = params.query_param("q")
@@ -124,7 +125,7 @@ def search(corpus):
         abort_json(400, "q parameter is required")
     if len(q) < Q_MIN:
         abort_json(400, f"q must be between {Q_MIN} and {Q_MAX} characters")
-    source = params.enum_param("source", KEYED_SOURCES)
+    source = params.source_param("source", KEYED_SOURCES, lambda s: source_in_corpus(corpus.conn, s))
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from corpuskit.api.keyed import handlers as h
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, limit_param, nullable, number, obj,
-                                            path_param, query, ref, response, string, timestamp,
-                                            timestamp_param)
+                                            path_param, query, ref, response, source_name, string,
+                                            timestamp, timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS, SIGNAL_KINDS
 
@@ -89,7 +89,7 @@ def _schemas() -> dict:
     })
     discourse = obj({
         "id": string(pattern=r"^\d+$"),
-        "source": enum(SOURCE_KINDS),
+        "source": source_name(),
         "contentType": string(),
         "sourceId": nullable(string(description="identifier on the origin platform")),
         "title": string(),
@@ -104,7 +104,7 @@ def _schemas() -> dict:
         "analysis": nullable({"$ref": "#/components/schemas/DiscourseAnalysis"}),
     })
     search_result = obj({
-        "id": string(), "resultType": string(), "source": enum(SOURCE_KINDS),
+        "id": string(), "resultType": string(), "source": source_name(),
         "contentType": string(), "title": string(), "excerpt": string(), "url": string(),
         "href": string(), "author": string(), "topic": nullable(string()),
         "topicDisplayName": nullable(string()), "category": nullable(string()),
@@ -282,7 +282,7 @@ def _paths() -> dict:
     offset = query("offset", integer(0, default=0), "Rows to skip, default 0. Negative: 400.")
     topic = query("topic", string(minLength=1, maxLength=h.TOPIC_MAX_LENGTH),
                   "Topic name (case-sensitive); an unknown topic is 404.")
-    source = query("source", enum(h.KEYED_SOURCES), "Source platform.")
+    source = query("source", enum(h.KEYED_SOURCES), "Source platform; also any other source the corpus holds (docs/api.md).")
     since = query("since", timestamp_param(), "ISO 8601 timestamp or date (inclusive lower bound).")
     until = query("until", timestamp_param(), "ISO 8601 timestamp or date (inclusive upper bound; a bare "
                                      "date covers its whole day).")

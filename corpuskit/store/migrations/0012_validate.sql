@@ -1,4 +1,4 @@
--- 0013 validation: samples drawn for hand coding, their codebooks, the codes people give,
+-- 0012 validation: samples drawn for hand coding, their codebooks, the codes people give,
 -- and the gold value per record and variable (see corpuskit.validate and docs/validate.md).
 CREATE TABLE IF NOT EXISTS samples (
     id          INTEGER PRIMARY KEY,
