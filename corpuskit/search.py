@@ -440,7 +440,7 @@ def _query_compiler():
 
 
 def _compile_query(text: str):
-    """The read layer's :class:`~corpuskit.query.Where` for a query-language string."""
+    """The read layer's :class:`~corpuskit.query.CompiledQuery` for a query-language string."""
     return _query_compiler()(text)
 
 
@@ -482,10 +482,9 @@ def _fused_search(corpus, q, source, topic, days, limit, min_relevance, quantise
     where.bound("r.published_at", "since", None if since is None else iso(since))
     allowed = None
     if query is not None:
-        compiled = _compile_query(query)
-        if compiled:
-            where.add("(" + compiled.joined() + ")", *compiled.args)
-            allowed = matching_ids(conn, compiled)
+        compiled = Where().text_query(_compile_query(query))
+        where.add("(" + compiled.joined() + ")", *compiled.args)
+        allowed = matching_ids(conn, compiled)
     depth = max(limit, FUSION_DEPTH)
     t0 = time.perf_counter()
     semantic = keyword = None

@@ -177,17 +177,12 @@ def test_codebook_names_every_exported_column(demo_corpus, tmp_path, fmt):
     assert "enrich (enrich-1, corpuskit" in text and "Filters: none" in text
 
 
-def test_engagement_columns_are_exported_when_the_records_table_has_them(tmp_path):
+def test_engagement_columns_are_exported_typed(tmp_path):
     c = open_corpus(tmp_path / "e.db")
     c.add_records([{"source": "twitter", "sourceId": "1", "contentText": "hello world", "author": "ann",
                     "publishedAt": "2024-01-01T00:00:00Z"},
                    {"source": "twitter", "sourceId": "2", "contentText": "a reply", "author": "bob",
                     "publishedAt": "2024-01-02T00:00:00Z"}])
-    c.export_bundle(tmp_path / "before")
-    assert "likes" not in pd.read_parquet(tmp_path / "before" / "records.parquet").columns
-    for col in ENGAGEMENT:
-        sql_type = {"int": "INTEGER", "str": "TEXT", "bool": "INTEGER"}[col.type]
-        c.conn.execute(f"ALTER TABLE records ADD COLUMN {col.sql_column} {sql_type}")
     c.conn.execute("UPDATE records SET likes = 5, reposts = 1, is_repost = 0 WHERE source_id = '1'")
     c.conn.execute("UPDATE records SET reply_to = '1', is_repost = 1 WHERE source_id = '2'")
     c.conn.commit()

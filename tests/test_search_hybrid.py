@@ -19,7 +19,7 @@ from corpuskit import open_corpus, search as search_module
 from corpuskit.api import create_app
 from corpuskit.api.auth import clear_cache
 from corpuskit.errors import StageNotRunError, ValidationError
-from corpuskit.query import Where
+from corpuskit.query import CompiledQuery, Where
 from corpuskit.search import FUSION_DEPTH, RRF_K, rank, relevance_floor, rrf_fuse, search, search_index
 from tests.openapi_check import checked_call
 
@@ -121,7 +121,7 @@ def test_query_filter_in_every_mode(demo_corpus, keyword, monkeypatch):
 
     def compile_query(text):
         compiled.append(text)
-        return Where().add("r.source = ?", text.split(":", 1)[1])
+        return CompiledQuery(text, "r.source = ?", (text.split(":", 1)[1],))
 
     monkeypatch.setattr(search_module, "_query_compiler", lambda: compile_query)
     for mode in ("semantic", "keyword", "hybrid"):
