@@ -351,6 +351,31 @@ class Corpus:
 
         return frames.topics(self, level=level)
 
+    def topics_over_time(self, freq: str = "M", terms: int = 5, since=None, until=None,
+                         level: float = 0.95) -> pd.DataFrame:
+        """Each active topic per period: its records, its share of the period and its distinctive terms then.
+
+        ``freq`` is ``D``, ``W`` (weeks from Monday), ``M``, ``Q`` or ``Y`` (UTC calendar periods);
+        ``since``/``until`` bound the records (``until`` exclusive). Columns: ``period`` (the
+        period's first instant), ``topic`` (name), ``label`` (display name), ``count`` (records
+        whose primary topic it is), ``total`` (the period's enriched records), ``share,
+        share_low, share_high`` (Wilson interval at ``level``) and ``terms``: at most ``terms``
+        terms the topic's records of that period use more than the period's other records
+        (log-likelihood G², word-for-word copies counted once, title formats left out). One row per
+        topic and period, zeros included, sorted by period then topic.
+        """
+        from corpuskit import frames
+
+        return frames.topics_over_time(self, freq=freq, terms=terms, since=since, until=until, level=level)
+
+    def topic_document_matrix(self, active_only: bool = True) -> pd.DataFrame:
+        """The document-topic confidences: one row per enriched record (index ``record``, its id),
+        one column per topic name (sorted), the stored assignment confidence or 0.0, for fitting
+        a model of one's own on them. ``active_only=False`` adds retired topics' columns."""
+        from corpuskit import frames
+
+        return frames.topic_document_matrix(self, active_only=active_only)
+
     def topic_overview(self, examples: int = 2) -> pd.DataFrame:
         """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
 
