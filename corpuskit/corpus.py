@@ -376,6 +376,37 @@ class Corpus:
 
         return frames.topic_document_matrix(self, active_only=active_only)
 
+    # -- steering the topics (docs/topics.md) ---------------------------------
+    def merge_topics(self, a: str, b: str) -> dict:
+        """Merge topic ``b`` into topic ``a``: ``b``'s records and assignments go to ``a``, ``b`` is
+        retired. Recorded, replayed by every later enrich run (new records of ``b`` go to ``a``) and
+        listed in ``manifest()["topicEdits"]``. Returns the edit with ``records`` moved."""
+        from corpuskit.enrich.topic_edits import merge_topics
+
+        return merge_topics(self, a, b)
+
+    def rename_topic(self, a: str, label: str) -> dict:
+        """Give topic ``a`` the display name ``label`` (its ``name`` stays); recorded and kept by later
+        runs like :meth:`merge_topics`. Returns the edit."""
+        from corpuskit.enrich.topic_edits import rename_topic
+
+        return rename_topic(self, a, label)
+
+    def reassign_outliers(self, strategy: str = "embeddings", threshold: float | None = None) -> dict:
+        """Give the records that fit no topic the nearest one: ``strategy="embeddings"`` (cosine to the
+        topic centroid at least ``threshold``, default 0.3) or ``"confidence"`` (the topic model's
+        score at least ``threshold``, default 0.1). Recorded; later runs reassign their new outliers
+        by the same rule. Returns the edit with ``records`` given a topic."""
+        from corpuskit.enrich.topic_edits import reassign_outliers
+
+        return reassign_outliers(self, strategy=strategy, threshold=threshold)
+
+    def topic_edits(self) -> list[dict]:
+        """The recorded topic edits (merge, rename, reassign_outliers), oldest first."""
+        from corpuskit.enrich.topic_edits import recorded_edits
+
+        return recorded_edits(self)
+
     def topic_overview(self, examples: int = 2) -> pd.DataFrame:
         """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
 

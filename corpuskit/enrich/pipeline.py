@@ -30,7 +30,8 @@ from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
 from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
-from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.topic_edits import apply_edits
+from corpuskit.enrich.topics import Beat, BeatAssigner, beats_from_rows, discover_beats, load_beats
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
 
@@ -97,13 +98,6 @@ def load_embedder(conn) -> Embedder | None:
     if row is None:
         return None
     return embedder_from_state(row["kind"], bytes(row["state"]), json.loads(row["settings"]))
-
-
-def _beats_from_rows(rows) -> list[Beat]:
-    return [Beat(name=r["name"], display_name=r["display_name"], description=r["description"],
-                 category=r["category"], keywords=json.loads(r["keywords"]),
-                 subreddits=json.loads(r["subreddits"]), active=bool(r["active"]),
-                 discovered=bool(r["discovered"])) for r in rows]
 
 
 def _upsert_topics(conn, beats, now) -> dict:
@@ -206,7 +200,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         definitions = load_beats(corpus.get_meta("beats"))
     else:
         definitions = None
-    stored = _beats_from_rows(conn.execute(
+    stored = beats_from_rows(conn.execute(
         "SELECT * FROM topics WHERE active = 1 OR discovered = 0 ORDER BY id").fetchall())
     topic_state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
 
@@ -513,7 +507,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         whose language was detected this run), ``skipped`` (``{"sentiment": n, "entities": n}``:
         records of this run each English-only step left out, their sentiment NULL or their
         mentions empty), ``languages`` (records per language code in the corpus) and
-        ``nonEnglishShare``.
+        ``nonEnglishShare``, ``topicEdits`` (``{"applied": n, "skipped": [edits]}``: the recorded
+        topic edits replayed after the records were written, see :mod:`corpuskit.enrich.topic_edits`).
     """
     config = EnrichSettings.of(settings, **options)
     progress, refit, beats, n_topics = config.progress, config.refit, config.beats, config.n_topics
@@ -618,6 +613,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         corpus.set_meta(f"skipped:{run_id}", {"languageExamined": detected, "skipped": skipped,
                                               "scorer": sorted(scorer.languages or []) or "all",
                                               "extractor": sorted(extractor.languages or []) or "all"})
+        edits = apply_edits(corpus)   # the researcher's merges, renames and reassignments, kept
     languages = language_counts(conn)
     seconds = time.perf_counter() - started
     counts = conn.execute(
@@ -634,6 +630,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         "fitSeconds": round(fit_seconds, 3),
         "languageExamined": detected, "skipped": skipped, "languages": languages,
         "nonEnglishShare": non_english_share(languages),
+        "topicEdits": {"applied": edits["applied"], "skipped": edits["skipped"]},
     }
 
 

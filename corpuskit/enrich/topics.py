@@ -119,6 +119,14 @@ def load_beats(source) -> list[Beat]:
     return beats
 
 
+def beats_from_rows(rows) -> list[Beat]:
+    """Beats from stored ``topics`` rows."""
+    return [Beat(name=r["name"], display_name=r["display_name"], description=r["description"],
+                 category=r["category"], keywords=json.loads(r["keywords"]),
+                 subreddits=json.loads(r["subreddits"]), active=bool(r["active"]),
+                 discovered=bool(r["discovered"])) for r in rows]
+
+
 def _keyword_tokens(phrase: str) -> str:
     return " ".join(_WORD.findall(phrase.lower()))
 
