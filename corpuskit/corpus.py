@@ -314,17 +314,26 @@ class Corpus:
         return {"results": hits.rows, "query": hits.query, "totalMatched": hits.total_matched,
                 "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 
-    def run(self, progress: bool = True, stages=None) -> dict:
+    def run(self, progress: bool = True, stages=None, n_topics=None, seed: int | None = None,
+            refit: bool = False, seed_words=None, beats=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
 
-        ``stages`` picks a subset, still run in the given order.
+        ``stages`` picks a subset, still run in the given order. The topic options go to the
+        enrich stage (see :class:`~corpuskit.enrich.settings.EnrichSettings`): ``n_topics`` (a
+        number or ``"auto"``), ``seed``, ``refit``, ``seed_words`` (guided topics: a file, list or
+        dict of a few words per expected topic) and ``beats`` (a beat file instead of discovery).
         """
         known = ("enrich", "analyse", "narrate")
+        topic_options = {k: v for k, v in (("n_topics", n_topics), ("seed", seed), ("seed_words", seed_words),
+                                           ("beats", beats)) if v is not None}
+        if refit:
+            topic_options["refit"] = True
         results = {}
         for name in stages or known:
             if name not in known:
                 raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
-            results[name] = getattr(self, name)(progress=progress)
+            options = topic_options if name == "enrich" else {}
+            results[name] = getattr(self, name)(progress=progress, **options)
         enriched = results.get("enrich")
         if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
             results["languageNote"] = (

@@ -105,3 +105,92 @@ def test_a_retired_topic_cannot_be_merged_again(steered):
 def test_reassign_needs_an_enriched_corpus(corpus):
     with pytest.raises(ValidationError, match="run enrich first"):
         corpus.reassign_outliers()
+
+
+# -- guided topics and the run options -----------------------------------------------------------
+SEEDS = "# expected topics\nRansomware attacks: ransomware, phishing\n\nvaccine, vaccine trial\n"
+
+
+@pytest.fixture(scope="module")
+def small_demo(tmp_path_factory):
+    from corpuskit.ingest.demo import build_demo
+
+    path = tmp_path_factory.mktemp("guided") / "small.db"
+    c = open_corpus(path)
+    build_demo(c, seed=3, records=800, days=30, run_stages=False, progress=False)
+    c.set_meta("beats", None)   # no beat file: topics are discovered
+    c.close()
+    return path
+
+
+def test_seed_words_guide_discovery_and_survive_an_incremental_run(small_demo, tmp_path):
+    from corpuskit.cli import main
+
+    path = tmp_path / "guided.db"
+    shutil.copy(small_demo, path)
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(SEEDS)
+    assert main(["enrich", "--db", str(path), "--quiet", "--topics", "6", "--seed", "1",
+                 "--seed-words", str(seeds)]) == 0
+    c = open_corpus(path)
+    try:
+        topics = c.topics().set_index("name")
+        assert topics.loc["ransomware-attacks", "displayName"] == "Ransomware attacks"
+        assert topics.loc["ransomware-attacks", "keywords"][:2] == ["ransomware", "phishing"]
+        vaccine = topics[topics["keywords"].map(lambda k: k[:2] == ["vaccine", "vaccine trial"])]
+        assert len(vaccine) == 1 and len(vaccine.iloc[0]["keywords"]) > 2   # the model added terms
+        said = c.conn.execute("SELECT count(*) FROM enrichment e JOIN topics t ON t.id = e.topic_id "
+                              "JOIN records r ON r.id = e.record_id WHERE t.name = 'ransomware-attacks' "
+                              "AND (lower(coalesce(r.title, '') || ' ' || r.content_text) LIKE '%ransomware%' "
+                              "OR lower(coalesce(r.title, '') || ' ' || r.content_text) LIKE '%phishing%')"
+                              ).fetchone()[0]
+        assert said >= 0.6 * topics.loc["ransomware-attacks", "recordCount"]   # most say a seed word
+        assert c.runs("enrich").iloc[-1]["settings"]["seed_words"] == str(seeds)
+        names = sorted(topics.index[topics["active"]])
+
+        c.add_records(_new_records(c, 40), source="news")
+        summary = c.run(stages=["enrich"], progress=False, seed_words=str(seeds))["enrich"]
+        assert summary["recordsEnriched"] == 40 and not summary["refitted"]
+        assert sorted(c.topics().query("active")["name"]) == names
+        with pytest.raises(ValidationError, match="refit=True"):
+            c.enrich(progress=False, seed_words=["quantum"])
+        # a refit without the option discovers again with the stored seed words
+        c.enrich(progress=False, refit=True, n_topics=6, seed=1)
+        assert "ransomware-attacks" in set(c.topics().query("active")["name"])
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("content, match", [
+    ("", "name no topic"),
+    ("Label: , ,\n", "at least one word"),
+    ("far too long a phrase\n", "two-word phrase"),
+])
+def test_bad_seed_files_raise_clear_errors(tmp_path, content, match):
+    from corpuskit.enrich.topics import load_seed_words
+
+    path = tmp_path / "seeds.txt"
+    path.write_text(content)
+    with pytest.raises(ValidationError, match=match):
+        load_seed_words(path)
+    with pytest.raises(ValidationError, match="does not exist"):
+        load_seed_words(tmp_path / "missing.txt")
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"n_topics": 0}, "n_topics must be"),
+    ({"n_topics": "many"}, "n_topics must be"),
+    ({"seed_words": [["a"]], "beats": [{"name": "x", "keywords": ["x"]}]}, "give one of them"),
+])
+def test_bad_run_options_raise_clear_errors(corpus, options, match):
+    corpus.add_records([{"contentText": "hello there", "publishedAt": "2024-01-01"}], source="news")
+    with pytest.raises(ValidationError, match=match):
+        corpus.run(stages=["enrich"], progress=False, **options)
+
+
+def test_cli_topics_option_is_checked(tmp_path, capsys):
+    from corpuskit.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--db", str(tmp_path / "x.db"), "--topics", "lots"])
+    assert "number or auto" in capsys.readouterr().err
