@@ -112,7 +112,7 @@ def confidence_table(corpus, bands):
     one of that topic's top-10 terms (the figure behind ``min_confidence`` and ``secondary_confidence``)."""
     from corpuskit.analysis.clusters import read_vectors
     from corpuskit.enrich.base import record_text
-    from corpuskit.enrich.pipeline import _beats_from_rows
+    from corpuskit.enrich.topics import beats_from_rows
     from corpuskit.enrich.topic_quality import document_terms
     from corpuskit.enrich.topics import BeatAssigner
 
@@ -121,7 +121,7 @@ def confidence_table(corpus, bands):
     names, centroids = BeatAssigner.centroids_from_state(bytes(state[0]))
     settings = json.loads(state[1])
     rows = {r["name"]: r for r in conn.execute("SELECT * FROM topics")}
-    beats = _beats_from_rows([rows[n] for n in names])
+    beats = beats_from_rows([rows[n] for n in names])
     assigner = BeatAssigner(min_confidence=settings["min_confidence"], weights=settings["weights"])
     assigner.fit(beats, [], [], None, centroids=centroids)
     recs = conn.execute("SELECT id, title, content_text, subreddit FROM records ORDER BY id").fetchall()
