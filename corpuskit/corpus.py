@@ -365,7 +365,7 @@ class Corpus:
         """Each active topic per period: its records, its share of the period and its distinctive terms then.
 
         ``freq`` is ``D``, ``W`` (weeks from Monday), ``M``, ``Q`` or ``Y`` (UTC calendar periods);
-        ``since``/``until`` bound the records (``until`` exclusive). Columns: ``period`` (the
+        ``since``/``until`` bound the records (inclusive). Columns: ``period`` (the
         period's first instant), ``topic`` (name), ``label`` (display name), ``count`` (records
         whose primary topic it is), ``total`` (the period's enriched records), ``share,
         share_low, share_high`` (Wilson interval at ``level``) and ``terms``: at most ``terms``

@@ -152,8 +152,7 @@ def topics_over_time(corpus, freq="M", terms=5, since=None, until=None, level: f
     """Each topic's records, share and within-period terms per period (see ``Corpus.topics_over_time``)."""
     from corpuskit.analysis.topic_periods import topics_over_time as per_period
 
-    return per_period(corpus.conn, freq=freq, terms=terms, since=timestamp(since, "since"),
-                      until=timestamp(until, "until"), level=level)
+    return per_period(corpus.conn, freq=freq, terms=terms, since=since, until=until, level=level)
 
 
 def topic_document_matrix(corpus, active_only: bool = True) -> pd.DataFrame:

@@ -51,7 +51,7 @@ def test_rows_cover_every_topic_and_period_with_their_shares(demo_corpus):
 
 
 def test_since_until_bound_the_periods(demo_corpus):
-    frame = demo_corpus.topics_over_time(freq="D", since="2026-09-10", until="2026-09-13")
+    frame = demo_corpus.topics_over_time(freq="D", since="2026-09-10", until="2026-09-12T23:59:59Z")
     assert sorted(frame["period"].dt.strftime("%Y-%m-%d").unique()) == ["2026-09-10", "2026-09-11", "2026-09-12"]
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 from corpuskit.analysis.uncertainty import DEFAULT_LEVEL, add_share
 from corpuskit.enrich.topic_terms import distinct_terms, format_prefixes
 from corpuskit.errors import ValidationError
+from corpuskit.query.record_filter import RecordFilter
 from corpuskit.stats.keyness import keyness_table
 
 #: the period lengths :func:`topics_over_time` accepts, as pandas period codes
@@ -55,16 +56,11 @@ def _check(freq, terms: int) -> str:
 
 
 def _rows(conn, since, until):
-    sql = ("SELECT r.id, r.published_at, e.topic_id, r.title, r.content_text FROM records r "
-           "JOIN enrichment e ON e.record_id = r.id WHERE r.published_at IS NOT NULL")
-    args = []
-    if since is not None:
-        sql += " AND r.published_at >= ?"
-        args.append(since)
-    if until is not None:
-        sql += " AND r.published_at < ?"
-        args.append(until)
-    return conn.execute(sql + " ORDER BY r.published_at, r.id", args).fetchall()
+    where = RecordFilter(since=since, until=until).where(conn)
+    where.add("r.published_at IS NOT NULL")
+    return conn.execute("SELECT r.id, r.published_at, e.topic_id, r.title, r.content_text FROM records r "
+                        "JOIN enrichment e ON e.record_id = r.id" + where.sql()
+                        + " ORDER BY r.published_at, r.id", list(where.args)).fetchall()
 
 
 def _term_counts(texts):
@@ -122,7 +118,8 @@ def topics_over_time(conn, freq: str = "M", terms: int = 5, since=None, until=No
                      level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """Each active topic's records, share and distinctive terms per period (see the module docstring).
 
-    ``since``/``until`` are stored ISO timestamps (``until`` exclusive) bounding the records read.
+    ``since``/``until`` (any timestamp form, inclusive, as :class:`~corpuskit.query.RecordFilter`)
+    bound the records read.
     Returns :data:`PERIOD_COLUMNS`: ``period`` (the period's first instant, UTC), ``topic`` (name),
     ``label`` (display name), ``count``, ``total``, ``share, share_low, share_high`` and ``terms``
     (a list of at most ``terms`` terms, most distinctive first). Every active topic has a row in
