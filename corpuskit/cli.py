@@ -179,6 +179,8 @@ def cmd_stage(args) -> int:
         kwargs["client"] = args.dask
     if getattr(args, "fit_sample", None) is not None:
         kwargs["fit_sample"] = args.fit_sample
+    if args.stage == "enrich":
+        kwargs.update(_topic_options(args))
     result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -217,9 +219,45 @@ def cmd_query(args) -> int:
     return 0
 
 
+def _topic_options(args) -> dict:
+    """The topic steering options of ``enrich`` and ``run`` as keyword arguments."""
+    options = {}
+    if args.topics is not None:
+        options["n_topics"] = args.topics
+    for name in ("seed", "seed_words", "beats"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    if args.refit:
+        options["refit"] = True
+    return options
+
+
+def _topics_arg(value: str):
+    if value == "auto":
+        return value
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--topics takes a number or auto, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"--topics must be at least 1, not {number}")
+    return number
+
+
+def _add_topic_options(p) -> None:
+    p.add_argument("--topics", type=_topics_arg, metavar="K|auto",
+                   help="number of topics to discover (default auto: chosen from the data)")
+    p.add_argument("--seed", type=int, help="seed of the embedder and topic discovery (default 0)")
+    p.add_argument("--refit", action="store_true",
+                   help="fit the embedder and topics again and re-enrich every record")
+    p.add_argument("--seed-words", metavar="FILE",
+                   help="guided topics: one line per topic, 'Label: word, word, phrase' (see docs/topics.md)")
+    p.add_argument("--beats", metavar="FILE", help="beat definitions (YAML/JSON) instead of discovered topics")
+
+
 def cmd_run(args) -> int:
     corpus = _open(args)
-    results = corpus.run(progress=not args.quiet)
+    results = corpus.run(progress=not args.quiet, **_topic_options(args))
     print(json.dumps(results, indent=2, sort_keys=True, default=str))
     if results.get("languageNote"):
         print(f"note: {results['languageNote']}", file=sys.stderr)
@@ -391,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
         if stage == "enrich":
+            _add_topic_options(p)
             p.add_argument("--dask", metavar="ADDRESS",
                            help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
@@ -401,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
                                 "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
                                 "extractive writer as fallback")
-    add("run", cmd_run, "run every stage in order")
+    _add_topic_options(add("run", cmd_run, "run every stage in order"))
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")
     p.add_argument("q", help="query text, 3 to 500 characters")

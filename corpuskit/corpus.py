@@ -314,17 +314,26 @@ class Corpus:
         return {"results": hits.rows, "query": hits.query, "totalMatched": hits.total_matched,
                 "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 
-    def run(self, progress: bool = True, stages=None) -> dict:
+    def run(self, progress: bool = True, stages=None, n_topics=None, seed: int | None = None,
+            refit: bool = False, seed_words=None, beats=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
 
-        ``stages`` picks a subset, still run in the given order.
+        ``stages`` picks a subset, still run in the given order. The topic options go to the
+        enrich stage (see :class:`~corpuskit.enrich.settings.EnrichSettings`): ``n_topics`` (a
+        number or ``"auto"``), ``seed``, ``refit``, ``seed_words`` (guided topics: a file, list or
+        dict of a few words per expected topic) and ``beats`` (a beat file instead of discovery).
         """
         known = ("enrich", "analyse", "narrate")
+        topic_options = {k: v for k, v in (("n_topics", n_topics), ("seed", seed), ("seed_words", seed_words),
+                                           ("beats", beats)) if v is not None}
+        if refit:
+            topic_options["refit"] = True
         results = {}
         for name in stages or known:
             if name not in known:
                 raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
-            results[name] = getattr(self, name)(progress=progress)
+            options = topic_options if name == "enrich" else {}
+            results[name] = getattr(self, name)(progress=progress, **options)
         enriched = results.get("enrich")
         if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
             results["languageNote"] = (
@@ -350,6 +359,62 @@ class Corpus:
         from corpuskit import frames
 
         return frames.topics(self, level=level)
+
+    def topics_over_time(self, freq: str = "M", terms: int = 5, since=None, until=None,
+                         level: float = 0.95) -> pd.DataFrame:
+        """Each active topic per period: its records, its share of the period and its distinctive terms then.
+
+        ``freq`` is ``D``, ``W`` (weeks from Monday), ``M``, ``Q`` or ``Y`` (UTC calendar periods);
+        ``since``/``until`` bound the records (inclusive). Columns: ``period`` (the
+        period's first instant), ``topic`` (name), ``label`` (display name), ``count`` (records
+        whose primary topic it is), ``total`` (the period's enriched records), ``share,
+        share_low, share_high`` (Wilson interval at ``level``) and ``terms``: at most ``terms``
+        terms the topic's records of that period use more than the period's other records
+        (log-likelihood G², word-for-word copies counted once, title formats left out). One row per
+        topic and period, zeros included, sorted by period then topic.
+        """
+        from corpuskit import frames
+
+        return frames.topics_over_time(self, freq=freq, terms=terms, since=since, until=until, level=level)
+
+    def topic_document_matrix(self, active_only: bool = True) -> pd.DataFrame:
+        """The document-topic confidences: one row per enriched record (index ``record``, its id),
+        one column per topic name (sorted), the stored assignment confidence or 0.0, for fitting
+        a model of one's own on them. ``active_only=False`` adds retired topics' columns."""
+        from corpuskit import frames
+
+        return frames.topic_document_matrix(self, active_only=active_only)
+
+    # -- steering the topics (docs/topics.md) ---------------------------------
+    def merge_topics(self, a: str, b: str) -> dict:
+        """Merge topic ``b`` into topic ``a``: ``b``'s records and assignments go to ``a``, ``b`` is
+        retired. Recorded, replayed by every later enrich run (new records of ``b`` go to ``a``) and
+        listed in ``manifest()["topicEdits"]``. Returns the edit with ``records`` moved."""
+        from corpuskit.enrich.topic_edits import merge_topics
+
+        return merge_topics(self, a, b)
+
+    def rename_topic(self, a: str, label: str) -> dict:
+        """Give topic ``a`` the display name ``label`` (its ``name`` stays); recorded and kept by later
+        runs like :meth:`merge_topics`. Returns the edit."""
+        from corpuskit.enrich.topic_edits import rename_topic
+
+        return rename_topic(self, a, label)
+
+    def reassign_outliers(self, strategy: str = "embeddings", threshold: float | None = None) -> dict:
+        """Give the records that fit no topic the nearest one: ``strategy="embeddings"`` (cosine to the
+        topic centroid at least ``threshold``, default 0.3) or ``"confidence"`` (the topic model's
+        score at least ``threshold``, default 0.1). Recorded; later runs reassign their new outliers
+        by the same rule. Returns the edit with ``records`` given a topic."""
+        from corpuskit.enrich.topic_edits import reassign_outliers
+
+        return reassign_outliers(self, strategy=strategy, threshold=threshold)
+
+    def topic_edits(self) -> list[dict]:
+        """The recorded topic edits (merge, rename, reassign_outliers), oldest first."""
+        from corpuskit.enrich.topic_edits import recorded_edits
+
+        return recorded_edits(self)
 
     def topic_overview(self, examples: int = 2) -> pd.DataFrame:
         """The active topics, largest first, then one ``(outliers)`` row for records that fit none.

@@ -148,6 +148,20 @@ def topics(corpus, level: float = 0.95) -> pd.DataFrame:
     return _times(frame, "createdAt")
 
 
+def topics_over_time(corpus, freq="M", terms=5, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
+    """Each topic's records, share and within-period terms per period (see ``Corpus.topics_over_time``)."""
+    from corpuskit.analysis.topic_periods import topics_over_time as per_period
+
+    return per_period(corpus.conn, freq=freq, terms=terms, since=since, until=until, level=level)
+
+
+def topic_document_matrix(corpus, active_only: bool = True) -> pd.DataFrame:
+    """Record x topic confidences (see ``Corpus.topic_document_matrix``)."""
+    from corpuskit.analysis.topic_periods import topic_document_matrix as matrix
+
+    return matrix(corpus.conn, active_only=active_only)
+
+
 # -- signals ---------------------------------------------------------------------------
 SIGNAL_COLUMNS = ["id", "kind", "topic", "entity", "source", "severity", "sigmaScore", "headline",
                   "detail", "detectedAt", "status", "resolvedAt", "acknowledged", "narrativeId",

@@ -17,6 +17,8 @@ answers, as a JSON-serialisable dict:
   (recorded when it started; None for runs made before corpuskit recorded them).
 * ``models``: the fitted models stored with the corpus (the embedder...):
   ``name, model, dimensions, settings, runId``.
+* ``topicEdits``: the researcher's topic edits (merge, rename, reassign_outliers), oldest first,
+  each with the corpus clock when it was made (:mod:`corpuskit.enrich.topic_edits`).
 * ``environment``: the versions installed now (corpuskit, numpy, pandas,
   scikit-learn, hdbscan, sqlite-vec, python, SQLite).
 * ``clock``: the corpus clock and its mode.
@@ -28,6 +30,8 @@ import json
 import platform
 import sqlite3
 from importlib import metadata
+
+from corpuskit.enrich.topic_edits import recorded_edits
 
 PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
 
@@ -129,6 +133,7 @@ def build_manifest(corpus) -> dict:
                     "runId": r[4]} for r in conn.execute(
             "SELECT name, kind, dimensions, settings, run_id FROM models ORDER BY name")],
         "languages": language_summary(conn),
+        "topicEdits": recorded_edits(corpus),
         "environment": package_versions(),
         "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
     }

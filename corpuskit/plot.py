@@ -11,6 +11,7 @@ Jupyter the figure shows inline like any other.
 * :func:`topic_heatmap`: topics by day, records (or shares) per cell, cells not told from the topic's average hatched;
 * :func:`entity_trend`: one entity's mentions per day with Poisson error bars, its signals marked;
 * :func:`cluster_map`: a topic's records on the clustering's 2-D map;
+* :func:`topics_over_time`: topics' shares per period with Wilson bands, the top topics' terms in their peak period;
 * :func:`attention`: subcorpora's share of all records per period, with interval bands;
 * :func:`keyness`: a diverging bar chart of Log Ratio for the most key terms of two subcorpora;
 * :func:`confusion`: a validation's confusion matrix (gold against corpuskit).
@@ -332,6 +333,51 @@ def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, a
     ax.set_xlabel("dimension 1")
     ax.set_ylabel("dimension 2")
     ax.legend(fontsize=7, loc="best", markerscale=2)
+    return ax
+
+
+def topics_over_time(data, freq: str = "M", topics=None, top: int = 6, annotate: bool = True,
+                     ax=None, figsize=(11, 4)):
+    """Each topic's share of the records per period, with its Wilson band.
+
+    ``data`` is a Corpus (read with ``corpus.topics_over_time(freq=freq)``) or a DataFrame from
+    that method. ``topics`` names the topics to draw (default: the ``top`` largest overall). With
+    ``annotate``, each line's peak period is labelled with the topic's first two terms of that
+    period, so the figure says what the topic was about when it rose.
+    """
+    frame = data if isinstance(data, pd.DataFrame) else data.topics_over_time(freq=freq)
+    missing = {"period", "topic", "label", "count", "share", "share_low", "share_high", "terms"} - set(frame.columns)
+    if missing:
+        raise ValidationError(f"a topics_over_time() frame needs the columns {sorted(missing)}")
+    if frame.empty:
+        raise ValidationError("no topics over time: enrich the corpus first")
+    if topics is None:
+        sizes = frame.groupby("topic")["count"].sum()
+        topics = sorted(sizes.index, key=lambda t: (-sizes[t], t))[:top]
+    else:
+        topics = [topics] if isinstance(topics, str) else list(topics)
+        unknown = sorted(set(topics) - set(frame["topic"]))
+        if unknown:
+            raise ValidationError(f"unknown topics {unknown}; the frame has {sorted(set(frame['topic']))}")
+    ax = _axes(ax, figsize)
+    for name in topics:
+        rows = frame[frame["topic"] == name].sort_values("period")
+        x = _naive(rows["period"]).to_numpy()
+        line, = ax.plot(x, rows["share"].to_numpy(dtype=float), marker="o", markersize=3, linewidth=1.4,
+                        label=rows["label"].iloc[0])
+        ax.fill_between(x, rows["share_low"].to_numpy(dtype=float), rows["share_high"].to_numpy(dtype=float),
+                        color=line.get_color(), alpha=0.2, linewidth=0)
+        if annotate and len(rows):
+            peak = int(np.argmax(rows["share"].to_numpy(dtype=float)))
+            words = list(rows["terms"].iloc[peak])[:2]
+            if words:
+                ax.annotate(", ".join(words), (x[peak], rows["share"].iloc[peak]), fontsize=7,
+                            xytext=(0, 4), textcoords="offset points", ha="center", color=line.get_color())
+    ax.set_ylabel("share of the period's records")
+    ax.set_ylim(bottom=0)
+    ax.set_title("Topics over time (95% Wilson bands; labels: terms of the peak period)")
+    _date_ticks(ax)
+    ax.legend(loc="upper left", fontsize=7)
     return ax
 
 

@@ -30,13 +30,17 @@ from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
 from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
-from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.topic_edits import apply_edits
+from corpuskit.enrich.topics import (Beat, BeatAssigner, SeedTopic, beats_from_rows, discover_beats, load_beats,
+                                     load_seed_words)
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
 #: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
 DISCOVERY_KEY = "topics.discovery"
+#: meta key of the seed topics discovery was guided by (``[{"words", "label"}]``)
+SEEDS_KEY = "topics.seed_words"
 #: records fetched ahead of the writer for the worker pool, at most
 LOOKAHEAD_RECORDS = 64_000
 _TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
@@ -97,13 +101,6 @@ def load_embedder(conn) -> Embedder | None:
     if row is None:
         return None
     return embedder_from_state(row["kind"], bytes(row["state"]), json.loads(row["settings"]))
-
-
-def _beats_from_rows(rows) -> list[Beat]:
-    return [Beat(name=r["name"], display_name=r["display_name"], description=r["description"],
-                 category=r["category"], keywords=json.loads(r["keywords"]),
-                 subreddits=json.loads(r["subreddits"]), active=bool(r["active"]),
-                 discovered=bool(r["discovered"])) for r in rows]
 
 
 def _upsert_topics(conn, beats, now) -> dict:
@@ -167,8 +164,20 @@ def _wipe(conn) -> None:
     conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL")
 
 
+def _seed_topics(corpus, seed_words, refit: bool, first: bool):
+    """The seed topics this run discovers with (given, else stored for a refit), or None."""
+    stored = corpus.get_meta(SEEDS_KEY)
+    if seed_words is None:
+        return [SeedTopic(**s) for s in stored] if stored and (refit or first) else None
+    seeds = load_seed_words(seed_words)
+    if not (refit or first) and [vars(s) for s in seeds] != stored:
+        raise ValidationError("this corpus's topics were fitted without these seed words; pass "
+                              "refit=True (--refit) to discover the topics again with them")
+    return seeds
+
+
 def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress,
-             fit_sample=FIT_SAMPLE):
+             fit_sample=FIT_SAMPLE, seed_words=None):
     """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids, refitted,
     known)``, ``known`` the ids and vectors of every record when they were all embedded here."""
     conn = corpus.conn
@@ -206,11 +215,12 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         definitions = load_beats(corpus.get_meta("beats"))
     else:
         definitions = None
-    stored = _beats_from_rows(conn.execute(
+    stored = beats_from_rows(conn.execute(
         "SELECT * FROM topics WHERE active = 1 OR discovered = 0 ORDER BY id").fetchall())
     topic_state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
 
     discovered = discovery = None
+    seeds = _seed_topics(corpus, seed_words, refit, fitted or not stored)
     if definitions is None and stored and all(b.discovered for b in stored) and not refit and not fitted:
         definitions = [b for b in stored if b.active]
     if definitions is None and stored and not any(b.discovered for b in stored) and not refit:
@@ -220,7 +230,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         texts = [record_text(r["title"], r["content_text"]) for r in rows]
         details: dict = {}
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
-                                                        details=details)
+                                                        details=details, seed_words=seeds)
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"],
@@ -263,6 +273,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
             corpus.set_meta(VERSION_KEY, f"{run_id}:topics")
             if discovery is not None:
                 corpus.set_meta(DISCOVERY_KEY, discovery)
+                corpus.set_meta(SEEDS_KEY, [vars(s) for s in seeds] if seeds else None)
         ids = {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
     known = None
     if all_vectors is not None and complete:
@@ -513,7 +524,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         whose language was detected this run), ``skipped`` (``{"sentiment": n, "entities": n}``:
         records of this run each English-only step left out, their sentiment NULL or their
         mentions empty), ``languages`` (records per language code in the corpus) and
-        ``nonEnglishShare``.
+        ``nonEnglishShare``, ``topicEdits`` (``{"applied": n, "skipped": [edits]}``: the recorded
+        topic edits replayed after the records were written, see :mod:`corpuskit.enrich.topic_edits`).
     """
     config = EnrichSettings.of(settings, **options)
     progress, refit, beats, n_topics = config.progress, config.refit, config.beats, config.n_topics
@@ -524,6 +536,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     extractor = make_extractor(config.extractor)
     conn = corpus.conn
     recorded = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
+                "seed_words": config.seed_words if isinstance(config.seed_words, str) else (
+                    "given" if config.seed_words is not None else None),
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
@@ -538,7 +552,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
             "SELECT count(*) FROM records r WHERE NOT EXISTS "
             "(SELECT 1 FROM enrichment e WHERE e.record_id = r.id)").fetchone()[0]
         model_row = conn.execute("SELECT 1 FROM models WHERE name = 'embedder'").fetchone()
-        if corpus.count() == 0 or (pending_count == 0 and not refit and beats is None and model_row):
+        if corpus.count() == 0 or (pending_count == 0 and not refit and beats is None and model_row
+                                   and config.seed_words is None):
             model, refitted = load_embedder(conn), False
         else:
             everything = refit or model_row is None  # a (re)fit re-enriches every record
@@ -567,7 +582,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 fit_started = time.perf_counter()
                 model, assigner, topic_ids, refitted, known = _prepare(
                     corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
-                    fit_sample)
+                    fit_sample, config.seed_words)
                 fit_seconds = time.perf_counter() - fit_started
                 if client is not None:
                     from corpuskit.enrich.distributed import DaskChunkMap
@@ -618,6 +633,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         corpus.set_meta(f"skipped:{run_id}", {"languageExamined": detected, "skipped": skipped,
                                               "scorer": sorted(scorer.languages or []) or "all",
                                               "extractor": sorted(extractor.languages or []) or "all"})
+        edits = apply_edits(corpus)   # the researcher's merges, renames and reassignments, kept
     languages = language_counts(conn)
     seconds = time.perf_counter() - started
     counts = conn.execute(
@@ -634,6 +650,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         "fitSeconds": round(fit_seconds, 3),
         "languageExamined": detected, "skipped": skipped, "languages": languages,
         "nonEnglishShare": non_english_share(languages),
+        "topicEdits": {"applied": edits["applied"], "skipped": edits["skipped"]},
     }
 
 
