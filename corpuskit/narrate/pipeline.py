@@ -204,7 +204,7 @@ class Narrator:
         fields = check_text(writer.write(evidence), len(evidence.records), label)
         body, order = renumber(fields["body"], len(evidence.records))
         records = [evidence.records[n - 1] for n in order]
-        cred = credibility_scores(conn, records)
+        cred = credibility_scores(conn, records, until=None if period is None else iso(period.as_of))
         beat, entity, signal = evidence.beat, evidence.entity, evidence.signal
         refs = []
         if beat is not None:
