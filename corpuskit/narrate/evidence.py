@@ -41,6 +41,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
+from corpuskit.narrate.attribution import about_abuse, is_abusive
 from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms, tokens_of
 from corpuskit.query import EntityNotFound, entity_row
 
@@ -227,7 +228,8 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
                     min_records: int = 2, conn=None, terms=(), focus=()) -> list[EvidenceRecord]:
     """Choose up to ``k`` records: direct evidence first, inferred ones to fill up.
 
-    Only records with a quotable sentence qualify. Records are ranked by group
+    Only records with a quotable sentence qualify (not an abusive one, see
+    :mod:`corpuskit.narrate.attribution`, unless ``terms`` make the story about abuse). Records are ranked by group
     (direct, then inferred), then by whether they are in ``focus`` (the records
     of the development the story is about: a signal's evidence, a cluster's
     members; the newest record of the pool is always in it), then by whether a
@@ -244,10 +246,11 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
     Returns fewer than ``min_records`` only when the pool has too few.
     """
     seen, pool, sentences = set(), [], []
+    abuse_ok = about_abuse(terms)
     for r, is_inferred in [(r, False) for r in direct] + [(r, True) for r in inferred]:
         if r.id in seen:
             continue
-        quotable_sentences = record_sentences(r.text)
+        quotable_sentences = [x for x in record_sentences(r.text) if abuse_ok or not is_abusive(x)]
         if not quotable_sentences:
             continue
         seen.add(r.id)
