@@ -82,3 +82,33 @@ def test_selection_skips_records_with_only_abusive_sentences():
     assert sorted(r.id for r in chosen) == [2, 3]
     chosen = rank_and_select(records, [], 5, terms={"vaccine", "abuse"})
     assert sorted(r.id for r in chosen) == [1, 2, 3]
+
+
+def test_headline_names_the_distinctive_subject_of_the_evidence():
+    from corpuskit.narrate.headlines import distinctive_terms
+
+    baseline = [f"The COVID-19 vaccine rollout continues in region {i} with more clinics open." for i in range(40)]
+    evidence = [f"Pfizer reports a COVID-19 vaccine trial in adolescents aged 12 to 15, group {i}." for i in range(8)]
+    evidence += ["The COVID-19 vaccine rollout continues with more clinics open."] * 4
+    terms = distinctive_terms(evidence, baseline, exclude={"covid-19 vaccine", "vaccine", "covid"})
+    assert terms and any("adolescents" in t.lower() or "trial" in t.lower() for t in terms)
+    assert not any("vaccine" in t.lower() for t in terms)  # the subject is already in the headline
+    assert distinctive_terms(baseline[:5], baseline, exclude=()) == []  # nothing distinctive, nothing named
+    assert distinctive_terms(evidence[:2], baseline) == []  # too few records to say
+    assert "Elena Varga" in distinctive_terms(
+        [f"Elena Varga warned about ransomware again, post {i}." for i in range(6)],
+        [f"Ransomware hit another hospital, post {i}." for i in range(30)], exclude={"ransomware"})
+
+
+def test_writer_headline_carries_the_key_terms():
+    records = [_rec(i, f"The vaccine trial in adolescents reported strong results, said clinic {i}.")
+               for i in range(1, 5)]
+    ev = StoryEvidence(kind="entity_narrative", story_key="entity:x", records=records,
+                       entity={"id": 1, "slug": "pfizer", "name": "Pfizer", "type": "org", "aliases": []},
+                       figures={"mentions": 4, "records": 4, "windowDays": 7,
+                                "change": {"mentions": 4, "previousMentions": 1, "windowDays": 7, "records": 4},
+                                "keyTerms": ["adolescents", "Pfizer"]})
+    out = ExtractiveWriter().write(ev)
+    assert out["headline"].endswith("; talk of adolescents") and out["headlineSource"]["keyTerms"] == ["adolescents"]
+    ev.figures["keyTerms"] = []
+    assert "talk of" not in ExtractiveWriter().write(ev)["headline"]

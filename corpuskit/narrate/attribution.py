@@ -110,6 +110,7 @@ def attribute(sentence: str, sources: list[str]) -> str:
         who = f"{_number_word(len(sources))} posts ({kinds})"
     else:
         name = sources[0] if sources else "one"
+        name = name[:-len(" sites")] if name.endswith(" sites") else name  # "a news post"
         who = f"{'An' if name[:1].lower() in 'aeiou' else 'A'} {name} post"
     return f"{who} {verb}: “{text}”"
 

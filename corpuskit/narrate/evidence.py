@@ -42,6 +42,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
 from corpuskit.narrate.attribution import about_abuse, is_abusive
+from corpuskit.narrate.headlines import distinctive_terms
 from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms, tokens_of
 from corpuskit.query import EntityNotFound, entity_row
 
@@ -554,6 +555,18 @@ def _in_topic_window() -> str:
             "EXISTS (SELECT 1 FROM topic_assignments t WHERE t.record_id = r.id AND t.topic_id = ?))")
 
 
+BASELINE_LIMIT = 1000  # newest records of the subject before the window, for the key terms
+BASELINE_WINDOWS = 4  # the baseline spans this many windows before the story's window
+
+
+def _key_terms(conn, records, where: str, args, subject) -> list[str]:
+    """The key terms of ``records`` against the subject's records selected by ``where``/``args`` (before the
+    window), for the headline (see :mod:`corpuskit.narrate.headlines`)."""
+    baseline = _records(conn, where, args, limit=BASELINE_LIMIT)
+    return distinctive_terms([f"{r.title} {r.text}" for r in records],
+                             [f"{r.title} {r.text}" for r in baseline], exclude=subject)
+
+
 # -- evidence per kind ----------------------------------------------------------
 def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, window_days: int, skip=None,
                     until: str | None = None):
@@ -596,6 +609,16 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
         return None
     topic_id = signal["topic_id"] if signal["topic_id"] is not None else _dominant_topic(chosen)
     cluster = latest_cluster(conn, topic_id) if topic_id is not None and until is None else None
+    base_since = iso(from_iso(detected) - timedelta(days=window_days * (1 + BASELINE_WINDOWS)))
+    if signal["topic_id"] is not None:
+        figures["keyTerms"] = _key_terms(conn, direct if len(direct) >= 3 else direct + inferred,
+                                         _in_topic_window(), [base_since, since, signal["topic_id"],
+                                                              signal["topic_id"]], subject)
+    elif signal["entity_id"] is not None:
+        figures["keyTerms"] = _key_terms(conn, direct if len(direct) >= 3 else direct + inferred,
+                                         "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
+                                         "AND r.published_at > ? AND r.published_at <= ?",
+                                         [signal["entity_id"], base_since, since], subject)
     terms = _words(signal["headline"])
     return StoryEvidence(
         kind=kind, story_key=story_key, records=chosen, signal=signal, beat=topic_dict(conn, topic_id),
@@ -644,6 +667,8 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
     chosen = rank_and_select(direct, [], k, conn=conn, terms=subject, focus=focus)
     if len(chosen) < 2 or (subject and sum(bool(r.on_subject) for r in chosen) < 2):
         return None  # too thin, or too few records that name the beat to make a story about it
+    figures["keyTerms"] = _key_terms(conn, direct, _in_topic_window(), [
+        iso(now - timedelta(days=window_days * (1 + BASELINE_WINDOWS))), since, beat["id"], beat["id"]], subject)
     terms = list(beat["keywords"]) + (cluster["top_terms"] if cluster else [])
     if signal:
         terms += _words(signal["headline"])
@@ -678,6 +703,10 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
     if len(chosen) < 2:
         return None
     topic_id = _dominant_topic(chosen)
+    figures["keyTerms"] = _key_terms(conn, direct, "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
+                                     "AND r.published_at > ? AND r.published_at <= ?", [
+                                         entity["id"], iso(now - timedelta(days=window_days * (1 + BASELINE_WINDOWS))),
+                                         since], subject)
     return StoryEvidence(
         kind="entity_narrative", story_key=story_key, records=chosen, signal=signal,
         beat=topic_dict(conn, topic_id), entity=entity,

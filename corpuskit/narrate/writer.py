@@ -171,6 +171,10 @@ class ExtractiveWriter(StoryWriter):
             paragraphs.insert(0, framing["text"])
             headline, lede = framing["headline"], framing["text"]
             headline_source = dict(framing["tracedTo"])
+            key = [t for t in evidence.figures.get("keyTerms") or [] if t.lower() not in headline.lower()]
+            if key:  # name what the evidence is distinctively about (see corpuskit.narrate.headlines)
+                headline = f"{headline}; talk of {prose.join_words(key)}"
+                headline_source["keyTerms"] = key
         else:
             lede = attribution.attribute(chosen[0].text, self._sayers(evidence, chosen[0]))
             headline = " ".join(attribution.whole(chosen[0].text)[0].rstrip(".!?").split()[:self.headline_words])
