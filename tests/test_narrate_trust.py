@@ -112,3 +112,11 @@ def test_writer_headline_carries_the_key_terms():
     assert out["headline"].endswith("; talk of adolescents") and out["headlineSource"]["keyTerms"] == ["adolescents"]
     ev.figures["keyTerms"] = []
     assert "talk of" not in ExtractiveWriter().write(ev)["headline"]
+
+
+def test_years_and_versions_are_not_claims():
+    assert not is_claim("Tips from a Pro: An Introduction to Microscopic Photography (2015)")
+    assert not is_claim("Show HN: Xcode 8 Source Code Extension to Generate Swift Initializers")
+    assert not is_claim("Bidirectional Replication is coming to PostgreSQL 9.6")
+    assert is_claim("Nearly 14,000 Uber and Lyft Drivers Sign Union Cards in New York")
+    assert is_claim("A fast PostgreSQL client library for Python: 3x faster than psycopg2")

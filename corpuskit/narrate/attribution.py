@@ -8,7 +8,7 @@ Rules, stated once (the extractive writer follows them; :func:`quoted_text` undo
   :func:`corpuskit.narrate.quotes.near_duplicate`), by count: ``3 posts (Reddit,
   Twitter) said: “...” [n]``.
 - **Claims are claims.** A quote that makes a factual claim (:func:`is_claim`: a
-  number, a comparison in "times", or a word of :data:`CLAIM_CUES` such as
+  number that is not a year or a version, a comparison in "times", or a word of :data:`CLAIM_CUES` such as
   "causes", "proves", "study") is introduced with *claimed*; a question with
   *asked*; anything else with *said*.
 - **Whole.** A quote is a whole sentence as the sentence splitter found it (it
@@ -39,7 +39,7 @@ ABUSE_SUBJECTS = frozenset({"abuse", "abusive", "harassment", "insult", "insults
 #: Words and patterns that make a sentence a factual claim (with any number, see :func:`is_claim`).
 CLAIM_CUES = frozenset({
     "cause", "causes", "caused", "causing", "prove", "proves", "proved", "proven", "confirm", "confirms",
-    "confirmed", "study", "studies", "research", "data", "evidence", "percent", "fact", "facts", "shows",
+    "confirmed", "study", "studies", "evidence", "percent", "fact", "facts", "shows",
     "showed", "increase", "increases", "increased", "reduce", "reduces", "reduced", "kill", "kills",
     "killed", "cure", "cures", "cured", "linked", "effective", "ineffective", "infected", "deaths",
     "according", "statistics", "million", "billion",
@@ -73,7 +73,15 @@ def is_claim(sentence: str) -> bool:
     text = (sentence or "").strip()
     if text.endswith("?"):
         return False
-    return bool(_NUMBER.search(text) or _TIMES.search(text)) or any(w in CLAIM_CUES for w in _words(text))
+    figures = _figures(text)
+    return bool(_NUMBER.search(figures) or _TIMES.search(text)) or any(w in CLAIM_CUES for w in _words(text))
+
+
+def _figures(text: str) -> str:
+    """``text`` without years, dates in brackets and version numbers (``(2015)``, ``Windows 10``, ``9.6``)."""
+    text = re.sub(r"\((?:[^()]*\d{4}[^()]*)\)", " ", text)
+    text = re.sub(r"\b(?:1[89]|20)\d{2}\b", " ", text)
+    return re.sub(r"\b[A-Za-z][\w.+-]*\s+v?\d+(?:\.\d+)*\b(?![,.]?\d|\s*(?:%|x\b|times|percent|people|users))", " ", text)
 
 
 def whole(sentence: str) -> tuple[str, bool]:
