@@ -181,6 +181,9 @@ def cmd_stage(args) -> int:
         kwargs["fit_sample"] = args.fit_sample
     if args.stage == "enrich":
         kwargs.update(_topic_options(args))
+    for name in ("period", "since", "until", "every"):
+        if getattr(args, name, None) is not None:
+            kwargs[name] = getattr(args, name)
     result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -440,6 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
                            help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
                                 "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
                                 "extractive writer as fallback")
+            p.add_argument("--period", help="write the stories of this period as at its end: 2016, 2016-03, "
+                                            "2016-W09 or 2016-03-05 (only records up to then are used)")
+            p.add_argument("--since", help="with --until or --every: the history from this time")
+            p.add_argument("--until", help="with --since or --every: the history up to this time (included)")
+            p.add_argument("--every", choices=("day", "week", "month", "year"),
+                           help="write the stories of every such period of the history (a digest of each)")
     _add_topic_options(add("run", cmd_run, "run every stage in order"))
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")

@@ -287,7 +287,12 @@ class Corpus:
         return analyse_corpus(self, **kwargs)
 
     def narrate(self, **kwargs):
-        """Run the narrative stage (stories, versions, arcs)."""
+        """Run the narrative stage (stories, versions, arcs).
+
+        ``period=`` (``2016-03``), ``since=``/``until=`` or ``every=`` (day, week, month, year)
+        write the stories of those periods of the corpus's history instead, each as at the
+        period's end (see :mod:`corpuskit.narrate.periods`).
+        """
         from corpuskit.narrate.pipeline import narrate_corpus
 
         return narrate_corpus(self, **kwargs)
@@ -545,8 +550,11 @@ class Corpus:
 
         return frames.mentions(self, entity=entity)
 
-    def stories(self, kind: str | None = None, current: bool = True) -> pd.DataFrame:
+    def stories(self, kind: str | None = None, current: bool = True, period: str | None = None) -> pd.DataFrame:
         """Stories, newest ``publishAt`` first (only current versions unless ``current=False``).
+
+        ``period`` (``2016``, ``2016-03``, ``2016-W09``, ``2016-03-05``): only the stories written
+        for that period by ``narrate(period=...)`` or ``narrate(every=...)``.
 
         Columns: ``id, slug, kind`` (lead_story, beat_narrative, dispatch,
         entity_narrative), ``version, isCurrent, headline, lede, topic,
@@ -556,7 +564,7 @@ class Corpus:
         """
         from corpuskit import frames
 
-        return frames.stories(self, kind=kind, current=current)
+        return frames.stories(self, kind=kind, current=current, period=period)
 
     def story_quality(self) -> pd.DataFrame:
         """What a reader gets from each current story, one row per story (see :mod:`corpuskit.narrate.quality`).

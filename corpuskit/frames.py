@@ -348,12 +348,18 @@ STORY_COLUMNS = ["id", "slug", "kind", "version", "isCurrent", "headline", "lede
                  "readMin", "publishAt", "generatedAt"]
 
 
-def stories(corpus, kind=None, current=True) -> pd.DataFrame:
+def stories(corpus, kind=None, current=True, period=None) -> pd.DataFrame:
     """Stories, newest ``publishAt`` first (see ``Corpus.stories``)."""
+    from corpuskit.narrate.periods import parse_period
+    from corpuskit.narrate.pipeline import period_key
+
     kind = choice(kind, "kind", STORY_KINDS)
     if not isinstance(current, bool):
         raise ValidationError(f"current must be True or False, not {current!r}")
     where = Where(*(["s.is_current = 1"] if current else [])).equal("s.kind", kind)
+    if period is not None:
+        where.add("s.story_key LIKE ? ESCAPE '\\'",
+                  period_key(parse_period(period), "").replace("_", "\\_").replace("%", "\\%") + "%")
     sql = ("SELECT s.id, s.slug, s.kind, s.version, s.is_current, s.headline, s.lede, t.name, en.name, "
            "s.signal_severity, s.trigger_signal_id, s.featured, "
            "(SELECT count(*) FROM story_citations c WHERE c.story_id = s.id), s.source_count, "
