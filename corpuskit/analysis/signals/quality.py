@@ -26,7 +26,9 @@ Each stored signal's detail carries ``quality``::
 * ``campaign``: a possible campaign rather than a crowd: the records come from
   at most ``CAMPAIGN_MAX_AUTHORS`` distinct authors (with at least
   ``CAMPAIGN_MIN_RECORDS`` records checked), or at least
-  ``CAMPAIGN_DUPLICATE_SHARE`` of them are near-duplicates. ``campaignReason``
+  ``CAMPAIGN_DUPLICATE_SHARE`` of them are near-duplicates (counting only texts of at
+  least ``CAMPAIGN_MIN_WORDS`` distinct words: a copied message, not a short
+  reply or a bare link). ``campaignReason``
   lists which (``"fewAuthors"``, ``"nearDuplicates"``). A campaign's severity
   is capped at ``CAMPAIGN_SEVERITY`` (:func:`campaign_cap`): severity counts
   voices, not only records.
@@ -46,6 +48,7 @@ DUPLICATE_SAMPLE = 2000
 CAMPAIGN_MAX_AUTHORS = 3
 CAMPAIGN_MIN_RECORDS = 5
 CAMPAIGN_DUPLICATE_SHARE = 0.5
+CAMPAIGN_MIN_WORDS = 3
 CAMPAIGN_SEVERITY = "low"
 _SEVERITY_ORDER = ("low", "medium", "high")
 _URL = re.compile(r"https?://\S+|www\.\S+|@\w+|\brt\b", re.IGNORECASE)
@@ -58,10 +61,11 @@ def near_duplicate_key(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text).split())
 
 
-def duplicate_share(texts: list[str]) -> float:
-    """Share of texts whose :func:`near_duplicate_key` is shared with another text (empty keys aside)."""
+def duplicate_share(texts: list[str], min_words: int = 1) -> float:
+    """Share of texts whose :func:`near_duplicate_key` is shared with another text (keys of fewer than
+    ``min_words`` distinct words aside: empty ones by default)."""
     keys = [near_duplicate_key(t) for t in texts]
-    keys = [k for k in keys if k]
+    keys = [k for k in keys if len(set(k.split())) >= min_words]
     if not keys:
         return 0.0
     counts = Counter(keys)
@@ -114,7 +118,7 @@ def quality_flags(conn, track, episode, series, detail: dict) -> dict:
     named = {author for _, author in rows if author}
     authors = len(named) if named else None
     share = duplicate_share(texts)
-    reasons = campaign_reasons(len(texts), authors, share)
+    reasons = campaign_reasons(len(texts), authors, duplicate_share(texts, CAMPAIGN_MIN_WORDS))
     return {"baselineDays": baseline_days, "corpusEdge": baseline_days < window,
             "gap": {"inBaseline": in_base, "onDay": on_day},
             "duplicateShare": share, "recordsChecked": len(texts),
