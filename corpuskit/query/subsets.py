@@ -11,12 +11,12 @@ import json
 import numpy as np
 
 from corpuskit.errors import ValidationError
+from corpuskit.query.record_filter import RECORDS_FROM
 
 #: Record ids passed to SQLite per statement.
 ID_CHUNK = 5000
 #: The columns of :func:`iter_texts` rows, in order.
 TEXT_COLUMNS = ("id", "title", "content_text", "published_at", "source")
-_RECORDS = "records r LEFT JOIN enrichment e ON e.record_id = r.id"
 
 
 def as_ids(ids) -> np.ndarray:
@@ -108,13 +108,13 @@ def filter_ids(conn, ids, where) -> np.ndarray:
     kept: list[int] = []
     for batch in _chunks(ids):
         kept.extend(r[0] for r in conn.execute(
-            f"SELECT r.id FROM {_RECORDS} WHERE r.id IN (SELECT value FROM json_each(?)){cond}",
+            f"SELECT r.id FROM {RECORDS_FROM} WHERE r.id IN (SELECT value FROM json_each(?)){cond}",
             [batch, *args]))
     return np.array(sorted(kept), dtype=np.int64)
 
 
 def matching_ids(conn, where) -> np.ndarray:
     """The sorted ids of every record that passes ``where`` (over ``records r LEFT JOIN enrichment e``)."""
-    rows = conn.execute(f"SELECT r.id FROM {_RECORDS}{where.sql() if where else ''} ORDER BY r.id",
+    rows = conn.execute(f"SELECT r.id FROM {RECORDS_FROM}{where.sql() if where else ''} ORDER BY r.id",
                         list(where.args) if where else []).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
