@@ -38,9 +38,9 @@ class Subcorpus:
 
     def count(self) -> int:
         """How many records match."""
-        where = self.where()
-        return self.corpus.conn.execute("SELECT count(*) FROM records r" + where.sql(),
-                                        where.args).fetchone()[0]
+        from corpuskit.query.subsets import query_count
+
+        return query_count(self.corpus.conn, self.compiled, self.since, self.until)
 
     def __len__(self) -> int:
         return self.count()
@@ -57,10 +57,9 @@ class Subcorpus:
 
     def ids(self) -> np.ndarray:
         """The matching record ids, ascending (an int64 array)."""
-        where = self.where()
-        rows = self.corpus.conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id",
-                                        where.args).fetchall()
-        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        from corpuskit.query.subsets import query_ids
+
+        return query_ids(self.corpus.conn, self.compiled, self.since, self.until)
 
     def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
         """``n`` matching records drawn without replacement (all of them when fewer), newest first.

@@ -169,3 +169,34 @@ def test_cli_query_kwic_and_sample_query(small_path, capsys):
         assert set(got.records["recordId"]) <= expected and len(got.records) == 5
     finally:
         c.close()
+
+
+@pytest.mark.parametrize("q", ["telescope", '"offshore wind"', "solar OR turbine", "booster AND launch", "vacc*",
+                               "inflation -earnings", "NOT telescope", "source:reddit AND telescope"])
+def test_count_and_ids_on_the_index_equal_the_records_scan(small, q):
+    from corpuskit.query import Where
+    from corpuskit.query.fulltext import match_only
+
+    sub = small.query(q)
+    where = Where().text_query(sub.compiled)
+    scan = [r[0] for r in small.conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id",
+                                             where.args)]
+    assert sub.count() == len(scan) and sub.ids().tolist() == scan
+    assert (match_only(sub.compiled) is None) == (q.startswith("NOT") or ":" in q)
+
+
+def test_index_count_follows_deletes(small_path, tmp_path):
+    import shutil
+
+    path = tmp_path / "copy.db"
+    shutil.copy(small_path, path)
+    c = open_corpus(path)
+    try:
+        sub = c.query("telescope")
+        before = sub.ids()
+        c.conn.execute("DELETE FROM records WHERE id = ?", (int(before[0]),))
+        assert sub.count() == len(before) - 1 and sub.ids().tolist() == before[1:].tolist()
+        bounded = c.query("telescope", since="2026-10-10")
+        assert bounded.count() == int((bounded.records()["publishedAt"] >= "2026-10-10").sum())
+    finally:
+        c.close()
