@@ -15,14 +15,12 @@ from corpuskit.query import QuerySyntaxError
 
 
 @pytest.fixture(scope="module")
-def small_path(tmp_path_factory):
-    """A small demo corpus (records only; the studies need no enrichment)."""
-    from corpuskit.ingest.demo import build_demo
+def small_path(demo_path, tmp_path_factory):
+    """A copy of the session demo corpus that these tests may write to (samples, deletes)."""
+    import shutil
 
-    path = tmp_path_factory.mktemp("sub") / "small.db"
-    c = open_corpus(path)
-    build_demo(c, seed=3, records=1500, days=30, run_stages=False, progress=False)
-    c.close()
+    path = tmp_path_factory.mktemp("sub") / "demo.db"
+    shutil.copy(demo_path, path)
     return path
 
 
@@ -47,14 +45,14 @@ def test_over_time_is_attention_of_the_query_ids(small):
 
 
 def test_over_time_keeps_the_subcorpus_bounds(small):
-    since, until = "2026-10-10", "2026-10-20T23:59:59Z"
-    sub = small.query("booster", since=since, until=until)
+    first = pd.Timestamp(small.conn.execute("SELECT min(published_at) FROM records").fetchone()[0][:10], tz="UTC")
+    since, until = first + pd.Timedelta(days=10), first + pd.Timedelta(days=20, hours=23, minutes=59)
+    sub = small.query("booster", since=since.isoformat(), until=until.isoformat())
     frame = sub.over_time()
-    assert frame["period"].iloc[0] == pd.Timestamp("2026-10-10", tz="UTC")
-    assert frame["period"].iloc[-1] == pd.Timestamp("2026-10-20", tz="UTC")
-    assert int(frame["count"].sum()) == sub.count()
-    wider = sub.over_time(since="2026-10-01")  # an explicit bound wins over the subcorpus's
-    assert wider["period"].iloc[0] == pd.Timestamp("2026-10-01", tz="UTC")
+    assert frame["period"].iloc[0] == since and frame["period"].iloc[-1] == first + pd.Timedelta(days=20)
+    assert int(frame["count"].sum()) == sub.count() > 0
+    wider = sub.over_time(since=first.isoformat())  # an explicit bound wins over the subcorpus's
+    assert wider["period"].iloc[0] == first
 
 
 def test_kwic_lists_every_occurrence_in_the_matching_records(small):
@@ -196,7 +194,10 @@ def test_index_count_follows_deletes(small_path, tmp_path):
         before = sub.ids()
         c.conn.execute("DELETE FROM records WHERE id = ?", (int(before[0]),))
         assert sub.count() == len(before) - 1 and sub.ids().tolist() == before[1:].tolist()
-        bounded = c.query("telescope", since="2026-10-10")
-        assert bounded.count() == int((bounded.records()["publishedAt"] >= "2026-10-10").sum())
+        middle = c.conn.execute("SELECT published_at FROM records ORDER BY published_at "
+                                "LIMIT 1 OFFSET (SELECT count(*) / 2 FROM records)").fetchone()[0]
+        bounded = c.query("telescope", since=middle)
+        assert 0 < bounded.count() < sub.count()
+        assert bounded.count() == int((c.query("telescope").records()["publishedAt"] >= middle).sum())
     finally:
         c.close()
