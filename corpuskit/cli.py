@@ -214,6 +214,13 @@ def cmd_query(args) -> int:
     if args.export:
         print(f"exported {sub.export(args.export, format=args.format)} records to {args.export}")
         return 0
+    if args.kwic:
+        lines = sub.kwic(args.kwic, window=args.window, limit=args.limit)
+        for row in lines.itertuples(index=False):
+            print(f"{row.recordId:>8}  {row.publishedAt[:10]}  {row.left[-60:]:>60} [{row.match}] {row.right[:60]}")
+        print(f"{len(lines)} occurrences of {args.kwic!r} listed (oldest first, at most {args.limit}) "
+              f"in {sub.count()} matching records")
+        return 0
     frame = sub.records(limit=args.limit)
     for row in frame.itertuples(index=False):
         text = " ".join(((row.title or "") + " " + (row.contentText or "")).split())
@@ -318,7 +325,7 @@ def cmd_sample(args) -> int:
 
     corpus = _open(args)
     drawn = corpus.sample(args.n, by=args.by, seed=args.seed, name=args.name, source=args.source,
-                          topic=args.topic, since=args.since, until=args.until,
+                          topic=args.topic, since=args.since, until=args.until, query=args.query,
                           allocation=args.allocation, codebook=args.codebook)
     strata = drawn.design["strata"]
     detail = f", {len(strata)} strata by {args.by}" if strata else ""
@@ -467,7 +474,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count", action="store_true", help="print only the number of matching records")
     p.add_argument("--export", metavar="FILE", help="write the matching records to FILE (jsonl, csv, parquet)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"), help="with --export: default the extension")
-    p.add_argument("--limit", type=int, default=20, help="rows listed (default 20, newest first)")
+    p.add_argument("--kwic", metavar="TERM", help="print the keyword-in-context concordance of TERM "
+                                                  "(a word, \"a phrase\" or a prefix vacc*) in the matching records")
+    p.add_argument("--window", type=int, default=8, help="with --kwic: words of context each side (default 8)")
+    p.add_argument("--limit", type=int, default=20, help="rows listed (default 20, newest first; "
+                                                         "with --kwic the first occurrences, oldest first)")
 
     p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
     p.add_argument("source", nargs="?",
@@ -507,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topic", help="only records of this topic")
     p.add_argument("--since", help="only records published at or after this time")
     p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--query", help="only records matching this query (the query language, see docs/query.md)")
     p.add_argument("--codebook", help="YAML or JSON codebook stored with the sample; its variables "
                                       "become the sheet's empty columns")
     p.add_argument("--out", help="write the coding sheet (CSV) here")

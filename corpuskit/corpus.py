@@ -709,14 +709,15 @@ class Corpus:
     # -- validation (docs/validate.md) ---------------------------------------
     def sample(self, n: int, by: str | None = None, seed: int = 0, name: str | None = None, ids=None,
                since=None, until=None, source: str | None = None, topic: str | None = None,
-               allocation: str = "proportional", codebook=None):
+               allocation: str = "proportional", codebook=None, query=None):
         """Draw a random sample of ``n`` records for hand coding; stored under ``name`` when given.
 
         ``by``: None (simple random sample), ``topic``, ``source``, ``sentiment``
         (label) or a period ``D``/``W``/``M`` (stratified; ``allocation``
         ``proportional`` with largest-remainder rounding, or ``equal``: stratum
         sizes are exact and sum to ``n``). ``ids`` (record ids), ``since``/``until``,
-        ``source`` and ``topic`` restrict what is drawn from. Reproducible from
+        ``source``, ``topic`` and ``query`` (the query language, as :meth:`query` takes it)
+        restrict what is drawn from. Reproducible from
         ``seed``. A stored sample keeps its design (created at the corpus clock)
         and its records in coding order; ``codebook`` (a YAML/JSON path, mapping
         or :class:`~corpuskit.validate.Codebook`) is stored with it. Returns a
@@ -725,7 +726,8 @@ class Corpus:
         from corpuskit.validate import draw_sample
 
         return draw_sample(self, n, by=by, seed=seed, name=name, ids=ids, since=since, until=until,
-                           source=source, topic=topic, allocation=allocation, codebook=codebook)
+                           source=source, topic=topic, allocation=allocation, codebook=codebook,
+                           query=query)
 
     def coding_sheet(self, sample: str, path, codebook=None) -> int:
         """Write ``sample``'s coding sheet (CSV: recordId, text, an empty column per codebook

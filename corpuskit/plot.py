@@ -384,15 +384,19 @@ def topics_over_time(data, freq: str = "M", topics=None, top: int = 6, annotate:
 def attention(frames, labels=None, ax=None, figsize=(11, 3.5)):
     """Share of all records per period for one or more subcorpora, each with its 95% Wilson band.
 
-    ``frames`` is one DataFrame from :func:`corpuskit.analysis.attention.over_time` or a list of
-    them; ``labels`` names each line (default ``"subcorpus 1"``, ...). A frame made with
-    ``normalise=False`` is drawn as counts with its Poisson band instead (then the y axis says so).
+    ``frames`` is one subcorpus (``corpus.query(...)``, drawn from its ``.over_time()``) or one
+    DataFrame from :func:`corpuskit.analysis.attention.over_time`, or a list of either;
+    ``labels`` names each line (default: each subcorpus's query text, ``"subcorpus 1"``, ... for
+    a frame). A frame made with ``normalise=False`` is drawn as counts with its Poisson band
+    instead (then the y axis says so).
     """
-    frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
-    if not frames or not all(isinstance(f, pd.DataFrame) for f in frames):
-        raise ValidationError("attention() needs one or more DataFrames from over_time()")
-    labels = [f"subcorpus {i + 1}" for i in range(len(frames))] if labels is None else (
-        [labels] if isinstance(labels, str) else list(labels))
+    items = [frames] if isinstance(frames, pd.DataFrame) or _is_subcorpus(frames) else list(frames)
+    if not items or not all(isinstance(f, pd.DataFrame) or _is_subcorpus(f) for f in items):
+        raise ValidationError("attention() needs one or more subcorpora (corpus.query(...)) or "
+                              "DataFrames from over_time()")
+    frames = [f if isinstance(f, pd.DataFrame) else f.over_time() for f in items]
+    labels = [f.q if _is_subcorpus(f) else f"subcorpus {i + 1}" for i, f in enumerate(items)] \
+        if labels is None else ([labels] if isinstance(labels, str) else list(labels))
     if len(labels) != len(frames):
         raise ValidationError(f"{len(frames)} frames but {len(labels)} labels")
     shares = all("share" in f.columns for f in frames)
@@ -414,13 +418,24 @@ def attention(frames, labels=None, ax=None, figsize=(11, 3.5)):
     return ax
 
 
-def keyness(frame, n: int = 10, ax=None, figsize=(8, 5)):
+def keyness(frame, other=None, n: int = 10, ax=None, figsize=(8, 5)):
     """A diverging bar chart of Log Ratio for the ``n`` most key terms (by G²) of each side.
 
-    ``frame`` comes from :func:`corpuskit.analysis.keyterms.compare_terms` (or
-    ``distinctive_terms``, which has one side). Bars right of zero are terms more frequent in A,
-    left of zero in B; the strongest sit at the top.
+    Either two subcorpora, ``keyness(a, b)`` (``a.compare(b, n=n)`` is drawn; the bars are
+    labelled with the two query texts), or one frame from
+    :func:`corpuskit.analysis.keyterms.compare_terms` (or ``distinctive_terms``, which has one
+    side). Bars right of zero are terms more frequent in A, left of zero in B; the strongest sit
+    at the top.
     """
+    sides = None
+    if _is_subcorpus(frame) or other is not None:
+        if not (_is_subcorpus(frame) and _is_subcorpus(other)):
+            raise ValidationError("keyness(a, b) needs two subcorpora (corpus.query(...)); "
+                                  "or pass one compare_terms() frame alone")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValidationError(f"n must be a positive integer, not {n!r}")
+        sides = (frame.q, other.q)
+        frame = frame.compare(other, n=n)
     if not isinstance(frame, pd.DataFrame) or not {"term", "G2", "log_ratio"} <= set(frame.columns):
         raise ValidationError("keyness() needs a DataFrame with term, G2 and log_ratio columns")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -435,8 +450,18 @@ def keyness(frame, n: int = 10, ax=None, figsize=(8, 5)):
     ax.barh(y, shown["log_ratio"].to_numpy(dtype=float), color=colours)
     ax.set_yticks(y, shown["term"].tolist(), fontsize=8)
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("Log Ratio (log2 of relative frequency, A over B)")
+    ax.set_xlabel("Log Ratio (log2 of relative frequency, A over B)" if sides is None else
+                  f"Log Ratio: right {_short(sides[0])}, left {_short(sides[1])}")
     return ax
+
+
+def _is_subcorpus(value) -> bool:
+    """A subcorpus, recognised by what the plots use (``corpuskit.subcorpus`` is a sibling module)."""
+    return hasattr(value, "over_time") and hasattr(value, "compare") and isinstance(getattr(value, "q", None), str)
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def confusion(result, normalise: bool = False, ax=None, figsize=(5, 4.5)):

@@ -3,7 +3,9 @@
 ``corpus.query('"mRNA" AND (pfizer OR moderna) NOT booster', since=..., until=...)`` compiles the query
 once (:func:`corpuskit.query.compile_query`, so a syntax error is raised at once) and reads nothing
 until asked: :meth:`Subcorpus.count`, :meth:`~Subcorpus.records`, :meth:`~Subcorpus.ids`,
-:meth:`~Subcorpus.sample`, :meth:`~Subcorpus.export`.
+:meth:`~Subcorpus.sample`, :meth:`~Subcorpus.export`, and the studies of
+:mod:`corpuskit.analysis`: :meth:`~Subcorpus.over_time` (attention), :meth:`~Subcorpus.kwic`,
+:meth:`~Subcorpus.terms` and :meth:`~Subcorpus.compare` (keyness).
 """
 from __future__ import annotations
 
@@ -36,9 +38,9 @@ class Subcorpus:
 
     def count(self) -> int:
         """How many records match."""
-        where = self.where()
-        return self.corpus.conn.execute("SELECT count(*) FROM records r" + where.sql(),
-                                        where.args).fetchone()[0]
+        from corpuskit.query.subsets import query_count
+
+        return query_count(self.corpus.conn, self.compiled, self.since, self.until)
 
     def __len__(self) -> int:
         return self.count()
@@ -55,10 +57,9 @@ class Subcorpus:
 
     def ids(self) -> np.ndarray:
         """The matching record ids, ascending (an int64 array)."""
-        where = self.where()
-        rows = self.corpus.conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id",
-                                        where.args).fetchall()
-        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        from corpuskit.query.subsets import query_ids
+
+        return query_ids(self.corpus.conn, self.compiled, self.since, self.until)
 
     def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
         """``n`` matching records drawn without replacement (all of them when fewer), newest first.
@@ -78,6 +79,43 @@ class Subcorpus:
         where = Where().add("r.id IN (SELECT value FROM json_each(?))",
                             "[" + ",".join(str(int(i)) for i in ids) + "]")
         return frames.records(self.corpus, q=None, newest_first=True, where=where)
+
+    def over_time(self, freq: str = "D", normalise: bool = True, since=None, until=None) -> pd.DataFrame:
+        """Attention: the matching records per period and their share of all records, with 95%
+        intervals (:func:`corpuskit.analysis.attention.over_time`). ``since``/``until`` default to
+        the subcorpus's own bounds (then the first record's period and the corpus clock)."""
+        from corpuskit.analysis.attention import over_time
+
+        return over_time(self.corpus, self.ids(), freq=freq, normalise=normalise,
+                         since=self.since if since is None else since,
+                         until=self.until if until is None else until)
+
+    def kwic(self, term: str, window: int = 8, limit: int | None = None) -> pd.DataFrame:
+        """A keyword-in-context concordance of ``term`` in the matching records
+        (:func:`corpuskit.analysis.kwic.kwic`): recordId, left, match, right, publishedAt, source."""
+        from corpuskit.analysis.kwic import kwic
+
+        return kwic(self.corpus, self.ids(), term, window=window, limit=limit)
+
+    def terms(self, n: int | None = 20, min_freq: int | None = None) -> pd.DataFrame:
+        """The ``n`` terms most distinctive of the matching records against the rest of the corpus
+        (:func:`corpuskit.analysis.keyterms.distinctive_terms`: G², log ratio, BH-adjusted p)."""
+        from corpuskit.analysis.keyterms import MIN_FREQ, distinctive_terms
+
+        return distinctive_terms(self.corpus, self.ids(), n=n, min_freq=MIN_FREQ if min_freq is None else min_freq)
+
+    def compare(self, other, n: int | None = 20, min_freq: int | None = None) -> pd.DataFrame:
+        """Keyness of terms between these records (side ``a``) and ``other`` (side ``b``, a
+        :class:`Subcorpus` of the same corpus): :func:`corpuskit.analysis.keyterms.compare_terms`,
+        the ``n`` most key terms of each side."""
+        from corpuskit.analysis.keyterms import MIN_FREQ, compare_terms
+
+        if not isinstance(other, Subcorpus):
+            raise ValidationError(f"compare() takes another Subcorpus (corpus.query(...)), not {type(other).__name__}")
+        if other.corpus is not self.corpus:
+            raise ValidationError("compare() needs two subcorpora of the same corpus")
+        return compare_terms(self.corpus, self.ids(), other.ids(), n=n,
+                             min_freq=MIN_FREQ if min_freq is None else min_freq)
 
     def export(self, path, format: str | None = None, table: str = "records", **options) -> int:
         """Write ``table`` (records by default) for the matching records to ``path`` (jsonl, csv or

@@ -20,7 +20,8 @@ from corpuskit.api import create_app
 from corpuskit.api.auth import clear_cache
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.query import CompiledQuery, Where
-from corpuskit.search import FUSION_DEPTH, RRF_K, rank, relevance_floor, rrf_fuse, search, search_index
+from corpuskit.search import (FUSION_DEPTH, NAME_KEYWORD_WEIGHT, RRF_K, name_like, rank, relevance_floor,
+                              rrf_fuse, search, search_index)
 from tests.openapi_check import checked_call
 
 
@@ -100,7 +101,9 @@ def test_hybrid_answers_from_keywords_where_the_vectors_see_nothing(demo_corpus,
                         [(7, 3.5), (5, 1.0)])
     assert search(demo_corpus, "Şahin Türeci", mode="semantic").rows == []
     hits = search(demo_corpus, "Şahin Türeci", mode="hybrid")
-    assert [(h["id"], h["relevance"]) for h in hits.rows] == [(7, round(1 / 61, 6)), (5, round(1 / 62, 6))]
+    # a name-like query: the keyword ranking weighs NAME_KEYWORD_WEIGHT
+    w = NAME_KEYWORD_WEIGHT
+    assert [(h["id"], h["relevance"]) for h in hits.rows] == [(7, round(w / 61, 6)), (5, round(w / 62, 6))]
     assert hits.total_matched == 2 and not hits.has_more
     keyword = search(demo_corpus, "Şahin Türeci", mode="keyword", limit=1)
     assert [(h["id"], h["relevance"]) for h in keyword.rows] == [(7, 3.5)] and keyword.has_more
@@ -221,3 +224,32 @@ def test_hybrid_with_the_real_index_finds_a_non_ascii_name(corpus):
     hits = search(corpus, "Sahin", mode="hybrid", limit=10)
     assert {h["id"] for h in hits.rows} >= set(range(1, 6))
     assert np.all(np.diff([h["relevance"] for h in hits.rows]) <= 0)
+
+
+def test_rrf_fuse_weights():
+    fused = rrf_fuse([[1, 2], [2, 3]], k=1, weights=(1, 4))
+    assert fused == [(2, 1 / 3 + 4 / 2), (3, 4 / 3), (1, 1 / 2)]
+    assert rrf_fuse([[1, 2], [2, 1]], weights=None) == rrf_fuse([[1, 2], [2, 1]], weights=(1, 1))
+    for bad in ((1,), (1, 0), (1, -2), (1, True), (1, "2")):
+        with pytest.raises(ValidationError, match="weights"):
+            rrf_fuse([[1], [2]], weights=bad)
+
+
+@pytest.mark.parametrize("q, expected", [
+    ("Donald Trump", True), ("T-Mobile", True), ("NASA", True), ("3M", True), ("AT&T", True),
+    ("Uğur Şahin", True), ("donald trump", False), ("vaccine rollout", False), ("Trump says no", False),
+    ("A B C D E", False), ("", False), ("Trump!", False)])
+def test_name_like(q, expected):
+    assert name_like(q) is expected
+
+
+def test_hybrid_weights_keywords_for_names(demo_corpus, keyword):
+    q = "Vaccine Rollout"  # name-like: the keyword ranking weighs NAME_KEYWORD_WEIGHT
+    hybrid = search(demo_corpus, q, limit=10, mode="hybrid")
+    index = search_index(demo_corpus)
+    vector = index.embedder.transform([q])[0].astype(np.float32)
+    sem_ids = rank(index, vector, limit=FUSION_DEPTH, floor=relevance_floor(index.embedder))[0].tolist()
+    kw = [rid for rid, _ in fake_bm25(demo_corpus.conn, q, FUSION_DEPTH)]
+    fused = rrf_fuse([sem_ids, kw], weights=(1, NAME_KEYWORD_WEIGHT))
+    assert [h["id"] for h in hybrid.rows] == [rid for rid, _ in fused[:10]]
+    assert fused[:10] != rrf_fuse([sem_ids, kw])[:10]

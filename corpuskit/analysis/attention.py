@@ -7,13 +7,14 @@ Poisson (Garwood) 95% interval and each share the Wilson 95% interval, both from
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import timezone
 
 import numpy as np
 import pandas as pd
 
 from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import ValidationError
+from corpuskit.query.record_filter import bound_timestamp
 from corpuskit.query.subsets import as_ids, daily_counts, published_span
 from corpuskit.stats.intervals import poisson_interval, wilson_interval
 
@@ -21,15 +22,6 @@ from corpuskit.stats.intervals import poisson_interval, wilson_interval
 FREQUENCIES = {"D": "D", "W": "W-SUN", "M": "M"}
 #: The columns of :func:`over_time` (``normalise=False`` leaves out the last four).
 ATTENTION_COLUMNS = ("period", "count", "count_low", "count_high", "total", "share", "share_low", "share_high")
-
-
-def _bound(value, name) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return parse_timestamp(value)
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
 
 
 def over_time(corpus, ids, freq: str = "D", normalise: bool = True, since=None, until=None) -> pd.DataFrame:
@@ -50,7 +42,8 @@ def over_time(corpus, ids, freq: str = "D", normalise: bool = True, since=None, 
         raise ValidationError(f"freq must be one of {', '.join(FREQUENCIES)}, not {freq!r}")
     ids = as_ids(ids)
     conn = corpus.conn
-    start, end = _bound(since, "since"), _bound(until, "until")
+    start, end = (None if b is None else parse_timestamp(b)
+                  for b in (bound_timestamp(since, "since"), bound_timestamp(until, "until")))
     if end is None:
         end = corpus.now()
     if start is None:

@@ -13,14 +13,16 @@ from corpuskit.query.where import Where
 
 
 
-def sampling_frame(conn, ids=None, source=None, topic_id=None, topic=None, since=None, until=None):
+def sampling_frame(conn, ids=None, source=None, topic_id=None, topic=None, since=None, until=None,
+                   query=None):
     """The records a sample may draw from, by id: ``(id, source, topic, sentiment, published_at)``.
 
     ``topic`` keeps a topic's records by the one membership rule (``topic_id`` its
     id, None when only imported records name it); ``since``/``until`` are stored
-    ISO timestamps bounding ``published_at``; ``ids`` an explicit set of record ids.
+    ISO timestamps bounding ``published_at``; ``ids`` an explicit set of record ids; ``query``
+    a query-language text or compiled query (:func:`~corpuskit.query.compile_query`).
     """
-    where = Where().equal("r.source", source).in_topic(topic_id, topic)
+    where = Where().text_query(query).equal("r.source", source).in_topic(topic_id, topic)
     where.bound("r.published_at", "since", since).bound("r.published_at", "until", until)
     sql = ("SELECT r.id, r.source, coalesce(t.name, r.topic), e.sentiment_label, r.published_at "
            "FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "

@@ -15,6 +15,15 @@ def quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def match_only(compiled) -> str | None:
+    """The FTS5 expression when the compiled query (a :class:`~corpuskit.query.CompiledQuery`) is
+    one full-text match and nothing else (``vaccine``, ``"offshore wind"``, ``a OR b``), else None:
+    then the index alone answers which records match, without reading ``records``."""
+    if compiled is not None and compiled.sql == MATCH_CONDITION and len(compiled.args) == 1:
+        return compiled.args[0]
+    return None
+
+
 def has_token(text: str) -> bool:
     """True when the tokenizer finds at least one letter or digit in ``text``."""
     return _WORD.search(text) is not None

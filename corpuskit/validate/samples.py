@@ -30,7 +30,7 @@ import pandas as pd
 
 from corpuskit.clock import from_iso, iso, parse_timestamp
 from corpuskit.errors import ValidationError
-from corpuskit.query import topic_by_name, TopicNotFound
+from corpuskit.query import compile_query, topic_by_name, TopicNotFound
 from corpuskit.query.coding import missing_records, sample_members, sample_row, sampling_frame
 from corpuskit.query.values import SAMPLE_ALLOCATIONS as ALLOCATIONS
 from corpuskit.query.values import SAMPLE_STRATA
@@ -111,7 +111,7 @@ def _check_args(n, by, seed, allocation):
 
 def draw_sample(corpus, n: int, by: str | None = None, seed: int = 0, name: str | None = None,
                 ids=None, since=None, until=None, source: str | None = None, topic: str | None = None,
-                allocation: str = "proportional", codebook=None) -> Sample:
+                allocation: str = "proportional", codebook=None, query=None) -> Sample:
     """Draw (and, with ``name``, store) a sample of ``n`` records; see :meth:`corpuskit.Corpus.sample`."""
     if by == "period":
         raise ValidationError("by='period' needs its unit: by='D', 'W' or 'M'")
@@ -143,8 +143,13 @@ def draw_sample(corpus, n: int, by: str | None = None, seed: int = 0, name: str 
         if unknown:
             raise ValidationError(f"ids name {len(unknown)} record(s) the corpus does not have, e.g. "
                                   f"{', '.join(map(str, unknown[:5]))}")
+    compiled = None
+    if query is not None:
+        if not isinstance(query, str) and not hasattr(query, "sql"):
+            raise ValidationError(f"query must be query-language text, not {type(query).__name__}")
+        compiled = compile_query(query) if isinstance(query, str) else query
     frame = sampling_frame(corpus.conn, ids=id_list, source=source, topic_id=topic_id,
-                           topic=None if topic is None else str(topic), **bounds)
+                           topic=None if topic is None else str(topic), query=compiled, **bounds)
     if len(frame) < n:
         raise ValidationError(f"cannot draw {n} records: only {len(frame)} match the filters")
     rng = np.random.default_rng(int(seed))
@@ -166,7 +171,8 @@ def draw_sample(corpus, n: int, by: str | None = None, seed: int = 0, name: str 
         strata_sizes = {g: {"population": len(groups[g]), "sampled": k} for g, k in zip(names, counts)}
     design = {"n": int(n), "by": by, "seed": int(seed), "allocation": allocation if by else None,
               "filters": {"source": source, "topic": topic, "since": bounds.get("since"),
-                          "until": bounds.get("until"), "ids": len(id_list) if id_list is not None else None},
+                          "until": bounds.get("until"), "ids": len(id_list) if id_list is not None else None,
+                          "query": compiled.text if compiled is not None else None},
               "population": len(frame), "strata": strata_sizes}
     records = pd.DataFrame({"position": range(1, n + 1), "recordId": [int(r) for r, _ in picked],
                             "stratum": [s for _, s in picked]})
