@@ -328,6 +328,31 @@ def mentions(corpus, entity=None) -> pd.DataFrame:
     return _times(frame, "publishedAt")
 
 
+def entity_aliases(corpus, key) -> pd.DataFrame:
+    """The extracted entities folded into one entity (see ``Corpus.entity_aliases``)."""
+    eid = entity_id(corpus, key)
+    rows = corpus.conn.execute("SELECT origin_name, origin_type, reason, mentions FROM entity_merges "
+                               "WHERE entity_id = ? ORDER BY mentions DESC, origin_name", (eid,)).fetchall()
+    return pd.DataFrame([tuple(r) for r in rows], columns=["name", "type", "reason", "mentions"])
+
+
+def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:
+    """Hashtags, most records first (see ``Corpus.hashtags``)."""
+    limit = _limit(limit)
+    since_iso = timestamp(since, "since")
+    where = Where().bound("r.published_at", "since", since_iso)
+    args = where.args
+    sql = ("SELECT h.tag, t.written, count(*) AS n, min(r.published_at), max(r.published_at), t.entities "
+           "FROM record_hashtags h JOIN hashtags t ON t.tag = h.tag JOIN records r ON r.id = h.record_id"
+           + where.sql() + " GROUP BY h.tag ORDER BY n DESC, h.tag")
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    rows = [(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in corpus.conn.execute(sql, args)]
+    frame = pd.DataFrame(rows, columns=["tag", "written", "records", "firstSeen", "lastSeen", "entities"])
+    return _times(frame, "firstSeen", "lastSeen")
+
+
 # -- stories -------------------------------------------------------------------------------------
 STORY_COLUMNS = ["id", "slug", "kind", "version", "isCurrent", "headline", "lede", "topic", "entity",
                  "signalSeverity", "triggerSignalId", "featured", "citationCount", "sourceCount",
