@@ -353,6 +353,19 @@ def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:
     return _times(frame, "firstSeen", "lastSeen")
 
 
+def hashtag_days(corpus, tags, since=None, until=None) -> pd.DataFrame:
+    """Records per UTC day carrying each of ``tags``: ``tag, day, records`` (days with none left out)."""
+    where = (Where().add("h.tag IN (SELECT value FROM json_each(?))", json.dumps(list(tags)))
+             .bound("r.published_at", "since", timestamp(since, "since"))
+             .bound("r.published_at", "until", timestamp(until, "until")))
+    sql = ("SELECT h.tag, substr(r.published_at, 1, 10) AS day, count(*) FROM record_hashtags h "
+           "JOIN records r ON r.id = h.record_id" + where.sql() + " GROUP BY h.tag, day ORDER BY h.tag, day")
+    rows = corpus.conn.execute(sql, where.args).fetchall()
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=["tag", "day", "records"])
+    frame["day"] = pd.to_datetime(frame["day"], utc=True)
+    return frame
+
+
 # -- stories -------------------------------------------------------------------------------------
 STORY_COLUMNS = ["id", "slug", "kind", "version", "isCurrent", "headline", "lede", "topic", "entity",
                  "signalSeverity", "triggerSignalId", "featured", "citationCount", "sourceCount",

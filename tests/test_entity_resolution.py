@@ -169,3 +169,29 @@ def test_a_surname_two_full_names_share_stays_apart():
     table = {"Anna Smith": "person", "John Smith": "person", "Smith": "person"}
     c = build(["Anna Smith wrote", "John Smith replied", "Smith said"], table)
     assert set(c.entities()["name"]) == {"Anna Smith", "John Smith", "Smith"}
+
+
+def test_hashtag_export_and_plot(resolved, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from corpuskit import plot
+
+    out = tmp_path / "hashtags.csv"
+    assert resolved.export(out, table="hashtags") == 4
+    text = out.read_text(encoding="utf-8")
+    assert text.splitlines()[0].split(",")[:3] == ["tag", "written", "recordCount"]
+    assert "covidvaccine,CovidVaccine,1" in text
+    merges = tmp_path / "merges.csv"
+    assert resolved.export(merges, table="entity_merges") >= 8
+    assert "absorbed fragment" in merges.read_text(encoding="utf-8")
+    ax = plot.hashtags(resolved, n=2)
+    assert len(ax.get_lines()) == 2 and ax.get_legend() is not None
+    ax = plot.hashtags(resolved, tags="#PfizerBioNTech", freq="W", level=None)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["#pfizerbiontech"]
+    with pytest.raises(ValidationError, match="unknown hashtag"):
+        plot.hashtags(resolved, tags=["nope"])
+    with pytest.raises(ValidationError, match="freq"):
+        plot.hashtags(resolved, freq="M")
+    with pytest.raises(ValidationError, match="n must"):
+        plot.hashtags(resolved, n=0)
