@@ -127,12 +127,13 @@ def _load(conn) -> dict[int, _Origin]:
     return origins
 
 
-def plan(origins: dict[int, _Origin], overrides=(), places=frozenset()) -> dict:
+def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=frozenset()) -> dict:
     """The resolution of ``origins``: ``{origin id: (target origin ids, reason or None)}`` plus the
     canonical name and type of every target, as ``{"map": ..., "names": ..., "types": ...}``.
 
     ``overrides`` are ``(action, target origin ids, alias origin ids)``; ``places`` folded place
-    names (a word that is one may be an absorbed fragment).
+    names (a word that is one may be an absorbed fragment); ``known`` folded names of the
+    gazetteers (a known name is never a surname, first name or fragment of another).
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -167,7 +168,9 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset()) -> dict:
             continue
         words = _words(names[root])
         target, reason = None, None
-        if len(words) == 1 and types[root] in ("person", "concept"):
+        if fold(names[root]) in known:
+            continue
+        if len(words) == 1 and (types[root] == "person" or types[root] == "concept" and _name_like(words[0])):
             key = fold(words[0])
             if len(surname.get(key, ())) == 1:
                 target, reason = next(iter(surname[key])), "surname"
@@ -182,7 +185,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset()) -> dict:
                 if 2 <= len(short) < len(full) and full.startswith(short[:3]) and short[0] == full[0]:
                     target, reason = owner, "short form"
         if target is None and len(words) >= 2:
-            target = _absorbed(words, by_key, groups, places, types[root], root)
+            target = _absorbed(words, by_key, groups, places, types, root)
             reason = "absorbed fragment" if target is not None else None
         if target is not None and groups.find(target) != root:
             groups.union(groups.find(target), root)
@@ -277,14 +280,21 @@ def _canonical(origins, groups, previous=None):
     return names, types
 
 
-def _absorbed(words, by_key, groups, places, kind, root):
+def _absorbed(words, by_key, groups, places, types, root):
+    """The entity a name is made of plus one leading or trailing place word ("Albania SputnikV"),
+    when that entity is not a place itself ("North Korea", "Arctic Canada" stay)."""
     for rest, dropped in ((words[1:], words[0]), (words[:-1], words[-1])):
         found = by_key.get(fold(" ".join(rest)))
-        if found is None or groups.find(found) == root:
+        if found is None or groups.find(found) == root or fold(dropped) not in places:
             continue
-        if fold(dropped) in places or kind in ("place", "concept"):
+        if types.get(groups.find(found)) != "place":
             return groups.find(found)
     return None
+
+
+def _name_like(word: str) -> bool:
+    """Written like a name: a capital, then lower-case letters (not an acronym such as "AI")."""
+    return len(word) > 2 and word[:1].isupper() and word[1:].islower()
 
 
 def _cover(pieces, by_key):
@@ -312,13 +322,16 @@ def _overrides(conn, origins) -> list:
     return found
 
 
-def _places(conn) -> frozenset:
+def _vocabulary(conn) -> tuple[frozenset, frozenset]:
+    """Folded place names (the gazetteers' and the corpus's) and every folded gazetteer name."""
     from corpuskit.enrich.entities import load_gazetteers
 
     table, _ = load_gazetteers()
-    gazetteer = {fold(e.name) for e in table.values() if e.type == "place"}
-    gazetteer |= {fold(r[0]) for r in conn.execute("SELECT name FROM entity_origins WHERE type = 'place'")}
-    return frozenset(gazetteer)
+    known = frozenset(table) | {fold(e.name) for e in table.values()}
+    places = {fold(e.name) for e in table.values() if e.type == "place"}
+    places |= {k for k, e in table.items() if e.type == "place"}
+    places |= {fold(r[0]) for r in conn.execute("SELECT name FROM entity_origins WHERE type = 'place'")}
+    return frozenset(places), frozenset(fold(k) for k in known)
 
 
 def resolve_entities(corpus) -> dict:
@@ -327,7 +340,8 @@ def resolve_entities(corpus) -> dict:
     conn = corpus.conn
     with corpus.transaction():
         origins = _load(conn)
-        result = plan(origins, _overrides(conn, origins), _places(conn))
+        places, known = _vocabulary(conn)
+        result = plan(origins, _overrides(conn, origins), places, known)
         mapping = result["map"]
         rows: dict[tuple, list] = {}
         for rid, oid, surface, count, positions in conn.execute(
@@ -381,8 +395,10 @@ def _write_aliases(conn, origins, mapping) -> None:
         targets = mapping.get(oid, ([oid], None))[0] or [oid]
         if key and (key not in rows or mapping[oid][1] is None):
             rows[key] = (targets[0], surface)
-    conn.execute("DELETE FROM entity_aliases")
-    conn.executemany("INSERT INTO entity_aliases(alias_key, entity_id, surface) VALUES (?,?,?)",
+    # other spellings the extractor saw (not the first of a record) follow their entity
+    moved = [(targets[0], oid) for oid, (targets, reason) in sorted(mapping.items()) if reason and targets]
+    conn.executemany("UPDATE entity_aliases SET entity_id = ? WHERE entity_id = ?", moved)
+    conn.executemany("INSERT OR REPLACE INTO entity_aliases(alias_key, entity_id, surface) VALUES (?,?,?)",
                      [(k, e, s) for k, (e, s) in sorted(rows.items())])
 
 
