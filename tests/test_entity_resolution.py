@@ -201,12 +201,12 @@ def test_what_real_titles_showed_stays_apart():
     """Seen on the real Hacker News and Reddit files: a place word inside a name is not a fragment
     when what remains is a place, or the word is not a place; an acronym is nobody's first name."""
     table = {"North Korea": "place", "Korea": "place", "Cambridge Analytica": "org", "Cambridge": "place",
-             "New York City": "place", "New York": "place", "AI": "concept", "AI Jaron Lanier": "person",
+             "New York City": "place", "New York": "place", "AI": "concept", "AI Jaron Lanier": "person", "rose": "person", "Cindy Rose": "person",
              "Amazon Minnesota": "place", "Amazon": "org", "Minnesota": "place"}
     texts = ["North Korea fires", "Korea talks", "Cambridge Analytica files", "Cambridge study",
              "New York City rents", "New York again", "AI is here", "AI Jaron Lanier says",
-             "Amazon Minnesota warehouse", "Amazon sells", "Minnesota snow"]
+             "Amazon Minnesota warehouse", "Amazon sells", "Minnesota snow", "rose again", "Cindy Rose"]
     c = build(texts, table)
     names = set(c.entities()["name"])
-    assert {"North Korea", "Cambridge Analytica", "New York City", "AI", "AI Jaron Lanier"} <= names
+    assert {"North Korea", "Cambridge Analytica", "New York City", "AI", "AI Jaron Lanier", "rose"} <= names
     assert aliases(c, "Amazon") == {("Amazon Minnesota", "absorbed fragment")}

@@ -170,7 +170,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         target, reason = None, None
         if fold(names[root]) in known:
             continue
-        if len(words) == 1 and (types[root] == "person" or types[root] == "concept" and _name_like(words[0])):
+        if len(words) == 1 and types[root] in ("person", "concept") and _name_like(words[0]):
             key = fold(words[0])
             if len(surname.get(key, ())) == 1:
                 target, reason = next(iter(surname[key])), "surname"
@@ -293,8 +293,9 @@ def _absorbed(words, by_key, groups, places, types, root):
 
 
 def _name_like(word: str) -> bool:
-    """Written like a name: a capital, then lower-case letters (not an acronym such as "AI")."""
-    return len(word) > 2 and word[:1].isupper() and word[1:].islower()
+    """Written like a name: a capital, then lower-case letters (not "AI", "ED", "rose" or "DoorDash")."""
+    return len(word) > 2 and word[:1].isupper() and word[1:].replace("-", "").isalpha() and (
+        word[1:].islower() or "-" in word and all(p[:1].isupper() and p[1:].islower() for p in word.split("-")))
 
 
 def _cover(pieces, by_key):
