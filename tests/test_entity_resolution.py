@@ -30,12 +30,12 @@ class Fixed(EntityExtractor):
 TABLE = {"Katalin Karikó": "person", "Karikó": "person", "KatalinKariko": "concept", "Kati Kariko": "place",
          "Uğur Şahin": "person", "Ugur Sahin": "concept", "Sahin": "person", "DrSahin": "concept",
          "BioNTech": "org", "@BioNTech_Group": "org", "Pfizer": "org", "PfizerBioNTech": "concept",
-         "CovidVaccine": "concept", "SputnikV": "product", "Albania SputnikV": "place", "Albania": "place",
+         "CovidVaccine": "concept", "SputnikV": "product", "Russia SputnikV": "place", "Russia": "place",
          "Elon": "person", "Elon Musk": "person"}
 TEXTS = ["Katalin Karikó won the prize", "Karikó spoke today", "Great work #KatalinKariko",
          "Kati Kariko interview", "Uğur Şahin founded BioNTech", "Sahin said more", "Ugur Sahin again",
          "#DrSahin rocks", "@BioNTech_Group announced", "#PfizerBioNTech jab done #CovidVaccine #covidvaccine",
-         "Pfizer and BioNTech", "Albania SputnikV arrives", "SputnikV is here", "Albania is a country",
+         "Pfizer and BioNTech", "Russia SputnikV arrives", "SputnikV is here", "Russia is a country",
          "Elon Musk posts", "Elon again"]
 
 
@@ -91,9 +91,9 @@ def test_first_name_alone_joins_the_one_full_name_that_owns_it(resolved):
 
 def test_handle_and_absorbed_fragment(resolved):
     assert ("@BioNTech_Group", "handle") in aliases(resolved, "BioNTech")
-    assert aliases(resolved, "SputnikV") == {("Albania SputnikV", "absorbed fragment")}
+    assert aliases(resolved, "SputnikV") == {("Russia SputnikV", "absorbed fragment")}
     ents = resolved.entities().set_index("name")
-    assert ents.loc["Albania", "mentions"] == 1  # the country on its own stays a place
+    assert ents.loc["Russia", "mentions"] == 1  # the country on its own stays a place
 
 
 def test_a_hashtag_counts_as_a_mention_only_when_it_names_things(resolved):
@@ -115,19 +115,19 @@ def test_entity_aliases_unknown_name_and_lone_entity():
     c = build()
     with pytest.raises(NotFoundError):
         c.entity_aliases("Nobody Here")
-    assert c.entity_aliases("Albania").empty
+    assert c.entity_aliases("Russia").empty
 
 
 def test_overrides_survive_a_re_enrich(tmp_path):
     c = build()
     c.split_entity("Katalin Karikó", "Kati Kariko")
-    c.merge_entities("Pfizer", "Albania")
+    c.merge_entities("Pfizer", "Russia")
     ents = c.entities().set_index("name")
-    assert "Kati Kariko" in ents.index and "Albania" not in ents.index
-    assert ("Albania", "user merge") in aliases(c, "Pfizer")
+    assert "Kati Kariko" in ents.index and "Russia" not in ents.index
+    assert ("Russia", "user merge") in aliases(c, "Pfizer")
     c.enrich(extractor=Fixed(TABLE), progress=False, n_topics=2, refit=True)
     ents = c.entities().set_index("name")
-    assert "Kati Kariko" in ents.index and "Albania" not in ents.index
+    assert "Kati Kariko" in ents.index and "Russia" not in ents.index
     assert ("Kati Kariko", "short form") not in aliases(c, "Katalin Karikó")
     # a later merge undoes the split (the rule that merged it applies again)
     c.merge_entities("Katalin Karikó", "Kati Kariko")
@@ -136,13 +136,13 @@ def test_overrides_survive_a_re_enrich(tmp_path):
 
 def test_alias_file(tmp_path):
     path = tmp_path / "aliases.txt"
-    path.write_text("# overrides\nPfizer = Albania\n\nKatalin Karikó != Kati Kariko, Karikó\n", encoding="utf-8")
-    assert read_alias_file(path) == [("merge", "Pfizer", ["Albania"]),
+    path.write_text("# overrides\nPfizer = Russia\n\nKatalin Karikó != Kati Kariko, Karikó\n", encoding="utf-8")
+    assert read_alias_file(path) == [("merge", "Pfizer", ["Russia"]),
                                      ("split", "Katalin Karikó", ["Kati Kariko", "Karikó"])]
     c = build()
     c.enrich(extractor=Fixed(TABLE), progress=False, n_topics=2, aliases=path)
     ents = c.entities().set_index("name")
-    assert {"Kati Kariko", "Karikó"} <= set(ents.index) and "Albania" not in ents.index
+    assert {"Kati Kariko", "Karikó"} <= set(ents.index) and "Russia" not in ents.index
 
 
 @pytest.mark.parametrize("text", ["Pfizer Albania", "= Albania", "Pfizer =", "Pfizer = ,"])
@@ -202,11 +202,11 @@ def test_what_real_titles_showed_stays_apart():
     when what remains is a place, or the word is not a place; an acronym is nobody's first name."""
     table = {"North Korea": "place", "Korea": "place", "Cambridge Analytica": "org", "Cambridge": "place",
              "New York City": "place", "New York": "place", "AI": "concept", "AI Jaron Lanier": "person", "rose": "person", "Cindy Rose": "person",
-             "Amazon Minnesota": "place", "Amazon": "org", "Minnesota": "place"}
+             "Amazon Japan": "place", "Amazon": "org", "Japan": "place"}
     texts = ["North Korea fires", "Korea talks", "Cambridge Analytica files", "Cambridge study",
              "New York City rents", "New York again", "AI is here", "AI Jaron Lanier says",
-             "Amazon Minnesota warehouse", "Amazon sells", "Minnesota snow", "rose again", "Cindy Rose"]
+             "Amazon Japan warehouse", "Amazon sells", "Japan snow", "rose again", "Cindy Rose"]
     c = build(texts, table)
     names = set(c.entities()["name"])
     assert {"North Korea", "Cambridge Analytica", "New York City", "AI", "AI Jaron Lanier", "rose"} <= names
-    assert aliases(c, "Amazon") == {("Amazon Minnesota", "absorbed fragment")}
+    assert aliases(c, "Amazon") == {("Amazon Japan", "absorbed fragment")}

@@ -21,7 +21,7 @@ Rules, in order:
 4. **Short forms**: a two-word name with that surname whose first word starts the full name's
    first word (``Kati Kariko`` -> ``Katalin Karikó``; ``short form``).
 5. **Absorbed fragments**: a name that is another entity plus a leading or trailing word that is a
-   place or is not a name of its own (``Albania SputnikV`` -> ``SputnikV``; ``absorbed fragment``).
+   place of the gazetteers, when that entity is not a place (``Russia SputnikV`` -> ``SputnikV``; ``absorbed fragment``).
 
 The canonical name of a group is its best-written form: not a hashtag or handle, several words
 over one, with its diacritics, properly cased, then the most mentioned. The type is the one most
@@ -281,7 +281,7 @@ def _canonical(origins, groups, previous=None):
 
 
 def _absorbed(words, by_key, groups, places, types, root):
-    """The entity a name is made of plus one leading or trailing place word ("Albania SputnikV"),
+    """The entity a name is made of plus one leading or trailing gazetteer place word ("Russia SputnikV"),
     when that entity is not a place itself ("North Korea", "Arctic Canada" stay)."""
     for rest, dropped in ((words[1:], words[0]), (words[:-1], words[-1])):
         found = by_key.get(fold(" ".join(rest)))
@@ -323,15 +323,15 @@ def _overrides(conn, origins) -> list:
     return found
 
 
-def _vocabulary(conn) -> tuple[frozenset, frozenset]:
-    """Folded place names (the gazetteers' and the corpus's) and every folded gazetteer name."""
+def _vocabulary() -> tuple[frozenset, frozenset]:
+    """Folded place names of the gazetteers (the corpus's own place guesses proved too noisy: "Lambda",
+    "Earth", "CPUs") and every folded gazetteer name."""
     from corpuskit.enrich.entities import load_gazetteers
 
     table, _ = load_gazetteers()
     known = frozenset(table) | {fold(e.name) for e in table.values()}
     places = {fold(e.name) for e in table.values() if e.type == "place"}
     places |= {k for k, e in table.items() if e.type == "place"}
-    places |= {fold(r[0]) for r in conn.execute("SELECT name FROM entity_origins WHERE type = 'place'")}
     return frozenset(places), frozenset(fold(k) for k in known)
 
 
@@ -341,7 +341,7 @@ def resolve_entities(corpus) -> dict:
     conn = corpus.conn
     with corpus.transaction():
         origins = _load(conn)
-        places, known = _vocabulary(conn)
+        places, known = _vocabulary()
         result = plan(origins, _overrides(conn, origins), places, known)
         mapping = result["map"]
         rows: dict[tuple, list] = {}
