@@ -52,7 +52,7 @@ def main(argv=None) -> int:
         corpus = open_corpus(out / (path.stem + ".db"))
         corpus.import_file(path)
         result = corpus.enrich(progress=False)
-        print(f"== {name}: {corpus.count()} records; resolution {result.get('resolution')}")
+        print(f"== {name}: {corpus.count()} records; resolution {corpus.get_meta('resolution:' + result['runId'])}")
         print(report(corpus))
     return 0
 

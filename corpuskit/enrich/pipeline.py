@@ -625,9 +625,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         if config.aliases is not None:
             apply_alias_file(corpus, config.aliases)
         if done or config.aliases is not None:
-            resolution = resolve_entities(corpus)
-        else:
-            resolution = None
+            corpus.set_meta(f"resolution:{run_id}", resolve_entities(corpus))
         skipped = {"sentiment": skips[0], "entities": skips[1]}
         corpus.set_meta(f"skipped:{run_id}", {"languageExamined": detected, "skipped": skipped,
                                               "scorer": sorted(scorer.languages or []) or "all",
@@ -647,7 +645,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         "recordsPerSecond": round(done / seconds, 1) if done and seconds > 0 else None,
         "fitSeconds": round(fit_seconds, 3),
         "languageExamined": detected, "skipped": skipped, "languages": languages,
-        "nonEnglishShare": non_english_share(languages), "resolution": resolution,
+        "nonEnglishShare": non_english_share(languages),
     }
 
 
