@@ -184,6 +184,8 @@ def cmd_stage(args) -> int:
     for name in ("period", "since", "until", "every"):
         if getattr(args, name, None) is not None:
             kwargs[name] = getattr(args, name)
+    if getattr(args, "aliases", None):
+        kwargs["aliases"] = args.aliases
     result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -445,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
             p.add_argument("--fit-sample", type=int, metavar="N",
                            help="fit the embedder and beats on at most N records (default 50,000)")
+            p.add_argument("--aliases", metavar="FILE",
+                           help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
+                                "'Name != alias, ...' splits")
         if stage == "narrate":
             p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
                            help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "

@@ -538,6 +538,43 @@ class Corpus:
 
         return frames.entity_profile(self, name_or_slug, level=level)
 
+    def entity_aliases(self, name: str) -> pd.DataFrame:
+        """The extracted entities resolution folded into one entity (by name, slug, alias or id).
+
+        Columns: ``name, type`` (as extracted), ``reason`` (diacritics, spelling, handle, hashtag,
+        surname, first name, short form, absorbed fragment, user merge) and ``mentions``, most
+        first. Empty when the entity stands alone; :class:`NotFoundError` when nothing matches.
+        """
+        from corpuskit import frames
+
+        return frames.entity_aliases(self, name)
+
+    def merge_entities(self, a: str, b: str) -> dict:
+        """Merge the extracted entity ``b`` into ``a`` (names or slugs as extracted, or any alias) and
+        re-resolve; the override is kept for every later ``enrich``. Returns the resolution counts.
+        :class:`ValidationError` for an unknown name."""
+        from corpuskit.enrich.resolve import add_override, resolve_entities
+
+        add_override(self, "merge", a, b)
+        return resolve_entities(self)
+
+    def split_entity(self, name: str, alias: str) -> dict:
+        """Split the extracted entity ``alias`` off ``name``: it joins no entity by resolution's rules
+        again (a ``merge_entities`` still may) and the override is kept for every later ``enrich``.
+        Returns the resolution counts. :class:`ValidationError` for an unknown name."""
+        from corpuskit.enrich.resolve import add_override, resolve_entities
+
+        add_override(self, "split", name, alias)
+        return resolve_entities(self)
+
+    def hashtags(self, since=None, limit: int | None = None) -> pd.DataFrame:
+        """Hashtags, most records first: ``tag`` (lower case, no ``#``), ``written`` (the most used
+        spelling), ``records``, ``firstSeen, lastSeen`` and ``entities`` (slugs of the entities the
+        tag resolves to; empty for a tag that names no thing). ``since`` counts records from then on."""
+        from corpuskit import frames
+
+        return frames.hashtags(self, since=since, limit=limit)
+
     def mentions(self, entity: str | None = None) -> pd.DataFrame:
         """Entity mentions, one row per (record, entity), oldest record first.
 

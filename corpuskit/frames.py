@@ -263,6 +263,16 @@ def entity_id(corpus, key, name: str = "entity") -> int:
     return lookup_entity_id(corpus.conn, key)
 
 
+def _ranked(corpus, head: str, where: Where, tail: str, limit) -> list:
+    """Rows of ``head`` + ``where`` + ``tail`` (grouping and order), the first ``limit`` when given."""
+    args = where.args
+    sql = head + where.sql() + tail
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return corpus.conn.execute(sql, args).fetchall()
+
+
 def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     """Entities ranked by mentions (see ``Corpus.entities``)."""
     from corpuskit.analysis.entity_stats import entity_list_rows
@@ -271,14 +281,9 @@ def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     limit = _limit(limit)
     since_iso = timestamp(since, "since")
     where = Where().equal("en.type", type).bound("r.published_at", "since", since_iso)
-    args = where.args
-    sql = ("SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
-           "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id"
-           + where.sql() + " GROUP BY en.id ORDER BY n DESC, en.id")
-    if limit is not None:
-        sql += " LIMIT ?"
-        args.append(limit)
-    ranked = corpus.conn.execute(sql, args).fetchall()
+    ranked = _ranked(corpus, "SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
+                             "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id",
+                     where, " GROUP BY en.id ORDER BY n DESC, en.id", limit)
     counts = {r[0]: (r[1], r[2]) for r in ranked}
     items = entity_list_rows(corpus, [r[0] for r in ranked])
     seen = dict(corpus.conn.execute(
@@ -340,6 +345,41 @@ def mentions(corpus, entity=None) -> pd.DataFrame:
         "recordId", "entityId", "entity", "entityType", "surface", "mentionCount", "source",
         "publishedAt"])
     return _times(frame, "publishedAt")
+
+
+def entity_aliases(corpus, key) -> pd.DataFrame:
+    """The extracted entities folded into one entity (see ``Corpus.entity_aliases``)."""
+    eid = entity_id(corpus, key)
+    rows = corpus.conn.execute("SELECT origin_name, origin_type, reason, mentions FROM entity_merges "
+                               "WHERE entity_id = ? ORDER BY mentions DESC, origin_name", (eid,)).fetchall()
+    return pd.DataFrame([tuple(r) for r in rows], columns=["name", "type", "reason", "mentions"])
+
+
+def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:
+    """Hashtags, most records first (see ``Corpus.hashtags``)."""
+    limit = _limit(limit)
+    since_iso = timestamp(since, "since")
+    where = Where().bound("r.published_at", "since", since_iso)
+    ranked = _ranked(corpus, "SELECT h.tag, t.written, count(*) AS n, min(r.published_at), max(r.published_at), "
+                             "t.entities FROM record_hashtags h JOIN hashtags t ON t.tag = h.tag "
+                             "JOIN records r ON r.id = h.record_id",
+                     where, " GROUP BY h.tag ORDER BY n DESC, h.tag", limit)
+    rows = [(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in ranked]
+    frame = pd.DataFrame(rows, columns=["tag", "written", "records", "firstSeen", "lastSeen", "entities"])
+    return _times(frame, "firstSeen", "lastSeen")
+
+
+def hashtag_days(corpus, tags, since=None, until=None) -> pd.DataFrame:
+    """Records per UTC day carrying each of ``tags``: ``tag, day, records`` (days with none left out)."""
+    where = (Where().add("h.tag IN (SELECT value FROM json_each(?))", json.dumps(list(tags)))
+             .bound("r.published_at", "since", timestamp(since, "since"))
+             .bound("r.published_at", "until", timestamp(until, "until")))
+    sql = ("SELECT h.tag, substr(r.published_at, 1, 10) AS day, count(*) FROM record_hashtags h "
+           "JOIN records r ON r.id = h.record_id" + where.sql() + " GROUP BY h.tag, day ORDER BY h.tag, day")
+    rows = corpus.conn.execute(sql, where.args).fetchall()
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=["tag", "day", "records"])
+    frame["day"] = pd.to_datetime(frame["day"], utc=True)
+    return frame
 
 
 # -- stories -------------------------------------------------------------------------------------

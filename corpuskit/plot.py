@@ -311,6 +311,44 @@ def entity_trend(corpus, entity: str, since=None, until=None, signals=True, leve
     return ax
 
 
+def hashtags(corpus, tags=None, n: int = 5, since=None, until=None, freq: str = "D", level: float | None = 0.95,
+             ax=None, figsize=(11, 3.5)):
+    """Records per period (``freq``: ``D`` days, ``W`` weeks) carrying each of ``tags`` (default the
+    ``n`` most used), one line each, with each period's exact Poisson interval at ``level`` as a band
+    (``None`` for none). :class:`ValidationError` for an unknown tag or ``n`` below 1."""
+    from corpuskit.frames import hashtag_days, timestamp
+
+    if freq not in ("D", "W"):
+        raise ValidationError(f"freq must be 'D' or 'W', not {freq!r}")
+    if tags is None:
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ValidationError(f"n must be a positive integer, not {n!r}")
+        tags = list(corpus.hashtags(since=since, limit=n)["tag"])
+    else:
+        tags = [str(t).lstrip("#").lower() for t in ([tags] if isinstance(tags, str) else tags)]
+        known = set(corpus.hashtags()["tag"])
+        unknown = [t for t in tags if t not in known]
+        if unknown:
+            raise ValidationError(f"unknown hashtag(s): {', '.join(unknown)}")
+    lo, hi = timestamp(since, "since"), timestamp(until, "until")
+    ax = _axes(ax, figsize)
+    days = hashtag_days(corpus, tags, since=lo, until=hi)
+    for tag in tags:
+        rows = days[days["tag"] == tag]
+        series = pd.Series(rows["records"].to_numpy(), index=_naive(rows["day"]).to_numpy())
+        series = series.resample(freq).sum() if len(series) else series
+        line = ax.plot(series.index, series.to_numpy(), marker=".", label=f"#{tag}")[0]
+        if level is not None and len(series):
+            low, high = poisson_interval(series.to_numpy(dtype=float), level)
+            ax.fill_between(series.index, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+    if tags:
+        ax.legend(loc="upper left", fontsize=7)
+    ax.set_ylabel("records per day" if freq == "D" else "records per week")
+    ax.set_title("hashtags" + (f" ({_band_label(level)})" if level is not None else ""))
+    _date_ticks(ax)
+    return ax
+
+
 def cluster_map(corpus, topic: str, run: str | None = None, annotate: int = 3, ax=None, figsize=(7, 6)):
     """A topic's records on the first two dimensions of the clustering's reduction.
 

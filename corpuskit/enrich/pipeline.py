@@ -29,6 +29,7 @@ from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, 
 from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
 from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
+from corpuskit.enrich.resolve import apply_alias_file, record_hashtags, resolve_entities
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
 from corpuskit.enrich.topic_edits import apply_edits
 from corpuskit.enrich.topics import (Beat, BeatAssigner, SeedTopic, beats_from_rows, discover_beats, load_beats,
@@ -159,7 +160,8 @@ def _same_beats(a: list[Beat], b: list[Beat]) -> bool:
 
 def _wipe(conn) -> None:
     """Drop every enrichment row (a refit re-enriches everything with the new models)."""
-    for table in ("enrichment", "topic_assignments", "mentions", "record_vectors"):
+    for table in ("enrichment", "topic_assignments", "mentions", "record_vectors", "mention_origins",
+                  "record_hashtags"):
         conn.execute(f"DELETE FROM {table}")
     conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL")
 
@@ -457,10 +459,10 @@ def _write_chunk(corpus, rows, analysed, vectors, assignments, topic_ids, writer
     ids = [r["id"] for r in rows]
     id_json = json.dumps(ids)
     with corpus.transaction():
-        for table in ("topic_assignments", "mentions", "record_vectors"):
+        for table in ("topic_assignments", "mentions", "record_vectors", "mention_origins", "record_hashtags"):
             conn.execute(f"DELETE FROM {table} WHERE record_id IN (SELECT value FROM json_each(?))",
                          (id_json,))
-        enrichment, topic_rows, mention_rows, alias_rows = [], [], [], {}
+        enrichment, topic_rows, mention_rows, alias_rows, tag_rows = [], [], [], {}, []
         touched: dict[int, list] = {}
         scores, mentions, skipped = analysed
         for row, score, found, skip, picks, record_themes in zip(rows, scores, mentions, skipped,
@@ -472,9 +474,12 @@ def _write_chunk(corpus, rows, analysed, vectors, assignments, topic_ids, writer
                                None if score is None else sentiment_label(score), primary,
                                json.dumps(record_themes, ensure_ascii=False), run_id, int(skip)))
             topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
+            text = record_text(row["title"], row["content_text"])
+            tag_rows.extend(record_hashtags(rid, text))
             for m in found:
                 eid = writer.entity_id(m)
-                mention_rows.append((rid, eid, m.surface, m.mention_count, json.dumps(list(m.positions))))
+                tagged = sum(1 for p in m.positions if p > 0 and text[p - 1:p] == "#")
+                mention_rows.append((rid, eid, m.surface, m.mention_count, json.dumps(list(m.positions)), tagged))
                 for surface in m.aliases:
                     alias_rows.setdefault(alias_key(surface), (eid, surface))
                 agg = touched.setdefault(eid, [0, row["published_at"], row["published_at"]])
@@ -487,7 +492,10 @@ def _write_chunk(corpus, rows, analysed, vectors, assignments, topic_ids, writer
         conn.executemany("INSERT INTO topic_assignments(record_id, topic_id, confidence) VALUES (?,?,?)",
                          topic_rows)
         conn.executemany("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
-                         "VALUES (?,?,?,?,?)", mention_rows)
+                         "VALUES (?,?,?,?,?)", [m[:5] for m in mention_rows])
+        conn.executemany("INSERT INTO mention_origins(record_id, origin_id, surface, mention_count, positions, "
+                         "tagged) VALUES (?,?,?,?,?,?)", mention_rows)
+        conn.executemany("INSERT INTO record_hashtags(record_id, tag, written) VALUES (?,?,?)", tag_rows)
         conn.executemany("INSERT OR IGNORE INTO entity_aliases(alias_key, entity_id, surface) VALUES (?,?,?)",
                          [(k, e, s) for k, (e, s) in alias_rows.items() if k])
         conn.executemany(
@@ -629,6 +637,10 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     cluster.shutdown(cancel_futures=True)
                 if owned:
                     client.close()
+        if config.aliases is not None:
+            apply_alias_file(corpus, config.aliases)
+        if done or config.aliases is not None:
+            corpus.set_meta(f"resolution:{run_id}", resolve_entities(corpus))
         skipped = {"sentiment": skips[0], "entities": skips[1]}
         corpus.set_meta(f"skipped:{run_id}", {"languageExamined": detected, "skipped": skipped,
                                               "scorer": sorted(scorer.languages or []) or "all",

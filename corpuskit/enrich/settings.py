@@ -67,6 +67,9 @@ class EnrichSettings:
     detector : LanguageDetector, optional
         Detects the language of each record whose file gave none (``und``) before it is
         scored (default :func:`~corpuskit.enrich.language.default_detector`).
+    aliases : str or Path, optional
+        An alias file of entity overrides (``Name = alias, ...`` merges, ``Name != alias, ...``
+        splits; see :func:`~corpuskit.enrich.resolve.read_alias_file`), kept for every later run.
     """
 
     progress: bool = True
@@ -84,6 +87,7 @@ class EnrichSettings:
     client: object = None
     fit_sample: int = FIT_SAMPLE
     detector: object = None
+    aliases: object = None
 
     def validate(self) -> EnrichSettings:
         """Raise ValidationError for a value no run accepts; returns self."""

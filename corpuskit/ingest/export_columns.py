@@ -44,6 +44,7 @@ _TEXT = {("records", "title"), ("records", "contentText"), ("records", "url"), (
          ("stories", "lede"), ("stories", "body"), ("story_citations", "quote")}
 _TERMS = {("records", "entities"), ("topics", "name"), ("topics", "displayName"), ("topics", "description"),
           ("topics", "keywords"), ("entities", "slug"), ("entities", "name"), ("mentions", "surface"),
+          ("entity_merges", "originName"), ("hashtags", "tag"), ("hashtags", "written"),
           ("clusters", "topTerms"), ("clusters", "summaryLabel"), ("signals", "headline"),
           ("signals", "detail"), ("stories", "slug"), ("stories", "headline"), ("snapshots", "topEntities"),
           ("records", "primaryTopic"), ("records", "secondaryTopic")}
@@ -175,6 +176,28 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         _c("mentionCount", "int", "how often the record mentions the entity", "the entity extractor", "enrich"),
         _c("positions", "list<int>", "character offsets of the mentions into title + newline + contentText "
            "(contentText alone when the title is empty or equal to it)", "the entity extractor", "enrich"),
+    ),
+    "entity_merges": (
+        _c("originId", "int", "the extracted entity folded into another (joins entities.entityId)",
+           "the entity extractor", "enrich"),
+        _c("originName", "str", "its name as extracted", "the entity extractor", "enrich"),
+        _c("originType", "str", "its type as extracted", "the entity extractor", "enrich"),
+        _c("entityId", "int", "the entity it now counts for (null: a hashtag that names no thing)",
+           "entity resolution", "enrich"),
+        _c("reason", "str", "diacritics, spelling, handle, hashtag, surname, first name, short form, "
+           "absorbed fragment, hashtag only or user merge", "entity resolution (and the researcher's overrides)",
+           "enrich"),
+        _c("mentionCount", "int", "the extracted entity's mentions in the whole corpus", "the entity extractor",
+           "enrich"),
+    ),
+    "hashtags": (
+        _c("tag", "str", "the hashtag, lower case, without '#'", "the #tags of the record text", "enrich"),
+        _c("written", "str", "its most used spelling", "the #tags of the record text", "enrich"),
+        _c("recordCount", "int", "records carrying it in the whole corpus", "count of records", "enrich"),
+        _c("firstSeen", "timestamp", "publication time of its first record (UTC)", "min publishedAt", "enrich"),
+        _c("lastSeen", "timestamp", "publication time of its last record (UTC)", "max publishedAt", "enrich"),
+        _c("entities", "list<str>", "slugs of the entities the tag names (empty: a hashtag only)",
+           "entity resolution", "enrich"),
     ),
     "clusters": (
         _c("clusterId", "int", "the cluster's key", "assigned by the clustering run", "analyse"),
@@ -325,6 +348,9 @@ TABLE_NOTES = {
     "topic_assignments": ("One row per (record, assigned topic).", "rows whose record is kept"),
     "entities": ("One row per canonical entity.", "every entity (a vocabulary table: not filtered)"),
     "mentions": ("One row per (record, entity) mention.", "rows whose record is kept"),
+    "entity_merges": ("One row per extracted entity resolution folded into another (a hashtag naming two "
+                      "things has two rows).", "every row (a vocabulary table: not filtered)"),
+    "hashtags": ("One row per hashtag.", "every hashtag (a vocabulary table: not filtered)"),
     "clusters": ("One row per cluster of the latest clustering run.",
                  "every cluster of that run (not filtered; recordCount counts the whole corpus)"),
     "cluster_members": ("One row per (cluster, record) of the latest clustering run.",

@@ -99,6 +99,15 @@ def _mentions(conn, scope: _Scope, present):
                         + cond + " ORDER BY record_id, entity_id", args)
 
 
+def _entity_merges(conn, scope, present):
+    return conn.execute("SELECT origin_id, origin_name, origin_type, entity_id, reason, mentions FROM entity_merges "
+                        "ORDER BY origin_id, entity_id")
+
+
+def _hashtags(conn, scope, present):
+    return conn.execute("SELECT tag, written, records, first_seen, last_seen, entities FROM hashtags ORDER BY tag")
+
+
 def _clusters(conn, scope, present):
     return conn.execute(
         "SELECT id, run_id, topic_id, cluster_label, lineage_id, record_count, top_terms, summary_label, "
@@ -215,7 +224,8 @@ def _gold(conn, scope: _Scope, present):
 
 
 _READERS = {"records": _records, "topics": _topics, "topic_assignments": _topic_assignments,
-            "entities": _entities, "mentions": _mentions, "clusters": _clusters,
+            "entities": _entities, "mentions": _mentions, "entity_merges": _entity_merges,
+            "hashtags": _hashtags, "clusters": _clusters,
             "cluster_members": _cluster_members, "signals": _signals, "signal_evidence": _signal_evidence,
             "stories": _stories, "story_citations": _story_citations, "snapshots": _snapshots,
             "codes": _codes, "gold": _gold}
