@@ -139,7 +139,7 @@ def test_stories_carry_body_and_citations(bundle, demo_corpus):
 
     for row in quoted.itertuples():
         assert f"{row.quote} [{row.ordinal}]" in " ".join(bodies[row.storyId].split())
-        assert row.quote in display_text(texts[row.recordId])
+        assert row.quotedText in row.quote and row.quotedText in display_text(texts[row.recordId])
 
 
 def test_cited_sentences():

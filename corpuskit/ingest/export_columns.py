@@ -41,7 +41,8 @@ class Column:
 #: text) also lose every word equal to an author's name (see :mod:`corpuskit.ingest.pseudonymise`).
 _AUTHOR = {"author"}
 _TEXT = {("records", "title"), ("records", "contentText"), ("records", "url"), ("records", "metadata"),
-         ("stories", "lede"), ("stories", "body"), ("story_citations", "quote")}
+         ("stories", "lede"), ("stories", "body"), ("story_citations", "quote"),
+         ("story_citations", "quotedText")}
 _TERMS = {("records", "entities"), ("topics", "name"), ("topics", "displayName"), ("topics", "description"),
           ("topics", "keywords"), ("entities", "slug"), ("entities", "name"), ("mentions", "surface"),
           ("entity_merges", "originName"), ("hashtags", "tag"), ("hashtags", "written"),
@@ -292,6 +293,9 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
            "read from stories.body", "export"),
         _c("quote", "str", "that sentence as it stands in the body (without the marker); null as "
            "sentenceIndex", "read from stories.body", "export"),
+        _c("quotedText", "str", "the record's own words inside the sentence (the sentence without its "
+           "attribution, such as 'A Reddit post said: \u201c...\u201d'); null as sentenceIndex",
+           "read from stories.body", "export"),
         _c("confidence", "float", "how surely the sentence is traced to the record, 0..1", "the story writer",
            "narrate"),
         _c("inferred", "bool", "true when the citation was inferred rather than quoted", "the story writer",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from corpuskit.errors import ValidationError
 from corpuskit.ingest.export_columns import COLUMNS, columns
+from corpuskit.narrate.attribution import quoted_text
 from corpuskit.narrate.citations import MARKER
 from corpuskit.narrate.sentences import squash
 from corpuskit.query import RecordFilter, TopicNotFound, topic_by_name
@@ -186,7 +187,8 @@ def _story_citations(conn, scope: _Scope, present):
         if sid != story:
             story, sentences = sid, cited_sentences(body)
         index, quote = sentences.get(ordinal, (None, None))
-        yield sid, rid, ordinal, index, quote, confidence, inferred, credibility
+        words = None if quote is None else quoted_text(quote)
+        yield sid, rid, ordinal, index, quote, words, confidence, inferred, credibility
 
 
 def _snapshots(conn, scope: _Scope, present):
