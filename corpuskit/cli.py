@@ -256,6 +256,17 @@ def _topics_arg(value: str):
     return number
 
 
+def _add_record_filters(p, rows: str = "") -> None:
+    """``--source --topic --since --until --query``: which records a command reads (``rows``: what else
+    the filter keeps, for the help text)."""
+    p.add_argument("--source", help="only records of this source" + rows)
+    p.add_argument("--topic", help="only records whose primary topic has this name" + rows)
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--query", help='only records matching this query (the query language, see docs/query.md: '
+                                   '\'"mRNA" AND (pfizer OR moderna)\')' + rows)
+
+
 def _add_topic_options(p) -> None:
     p.add_argument("--topics", type=_topics_arg, metavar="K|auto",
                    help="number of topics to discover (default auto: chosen from the data)")
@@ -410,12 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: the file's extension (parquet for --bundle)")
     p.add_argument("--table", choices=EXPORT_TABLES,
                    help="which table (default records, with topics, cluster, entities and sentiment)")
-    p.add_argument("--source", help="only records of this source, and the rows that name them")
-    p.add_argument("--topic", help="only records whose primary topic has this name, and the rows that name them")
-    p.add_argument("--since", help="only records published at or after this time")
-    p.add_argument("--until", help="only records published at or before this time")
-    p.add_argument("--query", help='only records matching this query (the query language: '
-                                   '\'"mRNA" AND (pfizer OR moderna)\'), and the rows that name them')
+    _add_record_filters(p, ", and the rows that name them")
     p.add_argument("--pseudonymise", action="store_true",
                    help="replace authors by a salted hash and remove handles and profile links")
     p.add_argument("--salt", help="the pseudonymisation salt (default: a random one, printed once)")
@@ -519,11 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allocation", choices=SAMPLE_ALLOCATIONS, default="proportional",
                    help="stratum sizes: proportional (default, largest remainder) or equal")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--source", help="only records of this source kind")
-    p.add_argument("--topic", help="only records of this topic")
-    p.add_argument("--since", help="only records published at or after this time")
-    p.add_argument("--until", help="only records published at or before this time")
-    p.add_argument("--query", help="only records matching this query (the query language, see docs/query.md)")
+    _add_record_filters(p)
     p.add_argument("--codebook", help="YAML or JSON codebook stored with the sample; its variables "
                                       "become the sheet's empty columns")
     p.add_argument("--out", help="write the coding sheet (CSV) here")

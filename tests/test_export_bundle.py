@@ -12,7 +12,7 @@ from corpuskit.ingest.export_codebook import codebook_columns
 from corpuskit.ingest.export_columns import COLUMNS, ENGAGEMENT, TABLES
 from corpuskit.ingest.export_tables import cited_sentences
 from corpuskit.query import TopicNotFound
-from tests.conftest import REDDIT_CSV, need_shared
+from tests.conftest import reddit_first_two_months
 
 # table -> (column, table it joins) for every key column that names another table's row
 JOINS = {"recordId": ("records", "recordId"), "entityId": ("entities", "entityId"),
@@ -275,16 +275,7 @@ def test_cli_bundle_and_errors(demo_path, tmp_path, capsys):
 
 
 def test_real_file_bundle_round_trips(tmp_path):
-    src = need_shared(REDDIT_CSV)
-    part = tmp_path / "reddit_q1.csv"
-    with open(src, newline="", encoding="utf-8") as fin, open(part, "w", newline="", encoding="utf-8") as fout:
-        reader, writer = csv.reader(fin), csv.writer(fout)
-        header = next(reader)
-        writer.writerow(header)
-        ts = header.index("timestamp")
-        for row in reader:
-            if int(row[ts]) < 1551398400:          # 2019-01-01 .. 2019-02-28
-                writer.writerow(row)
+    part = reddit_first_two_months(tmp_path)
     corpus = open_corpus(tmp_path / "r.db")
     corpus.import_file(part)
     corpus.run(progress=False)

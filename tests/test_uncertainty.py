@@ -4,7 +4,6 @@ Hand-made corpora give figures worked out by hand; the demo corpus checks the
 columns against the records they summarise; the real Reddit file (when
 ``../shared/datasets`` is present) checks every interval holds its figure.
 """
-import csv
 
 import numpy as np
 import pandas as pd
@@ -17,7 +16,7 @@ from corpuskit.analysis.uncertainty import SNAPSHOT_INTERVAL_COLUMNS
 from corpuskit.stats.comparisons import FISHER_TEST, RATE_TEST, WELCH_TEST, two_proportion_test, two_rate_test, welch_test
 from corpuskit.stats.intervals import mean_interval, poisson_interval, wilson_interval
 from tests.analysis_fixture import Fixture
-from tests.conftest import REDDIT_CSV, need_shared
+from tests.conftest import reddit_first_two_months
 
 NOW = "2024-03-31T12:00:00Z"
 
@@ -178,14 +177,7 @@ def test_week_over_week_on_the_demo_agrees_with_snapshots(demo_corpus):
 
 
 def test_every_interval_holds_its_figure_on_real_reddit(tmp_path):
-    src = need_shared(REDDIT_CSV)
-    part = tmp_path / "reddit_q1.csv"
-    with open(src, newline="", encoding="utf-8") as fin, open(part, "w", newline="", encoding="utf-8") as fout:
-        reader, writer = csv.reader(fin), csv.writer(fout)
-        header = next(reader)
-        writer.writerow(header)
-        ts = header.index("timestamp")
-        writer.writerows(row for row in reader if int(row[ts]) < 1551398400)   # Jan and Feb 2019
+    part = reddit_first_two_months(tmp_path)
     c = open_corpus(tmp_path / "r.db")
     c.import_file(part)
     c.enrich(progress=False)
