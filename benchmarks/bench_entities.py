@@ -3,10 +3,12 @@
 Usage: python benchmarks/bench_entities.py [--data ../shared/datasets/wnut17] [--split dev]
        [--demo-records 3000]
 
-Each document is read as its tokens joined by spaces; a predicted mention
-counts when its span starts and ends exactly on the gold span's first and
-last token. Types: person -> person, location -> place, corporation and group
--> org, product -> product, creative-work -> product or concept. Prints typed
+First the headline: the shipped CRF's k-fold cross-validation figures on WNUT
+train, as ``python -m corpuskit.enrich.train_crf`` recorded them. Then dev,
+scored by :mod:`corpuskit.enrich.wnut_eval` (documents are their tokens joined
+by spaces; exact token-span match; person -> person, location -> place,
+corporation and group -> org, product -> product, creative-work -> product or
+concept). Prints typed
 and untyped precision, recall and F1, and documents per second, for the
 default extractor and for the gazetteer-only extractor, in one run (one process;
 speed as wall-clock documents per second and per CPU-second, the second being
@@ -14,7 +16,8 @@ less disturbed by other work on a shared machine). When ``test.conll`` is in the
 data folder, the default extractor's figures on it are printed too (a read-only
 evaluation: nothing is trained or chosen on dev or test; the CRF's settings were
 chosen by cross-validation on train, see ``corpuskit.enrich.train_crf``).
-Then the demo corpus: entity precision and recall (by name, and name + type)
+Then the demo corpus, with an extractor that has never seen its vocabulary
+(``tests/test_gazetteer_sources.py``): entity precision and recall (by name, and name + type)
 and sentiment agreement against the demo generator's labels, after
 ``Corpus.enrich()`` with the default extractor.
 Data: WNUT 2017 (Derczynski, Nichols, van Erp, Limsopatham 2017), CC-BY 4.0.
@@ -28,65 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-GOLD_TYPES = {"person": {"person"}, "location": {"place"}, "corporation": {"org"}, "group": {"org"},
-              "product": {"product"}, "creative-work": {"product", "concept"}}
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "wnut17"
-
-
-def documents(path):
-    """``(text, token spans, gold spans)`` per document: tokens joined by spaces."""
-    from corpuskit.enrich.crf import spans_from_tags
-    from corpuskit.enrich.train_crf import read_conll
-
-    out = []
-    for words, tags in read_conll(path):
-        starts, pos = [], 0
-        for w in words:
-            starts.append(pos)
-            pos += len(w) + 1
-        text = " ".join(words)
-        token_spans = [(s, s + len(w)) for s, w in zip(starts, words)]
-        gold = {(a, b, label) for a, b, label in spans_from_tags(tags)}
-        out.append((text, token_spans, gold))
-    return out
-
-
-def predicted_spans(text, token_spans, mentions):
-    """``{(first token, last token, type)}`` of the mentions; spans off token edges are kept
-    as unmatched (-1) so they still count against precision."""
-    starts = {s: i for i, (s, _) in enumerate(token_spans)}
-    ends = {e: i for i, (_, e) in enumerate(token_spans)}
-    out = set()
-    for m in mentions:
-        surfaces = sorted(set(m.aliases) | {m.surface}, key=len, reverse=True)
-        for p in m.positions:
-            length = next((len(s) for s in surfaces if text.startswith(s, p)), len(m.surface))
-            a, b = starts.get(p, -1), ends.get(p + length, -1)
-            out.add((a, b, m.type) if a >= 0 and b >= 0 else (-1, p, m.type))
-    return out
-
-
-def score(docs, predictions) -> dict:
-    out = {}
-    for typed in (True, False):
-        tp = fp = fn = 0
-        for (_, _, gold), pred in zip(docs, predictions):
-            matched_gold, matched_pred = set(), set()
-            for g in gold:
-                for p in pred:
-                    if p in matched_pred or p[:2] != g[:2]:
-                        continue
-                    if not typed or p[2] in GOLD_TYPES.get(g[2], ()):
-                        matched_gold.add(g)
-                        matched_pred.add(p)
-                        break
-            tp += len(matched_gold)
-            fn += len(gold) - len(matched_gold)
-            fp += len(pred) - len(matched_pred)
-        prec = tp / (tp + fp) if tp + fp else 0.0
-        rec = tp / (tp + fn) if tp + fn else 0.0
-        out["typed" if typed else "untyped"] = (prec, rec, 2 * prec * rec / (prec + rec) if prec + rec else 0.0)
-    return out
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "datasets" / "wnut17"
 
 
 def run(name, extractor, docs, repeats: int = 2, fit: bool = False) -> None:
@@ -105,8 +51,10 @@ def run(name, extractor, docs, repeats: int = 2, fit: bool = False) -> None:
         wall, used = time.perf_counter() - t0, time.process_time() - c0
         best = wall if best is None else min(best, wall)
         cpu = used if cpu is None else min(cpu, used)
+    from corpuskit.enrich.wnut_eval import predicted_spans, span_scores
+
     predictions = [predicted_spans(text, spans, m) for (text, spans, _), m in zip(docs, found)]
-    figures = score(docs, predictions)
+    figures = span_scores(docs, predictions)
     t, u = figures["typed"], figures["untyped"]
     print(f"{name:<28} typed F1 {t[2]:.3f} (P {t[0]:.3f} R {t[1]:.3f})  untyped F1 {u[2]:.3f} "
           f"(P {u[0]:.3f} R {u[1]:.3f})  {len(texts) / best:,.0f} docs/s wall, "
@@ -119,6 +67,7 @@ def main(argv=None) -> int:
     parser.add_argument("--split", default="dev", choices=("dev", "train", "test"))
     parser.add_argument("--demo-records", type=int, default=3000, help="0 skips the demo figures")
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
     path = Path(args.data) / f"{args.split}.conll"
     if not path.exists():
         print(f"skipped: {path} not found (WNUT 2017 data absent)")
@@ -168,14 +117,32 @@ class CrfOnly:
         return out
 
 
+def cv_line() -> None:
+    """The shipped CRF's cross-validation figures on WNUT train, as recorded when it was trained
+    (``python -m corpuskit.enrich.train_crf``; refitting k models here would take minutes)."""
+    from corpuskit.enrich.crf import load_info
+
+    info = load_info()
+    cv = info.get("cv_figures")
+    if not cv:
+        print("CV on train: not recorded in the shipped model's settings")
+        return
+    t, u = cv["typed"], cv["untyped"]
+    print(f"{'CRF, CV on train':<28} typed F1 {t['f1']:.3f} (P {t['precision']:.3f} R {t['recall']:.3f})  "
+          f"untyped F1 {u['f1']:.3f}  ({info.get('chosen_by')}; c1={info.get('c1')} c2={info.get('c2')} "
+          f"max_outside={info.get('max_outside')}; the headline figure: dev below is read-only)")
+
+
 def wnut(path, args) -> None:
     from corpuskit.enrich.entities import GazetteerExtractor
     from corpuskit.enrich.entity_extractor import HybridExtractor
+    from corpuskit.enrich.wnut_eval import conll_documents
 
-    docs = documents(path)
+    docs = conll_documents(path)
     gold = sum(len(d[2]) for d in docs)
     print(f"WNUT 2017 {args.split}: {len(docs)} documents, {gold} gold entities; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (shared machine)")
+    cv_line()
     run("default (HybridExtractor)", HybridExtractor(), docs)
     run("default, fitted as enrich does", HybridExtractor(), docs, repeats=1, fit=True)
     # the same without the guard that asks an all-lower-case CRF span for 0.5 confidence
@@ -184,7 +151,7 @@ def wnut(path, args) -> None:
     run("CRF alone", CrfOnly(), docs, repeats=1)
     test = Path(args.data) / "test.conll"
     if args.split != "test" and test.exists():
-        docs = documents(test)
+        docs = conll_documents(test)
         print(f"WNUT 2017 test (read-only evaluation): {len(docs)} documents, "
               f"{sum(len(d[2]) for d in docs)} gold entities")
         run("default (HybridExtractor)", HybridExtractor(), docs, repeats=1)
