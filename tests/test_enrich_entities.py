@@ -32,24 +32,24 @@ def test_alias_key_and_slug():
 
 
 def test_aliases_merge_into_one_entity_with_every_position(extractor):
-    text = "OpenAI shipped. Open AI says @openai and OpenAI's team agree."
+    text = "YouTube shipped. You Tube says @youtube and YouTube's team agree."
     found = by_name(extractor.extract(text))
-    assert list(found) == ["OpenAI"]
-    m = found["OpenAI"]
-    assert m.key == "openai" and m.type == "org"
+    assert list(found) == ["YouTube"]
+    m = found["YouTube"]
+    assert m.key == "youtube" and m.type == "org"
     assert m.mention_count == 4
-    for pos, surface in zip(m.positions, ("OpenAI", "Open AI", "@openai", "OpenAI")):
+    for pos, surface in zip(m.positions, ("YouTube", "You Tube", "@youtube", "YouTube")):
         assert text[pos:pos + len(surface)] == surface
-    assert set(m.aliases) == {"OpenAI", "Open AI", "@openai"}
+    assert set(m.aliases) == {"YouTube", "You Tube", "@youtube"}
 
 
 def test_positions_index_title_newline_text(extractor):
-    title, body = "Nvidia ships", "Analysts in Taiwan expect Nvidia to grow."
+    title, body = "Intel ships", "Analysts in Japan expect Intel to grow."
     text = record_text(title, body)
-    assert text == "Nvidia ships\nAnalysts in Taiwan expect Nvidia to grow."
+    assert text == "Intel ships\nAnalysts in Japan expect Intel to grow."
     found = by_name(extractor.extract(text))
-    assert found["Nvidia"].positions == (0, text.index("Nvidia", 1))
-    assert text[found["Taiwan"].positions[0]:].startswith("Taiwan")
+    assert found["Intel"].positions == (0, text.index("Intel", 1))
+    assert text[found["Japan"].positions[0]:].startswith("Japan")
     assert record_text("", body) == body and record_text(body, body) == body
 
 
@@ -57,22 +57,23 @@ def test_case_rules(extractor):
     names = set(by_name(extractor.extract(
         "I ate an apple and told us about it; who knows where rust comes from.")))
     assert names == set()
-    names = set(by_name(extractor.extract("Apple told the US and the WHO; Rust is fast; openai too.")))
-    assert names == {"Apple", "United States", "WHO", "Rust", "OpenAI"}
+    names = set(by_name(extractor.extract("Google told the US and the UN; Rust is fast; youtube too.")))
+    assert names == {"Google", "United States", "UN", "Rust", "YouTube"}
 
 
 def test_spaced_spelling_needs_matching_capitals(extractor):
-    names = set(by_name(extractor.extract("In Tel Aviv the talks went on.")))
-    assert names == {"Tel Aviv"}  # "In Tel" is not "Intel"
+    names = set(by_name(extractor.extract("In Tel Aviv the talks went on. In Tel the talks went on.")))
+    assert "Intel" not in names  # "In Tel" is not "Intel"
+    assert "Intel" in by_name(extractor.extract("In tel aviv, In Tel and In-tel: Intel."))
     assert "Model S" not in by_name(extractor.extract("Models improve. The model's weights grew."))
 
 
 def test_rules_find_people_orgs_and_product_models(extractor):
     found = by_name(extractor.extract(
-        "Dr. Quentin Marlowe met Elena Varga at Kestrel Robotics; the iPhone 17 and Galaxy S26 launched."))
+        "Dr. Quentin Marlowe met Astrid Varga at Osprey Robotics; the iPhone 17 and Galaxy S26 launched."))
     assert found["Quentin Marlowe"].type == "person"
-    assert found["Elena Varga"].type == "person"
-    assert found["Kestrel Robotics"].type == "org"
+    assert found["Astrid Varga"].type == "person"
+    assert found["Osprey Robotics"].type == "org"
     assert found["iPhone 17"].type == "product" and found["Galaxy S26"].type == "product"
 
 

@@ -7,7 +7,8 @@ goes through it. JSON shapes and API paths are not built here: they belong
 to ``corpuskit.api``.
 """
 from corpuskit.query.lookups import (EntityNotFound, SignalNotFound, StoryNotFound, TopicNotFound,
-                                     entities_named, entity_id, entity_row, parse_story_id,
+                                     entities_named, entity_hashtags, entity_id, entity_row, parse_story_id,
+                                     record_hashtags,
                                      resolve_entity_key, resolve_story_slug, signal_row,
                                      source_in_corpus, story_version_by_slug, topic_by_name,
                                      topic_names, topic_rows)
@@ -26,7 +27,8 @@ __all__ = ["CompiledQuery", "FIELDS", "MAX_QUERY_LENGTH", "QuerySyntaxError", "b
            "ENTITY_NAMES", "ENTITY_TYPES", "EntityNotFound", "OBSERVATION_TYPES", "PRIMARY_TOPIC_RULE",
            "Page", "RECORDS_FROM", "RecordFilter", "SENTIMENT_LABELS", "SEVERITIES", "SIGNAL_KINDS",
            "SIGNAL_STATUSES", "SOURCE_KINDS", "STORY_KINDS",
-           "SignalNotFound", "StoryNotFound", "TopicNotFound", "Where", "entities_named", "entity_id",
+           "SignalNotFound", "StoryNotFound", "TopicNotFound", "Where", "entities_named", "entity_hashtags",
+           "entity_id", "record_hashtags",
            "entity_row", "is_source_name", "parse_story_id", "resolve_entity_key", "resolve_story_slug",
            "signal_row", "source_in_corpus",
            "story_version_by_slug", "topic_by_name", "topic_names", "topic_rows"]

@@ -1,6 +1,8 @@
 """Looking things up by name: one function and one error per kind."""
 from __future__ import annotations
 
+import json
+
 import re
 
 from corpuskit.errors import NotFoundError, ValidationError
@@ -126,6 +128,26 @@ def entity_id(conn, key) -> int:
     if row:
         return merged_into(conn, row[0]) or row[0]
     return resolve_entity_key(conn, str(key))[0]
+
+
+def record_hashtags(conn, record_id) -> list[str]:
+    """The hashtags a record carries, as first written in it (without ``#``), sorted by tag."""
+    rows = conn.execute("SELECT written FROM record_hashtags WHERE record_id = ? ORDER BY tag",
+                        (int(record_id),)).fetchall()
+    return [r[0] for r in rows]
+
+
+def entity_hashtags(conn, entity_ids, limit: int = 20) -> list[tuple[str, str, int]]:
+    """``(tag, written, records)`` of the hashtags that resolve to any of ``entity_ids``
+    (``hashtags.entities`` holds their slugs), most records first, at most ``limit``."""
+    ids = [int(i) for i in entity_ids]
+    if not ids:
+        return []
+    rows = conn.execute(
+        "SELECT DISTINCT h.tag, h.written, h.records FROM hashtags h, json_each(h.entities) j "
+        "JOIN entities e ON e.slug = j.value WHERE e.id IN (SELECT value FROM json_each(?)) "
+        "ORDER BY h.records DESC, h.tag LIMIT ?", (json.dumps(ids), int(limit))).fetchall()
+    return [(r[0], r[1], int(r[2])) for r in rows]
 
 
 def entity_row(conn, entity_id):

@@ -25,8 +25,8 @@ from corpuskit.ingest.collectors import health as source_health_module
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.narrate import read as narrate_read
 from corpuskit.query import (ENTITY_TYPES, SENTIMENT_LABELS, SEVERITIES, SIGNAL_STATUSES, EntityNotFound,
-                             SignalNotFound, StoryNotFound, entity_row, resolve_entity_key,
-                             resolve_story_slug, signal_row, source_in_corpus)
+                             SignalNotFound, StoryNotFound, entity_hashtags, entity_row, record_hashtags,
+                             resolve_entity_key, resolve_story_slug, signal_row, source_in_corpus)
 
 LIMIT_DEFAULT, LIMIT_MAX = 20, 100
 FEED_DEFAULT, FEED_MAX = 10, 50
@@ -129,7 +129,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         row = queries.record_row(conn(), need("rec", rid, "record"))
         if row is None:
             abort_json(404, "record not found")
-        return shapes.record_detail(corpus, row)
+        return shapes.record_detail(corpus, row, record_hashtags(conn(), row["id"]))
 
     @bearer("/v1/records/<rid>/embedding")
     def record_embedding(rid):
@@ -326,7 +326,8 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
         except EntityNotFound:
             abort_json(404, "entity not found")
         base = shapes.entity_base(corpus, row)   # its canonicalPath follows the slug, as on the wire
-        return {**base, **{k: v for k, v in detail.items() if k not in base}}
+        extra = {"hashtags": shapes.hashtag_items(entity_hashtags(conn(), [entity_id]))}  # extension
+        return {**base, **{k: v for k, v in detail.items() if k not in base}, **extra}
 
     @bearer("/v1/entities", remember=True)
     def entities():

@@ -36,7 +36,15 @@ def record_item(corpus, row) -> dict:
     }
 
 
-def record_detail(corpus, row) -> dict:
+def hashtag_items(found) -> list[dict]:
+    """Hashtags resolving to an entity, ``(tag, written, records)`` rows, as the wire shows them
+    (an extension of the entity detail, documented in docs/api.md)."""
+    return [{"tag": tag, "written": written, "records": records} for tag, written, records in found]
+
+
+def record_detail(corpus, row, hashtags=()) -> dict:
+    """The record detail; ``hashtags`` (as written, without ``#``) go into ``metadata.hashtags``
+    when the record carries any (the spec leaves metadata's key set open)."""
     item = record_item(corpus, row)
     metadata = json_field(row["metadata"], {})
     if not isinstance(metadata, dict):
@@ -45,6 +53,8 @@ def record_detail(corpus, row) -> dict:
                         ("language", "language"), ("capturedAt", "captured_at")):
         if row[column] not in (None, "") and key not in metadata:
             metadata[key] = row[column]
+    if hashtags and "hashtags" not in metadata:
+        metadata["hashtags"] = list(hashtags)
     item["content"] = row["content_text"]
     item["metadata"] = metadata
     return item

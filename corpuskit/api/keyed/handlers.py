@@ -16,7 +16,7 @@ from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
 from corpuskit.search import available_modes, query_filter_available
 from corpuskit.query import (OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound,
-                             source_in_corpus)
+                             entities_named, entity_hashtags, source_in_corpus)
 
 log = logging.getLogger("corpuskit.api.keyed")
 
@@ -172,9 +172,13 @@ def entity(corpus, name):
     from corpuskit.analysis.entity_stats import entity_profile
 
     try:
-        return entity_profile(corpus, name)
+        profile = entity_profile(corpus, name)
     except EntityNotFound:
         abort_json(404, ENTITY_NOT_FOUND)
+    # extension (docs/api.md): the hashtags that resolve to the entity, most records first
+    ids = [m[0] for m in entities_named(corpus.conn, str(name))]
+    profile["hashtags"] = [{"tag": t, "written": w, "records": n} for t, w, n in entity_hashtags(corpus.conn, ids)]
+    return profile
 
 
 # -- snapshots, trends, compare ----------------------------------------------------

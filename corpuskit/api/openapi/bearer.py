@@ -129,6 +129,8 @@ def _schemas() -> dict:
             "prominenceRank": obj({"withinType": integer(), "sampleSize": integer()}),
             "noveltyActive": boolean(),
             "sourceDiversity": obj({"distinctSources": integer(), "herfindahlIndex": number()}),
+            "hashtags": array(obj({"tag": string(), "written": string(), "records": integer()}),
+                              description="extension: hashtags that resolve to the entity, most records first"),
         }),
         "SitemapPages": obj({"pages": array(obj({"page": integer(1), "count": integer(),
                                                  "maxUpdatedAt": nullable(timestamp())})),

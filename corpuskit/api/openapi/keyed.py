@@ -146,6 +146,8 @@ def _schemas() -> dict:
                                    "generatedAt": timestamp()})),
         "mentionTrend": array(obj({"day": day(), "mentions": integer()}),
                               description="the last 30 days, newest first"),
+        "hashtags": array(obj({"tag": string(), "written": string(), "records": integer()}),
+                          description="extension: hashtags that resolve to the entity, most records first"),
     })
     trends = obj({
         "topic": string(), "days": integer(1),
