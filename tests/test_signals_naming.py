@@ -89,7 +89,7 @@ def test_the_same_burst_without_a_phrase_names_nothing(tmp_path):
     assert json.loads(row[1])["terms"] == [] and not row[0].endswith(":")
 
 
-_FIGURES = re.compile(r"up [\d.]+x \((\d+) vs ([\d.]+)/day\)")
+_FIGURES = re.compile(r"up [\d.]+x(?: in the week (\S+) to (\S+))? \((\d+) vs ([\d.]+)/(day|week)\)")
 
 
 def test_headline_figures_are_those_of_the_time_stamp(demo_corpus):
@@ -107,17 +107,23 @@ def test_headline_figures_are_those_of_the_time_stamp(demo_corpus):
         assert d["day"] == day
         m = _FIGURES.search(headline)
         assert m, headline
+        first = day
+        if m.group(5) == "week":
+            assert d["scale"] == "week" and m.group(2) == day and m.group(1) == d["weekStart"], headline
+            first = d["weekStart"]
+        else:
+            assert d["scale"] == "day"
         if entity_id is not None:
             n = conn.execute("SELECT count(DISTINCT m.record_id) FROM mentions m JOIN records r "
                              "ON r.id = m.record_id JOIN enrichment e ON e.record_id = r.id "
-                             "WHERE m.entity_id = ? AND r.day = ?", (entity_id, day)).fetchone()[0]
+                             "WHERE m.entity_id = ? AND r.day BETWEEN ? AND ?", (entity_id, first, day)).fetchone()[0]
         elif source is not None:
             n = conn.execute("SELECT count(*) FROM records r JOIN enrichment e ON e.record_id = r.id "
-                             "WHERE r.source = ? AND r.day = ?", (source, day)).fetchone()[0]
+                             "WHERE r.source = ? AND r.day BETWEEN ? AND ?", (source, first, day)).fetchone()[0]
         else:
             n = conn.execute("SELECT count(*) FROM records r JOIN enrichment e ON e.record_id = r.id "
-                             "WHERE e.topic_id = ? AND r.day = ?", (topic_id, day)).fetchone()[0]
-        assert int(m.group(1)) == n == d["current"], headline
+                             "WHERE e.topic_id = ? AND r.day BETWEEN ? AND ?", (topic_id, first, day)).fetchone()[0]
+        assert int(m.group(3)) == n == d["current"], headline
         if d["peakDay"] != d["day"]:
             assert d["peak"]["day"] == d["peakDay"] and f"; strongest on {d['peakDay']}" in headline
         else:

@@ -91,7 +91,7 @@ def advance(track_key: str, sigma: np.ndarray, days: list, first: int, last: int
 
 
 #: The figures of a detail that :func:`peak_figures` keeps, in the order a headline prefers them.
-PEAK_KEYS = ("current", "mentions", "after", "delta", "multiplier", "records", "hour")
+PEAK_KEYS = ("current", "mentions", "after", "delta", "multiplier", "records", "hour", "scale", "weekStart")
 
 
 def peak_figures(detail: dict, episode: Episode) -> dict:
@@ -103,7 +103,9 @@ def peak_figures(detail: dict, episode: Episode) -> dict:
 
 def peak_phrase(peak: dict) -> str:
     """What a headline adds for a later peak: ``"; strongest on 2021-01-16 (21)"``."""
-    if "current" in peak:
+    if "current" in peak and peak.get("scale") == "week":
+        figure = f" ({fmt_num(peak['current'])} in the week from {peak['weekStart']})"
+    elif "current" in peak:
         figure = f" ({fmt_num(peak['current'])})"
     elif "mentions" in peak:
         figure = f" ({peak['mentions']})"
@@ -141,8 +143,10 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
     detail["day"] = episode.start
     texts = signal_texts(conn, track, episode, detail)
     detail["quality"] = quality_flags(conn, track, episode, series, detail, rows=texts)
-    first = shift_day(episode.peak_day, -(int(detail.get("afterDays", 1)) - 1)) \
-        if track.kind in ("sentiment_shift", "divergence") else episode.start
+    if track.kind in ("sentiment_shift", "divergence"):
+        first = shift_day(episode.peak_day, -(int(detail.get("afterDays", 1)) - 1))
+    else:
+        first = detail.get("weekStart", episode.start)
     exclude = subject_words(series.topic_labels.get(topic_id) if topic_id is not None else None,
                             series.entity_info.get(track.entity_id, ("",))[0] if track.entity_id else None,
                             track.evidence.get("term"), track.source)

@@ -127,13 +127,16 @@ def quality_flags(conn, track, episode, series, detail: dict, rows=None) -> dict
 
 
 def signal_texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
-    """``(text, author)`` of the records behind the signal on its day (hour for an hourly burst)."""
+    """``(text, author)`` of the records behind the signal on its day (hour for an hourly burst, the
+    seven days for a weekly surge)."""
     evidence = dict(track.evidence)
     if track.kind in ("sentiment_shift", "divergence"):
         k = int(detail.get("afterDays", 1))
         first, last = shift_day(episode.peak_day, -(k - 1)), episode.peak_day
     else:
         first = last = episode.start
+        if detail.get("scale") == "week":
+            first = detail["weekStart"]
     joins, where, args = _series_filter(evidence)
     if detail.get("hour") and track.kind == "volume_spike":
         start = detail["hour"]
