@@ -18,7 +18,8 @@ need an expected count of at least ``min_baseline``. Entity and term series
 are tested from an empty baseline up; the days in novelty's range (at most
 the run's ``NoveltyDetector.max_baseline`` mentions in the window, see
 :func:`~corpuskit.analysis.signals.surge.in_novelty_range`) are left to
-novelty, so a name is never both new and spiking; name series have the
+novelty, and so are the weeks holding a day novelty can claim (in its range
+and at its ``min_count``), so a name is never both new and spiking; name series have the
 stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names are tested: one
 can turn up a few times by chance).
 
@@ -82,7 +83,9 @@ class VolumeSpikeDetector(Detector):
         (day or week) and at least ``min_extra`` records above its expected count.
     weekly : bool
         Also test each series at the week: the seven days ending on each day against the same seven
-        days of the ``week_window`` weeks before (at least ``min_week_periods`` of them).
+        days of the ``week_window`` weeks before (at least ``min_week_periods`` of them), at
+        ``week_multiplier`` times its expected count or more (a week's sum is smooth: a dense series
+        would find 1.5x weeks significant, which is a trend, not an event).
     """
 
     kind = "volume_spike"
@@ -91,7 +94,7 @@ class VolumeSpikeDetector(Detector):
                  min_multiplier: float = 1.5, min_baseline: float = 0.0,
                  min_entity_baseline: float = 0.0, entities: bool = True,
                  floor_share: float = FLOOR_SHARE, min_extra: int = MIN_EXTRA, weekly: bool = True,
-                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4):
+                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4, week_multiplier: float = 3.0):
         self.window = window
         self.min_periods = min_periods
         self.min_count = min_count
@@ -104,6 +107,7 @@ class VolumeSpikeDetector(Detector):
         self.weekly = weekly
         self.week_window = week_window
         self.min_week_periods = min_week_periods
+        self.week_multiplier = week_multiplier
 
     @property
     def lookback(self) -> int:
@@ -143,7 +147,7 @@ class VolumeSpikeDetector(Detector):
 
         The week's count (the seven days ending on the day) is tested by the count model against
         the same seven days of each of the ``week_window`` weeks before; gates: at least
-        ``min_week_periods`` baseline weeks, ``min_multiplier`` times the expected count, and the
+        ``min_week_periods`` baseline weeks, ``week_multiplier`` times the expected count, and the
         materiality floor of the week's corpus records. ``rate_floor`` is the floor of the week's
         expected count (per tested period, as at the day: a name is tested once a period either way;
         the materiality floor, not the rate floor, keeps a thin week from firing on a handful).
@@ -156,7 +160,7 @@ class VolumeSpikeDetector(Detector):
         week_totals = None if totals is None else trailing_sum(np.asarray(totals, dtype=float), WEEK)
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = week / np.maximum(mu, 1.0)
-        ok = ((n >= self.min_week_periods) & (mult >= self.min_multiplier) & (week >= self.min_extra)
+        ok = ((n >= self.min_week_periods) & (mult >= self.week_multiplier) & (week >= self.min_extra)
               & (week - mu >= self.floor(week_totals)) & np.isfinite(week))
         sigma = np.full(counts.shape, np.nan)
         if ok.any():
@@ -177,6 +181,8 @@ class VolumeSpikeDetector(Detector):
         if self.entities and len(series.terms):
             groups.append(("term", series.term_count, self.min_entity_baseline, ENTITY_RATE_FLOOR))
         bound = novelty_bound(peers)
+        claim = min([getattr(p, "min_count", 1) for p in peers
+                     if isinstance(p, Detector) and p.novelty_range() is not None], default=None)
         totals = series.source_count.sum(axis=0) if series.source_count.size else None
         for group, counts, min_base, floor in groups:
             if counts.shape[0] == 0:
@@ -184,6 +190,12 @@ class VolumeSpikeDetector(Detector):
             named = group in ("entity", "term")
             sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound, totals)
             week = self.score_week(counts, totals, floor) if self.weekly else None
+            if week is not None and named and claim is not None:
+                # a week holding a day that novelty can claim (a new name written at least its
+                # min_count times) is novelty's: a name is never both new and spiking
+                new = in_novelty_range(baseline_total(counts, self.window), bound) & (counts >= claim)
+                claimed = trailing_sum(new.astype(float), WEEK) > 0
+                week = (np.where(claimed, np.nan, week[0]), week[1], week[2])
             for row in range(counts.shape[0]):
                 weekly = None
                 fired = np.any(sigma[row] >= OPEN_SIGMA)
