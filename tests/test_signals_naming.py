@@ -67,13 +67,18 @@ def _planted_fixture(tmp_path, phrase: bool):
     return c, day
 
 
-def test_a_planted_burst_is_named_in_detail_and_headline(tmp_path):
-    c, day = _planted_fixture(tmp_path, phrase=True)
+def _planted_signal(tmp_path, phrase: bool) -> tuple[str, dict]:
+    """Headline and detail of the fixture's ai-policy volume signal on its planted day."""
+    c, day = _planted_fixture(tmp_path, phrase)
     row = c.conn.execute("SELECT headline, detail FROM signals WHERE kind = 'volume_spike' "
                          "AND signal_key LIKE 'volume_spike|ai-policy|topic:%' AND substr(signal_key, -10) = ?",
                          (day,)).fetchone()
     c.close()
-    headline, detail = row[0], json.loads(row[1])
+    return row[0], json.loads(row[1])
+
+
+def test_a_planted_burst_is_named_in_detail_and_headline(tmp_path):
+    headline, detail = _planted_signal(tmp_path, phrase=True)
     names = [t["term"] for t in detail["terms"]]
     assert "adolescents" in " ".join(names) and "trial" in " ".join(names), names
     assert headline.endswith(": " + ", ".join(names)) and headline.startswith("Volume on AI Policy up")
@@ -81,12 +86,8 @@ def test_a_planted_burst_is_named_in_detail_and_headline(tmp_path):
 
 def test_the_same_burst_without_a_phrase_names_nothing(tmp_path):
     """The fixture's texts are drawn from one vocabulary every day: the spike has no words of its own."""
-    c, day = _planted_fixture(tmp_path, phrase=False)
-    row = c.conn.execute("SELECT headline, detail FROM signals WHERE kind = 'volume_spike' "
-                         "AND signal_key LIKE 'volume_spike|ai-policy|topic:%' AND substr(signal_key, -10) = ?",
-                         (day,)).fetchone()
-    c.close()
-    assert json.loads(row[1])["terms"] == [] and not row[0].endswith(":")
+    headline, detail = _planted_signal(tmp_path, phrase=False)
+    assert detail["terms"] == [] and not headline.endswith(":")
 
 
 _FIGURES = re.compile(r"up [\d.]+x(?: in the week (\S+) to (\S+))? \((\d+) vs ([\d.]+)/(day|week)\)")
