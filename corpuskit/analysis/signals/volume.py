@@ -130,7 +130,9 @@ class VolumeSpikeDetector(Detector):
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = counts / np.maximum(base.mu, 1.0)
         ok = ((counts >= self.min_count) & (mult >= self.min_multiplier) & (base.mu >= min_baseline)
-              & (base.n >= self.min_periods) & (counts - base.mu >= self.floor(totals)))
+              & (base.n >= self.min_periods))
+        floor = self.floor(totals)
+        ok &= (counts - base.mu >= floor) | (np.asarray(floor) <= 0)      # a zero floor is no floor
         if novelty_range:
             ok &= ~in_novelty_range(baseline_total(counts, self.window), novelty_max_baseline)
         return surge_sigma(counts, base, ok), base.mu, (base.n, base.mean, base.extra)
