@@ -30,7 +30,15 @@ background plus one event, without re-enriching:
   row, found if any of the three days fires (a change of tone that lasts,
   pooled by the detector's two- and three-day after windows);
 * new entity at ``m`` mentions a day: a name never seen before, mentioned by
-  ``m`` records of a topic on that day.
+  ``m`` records of a topic on that day;
+* new entity at 10 mentions in a week: a name never seen before, mentioned
+  10 times over seven days (at least once a day, the rest at random), found
+  when the weekly volume scale or novelty fires on any of the seven days
+  (target: recall >= 0.9), broken down by the topic's volume.
+
+The sentiment-shift target is stated in the detector's own standard errors:
+recall >= 0.9 for shifts of at least ``DETECTABLE_SE`` (4) standard errors,
+read on the every-cell table at ``OPEN_SIGMA``.
 
 An event is detected when the detector of its kind scores ``OPEN_SIGMA`` or
 more on that day for that topic (or entity). Recall is also broken down by the
@@ -155,6 +163,24 @@ def inject_entity(s, t, d, m):
     return "entity:injected-name"
 
 
+def entity_week_series(s, t, d, total: int, rng):
+    """A copy of ``s`` whose only entity is a new name with ``total`` mentions spread over the seven
+    days from ``d`` (each day at least one while any are left, the rest at random), in topic ``t``."""
+    from copy import copy
+
+    days = np.zeros(7)
+    days[:min(total, 7)] = 1
+    np.add.at(days, rng.integers(0, 7, max(total - 7, 0)), 1)
+    out = copy(s)
+    row = np.zeros((1, len(s.days)))
+    row[0, d:d + 7] = days[:len(s.days) - d]
+    out.entities, out.entity_info = [1], {1: ("Injected Name", "injected-name", "org")}
+    out.entity_count = row
+    out.entity_topic = np.where(row > 0, t, -1)
+    out.terms = []
+    return out
+
+
 def detected(detectors, s, kind, subject, d) -> bool:
     """Whether the detector of ``kind`` scores ``OPEN_SIGMA`` for ``subject`` on day ``d`` (or any of a list)."""
     from corpuskit.stats.thresholds import OPEN_SIGMA
@@ -171,8 +197,9 @@ def detected(detectors, s, kind, subject, d) -> bool:
 
 
 SE_BUCKETS = (3.0, 4.0, 5.0)
-# the size at which a test that knew the variance finds 90% at 3 sigma: 3 + z_0.9 = 4.28 s.e.
-DETECTABLE_SE = 4.28
+# the sentiment target, in the detector's own standard errors: recall >= 0.9 for shifts of at least
+# 4 s.e. (a test that knew the variance finds 90% at 3 sigma from 3 + z_0.9 = 4.28 s.e.)
+DETECTABLE_SE = 4.0
 
 
 def se_bucket(z: float) -> str:
@@ -213,6 +240,7 @@ def trials(corpus, n_trials: int, seed: int) -> list:
     out = []
     volume, sentiment, novelty = [VolumeSpikeDetector(entities=False)], [SentimentShiftDetector()], \
         [NoveltyDetector(terms=False)]
+    week_volume = [VolumeSpikeDetector()]
     # each shift's size in the detector's own standard errors: the variance of the
     # after-minus-before mean that the mean-shift model computes on the untouched series
     # (within-day s2, between-day tau2, the baseline's own error), for the after length
@@ -248,6 +276,14 @@ def trials(corpus, n_trials: int, seed: int) -> list:
                 z = delta / np.sqrt(parts[span]["var_shift"][t, d + span - 1])
                 hit = detected(sentiment, s, "sentiment_shift", subject, range(d, d + span))
                 out.append(("sentiment shift", f"{delta:g}, {how}", se_bucket(z), hit, ideal_recall(z)))
+        # a new name at 10 mentions in a week from zero: found by novelty (a day of it) or by the
+        # weekly volume scale, whichever the run's detectors raise first
+        t, d = int(rng.choice(busy)), int(rng.choice(days[:-7]))
+        s = entity_week_series(series, t, d, 10, rng)
+        hit = (detected(week_volume, s, "volume_spike", "entity:injected-name", range(d, d + 7))
+               or detected(novelty, s, "novelty", "entity:injected-name", range(d, d + 7)))
+        thin = "thin topic (< 2/day)" if series.topic_count[t, max(0, d - 21):d].mean() < 2 else "topic >= 2/day"
+        out.append(("new entity", "10/week", thin, hit))
         for m in NEW_ENTITY:
             t, d = int(rng.choice(busy)), int(rng.choice(days))
             s = copy_series(series)
@@ -338,8 +374,8 @@ def main(argv=None) -> int:
         print(f"not present: {', '.join(missing)}; nothing to run")
         return 0
     rows, false_rows, cell_rows = [], [], []
-    targets = {("volume surge", "5x, >= 10 extra"): 0.9, ("sentiment shift", "0.4, one day"): 0.9,
-               ("sentiment shift", "0.4, 3 days"): 0.9, ("new entity", "10/day"): 0.9}
+    targets = {("volume surge", "5x, >= 10 extra"): 0.9, ("new entity", "10/day"): 0.9,
+               ("new entity", "10/week"): 0.9}
     ok = True
     for name in FILES:
         t0 = time.perf_counter()
@@ -363,7 +399,10 @@ def main(argv=None) -> int:
                 if (k2, s2) == (kind, size):
                     rows.append((name, kind, size, bucket, len(bh), f"{np.mean(bh):.2f}",
                                  _ideal(ideal[(kind, size, bucket)]), ""))
-        cell_rows += [(name, *r) for r in every_cell(corpus)]
+        cells = every_cell(corpus)
+        cell_rows += [(name, *r) for r in cells]
+        if any(r[-1] and float(r[-1]) < 0.9 for r in cells):
+            ok = False                      # recall >= 0.9 for shifts of at least DETECTABLE_SE s.e.
         fs = false_signals(corpus)
         false_rows.append((name, fs["days"], fs["topics"], fs["bySeverity"], fs["highPerTopicPer30"],
                            fs["mediumPerTopicPer30"], fs["worstTopicHighPer30"]))
@@ -380,8 +419,9 @@ def main(argv=None) -> int:
     print("\nsentiment shifts injected into every candidate (topic, day) of the background, not a sample "
           "(untested: the detector has too few baseline days there)\n")
     print(table(cell_rows, ["background", "shift", "cells", "recall", "ideal", "untested",
-                            "cells >= 4.28 s.e.", "recall there"]))
-    print("4.28 s.e.: where a test that knew the variance would find 90% of shifts at 3 sigma")
+                            f"cells >= {DETECTABLE_SE:g} s.e.", "recall there (target >= 0.9)"]))
+    print(f"the sentiment target is stated in standard errors: recall >= 0.9 for shifts of at least "
+          f"{DETECTABLE_SE:g} s.e. at OPEN_SIGMA (4.28 s.e.: where a test that knew the variance finds 90%)")
     print("\nsignals on the untouched real backgrounds (every high/medium counted as false)\n")
     print(table(false_rows, ["background", "days", "topics", "by severity", "high/topic/30d",
                              "medium/topic/30d", "worst topic high/30d"]))

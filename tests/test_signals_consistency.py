@@ -33,7 +33,7 @@ def check_all(corpus) -> int:
         assert d["day"] == detected_at[:10], where
         assert d["peakDay"] >= d["day"], where
         if d.get("hour"):
-            assert d["hour"][:10] == d["peakDay"], where
+            assert d["hour"][:10] == d["day"], where
         if topic_id is not None:
             assert labels[topic_id] in headline, where
         else:

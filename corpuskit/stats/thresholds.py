@@ -27,6 +27,13 @@ baseline is new (``novelty``), above it the same test speaks of a
 ``volume_spike``; a name's expected count is never below ``ENTITY_RATE_FLOOR``
 mentions a day (thousands of names are tested: one can turn up a few times by
 chance).
+
+Materiality is relative to the corpus: a volume surge must add at least
+``FLOOR_SHARE`` of all the corpus's records in its period (the day, or the
+seven days of a weekly surge) above its expected count, and at least
+``MIN_EXTRA`` records. A thin corpus (50 records a day, 350 a week) then
+surfaces a name written 4 times in a week from nothing; a dense one (10,000
+a day) needs 100 extra records before a day is material, so it is not flooded.
 """
 from __future__ import annotations
 
@@ -38,6 +45,9 @@ OPEN_SIGMA = 3.0
 QUIET_DAYS = 2
 NOVELTY_MAX_BASELINE = 1     # baseline mentions up to which a name is new
 ENTITY_RATE_FLOOR = 0.5      # mentions a day: the floor of an entity's or term's expected count
+FLOOR_SHARE = 0.01           # materiality: a surge adds at least this share of the corpus's records of its period
+MIN_EXTRA = 3                # ... and never fewer records than this above its expected count
+WEEK_WINDOW = 8              # weeks in a weekly baseline
 
 SEVERITY_THRESHOLDS = (("high", HIGH_SIGMA), ("medium", MEDIUM_SIGMA), ("low", OPEN_SIGMA))
 SEVERITY_ORDER = {"low": 0, "medium": 1, "high": 2}
@@ -56,4 +66,5 @@ def severity_for(sigma: float) -> str | None:
 def thresholds() -> dict:
     """The thresholds as a plain dict (for run settings, notebooks and benchmarks)."""
     return {"high": HIGH_SIGMA, "medium": MEDIUM_SIGMA, "low": OPEN_SIGMA,
-            "quietDays": QUIET_DAYS}
+            "quietDays": QUIET_DAYS, "floorShare": FLOOR_SHARE, "minExtra": MIN_EXTRA,
+            "weekWindow": WEEK_WINDOW}

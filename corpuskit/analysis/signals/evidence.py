@@ -4,7 +4,8 @@ Record evidence per kind (at most ``limit`` records, deterministic order):
 
 * volume_spike: the series' records on the first day of the episode, in the
   order they arrived (the records that made it fire); for an hourly burst
-  (detail ``hour``), the records of that hour;
+  (detail ``hour``), the records of that hour; for a weekly surge (detail
+  ``scale`` ``week``), the records of its seven days;
 * novelty: the records mentioning the entity that day, in arrival order;
 * sentiment_shift: the topic's records in the after window of the peak day,
   the most extreme in the direction of the shift first;
@@ -64,9 +65,10 @@ def evidence_records(conn, kind: str, evidence: dict, start_day: str, peak_day: 
         return [r[0] for r in rows]
     if kind in ("volume_spike", "novelty"):
         joins, where, args = _series_filter(evidence)
+        first = detail.get("weekStart", start_day) if detail.get("scale") == "week" else start_day
         rows = conn.execute(
-            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.day = ? "
-            "ORDER BY r.published_at, r.id LIMIT ?", (*args, start_day, limit)).fetchall()
+            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.day BETWEEN ? AND ? "
+            "ORDER BY r.published_at, r.id LIMIT ?", (*args, first, start_day, limit)).fetchall()
         return [r[0] for r in rows]
     k = int(detail.get("afterDays", 1))
     first = shift_day(peak_day, -(k - 1))

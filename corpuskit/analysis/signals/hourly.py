@@ -147,7 +147,7 @@ class HourlyVolumeDetector(Detector):
             hour = f"{series.days[d]}T{h:02d}:00:00Z"
             detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
                       "windowDays": self.window, "series": "topic-hourly", "day": series.days[d],
-                      "hour": hour}
+                      "hour": hour, "scale": "hour"}
             headline = (f"Burst on {label}: {current} records in the hour from {h:02d}:00 UTC, "
                         f"{multiplier:.1f}x the usual {fmt_num(baseline)}")
             return detail, headline

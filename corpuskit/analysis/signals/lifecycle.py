@@ -28,7 +28,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
-from corpuskit.analysis.signals.quality import campaign_cap, quality_flags
+from corpuskit.analysis.signals.naming import baseline_texts, burst_terms, subject_words, terms_suffix
+from corpuskit.analysis.signals.quality import campaign_cap, quality_flags, signal_texts
+from corpuskit.analysis.signals.series import shift_day
+from corpuskit.analysis.signals.track import fmt_num, fmt_score
 from corpuskit.stats.thresholds import OPEN_SIGMA, QUIET_DAYS, severity_for
 
 
@@ -87,22 +90,70 @@ def advance(track_key: str, sigma: np.ndarray, days: list, first: int, last: int
     return touched, state, snapshot
 
 
+#: The figures of a detail that :func:`peak_figures` keeps, in the order a headline prefers them.
+PEAK_KEYS = ("current", "mentions", "after", "delta", "multiplier", "records", "hour", "scale", "weekStart")
+
+
+def peak_figures(detail: dict, episode: Episode) -> dict:
+    """The peak day's figures of an episode that peaked after its first day."""
+    out = {"day": episode.peak_day, "sigma": round(float(episode.peak_sigma), 2)}
+    out.update({k: detail[k] for k in PEAK_KEYS if k in detail})
+    return out
+
+
+def peak_phrase(peak: dict) -> str:
+    """What a headline adds for a later peak: ``"; strongest on 2021-01-16 (21)"``."""
+    if "current" in peak and peak.get("scale") == "week":
+        figure = f" ({fmt_num(peak['current'])} in the week from {peak['weekStart']})"
+    elif "current" in peak:
+        figure = f" ({fmt_num(peak['current'])})"
+    elif "mentions" in peak:
+        figure = f" ({peak['mentions']})"
+    elif "after" in peak:
+        figure = f" ({fmt_score(peak['after'])})"
+    else:
+        figure = ""
+    return f"; strongest on {peak['day']}{figure}"
+
+
 def end_of_day(day: str) -> str:
     return f"{day}T23:59:59Z"
 
 
 def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names: dict) -> dict:
-    """The desired ``signals`` row for an episode (without evidence)."""
+    """The desired ``signals`` row for an episode (without evidence).
+
+    The headline, detail and topic are those of the episode's first day, the day of
+    ``detected_at`` (the signal's time stamp): a headline's figures are the stamp's. When the episode
+    peaked later, ``detail.peak`` holds the peak day's figures and the headline says so
+    (``"; strongest on 2021-01-16 (21)"``). The headline ends with the terms that name the burst
+    (:mod:`~corpuskit.analysis.signals.naming`), listed in ``detail.terms``.
+    """
     d_start = series.day_index[episode.start]
     d_peak = series.day_index[episode.peak_day]
-    # the headline and detail describe the peak day: the stored topic is that day's too
-    t_row = track.topic_row(d_peak)
+    t_row = track.topic_row(d_start)
     topic_id = series.topics[t_row] if t_row >= 0 else None
-    detail, headline = track.describe(d_peak)
+    detail, headline = track.describe(d_start)
     detail = dict(detail)
+    if episode.peak_day != episode.start:
+        peak_detail, _ = track.describe(d_peak)
+        detail["peak"] = peak_figures(peak_detail, episode)
+        headline += peak_phrase(detail["peak"])
     detail["peakDay"] = episode.peak_day
     detail["day"] = episode.start
-    detail["quality"] = quality_flags(conn, track, episode, series, detail)
+    texts = signal_texts(conn, track, episode, detail)
+    detail["quality"] = quality_flags(conn, track, episode, series, detail, rows=texts)
+    if track.kind in ("sentiment_shift", "divergence"):
+        first = shift_day(episode.peak_day, -(int(detail.get("afterDays", 1)) - 1))
+    else:
+        first = detail.get("weekStart", episode.start)
+    exclude = subject_words(series.topic_labels.get(topic_id) if topic_id is not None else None,
+                            series.entity_info.get(track.entity_id, ("",))[0] if track.entity_id else None,
+                            track.evidence.get("term"), track.source)
+    detail["terms"] = burst_terms([t for t, _ in texts],
+                                  baseline_texts(conn, track.evidence, first, int(detail.get("windowDays") or 21)),
+                                  exclude)
+    headline += terms_suffix(detail["terms"])
     crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start)) \
         if track.kind in ("volume_spike", "novelty") else None
     detected = min(crossed or end_of_day(episode.start), now_iso)

@@ -107,13 +107,14 @@ def ingestion_gaps(series, d: int, window: int) -> tuple[list, list]:
     return in_base, on_day
 
 
-def quality_flags(conn, track, episode, series, detail: dict) -> dict:
-    """The ``quality`` object of a signal (see the module docstring)."""
+def quality_flags(conn, track, episode, series, detail: dict, rows=None) -> dict:
+    """The ``quality`` object of a signal (see the module docstring); ``rows`` are its
+    :func:`signal_texts` when the caller has read them already."""
     window = int(detail.get("windowDays") or 21)
     d = series.day_index[episode.start]
     baseline_days = int(min(window, d))
     in_base, on_day = ingestion_gaps(series, d, window)
-    rows = _texts(conn, track, episode, detail)
+    rows = signal_texts(conn, track, episode, detail) if rows is None else rows
     texts = [text for text, _ in rows]
     named = {author for _, author in rows if author}
     authors = len(named) if named else None
@@ -125,14 +126,17 @@ def quality_flags(conn, track, episode, series, detail: dict) -> dict:
             "distinctAuthors": authors, "campaign": bool(reasons), "campaignReason": reasons}
 
 
-def _texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
-    """``(text, author)`` of the records behind the signal on its day (hour for an hourly burst)."""
+def signal_texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
+    """``(text, author)`` of the records behind the signal on its day (hour for an hourly burst, the
+    seven days for a weekly surge)."""
     evidence = dict(track.evidence)
     if track.kind in ("sentiment_shift", "divergence"):
         k = int(detail.get("afterDays", 1))
         first, last = shift_day(episode.peak_day, -(k - 1)), episode.peak_day
     else:
         first = last = episode.start
+        if detail.get("scale") == "week":
+            first = detail["weekStart"]
     joins, where, args = _series_filter(evidence)
     if detail.get("hour") and track.kind == "volume_spike":
         start = detail["hour"]

@@ -119,7 +119,7 @@ class SignalReplay:
             self.mode_ = "resume"
             resume_day = shift_day(state["through"], 1)
             open_states = {k: Episode.from_state(v) for k, v in state.get("open", {}).items()}
-        lookback = max(max(getattr(d, "window", 0) for d in detectors)
+        lookback = max(max(getattr(d, "lookback", getattr(d, "window", 0)) for d in detectors)
                        + max(max(getattr(d, "after_days", (1,))) for d in detectors) + 1, 1)
         load_from = first_day
         if self.mode_ == "resume":

@@ -18,12 +18,27 @@ need an expected count of at least ``min_baseline``. Entity and term series
 are tested from an empty baseline up; the days in novelty's range (at most
 the run's ``NoveltyDetector.max_baseline`` mentions in the window, see
 :func:`~corpuskit.analysis.signals.surge.in_novelty_range`) are left to
-novelty, so a name is never both new and spiking; name series have the
+novelty, and so are the weeks holding a day novelty can claim (in its range
+and at its ``min_count``), so a name is never both new and spiking; name series have the
 stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names are tested: one
 can turn up a few times by chance).
 
-Detail: ``{baseline, current, multiplier, windowDays, series}`` (``baseline``
-is the baseline days' winsorised mean); the signal
+Scales: each series is tested at the day and at the week (the seven days
+ending on each day, against the same seven days of the ``week_window`` weeks
+before: a thin corpus's biggest events are a few records a day for a few
+days); the hour is :mod:`.hourly`'s. One track per series, at the finest
+scale that finds the surge: a day scores at the week only when none of the
+week's seven days fired on its own; the signal records its scale
+(``scale``).
+
+Materiality (relative to the corpus): a surge must add at least
+``floor_share`` of the corpus's records of its period (``FLOOR_SHARE`` of
+:mod:`corpuskit.stats.thresholds`) and ``min_extra`` records above its
+expected count.
+
+Detail: ``{baseline, current, multiplier, windowDays, series, scale}``
+(``baseline`` is the baseline days' winsorised mean; at the week, the week's
+expected count, with ``weekStart`` the week's first day); the signal
 fires live on the record that brought the day's count to the threshold
 count, the smallest count that passes the gates and scores ``OPEN_SIGMA``.
 """
@@ -39,8 +54,13 @@ from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, 
                                               surge_sigma)
 from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
-from corpuskit.stats.count_model import threshold_count
-from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, OPEN_SIGMA
+from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
+from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, NOVELTY_MAX_BASELINE,
+                                        OPEN_SIGMA, WEEK_WINDOW)
+from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
+
+#: Days in a week, the second scale.
+WEEK = 7
 
 
 class VolumeSpikeDetector(Detector):
@@ -58,13 +78,23 @@ class VolumeSpikeDetector(Detector):
         Smallest baseline median for topic/source series and for entity and term series.
     entities : bool
         Also test per-entity (and per-term, when the series hold terms) mention volume.
+    floor_share, min_extra : float, int
+        Materiality: a surge adds at least ``floor_share`` of the corpus's records of its period
+        (day or week) and at least ``min_extra`` records above its expected count.
+    weekly : bool
+        Also test each series at the week: the seven days ending on each day against the same seven
+        days of the ``week_window`` weeks before (at least ``min_week_periods`` of them), at
+        ``week_multiplier`` times its expected count or more (a week's sum is smooth: a dense series
+        would find 1.5x weeks significant, which is a trend, not an event).
     """
 
     kind = "volume_spike"
 
     def __init__(self, window: int = 21, min_periods: int = 7, min_count: int = 8,
                  min_multiplier: float = 1.5, min_baseline: float = 0.0,
-                 min_entity_baseline: float = 0.0, entities: bool = True):
+                 min_entity_baseline: float = 0.0, entities: bool = True,
+                 floor_share: float = FLOOR_SHARE, min_extra: int = MIN_EXTRA, weekly: bool = True,
+                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4, week_multiplier: float = 3.0):
         self.window = window
         self.min_periods = min_periods
         self.min_count = min_count
@@ -72,15 +102,28 @@ class VolumeSpikeDetector(Detector):
         self.min_baseline = min_baseline
         self.min_entity_baseline = min_entity_baseline
         self.entities = entities
+        self.floor_share = floor_share
+        self.min_extra = min_extra
+        self.weekly = weekly
+        self.week_window = week_window
+        self.min_week_periods = min_week_periods
+        self.week_multiplier = week_multiplier
+
+    @property
+    def lookback(self) -> int:
+        """Days before a tested day that its baselines read (the weekly baseline reaches furthest)."""
+        return max(self.window, WEEK * (self.week_window + 1)) if self.weekly else self.window
 
     def score(self, counts: np.ndarray, min_baseline: float, rate_floor: float = 0.0,
-              novelty_range: bool = False, novelty_max_baseline: int = NOVELTY_MAX_BASELINE):
+              novelty_range: bool = False, novelty_max_baseline: int = NOVELTY_MAX_BASELINE,
+              totals: np.ndarray | None = None):
         """Sigma per row and day, with the expected count and the baseline stats (arrays ``[rows, days]``).
 
         The third value is ``(n, mean, extra_var)`` of each day's baseline (see
         :func:`~corpuskit.stats.count_model.baseline_stats`). With
         ``novelty_range``, days whose baseline holds at most
-        ``novelty_max_baseline`` mentions are left to novelty.
+        ``novelty_max_baseline`` mentions are left to novelty. ``totals`` (the corpus's records
+        per day) sets the materiality floor (:meth:`floor`); without it only ``min_extra`` applies.
         """
         counts = np.asarray(counts, dtype=float)
         base = surge_baseline(counts, self.window, rate_floor)
@@ -88,9 +131,43 @@ class VolumeSpikeDetector(Detector):
             mult = counts / np.maximum(base.mu, 1.0)
         ok = ((counts >= self.min_count) & (mult >= self.min_multiplier) & (base.mu >= min_baseline)
               & (base.n >= self.min_periods))
+        floor = self.floor(totals)
+        ok &= (counts - base.mu >= floor) | (np.asarray(floor) <= 0)      # a zero floor is no floor
         if novelty_range:
             ok &= ~in_novelty_range(baseline_total(counts, self.window), novelty_max_baseline)
         return surge_sigma(counts, base, ok), base.mu, (base.n, base.mean, base.extra)
+
+    def floor(self, totals) -> np.ndarray | float:
+        """Records a surge must add above its expected count: ``floor_share`` of the period's corpus
+        records ``totals``, at least ``min_extra``."""
+        if totals is None:
+            return float(self.min_extra)
+        return np.maximum(self.floor_share * np.asarray(totals, dtype=float), self.min_extra)
+
+    def score_week(self, counts: np.ndarray, totals: np.ndarray | None, rate_floor: float = 0.0):
+        """Sigma per row and day of the week ending that day, with its expected count and week sums.
+
+        The week's count (the seven days ending on the day) is tested by the count model against
+        the same seven days of each of the ``week_window`` weeks before; gates: at least
+        ``min_week_periods`` baseline weeks, ``week_multiplier`` times the expected count, and the
+        materiality floor of the week's corpus records. ``rate_floor`` is the floor of the week's
+        expected count (per tested period, as at the day: a name is tested once a period either way;
+        the materiality floor, not the rate floor, keeps a thin week from firing on a handful).
+        """
+        counts = np.asarray(counts, dtype=float)
+        week = trailing_sum(counts, WEEK)
+        windows = lagged(week, seasonal_lags(WEEK, self.week_window))
+        n, mean, extra = baseline_stats(windows)
+        mu, var = predictive(n, mean, extra, rate_floor=rate_floor)
+        week_totals = None if totals is None else trailing_sum(np.asarray(totals, dtype=float), WEEK)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mult = week / np.maximum(mu, 1.0)
+        ok = ((n >= self.min_week_periods) & (mult >= self.week_multiplier) & (week >= self.min_extra)
+              & (week - mu >= self.floor(week_totals)) & np.isfinite(week))
+        sigma = np.full(counts.shape, np.nan)
+        if ok.any():
+            sigma[ok] = tail_sigma(week[ok], mu[ok], var[ok])
+        return sigma, mu, week
 
     def tracks(self, series: DailySeries, peers=()) -> list[Track]:
         """Volume tracks for every topic, source and (optionally) entity and term.
@@ -106,24 +183,52 @@ class VolumeSpikeDetector(Detector):
         if self.entities and len(series.terms):
             groups.append(("term", series.term_count, self.min_entity_baseline, ENTITY_RATE_FLOOR))
         bound = novelty_bound(peers)
+        claim = min([getattr(p, "min_count", 1) for p in peers
+                     if isinstance(p, Detector) and p.novelty_range() is not None], default=None)
+        totals = series.source_count.sum(axis=0) if series.source_count.size else None
         for group, counts, min_base, floor in groups:
             if counts.shape[0] == 0:
                 continue
             named = group in ("entity", "term")
-            sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound)
+            sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound, totals)
+            week = self.score_week(counts, totals, floor) if self.weekly else None
+            if week is not None and named and claim is not None:
+                # a week holding a day that novelty can claim (a new name written at least its
+                # min_count times) is novelty's: a name is never both new and spiking
+                new = in_novelty_range(baseline_total(counts, self.window), bound) & (counts >= claim)
+                claimed = trailing_sum(new.astype(float), WEEK) > 0
+                week = (np.where(claimed, np.nan, week[0]), week[1], week[2])
             for row in range(counts.shape[0]):
-                if not np.any(sigma[row] >= OPEN_SIGMA):
+                weekly = None
+                fired = np.any(sigma[row] >= OPEN_SIGMA)
+                if week is not None and np.any(week[0][row] >= OPEN_SIGMA):
+                    weekly = (week[0][row], week[1][row], week[2][row])
+                    fired = True
+                if not fired:
                     continue
                 stats = (n[row], mean[row], extra[row], floor)
-                out.append(self._track(series, group, row, counts[row], sigma[row], mean[row], stats))
+                out.append(self._track(series, group, row, counts[row], sigma[row], mean[row], stats, weekly))
         return out
 
-    def _track(self, series, group, row, counts, sigma, med, stats) -> Track:
+    def _track(self, series, group, row, counts, sigma, med, stats, weekly=None) -> Track:
         window = self.window
         n, mean, extra, floor = stats
+        day_sigma = sigma
+        if weekly is not None:
+            # one track per series, at the finest scale that finds the surge: a week is tested only
+            # when none of its seven days fired on its own
+            week_sigma, week_mu, week_count = weekly
+            day_fired = trailing_sum((np.nan_to_num(day_sigma, nan=-np.inf) >= OPEN_SIGMA).astype(float), WEEK)
+            use_week = (day_fired == 0) & (np.nan_to_num(week_sigma, nan=-np.inf) >= OPEN_SIGMA)
+            sigma = np.where(use_week, week_sigma, day_sigma)
+        else:
+            use_week = np.zeros(len(counts), dtype=bool)
 
         def threshold(d):
-            """Smallest count that passes the gates and scores ``OPEN_SIGMA`` on day ``d``."""
+            """Smallest count that passes the gates and scores ``OPEN_SIGMA`` on day ``d`` (``None``
+            at the week: a weekly surge is detected at the end of the day that completes it)."""
+            if use_week[d]:
+                return None
             m = max(float(med[d]), 1.0)
             start = int(max(self.min_count, math.ceil(self.min_multiplier * m)))
             c = threshold_count(n[d], mean[d], extra[d], OPEN_SIGMA, start=start, rate_floor=floor)
@@ -166,11 +271,22 @@ class VolumeSpikeDetector(Detector):
                 return f"{what}{where}"
 
         def describe(d):
+            if use_week[d]:
+                baseline = round(float(week_mu[d]), 2)
+                current = int(week_count[d])
+                multiplier = round(current / max(baseline, 1.0), 2)
+                first = series.days[max(d - WEEK + 1, 0)]
+                detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
+                          "windowDays": WEEK * self.week_window, "series": group, "day": series.days[d],
+                          "scale": "week", "weekStart": first}
+                headline = (f"{subject_text(d)} up {multiplier:.1f}x in the week {first} to {series.days[d]} "
+                            f"({current} vs {fmt_num(baseline)}/week)")
+                return detail, headline
             baseline = round(float(med[d]), 2)
             current = int(counts[d])
             multiplier = round(current / max(baseline, 1.0), 2)
             detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
-                      "windowDays": window, "series": group, "day": series.days[d]}
+                      "windowDays": window, "series": group, "day": series.days[d], "scale": "day"}
             headline = (f"{subject_text(d)} up {multiplier:.1f}x "
                         f"({current} vs {fmt_num(baseline)}/day)")
             return detail, headline

@@ -1,0 +1,103 @@
+"""The time scale a corpus supports: volume is tested at the day and at the week, the signal records the
+scale it fired at, and the materiality floor is a share of the corpus's records of the period."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import numpy as np
+import pytest
+
+from corpuskit.analysis.signals import NoveltyDetector, VolumeSpikeDetector
+from corpuskit.analysis.signals.series import DailySeries
+from corpuskit.stats.thresholds import FLOOR_SHARE, MIN_EXTRA, OPEN_SIGMA
+
+N_DAYS = 120
+DAYS = [(date(2016, 1, 1) + timedelta(days=i)).isoformat() for i in range(N_DAYS)]
+
+
+def _series(topic_count: np.ndarray, other: float) -> DailySeries:
+    """One topic row of interest beside a background source of ``other`` records a day."""
+    n_t = topic_count.shape[0]
+    ts = topic_count[:, None, :].copy()
+    source = topic_count.sum(axis=0, keepdims=True) + other
+    return DailySeries(
+        days=DAYS, topics=list(range(1, n_t + 1)), topic_names={i: f"t{i}" for i in range(1, n_t + 1)},
+        topic_labels={i: f"Topic {i}" for i in range(1, n_t + 1)}, sources=["s"], entities=[], entity_info={},
+        topic_count=topic_count, topic_sum=np.zeros_like(topic_count), topic_sq=np.zeros_like(topic_count),
+        ts_count=ts, ts_sum=np.zeros_like(ts), ts_sq=np.zeros_like(ts), source_count=source,
+        source_topic=np.zeros((1, N_DAYS), dtype=int), entity_count=np.zeros((0, N_DAYS)),
+        entity_topic=np.zeros((0, N_DAYS), dtype=int))
+
+
+def _thin(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.poisson(0.1, (1, N_DAYS)).astype(float)
+
+
+def _fired(track) -> list[int]:
+    return list(np.flatnonzero(np.nan_to_num(track.sigma, nan=-1) >= OPEN_SIGMA))
+
+
+def test_a_thin_burst_fires_at_the_week_and_says_so():
+    """10 records over a week (2 or 1 a day) from near zero, in a corpus of 50 a day: no day is
+    enough on its own, the week is."""
+    counts = _thin()
+    counts[0, 90:97] += [2, 2, 1, 2, 1, 1, 1]
+    series = _series(counts, other=50)
+    det = VolumeSpikeDetector(entities=False)
+    tracks = [t for t in det.tracks(series) if t.subject == "topic:t1"]
+    assert tracks
+    days = _fired(tracks[0])
+    assert days and 90 <= days[0] <= 96
+    detail, headline = tracks[0].describe(days[0])
+    assert detail["scale"] == "week" and detail["weekStart"] == DAYS[days[0] - 6]
+    assert f"in the week {DAYS[days[0] - 6]} to {DAYS[days[0]]}" in headline and "/week)" in headline
+    assert detail["current"] == int(counts[0, days[0] - 6:days[0] + 1].sum())
+    # without the weekly scale the corpus never sees it
+    assert not [t for t in VolumeSpikeDetector(entities=False, weekly=False).tracks(series)
+                if t.subject == "topic:t1"]
+
+
+def test_a_day_that_fires_is_reported_at_the_day_not_again_at_the_week():
+    counts = _thin(1)
+    counts[0, 80] += 25
+    series = _series(counts, other=50)
+    track = next(t for t in VolumeSpikeDetector(entities=False).tracks(series) if t.subject == "topic:t1")
+    days = _fired(track)
+    assert days[0] == 80
+    assert all(track.describe(d)[0]["scale"] == "day" for d in days if d <= 86)
+
+
+def test_the_floor_is_a_share_of_the_corpus():
+    """The same 12-record burst is material in a corpus of 50 a day and not in one of 5,000 a day."""
+    counts = _thin(2)
+    counts[0, 70] += 12
+    det = VolumeSpikeDetector(entities=False)
+    thin = [t for t in det.tracks(_series(counts, other=50)) if t.subject == "topic:t1"]
+    dense = [t for t in det.tracks(_series(counts, other=5000)) if t.subject == "topic:t1"]
+    assert thin and 70 in _fired(thin[0])
+    assert not dense or 70 not in _fired(dense[0])
+    assert det.floor(np.array([50.0, 5000.0])).tolist() == [max(FLOOR_SHARE * 50, MIN_EXTRA),
+                                                            FLOOR_SHARE * 5000]
+    assert det.floor(None) == MIN_EXTRA
+
+
+@pytest.mark.parametrize("rate", [0.3, 3.0, 30.0])
+def test_a_stationary_series_rarely_fires_at_either_scale(rate):
+    rng = np.random.default_rng(int(rate * 10))
+    counts = rng.poisson(rate, (40, N_DAYS)).astype(float)
+    series = _series(counts, other=50)
+    fired = sum(len(_fired(t)) for t in VolumeSpikeDetector(entities=False).tracks(series)
+                if t.subject.startswith("topic:"))
+    assert fired / (40 * (N_DAYS - 63)) <= 0.01
+
+
+def test_a_week_novelty_can_claim_is_left_to_novelty():
+    counts = np.zeros((1, N_DAYS))
+    counts[0, 90] = 12
+    series = _series(np.zeros((1, N_DAYS)), other=50)
+    series.entities, series.entity_info = [7], {7: ("Name", "name", "org")}
+    series.entity_count, series.entity_topic = counts, np.full((1, N_DAYS), -1)
+    volume, novelty = VolumeSpikeDetector(), NoveltyDetector(terms=False)
+    assert any(90 in _fired(t) for t in novelty.tracks(series, [volume, novelty]))
+    assert not any(_fired(t) for t in volume.tracks(series, [volume, novelty]) if t.subject == "entity:name")
