@@ -84,14 +84,15 @@ def test_light_verbs_weak_words_and_auxiliaries_never_lead_a_label():
     assert not any(map(label_word, ["says", "new", "using", "best time", "years", "study finds", "released"]))
     assert all(map(label_word, ["new york", "years ago", "trump", "climate change", "cannabis use"]))
     assert readable_label(["says", "trump", "new", "china", "huawei"]) == "Trump: china, huawei"
-    assert readable_label(["new", "new york", "city", "subway"], ["a subway in New York city"]) == "New York: city, subway"
+    # "city" is common in general English: beside a name it adds nothing (tests/test_topic_labels.py)
+    assert readable_label(["new", "new york", "city", "subway"], ["a subway in New York city"]) == "New York: subway"
     assert readable_label(["says", "new"]) == "Says: new"      # nothing else to say: the terms as they come
 
 
 def test_a_label_says_no_word_twice_and_sentence_starts_do_not_set_casing():
     assert readable_label(["facebook", "messenger", "facebook messenger", "chat"]) == "Facebook: messenger, chat"
-    texts = ["Book club tonight. Rain again", "Book fair. Rain all day", "a quiet book and rain"]
-    assert readable_label(["rain", "book"], texts) == "Rain: book"    # capitals at a sentence start: grammar
+    texts = ["Umbrella club tonight. Rain again", "Umbrella fair. Rain all day", "a quiet umbrella and rain"]
+    assert readable_label(["rain", "umbrella"], texts) == "Rain: umbrella"    # capitals at a sentence start: grammar
     headlines = ["Housing In America Is Broken", "Why Rents In America Rise", "rents rise across America, the mayor says"]
     assert readable_label(["housing", "america"], headlines).endswith("America")
 

@@ -643,7 +643,15 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                 details.update(inner)
             return beats, centroids, rep_labels[np.searchsorted(reps, groups)]
     started = time.perf_counter()
-    matrix, _ = _term_matrix(texts) if n else (None, None)
+    matrix, vocab = _term_matrix(texts) if n else (None, None)
+    formats = format_prefixes(texts)
+    format_words = {w for f in formats for w in f.split()}
+    if matrix is not None and format_words:
+        # a title format ("Ask HN") is the corpus's layout, not a subject: it neither pulls records
+        # together nor becomes a term
+        keep_cols = np.array([not set(str(t).split()) <= format_words for t in vocab])
+        if keep_cols.any():
+            matrix = matrix[:, np.flatnonzero(keep_cols)]
     info = {"k": None, "grid": [], "merged": [], "dissolved": [], "nearDuplicates": 0}
     labels = np.full(n, -1, dtype=np.int64)
     seeds = list(seed_words or [])
@@ -686,14 +694,14 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                 info["dissolved"].append(int(c))
     if matrix is None:
         seed_of = {}
-    terms = class_tfidf_terms(texts, labels, top_n=n_terms) if (labels >= 0).any() else {}
+    terms = (class_tfidf_terms(texts, labels, top_n=n_terms, exclude=format_words)
+             if (labels >= 0).any() else {})
     for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms
         words = seeds[s_index].words
         terms[c] = (words + [t for t in terms.get(c, []) if not set(t.split()) & set(" ".join(words).split())])[:max(n_terms, len(words))]
     sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
     order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
     beats, centroids, used = [], [], set()
-    formats = format_prefixes(texts)
     for c in order:
         top = terms[int(c)]
         members = labels == c
