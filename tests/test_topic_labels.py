@@ -28,11 +28,15 @@ def test_a_generic_word_never_stands_in_a_label_beside_specific_terms():
 
 
 def test_a_common_word_that_is_a_name_stays():
-    texts = ["Facebook and Twitter ban a man", "why the man left Facebook", "the bill passed in Congress today"]
+    texts = ["Facebook and Twitter ban a man", "why the man left Facebook", "the bill passed in Congress today",
+             "then the vote in Congress failed", "a bill that Congress did not read"]
     assert readable_label(["facebook", "twitter", "man"], texts) == "Facebook: Twitter"
     # not in the gazetteers, but written with a capital mid-sentence: a name
     assert "bill" not in name_terms(["bill"], texts) and "congress" in name_terms(["congress"], texts)
     assert label_terms(["work", "congress"], names={"congress"}) == ["congress"]
+    # in title case the capitals are style: "Man" in headlines is no name
+    assert "man" not in name_terms(["man"], ["The Man Who Sold The World", "A Man And His Startup Money"] * 3)
+    assert generic_word("new study") and generic_word("years ago") and not generic_word("social media")
 
 
 def test_a_title_format_is_never_a_keyword_or_a_label():

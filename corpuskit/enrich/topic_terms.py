@@ -300,9 +300,10 @@ def label_terms(terms, parts: int = 3, formats=(), names=()) -> list[str]:
 
 
 def name_terms(terms, sample) -> set:
-    """The single generic words among ``terms`` that are names: in the entity gazetteers
-    ("facebook", "china") or, in ``sample`` (a :class:`_CasingSample` or texts), written with a
-    capital where grammar does not ask for one."""
+    """The generic terms among ``terms`` that are names: in the entity gazetteers
+    ("facebook", "china"), written in a marked casing ("US"), a phrase the texts capitalise outside
+    headlines ("New York"), or a word capitalised mid-sentence in
+    ``sample``'s sentence-case texts (a :class:`_CasingSample` or texts; see ``NAME_CAPITAL_SHARE``)."""
     from corpuskit.enrich.entities import alias_key
 
     if not isinstance(sample, _CasingSample):
@@ -310,10 +311,37 @@ def name_terms(terms, sample) -> set:
     table = _gazetteer_keys()
     out = set()
     for t in terms:
-        if t and generic_word(t):
-            if alias_key(t) in table or _surface_form(t, sample) != t:
-                out.add(t)
+        if not t or not generic_word(t):
+            continue
+        form = _surface_form(t, sample)
+        if alias_key(t) in table or _marked(form) or (" " in t and form != t) or (
+                " " not in t and _capitalised_in_prose(t, sample)):
+            out.add(t)   # a phrase in capitals outside headlines is a name: "New York"
     return out
+
+
+#: a common word is a name when the texts written in sentence case capitalise it mid-sentence at least
+#: this often (and NAME_USES times): a title-case corpus (Hacker News) says nothing about it either way
+NAME_CAPITAL_SHARE = 0.9
+NAME_USES = 3
+_SENTENCE_CASE = 0.4
+
+
+def _capitalised_in_prose(word: str, sample: "_CasingSample") -> bool:
+    pattern = re.compile(r"(?<![\w])" + re.escape(word) + r"(?![\w])", re.IGNORECASE)
+    upper = lower = 0
+    for i, text in enumerate(sample.texts):
+        if sample.lowered[i] is not None and word not in sample.lowered[i]:
+            continue
+        long_words = [w for w in re.findall(r"[A-Za-z][\w'-]*", text) if len(w) > 3]
+        if not long_words or sum(w[0].isupper() for w in long_words) / len(long_words) >= _SENTENCE_CASE:
+            continue   # title case: its capitals are style
+        for m in pattern.finditer(text):
+            if _sentence_start(text, m.start()):
+                continue
+            upper += m.group(0)[0].isupper()
+            lower += not m.group(0)[0].isupper()
+    return upper >= NAME_USES and upper >= NAME_CAPITAL_SHARE * (upper + lower)
 
 
 _GAZETTEER_KEYS: list = []

@@ -164,5 +164,11 @@ def label_word(term: str) -> bool:
 
 def generic_word(term: str) -> bool:
     """True for a single word common in general English (:data:`COMMON_WORDS`, or a weak word or light
-    verb): it may be a term, but a label made of it names nothing unless it is a name ("Apple")."""
-    return " " not in term.strip() and (term in COMMON_WORDS or term in _NAME_NOTHING)
+    verb), or a phrase of such words with a weak word or light verb in it ("new study", "years ago"; not
+    "social media"): it may be a term, but a label made of it names nothing unless it is a name ("Apple")."""
+    words = term.split()
+    if len(words) == 1:
+        return term in COMMON_WORDS or term in _NAME_NOTHING
+    # a phrase of common words with a weak word or light verb in it ("new study", "years ago")
+    return bool(words) and all(w in COMMON_WORDS or w in _NAME_NOTHING for w in words) and \
+        bool(_NAME_NOTHING.intersection(words))
