@@ -3,6 +3,7 @@ that a period's stories are written from its records only (nothing after its end
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import datetime, timezone
 
@@ -31,6 +32,15 @@ def test_period_names():
     for bad in ("2016-13", "2015-02-29", "March", "2016-W60", "", None, 2016):
         with pytest.raises(ValidationError):
             parse_period(bad)
+
+
+def test_a_period_is_named_as_a_reader_would():
+    assert parse_period("2016-03").phrase == "in March 2016"
+    assert parse_period("2016").phrase == "in 2016"
+    assert parse_period("2016-W09").phrase == "in the week of 29 February 2016"
+    assert parse_period("2016-03-05").phrase == "on 5 March 2016"
+    (span,) = periods_for(since="2016-03-01", until="2016-03-15T23:59:59Z")
+    assert span.phrase == "between 1 March 2016 and 15 March 2016"
 
 
 def test_periods_for_every_since_until():
@@ -99,6 +109,14 @@ def test_period_stories_use_no_record_after_the_period(demo_path, tmp_path):
     assert all(s[8] == "%sT23:59:59Z" % (period.as_of.date().isoformat()) for s in stories)  # dated then
     assert all(s[7] <= s[8] for s in stories)
     assert all(json.loads(s[11])["period"]["label"] == label for s in stories)
+    # a past period is named, never "the last N days" (the week's stories count over that week)
+    texts = [" ".join(s[4:7]) for s in stories]
+    assert not any(re.search(r"(?i)\blast \d+ days?\b|\blast (a )?day\b", t) for t in texts)
+    # the stories framed by their counts over the period (a signal's story names the signal's own day)
+    named = [s for s in stories if any("figures" in f["tracedTo"] for f in json.loads(s[11])["framing"])]
+    missing = [s[4:6] for s in named if period.phrase not in " ".join(s[4:7])]
+    assert named and not missing, missing
+    assert all(s[4].count("talk of") <= 1 for s in stories)
     cited_times = [r[0] for r in a.conn.execute(
         "SELECT r.published_at FROM story_citations c JOIN stories s ON s.id = c.story_id "
         "JOIN records r ON r.id = c.record_id WHERE s.story_key LIKE 'period:%'")]

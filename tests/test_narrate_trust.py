@@ -120,3 +120,19 @@ def test_years_and_versions_are_not_claims():
     assert not is_claim("Bidirectional Replication is coming to PostgreSQL 9.6")
     assert is_claim("Nearly 14,000 Uber and Lyft Drivers Sign Union Cards in New York")
     assert is_claim("A fast PostgreSQL client library for Python: 3x faster than psycopg2")
+
+
+def test_a_headline_says_talk_of_once():
+    """A beat whose development is a growing cluster already says "talk of ...": its key terms follow
+    as "also ..." so the headline never reads "talk of ... talk of"."""
+    records = [_rec(i, f"The reactor restart in Ohio drew protests, said group {i}.") for i in range(1, 5)]
+    beat = {"id": 1, "name": "energy", "display_name": "Energy: grid, reactor", "category": "discovered",
+            "keywords": ["grid", "reactor"]}
+    cluster = {"id": 9, "top_terms": ["reactor restart", "ohio", "protests"], "recent": 4, "earlier": 1,
+               "record_count": 5}
+    ev = StoryEvidence(kind="beat_narrative", story_key="beat:energy", records=records, beat=beat,
+                       cluster=cluster, figures={"records": 4, "windowDays": 14, "keyTerms": ["lawsuit"]})
+    headline = ExtractiveWriter().write(ev)["headline"]
+    assert headline.count("talk of") == 1 and headline.endswith("; also lawsuit"), headline
+    ev.cluster = None   # the volume headline has no "talk of" of its own: the key terms bring it
+    assert ExtractiveWriter().write(ev)["headline"].endswith("; talk of lawsuit")

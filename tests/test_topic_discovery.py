@@ -84,14 +84,15 @@ def test_light_verbs_weak_words_and_auxiliaries_never_lead_a_label():
     assert not any(map(label_word, ["says", "new", "using", "best time", "years", "study finds", "released"]))
     assert all(map(label_word, ["new york", "years ago", "trump", "climate change", "cannabis use"]))
     assert readable_label(["says", "trump", "new", "china", "huawei"]) == "Trump: china, huawei"
-    assert readable_label(["new", "new york", "city", "subway"], ["a subway in New York city"]) == "New York: city, subway"
+    # "city" is common in general English: beside a name it adds nothing (tests/test_topic_labels.py)
+    assert readable_label(["new", "new york", "city", "subway"], ["a subway in New York city"]) == "New York: subway"
     assert readable_label(["says", "new"]) == "Says: new"      # nothing else to say: the terms as they come
 
 
 def test_a_label_says_no_word_twice_and_sentence_starts_do_not_set_casing():
     assert readable_label(["facebook", "messenger", "facebook messenger", "chat"]) == "Facebook: messenger, chat"
-    texts = ["Book club tonight. Rain again", "Book fair. Rain all day", "a quiet book and rain"]
-    assert readable_label(["rain", "book"], texts) == "Rain: book"    # capitals at a sentence start: grammar
+    texts = ["Umbrella club tonight. Rain again", "Umbrella fair. Rain all day", "a quiet umbrella and rain"]
+    assert readable_label(["rain", "umbrella"], texts) == "Rain: umbrella"    # capitals at a sentence start: grammar
     headlines = ["Housing In America Is Broken", "Why Rents In America Rise", "rents rise across America, the mayor says"]
     assert readable_label(["housing", "america"], headlines).endswith("America")
 
@@ -178,7 +179,9 @@ def test_one_subject_corpus_yields_distinct_sub_topics():
     policy = ["import ban", "mandate", "approval", "regulator", "border"]
     texts, labels = _texts([side, supply, policy], 900, seed=1, prefix="#PfizerBioNTech vaccine: ")
     details: dict = {}
-    beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details)
+    # four of five words under one prefix: the fixture's texts are near duplicates of one another by
+    # construction (tests/test_near_duplicates.py covers that rule), so this test fits on every text
+    beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details, dedupe=False)
     assert len(beats) >= 3
     assert min(_purity(found, labels)) >= 0.9
     assert {int(np.bincount(labels[found == b]).argmax()) for b in range(len(beats))} == {0, 1, 2}
@@ -197,7 +200,9 @@ PHONES = ["smartphone", "foldable", "earbuds", "smartwatch", "battery life", "he
 def test_the_number_of_topics_is_chosen_from_the_data(pools):
     texts, labels = _texts(pools, 2400, seed=3)
     details: dict = {}
-    beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details)
+    # 2400 draws of four words from 7-word pools repeat texts word for word: this test of the grid
+    # fits on every text (with dedupe the repeats count once: tests/test_near_duplicates.py)
+    beats, _, found = discover_beats(texts, _embed(texts), seed=0, details=details, dedupe=False)
     grid = details["grid"]
     assert [k for k, _, _ in grid] == sorted({k for k, _, _ in grid}) and grid[-1][0] == default_n_topics(2400)
     eligible = [row for row in grid if row[2] <= K_MAX_SHARE] or grid   # the stated rule, from the table

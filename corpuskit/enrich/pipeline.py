@@ -235,7 +235,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
                                                         details=details, seed_words=seeds)
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
-                     "dissolved": details["dissolved"],
+                     "dissolved": details["dissolved"], "nearDuplicates": details.get("nearDuplicates", 0),
                      "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
                      "topics": len(definitions)}
         discovered = centroids

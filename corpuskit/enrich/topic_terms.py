@@ -31,7 +31,7 @@ import numpy as np
 from scipy import sparse
 
 from corpuskit.text import term_analyzer
-from corpuskit.text.terms import label_word
+from corpuskit.text.terms import generic_word, label_word
 from corpuskit.text.unicode import fold
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
@@ -152,12 +152,18 @@ def _said_together(phrase: str, words, counts: dict) -> bool:
     return uses >= PHRASE_USES and uses >= PHRASE_RARER * min(counts.get(w, 0) for w in words)
 
 
-def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000) -> dict[int, list[str]]:
+def class_tfidf_terms(texts, labels, top_n: int = 10, max_features: int = 30000,
+                      exclude=()) -> dict[int, list[str]]:
     """The ``top_n`` distinct c-TF-IDF terms of each label (labels < 0, noise, are ignored).
 
-    Ties are broken alphabetically; a label whose texts hold no usable term gets ``[]``.
+    Ties are broken alphabetically; a label whose texts hold no usable term gets ``[]``. A term
+    made only of the words in ``exclude`` (a title format's: "ask", "hn") is never chosen.
     """
     classes, per_class, vocab, docs = _class_counts(texts, labels, max_features, 1)
+    if len(vocab) and exclude:
+        words = set(exclude)
+        per_class = per_class.copy()
+        per_class[:, [j for j, t in enumerate(vocab) if set(str(t).split()) <= words]] = 0
     return terms_from_counts(classes, per_class, vocab, docs, top_n)
 
 
@@ -268,16 +274,22 @@ def _surface_form(term: str, sample: _CasingSample) -> str:
     return form
 
 
-def label_terms(terms, parts: int = 3, formats=()) -> list[str]:
+def label_terms(terms, parts: int = 3, formats=(), names=()) -> list[str]:
     """The first ``parts`` of ``terms`` that name something (what :func:`readable_label` says).
 
     Passed over: light verbs and weak words (:func:`corpuskit.text.terms.label_word`:
-    "says", "new", "time"), the texts' ``formats`` (:func:`format_prefixes`: "ask hn")
-    and a term sharing a word with one already picked ("New: New York"); when nothing
-    else is left the terms are taken as they come.
+    "says", "new", "time"), the texts' ``formats`` (:func:`format_prefixes`: "ask hn"),
+    a single word common in general English (:func:`corpuskit.text.terms.generic_word`:
+    "simple", "work", "man") unless it is among ``names`` (terms the corpus or the
+    gazetteers know as names: "facebook", "china"), and a term sharing a word with one
+    already picked ("New: New York"). When no term is left the generic words are taken,
+    and when none of those either, the terms as they come.
     """
     skip = set(formats)
-    wanted = [t for t in terms if t and label_word(t) and t not in skip] or [t for t in terms if t]
+    named = set(names)
+    usable = [t for t in terms if t and label_word(t) and t not in skip]
+    wanted = ([t for t in usable if not generic_word(t) or t in named] or usable
+              or [t for t in terms if t and t not in skip] or [t for t in terms if t])
     picked: list[str] = []
     for t in wanted:
         if not any(_stems(t) & _stems(c) for c in picked):
@@ -287,18 +299,76 @@ def label_terms(terms, parts: int = 3, formats=()) -> list[str]:
     return picked
 
 
+def name_terms(terms, sample) -> set:
+    """The generic terms among ``terms`` that are names: in the entity gazetteers
+    ("facebook", "china"), written in a marked casing ("US"), a phrase the texts capitalise outside
+    headlines ("New York"), or a word capitalised mid-sentence in
+    ``sample``'s sentence-case texts (a :class:`_CasingSample` or texts; see ``NAME_CAPITAL_SHARE``)."""
+    from corpuskit.enrich.entities import alias_key
+
+    if not isinstance(sample, _CasingSample):
+        sample = _CasingSample(list(sample)[:400])
+    table = _gazetteer_keys()
+    out = set()
+    for t in terms:
+        if not t or not generic_word(t):
+            continue
+        form = _surface_form(t, sample)
+        if alias_key(t) in table or _marked(form) or (" " in t and form != t) or (
+                " " not in t and _capitalised_in_prose(t, sample)):
+            out.add(t)   # a phrase in capitals outside headlines is a name: "New York"
+    return out
+
+
+#: a common word is a name when the texts written in sentence case capitalise it mid-sentence at least
+#: this often (and NAME_USES times): a title-case corpus (Hacker News) says nothing about it either way
+NAME_CAPITAL_SHARE = 0.9
+NAME_USES = 3
+_SENTENCE_CASE = 0.4
+
+
+def _capitalised_in_prose(word: str, sample: "_CasingSample") -> bool:
+    pattern = re.compile(r"(?<![\w])" + re.escape(word) + r"(?![\w])", re.IGNORECASE)
+    upper = lower = 0
+    for i, text in enumerate(sample.texts):
+        if sample.lowered[i] is not None and word not in sample.lowered[i]:
+            continue
+        long_words = [w for w in re.findall(r"[A-Za-z][\w'-]*", text) if len(w) > 3]
+        if not long_words or sum(w[0].isupper() for w in long_words) / len(long_words) >= _SENTENCE_CASE:
+            continue   # title case: its capitals are style
+        for m in pattern.finditer(text):
+            if _sentence_start(text, m.start()):
+                continue
+            upper += m.group(0)[0].isupper()
+            lower += not m.group(0)[0].isupper()
+    return upper >= NAME_USES and upper >= NAME_CAPITAL_SHARE * (upper + lower)
+
+
+_GAZETTEER_KEYS: list = []
+
+
+def _gazetteer_keys() -> frozenset:
+    if not _GAZETTEER_KEYS:
+        from corpuskit.enrich.entities import load_gazetteers
+
+        _GAZETTEER_KEYS.append(frozenset(load_gazetteers()[0]))
+    return _GAZETTEER_KEYS[0]
+
+
 def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     """A label a person would write: ``"Head: second, third"`` from :func:`label_terms`.
 
     The head is the first term in its usual casing with a capital first letter (unless its
     first word has a capital inside it: 'iPhone');
     the others keep their usual casing. ``texts`` (a sample of the group's
-    records) supply the casing; without them terms stay lowercase.
+    records) supply the casing; without them terms stay lowercase. A word common in general
+    English stands in the label only as a name: held by the entity gazetteers, or written with
+    a capital mid-sentence by the texts (:func:`name_terms`).
     """
-    terms = label_terms(terms, parts, formats)
+    sample = _CasingSample(list(texts)[:400])
+    terms = label_terms(terms, parts, formats, names=name_terms(terms, sample))
     if not terms:
         return ""
-    sample = _CasingSample(list(texts)[:400])
     forms = [_surface_form(t, sample) for t in terms]
     first = forms[0].split(" ")[0]
     # a name written with a capital inside it keeps its casing ('iPhone', 'eBay'), not 'IPhone'

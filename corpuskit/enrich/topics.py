@@ -575,8 +575,16 @@ def _split_seeded(members, seeded) -> list[list[int]]:
 
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
-                   details: dict | None = None, seed_words=None) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   details: dict | None = None, seed_words=None,
+                   dedupe: bool = True) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
+
+    0. with ``dedupe`` (the default), each group of near-duplicate texts
+       (:mod:`corpuskit.text.near_duplicates`: a copy-paste campaign, a flood of
+       one post with small edits) counts once: the steps below fit, count and
+       choose terms on the group's first text only, and every member of the group
+       gets that text's label. Forty copies of one post can then neither form a
+       topic nor name one;
 
     1. TF-IDF of the normalised texts' words and bigrams, without the terms in
        more than ``SUBJECT_SHARE`` of the records (they name the whole corpus:
@@ -603,7 +611,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
     each record's beat index (-1 for none). A ``details`` dict, when given, is
     filled with the NMF ``k``, the ``grid`` behind it (:func:`choose_n_topics`),
-    the ``merged`` groups, the ``dissolved`` topics, and the ``seconds`` taken
+    the ``merged`` groups, the ``dissolved`` topics, the ``nearDuplicates`` set aside
+    (texts counted once with their group's first), and the ``seconds`` taken
     (``gridSeconds`` of them choosing k).
     """
     from corpuskit.enrich.topic_terms import (
@@ -618,9 +627,32 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     vectors = np.asarray(vectors, dtype=np.float32)
     texts = list(texts)
     n = len(texts)
+    if dedupe and n > 1:
+        from corpuskit.text.near_duplicates import near_duplicate_groups
+
+        groups = near_duplicate_groups(texts, seed=seed)
+        reps = np.flatnonzero(groups == np.arange(n))
+        if len(reps) < n:
+            inner: dict = {}
+            beats, centroids, rep_labels = discover_beats(
+                [texts[i] for i in reps], vectors[reps] if len(vectors) else vectors, n_topics=n_topics,
+                seed=seed, n_terms=n_terms, min_topic_share=min_topic_share, details=inner,
+                seed_words=seed_words, dedupe=False)
+            inner["nearDuplicates"] = int(n - len(reps))
+            if details is not None:
+                details.update(inner)
+            return beats, centroids, rep_labels[np.searchsorted(reps, groups)]
     started = time.perf_counter()
-    matrix, _ = _term_matrix(texts) if n else (None, None)
-    info = {"k": None, "grid": [], "merged": [], "dissolved": []}
+    matrix, vocab = _term_matrix(texts) if n else (None, None)
+    formats = format_prefixes(texts)
+    format_words = {w for f in formats for w in f.split()}
+    if matrix is not None and format_words:
+        # a title format ("Ask HN") is the corpus's layout, not a subject: it neither pulls records
+        # together nor becomes a term
+        keep_cols = np.array([not set(str(t).split()) <= format_words for t in vocab])
+        if keep_cols.any():
+            matrix = matrix[:, np.flatnonzero(keep_cols)]
+    info = {"k": None, "grid": [], "merged": [], "dissolved": [], "nearDuplicates": 0}
     labels = np.full(n, -1, dtype=np.int64)
     seeds = list(seed_words or [])
     from corpuskit.text import term_analyzer
@@ -662,14 +694,14 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                 info["dissolved"].append(int(c))
     if matrix is None:
         seed_of = {}
-    terms = class_tfidf_terms(texts, labels, top_n=n_terms) if (labels >= 0).any() else {}
+    terms = (class_tfidf_terms(texts, labels, top_n=n_terms, exclude=format_words)
+             if (labels >= 0).any() else {})
     for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms
         words = seeds[s_index].words
         terms[c] = (words + [t for t in terms.get(c, []) if not set(t.split()) & set(" ".join(words).split())])[:max(n_terms, len(words))]
     sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
     order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
     beats, centroids, used = [], [], set()
-    formats = format_prefixes(texts)
     for c in order:
         top = terms[int(c)]
         members = labels == c

@@ -40,9 +40,30 @@ class Period:
         """Whole days the period spans (at least 1); the windows of its stories."""
         return max(1, -(-int((self.end - self.start).total_seconds()) // 86400))
 
+    @property
+    def phrase(self) -> str:
+        """How a story names the period: ``in 2016``, ``in March 2016``, ``in the week of 29 February
+        2016``, ``on 5 March 2016``, else ``between 1 March 2016 and 15 March 2016`` (its first and
+        last day)."""
+        label = self.label
+        if re.fullmatch(r"\d{4}", label):
+            return f"in {label}"
+        if re.fullmatch(r"\d{4}-\d{2}", label):
+            return f"in {self.start.strftime('%B')} {self.start.year}"
+        if re.fullmatch(r"\d{4}-W\d{2}", label):
+            return f"in the week of {_day(self.start)}"
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", label):
+            return f"on {_day(self.start)}"
+        first, last = _day(self.start), _day(self.as_of)
+        return f"on {first}" if first == last else f"between {first} and {last}"
+
     def to_dict(self) -> dict:
         """``{label, start, end}`` (ISO timestamps; ``end`` exclusive)."""
         return {"label": self.label, "start": iso(self.start), "end": iso(self.end)}
+
+
+def _day(dt: datetime) -> str:
+    return f"{dt.day} {dt.strftime('%B')} {dt.year}"
 
 
 def _month_after(dt: datetime) -> datetime:

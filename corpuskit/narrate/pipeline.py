@@ -299,6 +299,8 @@ class Narrator:
                     summary["unchanged"][kind] = summary["unchanged"].get(kind, 0) + 1
                     continue
                 between = None if period is None else (iso(period.start), iso(period.as_of))
+                if period is not None:   # the story names its period, not "the last N days"
+                    evidence.figures["period"] = period.phrase
                 if evidence.kind == "entity_narrative":
                     count = ev.open_signal_count(conn, entity_id=evidence.entity["id"], between=between)
                 else:

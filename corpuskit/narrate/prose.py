@@ -239,8 +239,17 @@ def signal_prose(signal: dict, beat: dict | None = None, entity: dict | None = N
 
 
 # -- beats and entities ---------------------------------------------------------
-def cluster_prose(beat: dict, cluster: dict, window_days: int) -> tuple[str, str]:
-    """``(headline, framing)`` for a beat whose development is its fastest-growing cluster."""
+def _span(days, period: str | None, last: bool = True) -> str:
+    """The stretch of time a story counts over: ``period`` (a past period's phrase, "in March 2016")
+    when given, else ``in the last 30 days`` (``in 30 days`` without ``last``)."""
+    if period:
+        return period
+    return f"in the last {fmt_days(days)}" if last else f"in {fmt_days(days)}"
+
+
+def cluster_prose(beat: dict, cluster: dict, window_days: int, period: str | None = None) -> tuple[str, str]:
+    """``(headline, framing)`` for a beat whose development is its fastest-growing cluster
+    (``period``: the phrase of a past period the story is written for, see :func:`_span`)."""
     short, full = topic_name(beat, short=True), topic_name(beat)
     terms = clean_terms(cluster.get("top_terms"), 3, exclude=term_tokens(short))
     about = join_words(terms) or "one theme"
@@ -251,22 +260,24 @@ def cluster_prose(beat: dict, cluster: dict, window_days: int) -> tuple[str, str
         change_full = f"against {fmt_count(earlier)} in the {fmt_days(half)} before"
     else:
         change, change_full = "new this period", f"and none in the {fmt_days(half)} before"
-    headline = f"{short}: talk of {about} grows to {fmt_count(recent)} posts in {fmt_days(half)}, {change}"
+    headline = f"{short}: talk of {about} grows to {fmt_count(recent)} posts {_span(half, period, False)}, {change}"
     if recent <= earlier:
-        headline = f"{short}: {about} leads with {fmt_count(recent)} posts in {fmt_days(half)}"
-    framing = (f"The fastest-growing group of posts on {full} is about {about}: {fmt_count(recent)} records in "
-               f"the last {fmt_days(half)}, {change_full} ({fmt_count(cluster['record_count'])} in all).")
+        headline = f"{short}: {about} leads with {fmt_count(recent)} posts {_span(half, period, False)}"
+    framing = (f"The fastest-growing group of posts on {full} is about {about}: {fmt_count(recent)} records "
+               f"{_span(half, period)}, {change_full} ({fmt_count(cluster['record_count'])} in all).")
     return headline, framing
 
 
 def beat_volume_prose(beat: dict, figures: dict) -> tuple[str, str]:
-    """``(headline, framing)`` for a beat with neither an open signal nor a growing cluster: its volume against the window before."""
+    """``(headline, framing)`` for a beat with neither an open signal nor a growing cluster: its volume against the window before
+    (``figures["period"]``, when set, names the past period the story is written for)."""
     short, full = topic_name(beat, short=True), topic_name(beat)
     n, sources, days = figures.get("records", 0), figures.get("sources", 0), figures.get("windowDays", 0)
+    period = figures.get("period")
     previous = figures.get("previousRecords")
     kinds = "one source" if sources == 1 else f"{fmt_count(sources)} sources"
-    headline = f"{short}: {fmt_count(n)} posts in {fmt_days(days)}"
-    framing = f"{full} drew {fmt_count(n)} records from {kinds} in the last {fmt_days(days)}"
+    headline = f"{short}: {fmt_count(n)} posts {_span(days, period, False)}"
+    framing = f"{full} drew {fmt_count(n)} records from {kinds} {_span(days, period)}"
     if previous is not None:
         if previous == 0:
             headline += ", none the period before"
@@ -296,8 +307,9 @@ def _trend_word(now: int, before: int) -> str:
     return "hold steady"
 
 
-def entity_prose(entity: dict, change: dict) -> tuple[str, str]:
-    """``(headline, framing)`` for an entity narrative from what changed for it.
+def entity_prose(entity: dict, change: dict, period: str | None = None) -> tuple[str, str]:
+    """``(headline, framing)`` for an entity narrative from what changed for it (``period``: the
+    phrase of a past period the story is written for, see :func:`_span`).
 
     ``change``: ``mentions``, ``previousMentions``, ``windowDays``, ``records``,
     ``sentiment`` and ``previousSentiment`` (or None), ``with`` (co-occurring
@@ -306,14 +318,15 @@ def entity_prose(entity: dict, change: dict) -> tuple[str, str]:
     name = entity["name"]
     now, before = int(change.get("mentions") or 0), int(change.get("previousMentions") or 0)
     days = fmt_days(change.get("windowDays") or 0)
+    span = _span(change.get("windowDays") or 0, period, False)
     word = _trend_word(now, before)
     if word == "appear":
-        headline = f"{name}: {fmt_count(now)} mentions in {days}, none in the {days} before"
+        headline = f"{name}: {fmt_count(now)} mentions {span}, none in the {days} before"
     else:
-        headline = f"{name} mentions {word}: {fmt_count(now)} in {days}, from {fmt_count(before)}"
+        headline = f"{name} mentions {word}: {fmt_count(now)} {span}, from {fmt_count(before)}"
     s_now, s_before = change.get("sentiment"), change.get("previousSentiment")
     parts = [f"{name} was mentioned {fmt_count(now)} times in {fmt_count(change.get('records') or 0)} records "
-             f"in the last {days}, against {fmt_count(before)} in the {days} before"]
+             f"{_span(change.get('windowDays') or 0, period)}, against {fmt_count(before)} in the {days} before"]
     if s_now is not None:
         tone = f"the average sentiment of those records was {fmt_score(s_now)}"
         if s_before is not None:

@@ -76,7 +76,7 @@ def framing_sentence(evidence: StoryEvidence) -> dict | None:
         change = evidence.figures.get("change") or {
             "mentions": evidence.figures.get("mentions", 0), "records": evidence.figures.get("records", 0),
             "windowDays": evidence.figures.get("windowDays", 0), "previousMentions": 0}
-        headline, text = prose.entity_prose(evidence.entity, change)
+        headline, text = prose.entity_prose(evidence.entity, change, evidence.figures.get("period"))
         traced = {"figures": "entity"}
         if sig is not None:
             _, signal_text = prose.signal_prose(sig, evidence.beat, evidence.entity)
@@ -89,7 +89,8 @@ def framing_sentence(evidence: StoryEvidence) -> dict | None:
     if evidence.kind == "beat_narrative" and evidence.beat is not None:
         cluster = evidence.cluster
         if cluster and cluster.get("recent") and prose.clean_terms(cluster.get("top_terms")):
-            headline, text = prose.cluster_prose(evidence.beat, cluster, evidence.figures.get("windowDays", 0))
+            headline, text = prose.cluster_prose(evidence.beat, cluster, evidence.figures.get("windowDays", 0),
+                                                 evidence.figures.get("period"))
             return {"text": text, "headline": headline, "tracedTo": {"cluster": cluster["id"]}}
         headline, text = prose.beat_volume_prose(evidence.beat, evidence.figures)
         return {"text": text, "headline": headline, "tracedTo": {"figures": "beat"}}
@@ -173,7 +174,9 @@ class ExtractiveWriter(StoryWriter):
             headline_source = dict(framing["tracedTo"])
             key = [t for t in evidence.figures.get("keyTerms") or [] if t.lower() not in headline.lower()]
             if key:  # name what the evidence is distinctively about (see corpuskit.narrate.headlines)
-                headline = f"{headline}; talk of {prose.join_words(key)}"
+                # a headline that already says "talk of ..." adds the key terms without saying it twice
+                joint = "also" if "talk of" in headline else "talk of"
+                headline = f"{headline}; {joint} {prose.join_words(key)}"
                 headline_source["keyTerms"] = key
         else:
             lede = attribution.attribute(chosen[0].text, self._sayers(evidence, chosen[0]))

@@ -10,12 +10,16 @@ case); a Chinese or Japanese run counts as its overlapping character pairs
 
 :data:`LIGHT_VERBS` (``says``, ``using``) and :data:`WEAK_WORDS` (``new``, ``time``, ``years``) are
 terms, and count in topic models and coherence (records say them together), but name nothing alone:
-labels pass over them (:func:`label_word`).
+labels pass over them (:func:`label_word`). :data:`COMMON_WORDS`, the single words common in general
+English (``corpuskit/data/common_english_words.txt``, from a word-frequency list: "simple", "work",
+"man", "free"), name nothing alone either unless the corpus writes them as a name
+(:func:`generic_word`; :func:`corpuskit.enrich.topic_terms.label_terms`).
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from importlib import resources
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -61,6 +65,9 @@ WEAK_WORDS = frozenset(
     "new old big best good better great high higher low long little real time times year years day days "
     "people way ways lot lots different".split()
 )
+COMMON_WORDS = frozenset(
+    line.strip() for line in resources.files("corpuskit").joinpath("data", "common_english_words.txt")
+    .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#"))
 STOP_WORDS = ((frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS) | CONTRACTIONS | CONTRACTION_FRAGMENTS | URL_PARTS
               | SOCIAL_WORDS | AUXILIARIES)
 
@@ -153,3 +160,15 @@ def label_word(term: str) -> bool:
     while a phrase with a content word ("new york", "years ago", "cannabis use") can."""
     words = term.split()
     return bool(words) and words[-1] not in _CLAUSE_ENDS and not _NAME_NOTHING.issuperset(words)
+
+
+def generic_word(term: str) -> bool:
+    """True for a single word common in general English (:data:`COMMON_WORDS`, or a weak word or light
+    verb), or a phrase of such words with a weak word or light verb in it ("new study", "years ago"; not
+    "social media"): it may be a term, but a label made of it names nothing unless it is a name ("Apple")."""
+    words = term.split()
+    if len(words) == 1:
+        return term in COMMON_WORDS or term in _NAME_NOTHING
+    # a phrase of common words with a weak word or light verb in it ("new study", "years ago")
+    return bool(words) and all(w in COMMON_WORDS or w in _NAME_NOTHING for w in words) and \
+        bool(_NAME_NOTHING.intersection(words))

@@ -1,0 +1,56 @@
+"""Topic labels name a thing a reader recognises; a title format is never a keyword."""
+from __future__ import annotations
+
+import numpy as np
+
+from corpuskit.enrich.embeddings import TfidfSvdEmbedder
+from corpuskit.enrich.topic_terms import label_terms, name_terms, readable_label
+from corpuskit.enrich.topics import discover_beats
+from corpuskit.text.terms import COMMON_WORDS, generic_word
+
+
+def test_the_common_word_list_is_shipped_and_general():
+    assert len(COMMON_WORDS) > 1000
+    assert {"simple", "work", "man", "free", "world", "money"} <= COMMON_WORDS
+    assert not {"javascript", "startup", "subway", "vaccine", "ransomware"} & COMMON_WORDS
+    assert generic_word("new") and generic_word("work") and not generic_word("open source")
+
+
+def test_a_generic_word_never_stands_in_a_label_beside_specific_terms():
+    texts = ["A simple JS trick", "why javascript won", "my startup needs money", "Work at a startup",
+             "A man bans the thing", "free software for the world"]
+    assert readable_label(["simple", "js", "javascript"], texts) == "JS: javascript"
+    assert readable_label(["work", "startup", "money", "equity"], texts) == "Startup: equity"
+    assert readable_label(["new", "new york", "subway"], ["The New York subway at night"]) == \
+        "New York: subway"
+    # only generic words: the label still says something (the least bad), never nothing
+    assert readable_label(["free", "world"], texts) == "Free: world"
+
+
+def test_a_common_word_that_is_a_name_stays():
+    texts = ["Facebook and Twitter ban a man", "why the man left Facebook", "the bill passed in Congress today",
+             "then the vote in Congress failed", "a bill that Congress did not read"]
+    assert readable_label(["facebook", "twitter", "man"], texts) == "Facebook: Twitter"
+    # not in the gazetteers, but written with a capital mid-sentence: a name
+    assert "bill" not in name_terms(["bill"], texts) and "congress" in name_terms(["congress"], texts)
+    assert label_terms(["work", "congress"], names={"congress"}) == ["congress"]
+    # in title case the capitals are style: "Man" in headlines is no name
+    assert "man" not in name_terms(["man"], ["The Man Who Sold The World", "A Man And His Startup Money"] * 3)
+    assert generic_word("new study") and generic_word("years ago") and not generic_word("social media")
+
+
+def test_a_title_format_is_never_a_keyword_or_a_label():
+    rng = np.random.default_rng(0)
+    pools = [["rocket", "orbit", "satellite", "astronaut", "capsule", "launch pad", "lunar lander", "nasa"],
+             ["solar", "grid", "battery", "turbine", "emissions", "heat pump", "offshore wind", "carbon"],
+             ["inflation", "bond", "yields", "earnings", "payrolls", "interest rates", "central bank", "fed"]]
+    texts = []
+    for i in range(600):
+        words = " ".join(rng.choice(pools[i % 3], 5, replace=False))
+        texts.append(f"Ask Board: {words}" if i % 4 == 0 else (f"Show Board: {words}" if i % 4 == 1 else words))
+    vectors = TfidfSvdEmbedder().fit(texts).transform(texts)
+    beats, _, _ = discover_beats(texts, vectors, seed=0)
+    assert len(beats) >= 3
+    for beat in beats:
+        words = {w.strip(":,").lower() for t in beat.keywords + [beat.display_name] for w in t.split()}
+        assert not words & {"ask", "show", "board"}, (beat.display_name, beat.keywords)
