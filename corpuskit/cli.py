@@ -133,6 +133,8 @@ def cmd_stage(args) -> int:
         kwargs["client"] = args.dask
     if getattr(args, "fit_sample", None) is not None:
         kwargs["fit_sample"] = args.fit_sample
+    if getattr(args, "sentiment", None) is not None:
+        kwargs["scorer"] = args.sentiment
     result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -270,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
             p.add_argument("--fit-sample", type=int, metavar="N",
                            help="fit the embedder and beats on at most N records (default 50,000)")
+            p.add_argument("--sentiment", choices=("model", "vader"),
+                           help="sentiment scorer: model (default: the shipped tweet model) or vader "
+                                "(VADER at the +-0.05 cut)")
         if stage == "narrate":
             p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
                            help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "

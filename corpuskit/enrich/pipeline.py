@@ -23,8 +23,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from corpuskit.clock import iso
-from corpuskit.enrich.base import Embedder, record_text, sentiment_label
-from corpuskit.enrich.defaults import default_assigner, default_embedder, default_scorer, make_extractor
+from corpuskit.enrich.base import Embedder, record_text
+from corpuskit.enrich.defaults import default_assigner, default_embedder, make_extractor, make_scorer
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
 from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
@@ -279,7 +279,7 @@ def _worker_init(scorer, extractor, parent_pid: int) -> None:
 
 def _analyse(texts):
     """Sentiment and entities of one chunk (runs in a worker process)."""
-    return _WORKER["scorer"].score_many(texts), _WORKER["extractor"].extract_many(texts)
+    return _WORKER["scorer"].score_and_label_many(texts), _WORKER["extractor"].extract_many(texts)
 
 
 def _model_chunk(model, assigner, texts, rows, vectors=None):
@@ -296,7 +296,7 @@ def _score_chunk(models, texts, rows, vectors=None):
     """
     scorer, extractor, model, assigner = models
     with threadpool_limits(limits=1):
-        return ((scorer.score_many(texts), extractor.extract_many(texts))
+        return ((scorer.score_and_label_many(texts), extractor.extract_many(texts))
                 + _model_chunk(model, assigner, texts, rows, vectors))
 
 
@@ -402,6 +402,7 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
                  version, themes):
     conn = corpus.conn
     ids = [r["id"] for r in rows]
+    scores, labels = scores  # (scores, labels) of score_and_label_many
     id_json = json.dumps(ids)
     with corpus.transaction():
         for table in ("topic_assignments", "mentions", "record_vectors"):
@@ -409,10 +410,11 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
                          (id_json,))
         enrichment, topic_rows, mention_rows, alias_rows = [], [], [], {}
         touched: dict[int, list] = {}
-        for row, score, found, picks, record_themes in zip(rows, scores, mentions, assignments, themes):
+        for row, score, label, found, picks, record_themes in zip(rows, scores, labels, mentions, assignments,
+                                                                  themes):
             rid = row["id"]
             primary = topic_ids[picks[0][0]] if picks else None
-            enrichment.append((rid, round(float(score), 4), sentiment_label(float(score)), primary,
+            enrichment.append((rid, round(float(score), 4), label, primary,
                                json.dumps(record_themes, ensure_ascii=False), run_id))
             topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
             for m in found:
@@ -470,7 +472,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     chunk_size, seed, embedder, assigner = config.chunk_size, config.seed, config.embedder, config.assigner
     workers, client, fit_sample = config.workers, config.client, config.fit_sample
     started = time.perf_counter()
-    scorer = config.scorer if config.scorer is not None else default_scorer()
+    scorer = make_scorer(config.scorer)
     extractor = make_extractor(config.extractor)
     conn = corpus.conn
     recorded = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
@@ -540,7 +542,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                         if future is not None:
                             scores, mentions = future.result()
                         else:
-                            scores, mentions = scorer.score_many(texts), extractor.extract_many(texts)
+                            scores, mentions = scorer.score_and_label_many(texts), extractor.extract_many(texts)
                         vectors, picks, themes = _model_chunk(model, assigner, texts, rows,
                                                               _known_vectors(known, rows))
                     _write_chunk(corpus, rows, scores, mentions, vectors, picks, topic_ids, writer,
