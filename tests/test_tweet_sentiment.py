@@ -181,3 +181,23 @@ def test_training_refuses_a_folder_without_data(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="no twitter"):
         read_semeval(tmp_path)
+
+
+@pytest.mark.parametrize("option, model", [([], TweetSentimentScorer.model_name),
+                                           (["--sentiment", "vader"], "vader-3.3")])
+def test_cli_sentiment_option(tmp_path, capsys, option, model):
+    from corpuskit.cli import main
+
+    db = str(tmp_path / "c.db")
+    c = open_corpus(db)
+    c.add_records([{"source": "news", "contentText": f"A wonderful, happy day number {i}",
+                    "publishedAt": f"2021-03-{1 + i:02d}"} for i in range(12)])
+    c.close()
+    assert main(["enrich", "--db", db, "--quiet", *option]) == 0
+    capsys.readouterr()
+    c = open_corpus(db)
+    assert c.manifest()["stages"]["enrich"]["settings"]["scorer"] == model
+    assert {r[0] for r in c.conn.execute("SELECT sentiment_label FROM enrichment")} == {"positive"}
+    c.close()
+    with pytest.raises(SystemExit):
+        main(["enrich", "--db", db, "--sentiment", "roberta"])
