@@ -3,7 +3,7 @@
 Usage: ``python benchmarks/bench_sentiment.py [--data ../shared/datasets/semeval_sentiment] [--folds 5]
 [--seed 17] [--speed 5000]``
 
-Data: the SemEval 2013-2016 tweets in ``--data`` (duplicates dropped as the
+Data: the SemEval 2013-2016 tweets in ``--data`` (repeated annotations dropped as the
 training script drops them). Three systems, one table, macro-averaged recall
 over positive / neutral / negative (the task's official metric), per-class
 recall and the confusion matrix (rows gold, columns predicted):
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     texts, labels = read_semeval(args.data)
     y = np.array([CLASSES.index(label) for label in labels])
     folds = fold_ids(texts, y, args.folds, args.seed)
-    print(f"{len(texts)} tweets (duplicates dropped), {args.folds}-fold stratified CV, seed {args.seed}; "
+    print(f"{len(texts)} tweets (repeated annotations dropped), {args.folds}-fold stratified CV, seed {args.seed}; "
           f"model settings {info['features']} {info['classifier']}", flush=True)
 
     results = {}

@@ -40,7 +40,7 @@ from corpuskit.enrich.tweet_features import TweetFeaturizer, clean_text
 from corpuskit.enrich.tweet_model import CLASSES, INFO_FILE, MODEL_FILE, save_model
 
 DATA_NOTE = ("SemEval 2013-2016 Task 4 subtask A gold, English tweets (Rosenthal, Farra, Nakov 2017; "
-             "Nakov et al. 2016); duplicates dropped; tweets not redistributed")
+             "Nakov et al. 2016); repeated annotations dropped; tweets not redistributed")
 
 #: the staged search: each stage tries its values with the best of the stages before it
 FEATURE_CANDIDATES = (
@@ -59,7 +59,7 @@ CLASS_WEIGHTS = ("balanced", None)
 
 
 def read_semeval(folder) -> tuple[list[str], list[str]]:
-    """Texts and labels of every ``twitter-*-A.txt`` in ``folder`` (files in name order), duplicates
+    """Texts and labels of every ``twitter-*-A.txt`` in ``folder`` (files in name order), repeats
     dropped: the first copy of an id kept, an id with disagreeing labels dropped."""
     files = sorted(Path(folder).glob("twitter-*-A.txt"))
     if not files:
@@ -252,7 +252,7 @@ def main(argv=None) -> int:
     texts, labels = read_semeval(args.data)
     y = np.array([CLASSES.index(label) for label in labels])
     counts = {c: int((y == i).sum()) for i, c in enumerate(CLASSES)}
-    print(f"{len(texts)} tweets after dropping duplicates {counts}; "
+    print(f"{len(texts)} tweets after dropping repeated annotations {counts}; "
           f"stratified {args.folds}-fold cross-validation (seed {args.seed})", flush=True)
     folds = fold_ids(texts, y, args.folds, args.seed)
     feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
