@@ -112,7 +112,7 @@ def confidence_table(corpus, bands):
     one of that topic's top-10 terms (the figure behind ``min_confidence`` and ``secondary_confidence``)."""
     from corpuskit.analysis.clusters import read_vectors
     from corpuskit.enrich.base import record_text
-    from corpuskit.enrich.pipeline import _beats_from_rows
+    from corpuskit.enrich.topics import beats_from_rows
     from corpuskit.enrich.topic_quality import document_terms
     from corpuskit.enrich.topics import BeatAssigner
 
@@ -121,7 +121,7 @@ def confidence_table(corpus, bands):
     names, centroids = BeatAssigner.centroids_from_state(bytes(state[0]))
     settings = json.loads(state[1])
     rows = {r["name"]: r for r in conn.execute("SELECT * FROM topics")}
-    beats = _beats_from_rows([rows[n] for n in names])
+    beats = beats_from_rows([rows[n] for n in names])
     assigner = BeatAssigner(min_confidence=settings["min_confidence"], weights=settings["weights"])
     assigner.fit(beats, [], [], None, centroids=centroids)
     recs = conn.execute("SELECT id, title, content_text, subreddit FROM records ORDER BY id").fetchall()
@@ -148,7 +148,7 @@ def evaluate(name: str, corpus, seconds, show: bool):
     from sklearn.metrics import normalized_mutual_info_score as nmi
 
     from corpuskit.enrich.topic_quality import (corpus_topic_quality, is_debris, kmeans_baseline,
-                                                npmi_coherence, topic_diversity)
+                                                lsa_baseline, npmi_coherence, topic_diversity)
 
     q = corpus_topic_quality(corpus)
     rows = corpus.conn.execute("SELECT r.id, r.title, r.content_text, e.topic_id FROM records r "
@@ -161,21 +161,28 @@ def evaluate(name: str, corpus, seconds, show: bool):
     km_labels, km_terms = kmeans_baseline(texts, k, seed=0)
     km_seconds = time.perf_counter() - t0
     km_coh = npmi_coherence(km_terms, texts)
+    t0 = time.perf_counter()
+    lsa_labels, lsa_terms = lsa_baseline(texts, k, seed=0)
+    lsa_seconds = time.perf_counter() - t0
+    lsa_coh = npmi_coherence(lsa_terms, texts)
     table = [
-        ("topics (k)", q["topics"], k),
-        ("diversity (top 10)", f"{q['diversity']:.3f}", f"{topic_diversity(km_terms):.3f}"),
-        ("NPMI coherence (top 10)", f"{q['coherence']:.3f}", f"{np.mean(km_coh):.3f}"),
-        ("assignments per record", f"{q['assignmentsPerRecord']:.2f}", "1.00"),
-        ("outlier share", f"{q['outlierShare']:.3f}", "0.000"),
-        ("debris top terms", len(q["debrisTerms"]), sum(is_debris(t) for ts in km_terms for t in ts)),
+        ("topics (k)", q["topics"], k, k),
+        ("diversity (top 10)", f"{q['diversity']:.3f}", f"{topic_diversity(km_terms):.3f}",
+         f"{topic_diversity(lsa_terms):.3f}"),
+        ("NPMI coherence (top 10)", f"{q['coherence']:.3f}", f"{np.mean(km_coh):.3f}", f"{np.mean(lsa_coh):.3f}"),
+        ("assignments per record", f"{q['assignmentsPerRecord']:.2f}", "1.00", "1.00"),
+        ("outlier share", f"{q['outlierShare']:.3f}", "0.000", "0.000"),
+        ("debris top terms", len(q["debrisTerms"]), sum(is_debris(t) for ts in km_terms for t in ts),
+         sum(is_debris(t) for ts in lsa_terms for t in ts)),
     ]
     if truth is not None:
         ours = nmi(truth, primary)
         table.append(("NMI primary vs " + ("planted beat" if name.startswith("demo") else "subreddit"),
-                      f"{ours:.3f}", f"{nmi(truth, km_labels):.3f}"))
+                      f"{ours:.3f}", f"{nmi(truth, km_labels):.3f}", f"{nmi(truth, lsa_labels):.3f}"))
     if seconds is not None:
-        table.append(("enrich seconds (whole stage)", f"{seconds[0]:.1f}", f"{km_seconds:.1f} (k-means only)"))
-        table.append(("  of which fitting embedder + topics", f"{seconds[1]:.1f}", ""))
+        table.append(("enrich seconds (whole stage)", f"{seconds[0]:.1f}", f"{km_seconds:.1f} (k-means)",
+                      f"{lsa_seconds:.1f} (LSA+k-means)"))
+        table.append(("  of which fitting embedder + topics", f"{seconds[1]:.1f}", "", ""))
     print(f"\n== {name}: {q['records']:,} records ==")
     discovery = corpus.get_meta("topics.discovery")
     if discovery and not name.endswith("-beats"):
@@ -184,9 +191,9 @@ def evaluate(name: str, corpus, seconds, show: bool):
               f"-> NMF topics {discovery['k']} | merged groups {discovery['merged']} | dissolved "
               f"{discovery['dissolved']} | topics kept {discovery['topics']}")
     width = max(len(r[0]) for r in table)
-    print(f"{'':<{width}}  {'corpuskit':>12}  {'tfidf+kmeans':>14}")
-    for label, a, b in table:
-        print(f"{label:<{width}}  {str(a):>12}  {str(b):>14}")
+    print(f"{'':<{width}}  {'corpuskit':>12}  {'tfidf+kmeans':>14}  {'lsa100+kmeans':>18}")
+    for label, a, b, c in table:
+        print(f"{label:<{width}}  {str(a):>12}  {str(b):>14}  {str(c):>18}")
     if name == "demo-beats":
         from corpuskit.enrich.quality import demo_quality
 

@@ -74,6 +74,11 @@ VARIANTS = {
 }
 
 
+def causal(settings: dict) -> bool:
+    """Whether a variant reads only the past (the whole-file range gate does not)."""
+    return "file_range" not in settings
+
+
 def variant_scores(series: dict, settings: dict, to_score) -> dict:
     """``{file: (timestamps, scores)}`` of one variant."""
     from corpuskit.analysis.signals import series_scorer as engine
@@ -137,7 +142,7 @@ def run(series: dict, nab, to_score) -> tuple[list, list, dict]:
     for held in files:
         rest = [f for f in files if f != held]
         on_rest = {name: score_detector({f: per[f] for f in rest}, nab)["standard"][0]
-                   for name, per in scored.items() if "file_range" not in VARIANTS[name]}
+                   for name, per in scored.items() if causal(VARIANTS[name])}
         chosen = max(on_rest, key=lambda name: (on_rest[name], name == next(iter(VARIANTS))))
         composite[held] = scored[chosen][held]
         lofo_rows.append((held.split("_")[-1][:-4], chosen, f"{on_rest[chosen]:.2f}"))

@@ -11,7 +11,8 @@ import os
 import sys
 
 from corpuskit.errors import CorpusKitError, ValidationError
-from corpuskit.ingest.export import TABLES as EXPORT_TABLES
+from corpuskit.ingest.export_columns import TABLES as EXPORT_TABLES
+from corpuskit.query.values import SAMPLE_ALLOCATIONS, SAMPLE_STRATA
 
 #: The environment variables the command reads, and what each sets.
 ENVIRONMENT = {
@@ -80,7 +81,12 @@ def cmd_import(args) -> int:
                          driver=_driver())
     report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
                                 topic=args.topic, strict=args.strict, progress=not args.quiet,
-                                dedupe=args.dedupe, encoding=args.encoding)
+                                dedupe=args.dedupe, encoding=args.encoding,
+                                date_format=args.date_format, dayfirst=args.dayfirst)
+    if report.date_note:
+        print(f"note: {report.date_note}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for number, reason in report.rejections[:50]:
         print(f"rejected row {number}: {reason}", file=sys.stderr)
     if len(report.rejections) > 50:
@@ -91,9 +97,49 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     corpus = _open(args)
-    count = corpus.export(args.path, format=args.format, table=args.table)
-    what = "records" if args.table == "records" else f"rows of {args.table}"
+    filters = {"source": args.source, "topic": args.topic, "since": args.since, "until": args.until,
+               "query": args.query}
+    if args.salt is not None and not args.pseudonymise:
+        raise ValidationError("--salt is only used with --pseudonymise")
+    if args.bundle:
+        if args.path or args.table:
+            raise ValidationError("--bundle writes every table into a directory: give no PATH or --table")
+        report = corpus.export_bundle(args.bundle, format=args.format or "parquet", **filters,
+                                      pseudonymise=args.pseudonymise, salt=args.salt,
+                                      store_salt=args.store_salt)
+        print(f"exported a bundle to {args.bundle}: {report.summary()}; manifest.json and codebook.md")
+        if report.salt is not None and args.salt is None:
+            where = "it is in salt.txt" if report.salt_stored else "it is not stored anywhere"
+            print(f"pseudonymised with the random salt {report.salt} ({where}; keep it to repeat this export)")
+        return 0
+    if args.store_salt:
+        raise ValidationError("--store-salt is only used with --bundle")
+    if not args.path:
+        raise ValidationError("give a PATH to export one table, or --bundle DIR for every table")
+    salt = args.salt
+    if args.pseudonymise and salt is None:
+        from corpuskit.ingest.pseudonymise import new_salt
+
+        salt = new_salt()
+    table = args.table or "records"
+    count = corpus.export(args.path, format=args.format, table=table, **filters,
+                          pseudonymise=args.pseudonymise, salt=salt)
+    what = "records" if table == "records" else f"rows of {table}"
     print(f"exported {count} {what} to {args.path}")
+    if args.pseudonymise and args.salt is None:
+        print(f"pseudonymised with the random salt {salt} (not stored anywhere; keep it to repeat this export)")
+    return 0
+
+
+def cmd_cite(args) -> int:
+    from corpuskit.manifest import citation
+
+    cite = citation(_open(args))
+    print(f"corpuskit {cite['version']}; corpus manifest digest {cite['manifestDigest']}")
+    print()
+    print(cite["apa"])
+    print()
+    print(cite["bibtex"])
     return 0
 
 
@@ -135,6 +181,13 @@ def cmd_stage(args) -> int:
         kwargs["fit_sample"] = args.fit_sample
     if getattr(args, "sentiment", None) is not None:
         kwargs["scorer"] = args.sentiment
+    if args.stage == "enrich":
+        kwargs.update(_topic_options(args))
+    for name in ("period", "since", "until", "every"):
+        if getattr(args, name, None) is not None:
+            kwargs[name] = getattr(args, name)
+    if getattr(args, "aliases", None):
+        kwargs["aliases"] = args.aliases
     result = getattr(corpus, args.stage)(progress=not args.quiet, **kwargs)
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
@@ -157,10 +210,82 @@ def cmd_search(args) -> int:
     return 0
 
 
+def cmd_query(args) -> int:
+    sub = _open(args).query(args.q, since=args.since, until=args.until)
+    if args.count:
+        print(sub.count())
+        return 0
+    if args.export:
+        print(f"exported {sub.export(args.export, format=args.format)} records to {args.export}")
+        return 0
+    if args.kwic:
+        lines = sub.kwic(args.kwic, window=args.window, limit=args.limit)
+        for row in lines.itertuples(index=False):
+            print(f"{row.recordId:>8}  {row.publishedAt[:10]}  {row.left[-60:]:>60} [{row.match}] {row.right[:60]}")
+        print(f"{len(lines)} occurrences of {args.kwic!r} listed (oldest first, at most {args.limit}) "
+              f"in {sub.count()} matching records")
+        return 0
+    frame = sub.records(limit=args.limit)
+    for row in frame.itertuples(index=False):
+        text = " ".join(((row.title or "") + " " + (row.contentText or "")).split())
+        print(f"{row.id:>8}  {row.source:<10} {row.publishedAt.strftime('%Y-%m-%d')}  {text[:100]}")
+    print(f"{len(frame)} of {sub.count()} matching records (newest first)")
+    return 0
+
+
+def _topic_options(args) -> dict:
+    """The topic steering options of ``enrich`` and ``run`` as keyword arguments."""
+    options = {}
+    if args.topics is not None:
+        options["n_topics"] = args.topics
+    for name in ("seed", "seed_words", "beats"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    if args.refit:
+        options["refit"] = True
+    return options
+
+
+def _topics_arg(value: str):
+    if value == "auto":
+        return value
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--topics takes a number or auto, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"--topics must be at least 1, not {number}")
+    return number
+
+
+def _add_record_filters(p, rows: str = "") -> None:
+    """``--source --topic --since --until --query``: which records a command reads (``rows``: what else
+    the filter keeps, for the help text)."""
+    p.add_argument("--source", help="only records of this source" + rows)
+    p.add_argument("--topic", help="only records whose primary topic has this name" + rows)
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--query", help='only records matching this query (the query language, see docs/query.md: '
+                                   '\'"mRNA" AND (pfizer OR moderna)\')' + rows)
+
+
+def _add_topic_options(p) -> None:
+    p.add_argument("--topics", type=_topics_arg, metavar="K|auto",
+                   help="number of topics to discover (default auto: chosen from the data)")
+    p.add_argument("--seed", type=int, help="seed of the embedder and topic discovery (default 0)")
+    p.add_argument("--refit", action="store_true",
+                   help="fit the embedder and topics again and re-enrich every record")
+    p.add_argument("--seed-words", metavar="FILE",
+                   help="guided topics: one line per topic, 'Label: word, word, phrase' (see docs/topics.md)")
+    p.add_argument("--beats", metavar="FILE", help="beat definitions (YAML/JSON) instead of discovered topics")
+
+
 def cmd_run(args) -> int:
     corpus = _open(args)
-    results = corpus.run(progress=not args.quiet)
+    results = corpus.run(progress=not args.quiet, **_topic_options(args))
     print(json.dumps(results, indent=2, sort_keys=True, default=str))
+    if results.get("languageNote"):
+        print(f"note: {results['languageNote']}", file=sys.stderr)
     return 0
 
 
@@ -210,6 +335,41 @@ def cmd_keys(args) -> int:
     return 0
 
 
+def cmd_sample(args) -> int:
+    from corpuskit.validate import write_coding_sheet
+
+    corpus = _open(args)
+    drawn = corpus.sample(args.n, by=args.by, seed=args.seed, name=args.name, source=args.source,
+                          topic=args.topic, since=args.since, until=args.until, query=args.query,
+                          allocation=args.allocation, codebook=args.codebook)
+    strata = drawn.design["strata"]
+    detail = f", {len(strata)} strata by {args.by}" if strata else ""
+    print(f"drew sample {args.name!r}: {len(drawn)} of {drawn.design['population']} records "
+          f"(seed {args.seed}{detail})")
+    if args.out:
+        rows = write_coding_sheet(corpus, args.name, args.out)
+        print(f"wrote the coding sheet of {rows} records to {args.out}")
+    return 0
+
+
+def cmd_codes(args) -> int:
+    from corpuskit.validate import CodeError
+
+    corpus = _open(args)
+    try:
+        count = corpus.import_codes(args.path, args.sample, args.coder, replace=args.replace)
+    except CodeError as exc:
+        for row, reason in exc.failures[:50]:
+            print(f"line {row}: {reason}", file=sys.stderr)
+        if len(exc.failures) > 50:
+            print(f"... and {len(exc.failures) - 50} more", file=sys.stderr)
+        print(f"corpuskit: error: {len(exc.failures)} code(s) rejected; nothing of {args.path} was stored",
+              file=sys.stderr)
+        return 2
+    print(f"stored {count} codes of {args.coder} in sample {args.sample!r}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from corpuskit import __version__
 
@@ -229,11 +389,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("import", cmd_import, "import a JSONL, CSV or Parquet file")
     p.add_argument("path")
-    p.add_argument("--source", help="source kind (reddit, hackernews, ...) when the file does not imply it")
+    p.add_argument("--source", help="source name when the file does not imply it: a known kind "
+                                    "(reddit, hackernews, ...) or any lower-case slug (mastodon, "
+                                    "telegram, my_forum)")
     p.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                    help="map a record field to a column (repeatable)")
     p.add_argument("--topic", help="topic hint for every imported record")
-    p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+    p.add_argument("--strict", action="store_true",
+                   help="write nothing if any row is bad, and list the first bad rows")
+    p.add_argument("--date-format", metavar="FORMAT",
+                   help="read string dates with this strptime format, e.g. '%%d/%%m/%%Y %%H:%%M'")
+    order = p.add_mutually_exclusive_group()
+    order.add_argument("--dayfirst", dest="dayfirst", action="store_const", const=True,
+                       help="slash dates are day/month/year (default: decided from the file's "
+                            "dates; month/day with a warning when none decides)")
+    order.add_argument("--monthfirst", dest="dayfirst", action="store_const", const=False,
+                       help="slash dates are month/day/year")
     p.add_argument("--dedupe", choices=("auto", "id", "content", "none"), default="auto",
                    help="which rows are duplicates: auto (default: sourceId when the row has one, "
                         "else source+author+title+text+publishedAt), id (every row needs a sourceId), "
@@ -243,16 +414,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, metavar="SECONDS",
                    help="how long to wait for another process writing to the corpus (default 30)")
 
-    p = add("export", cmd_export, "export records (or a derived table) as jsonl, csv or parquet")
-    p.add_argument("path")
+    p = add("export", cmd_export, "export one table as jsonl, csv or parquet, or every table as a bundle "
+                                  "with manifest.json and codebook.md")
+    p.add_argument("path", nargs="?", help="the file to write one table to (not with --bundle)")
+    p.add_argument("--bundle", metavar="DIR", help="write every table, manifest.json and codebook.md into "
+                                                   "this new directory (parquet unless --format says)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"),
-                   help="default: the file's extension")
-    p.add_argument("--table", default="records", choices=EXPORT_TABLES,
-                   help="which table (default records, with sentiment, primary topic and entity names)")
+                   help="default: the file's extension (parquet for --bundle)")
+    p.add_argument("--table", choices=EXPORT_TABLES,
+                   help="which table (default records, with topics, cluster, entities and sentiment)")
+    _add_record_filters(p, ", and the rows that name them")
+    p.add_argument("--pseudonymise", action="store_true",
+                   help="replace authors by a salted hash and remove handles and profile links")
+    p.add_argument("--salt", help="the pseudonymisation salt (default: a random one, printed once)")
+    p.add_argument("--store-salt", action="store_true", help="write the salt into the bundle (salt.txt)")
 
     p = add("manifest", cmd_manifest,
             "print what produced the corpus: record digest, table digests, each stage's last run, versions")
     p.add_argument("--output", "-o", help="write the JSON to this file instead of printing it")
+
+    add("cite", cmd_cite, "print how to cite corpuskit (APA and BibTeX), its version and the corpus's "
+                          "manifest digest")
 
     p = add("demo", cmd_demo, "build the deterministic demo corpus and run every stage")
     p.add_argument("--seed", type=int, default=7)
@@ -267,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
         p.set_defaults(stage=stage)
         if stage == "enrich":
+            _add_topic_options(p)
             p.add_argument("--dask", metavar="ADDRESS",
                            help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
@@ -275,12 +458,21 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--sentiment", choices=("model", "vader"),
                            help="sentiment scorer: model (default: the shipped tweet model) or vader "
                                 "(VADER at the +-0.05 cut)")
+            p.add_argument("--aliases", metavar="FILE",
+                           help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
+                                "'Name != alias, ...' splits")
         if stage == "narrate":
             p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
                            help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
                                 "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
                                 "extractive writer as fallback")
-    add("run", cmd_run, "run every stage in order")
+            p.add_argument("--period", help="write the stories of this period as at its end: 2016, 2016-03, "
+                                            "2016-W09 or 2016-03-05 (only records up to then are used)")
+            p.add_argument("--since", help="with --until or --every: the history from this time")
+            p.add_argument("--until", help="with --since or --every: the history up to this time (included)")
+            p.add_argument("--every", choices=("day", "week", "month", "year"),
+                           help="write the stories of every such period of the history (a digest of each)")
+    _add_topic_options(add("run", cmd_run, "run every stage in order"))
 
     p = add("search", cmd_search, "semantic search over an enriched corpus")
     p.add_argument("q", help="query text, 3 to 500 characters")
@@ -289,6 +481,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--days", type=int, help="only the last N days of the corpus clock")
     p.add_argument("--limit", type=int, default=20, help="results, 1-50 (default 20)")
     p.add_argument("--json", action="store_true", help="print the /api/v1/search envelope as JSON")
+
+    p = add("query", cmd_query, "list, count or export the records matching a query "
+                                "(Lucene syntax; see docs/query.md)")
+    p.add_argument("q", help='the query, e.g. \'"mRNA" AND (pfizer OR moderna) NOT booster source:reddit\'')
+    p.add_argument("--since", help="only records published at or after this time")
+    p.add_argument("--until", help="only records published at or before this time")
+    p.add_argument("--count", action="store_true", help="print only the number of matching records")
+    p.add_argument("--export", metavar="FILE", help="write the matching records to FILE (jsonl, csv, parquet)")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), help="with --export: default the extension")
+    p.add_argument("--kwic", metavar="TERM", help="print the keyword-in-context concordance of TERM "
+                                                  "(a word, \"a phrase\" or a prefix vacc*) in the matching records")
+    p.add_argument("--window", type=int, default=8, help="with --kwic: words of context each side (default 8)")
+    p.add_argument("--limit", type=int, default=20, help="rows listed (default 20, newest first; "
+                                                         "with --kwic the first occurrences, oldest first)")
 
     p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
     p.add_argument("source", nargs="?",
@@ -313,7 +519,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=("pushshift", "bluesky", "hackernews"),
                    help="dump kind (detected from the first record when omitted)")
     p.add_argument("--topic", help="topic hint for every imported record")
-    p.add_argument("--strict", action="store_true", help="abort on the first bad row, writing nothing")
+    p.add_argument("--strict", action="store_true",
+                   help="write nothing if any row is bad, and list the first bad rows")
+
+    p = add("sample", cmd_sample, "draw a sample for hand coding and write its coding sheet")
+    p.add_argument("--name", required=True, help="the sample's name (stored in the corpus)")
+    p.add_argument("--n", type=int, required=True, help="how many records")
+    p.add_argument("--by", choices=SAMPLE_STRATA,
+                   help="stratify by topic, source, sentiment label or period (day, week, month)")
+    p.add_argument("--allocation", choices=SAMPLE_ALLOCATIONS, default="proportional",
+                   help="stratum sizes: proportional (default, largest remainder) or equal")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_record_filters(p)
+    p.add_argument("--codebook", help="YAML or JSON codebook stored with the sample; its variables "
+                                      "become the sheet's empty columns")
+    p.add_argument("--out", help="write the coding sheet (CSV) here")
+
+    p = add("codes", cmd_codes, "import a coder's filled coding sheet", db_required=False)
+    csub = p.add_subparsers(dest="codes_command", required=True)
+    ci = csub.add_parser("import", help="import a filled coding sheet (CSV); all rows or none")
+    ci.add_argument("path")
+    ci.add_argument("--sample", required=True, help="the sample the sheet codes")
+    ci.add_argument("--coder", required=True, help="who coded it")
+    ci.add_argument("--replace", action="store_true", help="overwrite this coder's earlier codes")
+    ci.add_argument("--db", dest="db_inner", metavar="DB", help="the corpus file (here or before 'import')")
 
     p = add("keys", cmd_keys, "create, list and revoke API keys", db_required=False)
     ksub = p.add_subparsers(dest="keys_command", required=True)

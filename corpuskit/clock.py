@@ -1,19 +1,34 @@
 """Timestamps and the corpus clock.
 
 All stored timestamps are UTC ISO 8601 strings ``YYYY-MM-DDTHH:MM:SSZ``.
-:func:`parse_timestamp` accepts what real exports contain: unix seconds (or
-milliseconds), ISO 8601 with or without a zone (no zone means UTC), and
-``M/D/YYYY H:MM``.
+:func:`parse_timestamp` accepts what real exports contain:
+
+- ISO 8601 with or without a zone (``Z``, ``+02:00``; no zone means UTC), date only too;
+- RFC 2822 (``Wed, 10 Oct 2018 20:19:24 +0000``, ``GMT``; e-mail and RSS dates);
+- Twitter API v1.1's ``created_at`` (``Wed Oct 10 20:19:24 +0000 2018``);
+- unix epoch numbers, as numbers or numeric strings: a magnitude of 10^11 or more is
+  milliseconds, below it seconds (10^11 seconds is the year 5138, 10^11 milliseconds
+  March 1973, so no date between 1973 and 5138 is ambiguous);
+- slash dates ``A/B/YYYY`` (or ``/YY``) with an optional ``H:MM[:SS]``: month first unless
+  ``dayfirst=True``. An import decides the order for a whole file (see
+  :mod:`corpuskit.ingest.dates`), so no date is read in an order it did not choose;
+- with ``date_format`` (a ``strptime`` format), a string is read by that format only.
 """
 from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 from functools import lru_cache
 
 from corpuskit.errors import ValidationError
 
-_MDY = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$")
+#: ``A/B/YYYY [H:MM[:SS]]``: groups first field, second field, year, hour, minute, second.
+SLASH_DATE = re.compile(
+    r"^([0-9]{1,2})/([0-9]{1,2})/([0-9]{4}|[0-9]{2}),?(?:[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?$")
+_TWITTER = "%a %b %d %H:%M:%S %z %Y"
+#: epoch numbers at or above this magnitude are milliseconds, below it seconds
+EPOCH_MS_FROM = 1e11
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 # the stored form itself: ASCII digits only (``\d`` would also match other scripts' digits)
 _STORED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z")
@@ -36,9 +51,11 @@ def from_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def parse_timestamp(value) -> datetime:
+def parse_timestamp(value, *, date_format: str | None = None, dayfirst: bool | None = None) -> datetime:
     """Parse one timestamp value into an aware UTC datetime.
 
+    ``date_format`` (``strptime``) reads a string by that format only;
+    ``dayfirst=True`` reads a slash date as day/month (default month/day).
     Raises :class:`ValidationError` with a reason when it cannot.
     """
     if value is None:
@@ -54,16 +71,17 @@ def parse_timestamp(value) -> datetime:
     text = str(value).strip()
     if not text:
         raise ValidationError("missing timestamp")
+    if date_format is not None:
+        try:
+            return utc(datetime.strptime(text, date_format))
+        except ValueError:
+            raise ValidationError(f"date {text!r} does not match the date format "
+                                  f"{date_format!r}") from None
     if _NUMBER.match(text):
         return _from_epoch(float(text))
-    match = _MDY.match(text)
+    match = SLASH_DATE.match(text)
     if match:
-        month, day, year, hour, minute, second = match.groups()
-        try:
-            return datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0),
-                            int(second or 0), tzinfo=timezone.utc)
-        except ValueError as exc:
-            raise ValidationError(f"unparseable date {text!r}: {exc}") from exc
+        return slash_date(match, dayfirst=bool(dayfirst))
     try:
         candidate = text.replace("Z", "+00:00").replace("z", "+00:00")
         if " " in candidate and "T" not in candidate:
@@ -71,7 +89,16 @@ def parse_timestamp(value) -> datetime:
         return utc(datetime.fromisoformat(candidate))
     except ValueError:
         pass
-    for fmt in ("%a, %d %b %Y %H:%M:%S %z", "%a, %d %b %Y %H:%M:%S %Z", "%Y%m%dT%H%M%SZ", "%Y%m%d%H%M%S"):
+    try:
+        return utc(datetime.strptime(text, _TWITTER))
+    except ValueError:
+        pass
+    if "," in text or text[:1].isdigit():
+        try:   # RFC 2822, with or without the weekday
+            return utc(parsedate_to_datetime(text))
+        except (TypeError, ValueError, IndexError):
+            pass
+    for fmt in ("%Y%m%dT%H%M%SZ", "%Y%m%d%H%M%S"):
         try:
             return utc(datetime.strptime(text, fmt))
         except ValueError:
@@ -79,8 +106,33 @@ def parse_timestamp(value) -> datetime:
     raise ValidationError(f"unparseable date {text!r}")
 
 
+def slash_date(match: re.Match, dayfirst: bool = False) -> datetime:
+    """The datetime of a :data:`SLASH_DATE` match, read day-first or month-first."""
+    return datetime(*_slash_fields(match, dayfirst), tzinfo=timezone.utc)
+
+
+def slash_iso(match: re.Match, dayfirst: bool = False) -> str:
+    """:func:`slash_date` as a stored timestamp (formatted directly: an import reads many)."""
+    year, month, day, hour, minute, second = _slash_fields(match, dayfirst)
+    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}Z"
+
+
+def _slash_fields(match: re.Match, dayfirst: bool) -> tuple:
+    """``(year, month, day, hour, minute, second)`` of a slash date, checked to be a real time."""
+    first, second, year, hour, minute, second_ = match.groups()
+    month, day = (second, first) if dayfirst else (first, second)
+    year = int(year) if len(year) == 4 else 2000 + int(year) if int(year) < 70 else 1900 + int(year)
+    fields = (year, int(month), int(day), int(hour or 0), int(minute or 0), int(second_ or 0))
+    try:
+        datetime(*fields)
+    except ValueError as exc:
+        order = "day/month/year" if dayfirst else "month/day/year"
+        raise ValidationError(f"unparseable date {match.string!r} (read as {order}): {exc}") from exc
+    return fields
+
+
 def _from_epoch(seconds: float) -> datetime:
-    if seconds > 1e11:  # milliseconds
+    if abs(seconds) >= EPOCH_MS_FROM:  # milliseconds
         seconds /= 1000.0
     if not (0 <= seconds < 32503680000):  # 1970 .. 3000
         raise ValidationError(f"timestamp {seconds!r} out of range")

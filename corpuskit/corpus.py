@@ -167,7 +167,7 @@ class Corpus:
         return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
 
     def records(self, source: str | None = None, topic: str | None = None,
-                since=None, until=None) -> pd.DataFrame:
+                since=None, until=None, q: str | None = None) -> pd.DataFrame:
         """Records as a DataFrame, oldest first (``publishedAt``, then ``id``), optionally filtered.
 
         Columns: ``id, source, sourceId, contentType, title, contentText, url,
@@ -177,17 +177,35 @@ class Corpus:
         ``metadata`` (dict), ``sentimentScore`` (VADER compound, -1..1),
         ``sentimentLabel`` (positive, neutral, negative) and ``entities`` (the
         canonical names of the entities it mentions, most mentioned first);
-        the last three are None for a record not yet enriched.
+        the last three are None for a record not yet enriched. Then the typed
+        engagement columns (docs/corpus_file.md): ``likes, reposts, replies,
+        quotes, views`` (nullable integers, ``<NA>`` where the source gives none),
+        ``replyTo, quoteOf, repostOf`` (platform ids or None) and ``isRepost`` (bool).
 
         ``topic`` keeps the records whose ``topic`` column is that topic: the
         one membership rule of ``docs/api.md`` that ``/api/v1/discourse?topic=``
         also uses (a record on two beats is listed under its primary one).
         ``since``/``until`` bound ``publishedAt`` inclusively (any timestamp
-        form). :class:`ValidationError` for an unknown topic or a bad bound.
+        form). ``q`` keeps the records matching a query (the language of :meth:`query`).
+        :class:`ValidationError` for an unknown topic or a bad bound;
+        :class:`~corpuskit.query.QuerySyntaxError` for a malformed query.
         """
         from corpuskit import frames
 
-        return frames.records(self, source=source, topic=topic, since=since, until=until)
+        return frames.records(self, source=source, topic=topic, since=since, until=until, q=q)
+
+    def query(self, q: str, since=None, until=None):
+        """The records matching the query ``q`` as a lazy :class:`~corpuskit.subcorpus.Subcorpus`.
+
+        Lucene / Media Cloud syntax: terms, "phrases", AND/OR/NOT and -term (bare terms are AND-ed),
+        parentheses, trailing wildcards (vacc*), proximity ("pfizer booster"~5) and the fields
+        source:, author:, lang:, topic:, entity:, sentiment:, published:[a TO b] (docs/query.md).
+        ``since``/``until`` bound ``publishedAt`` inclusively. Raises
+        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query.
+        """
+        from corpuskit.subcorpus import Subcorpus
+
+        return Subcorpus(self, q, since=since, until=until)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
                     topic: str | None = None, strict: bool = False, progress: bool = False,
@@ -196,8 +214,12 @@ class Corpus:
 
         ``dedupe``: ``auto`` (sourceId when a row has one, else source + author + title +
         text + publishedAt), ``id``, ``content`` or ``none``; ``encoding``: the
-        text file's encoding (default UTF-8, following a byte-order mark). See
-        :func:`corpuskit.ingest.importers.import_file` for the other options.
+        text file's encoding (default UTF-8, following a byte-order mark);
+        ``date_format=`` (strptime) and ``dayfirst=`` override the file-wide date
+        guess. The platform JSON formats (Twitter, Pushshift, Bluesky, Mastodon,
+        Telegram, YouTube) and 4CAT or common-name CSVs need no mapping; ``source``
+        is any lower-case slug. See :func:`corpuskit.ingest.importers.import_file`
+        for the other options and docs/corpus_file.md for the formats.
         """
         from corpuskit.ingest.importers import import_file
 
@@ -214,20 +236,42 @@ class Corpus:
                            topic=topic, strict=strict, stage=stage, label="records",
                            dedupe=dedupe)
 
-    def export(self, path, format: str | None = None, table: str = "records") -> int:
+    def export(self, path, format: str | None = None, table: str = "records", source: str | None = None,
+               topic: str | None = None, since=None, until=None, pseudonymise: bool = False,
+               salt: str | None = None, query: str | None = None) -> int:
         """Write one table to ``path`` as jsonl, csv or parquet; returns the rows written.
 
         ``format`` defaults to the file's extension. ``table`` is one of
-        records (default), signals, topics, clusters, entities, mentions,
-        stories, snapshots. Records are written in the corpuskit layout,
-        which imports back exactly, plus the enrichment columns
-        ``sentimentScore, sentimentLabel, primaryTopic`` and ``entities``
-        (ignored on import); other tables are the DataFrames of the methods of
-        the same name, with nested values as JSON text in csv and parquet.
+        :data:`corpuskit.ingest.export_columns.TABLES` (records by default;
+        signals, topics, topic_assignments, clusters, cluster_members,
+        entities, mentions, signal_evidence, stories, story_citations,
+        snapshots, codes, gold). Every table carries the keys that join it to the others
+        (``recordId``, ``entityId``, ``topicId``, ``clusterId``, ``signalId``,
+        ``storyId``); the records table imports back into a corpus exactly.
+        ``source``, ``topic``, ``since``, ``until`` and ``query`` (the query
+        language, see :meth:`query`) select records and the rows that name them; ``pseudonymise`` hashes authors with ``salt`` (random
+        when None) and removes handles and profile links. See ``docs/export.md``.
         """
         from corpuskit.ingest.export import export_table
 
-        return export_table(self, path, format=format, table=table)
+        return export_table(self, path, format=format, table=table, source=source, topic=topic,
+                            since=since, until=until, pseudonymise=pseudonymise, salt=salt, query=query)
+
+    def export_bundle(self, path, format: str = "parquet", source: str | None = None,
+                      topic: str | None = None, since=None, until=None, pseudonymise: bool = False,
+                      salt: str | None = None, store_salt: bool = False, query: str | None = None):
+        """Write every table, ``manifest.json`` and ``codebook.md`` into the new directory ``path``.
+
+        Returns a :class:`~corpuskit.ingest.export.BundleReport` (rows per
+        table, the filters, and the salt a pseudonymised bundle used: it is
+        written into the bundle only with ``store_salt``). Filters and
+        pseudonymisation as in :meth:`export`; see ``docs/export.md``.
+        """
+        from corpuskit.ingest.export import export_bundle
+
+        return export_bundle(self, path, format=format, source=source, topic=topic, since=since,
+                             until=until, pseudonymise=pseudonymise, salt=salt, store_salt=store_salt,
+                             query=query)
 
     # -- stages -----------------------------------------------------------
     def enrich(self, **kwargs):
@@ -243,15 +287,20 @@ class Corpus:
         return analyse_corpus(self, **kwargs)
 
     def narrate(self, **kwargs):
-        """Run the narrative stage (stories, versions, arcs)."""
+        """Run the narrative stage (stories, versions, arcs).
+
+        ``period=`` (``2016-03``), ``since=``/``until=`` or ``every=`` (day, week, month, year)
+        write the stories of those periods of the corpus's history instead, each as at the
+        period's end (see :mod:`corpuskit.narrate.periods`).
+        """
         from corpuskit.narrate.pipeline import narrate_corpus
 
         return narrate_corpus(self, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
                days: int | None = None, limit: int = 20, min_relevance: float | None = None,
-               quantised_from: int | None = None) -> dict:
-        """Semantic search: ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
+               quantised_from: int | None = None, mode: str = "semantic", query: str | None = None) -> dict:
+        """Search: ``{results, query, totalMatched, hasMore, embeddingMs, searchMs}``.
 
         ``results`` are the matching records, most relevant first, as plain
         dicts with :data:`corpuskit.search.HIT_FIELDS` (``id`` the integer
@@ -259,44 +308,118 @@ class Corpus:
         record that reached the floor, of which ``results`` are the first
         ``limit``. Records match when their cosine reaches ``min_relevance``
         (default :data:`corpuskit.search.RELEVANCE_FLOOR`, 0.2); see
-        :func:`corpuskit.search.search` (also for ``quantised_from``). ``/api/v1/search``
+        :func:`corpuskit.search.search` (also for ``quantised_from``, ``mode`` --
+        semantic, keyword or hybrid -- and the ``query`` filter). ``/api/v1/search``
         serves the same hits shaped for the API (string ids, ``resultType``, ``href``).
         """
         from corpuskit.search import search
 
         hits = search(self, q, source=source, topic=topic, days=days, limit=limit,
-                      min_relevance=min_relevance, quantised_from=quantised_from)
+                      min_relevance=min_relevance, quantised_from=quantised_from, mode=mode, query=query)
         return {"results": hits.rows, "query": hits.query, "totalMatched": hits.total_matched,
                 "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 
-    def run(self, progress: bool = True, stages=None) -> dict:
+    def run(self, progress: bool = True, stages=None, n_topics=None, seed: int | None = None,
+            refit: bool = False, seed_words=None, beats=None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
 
-        ``stages`` picks a subset, still run in the given order.
+        ``stages`` picks a subset, still run in the given order. The topic options go to the
+        enrich stage (see :class:`~corpuskit.enrich.settings.EnrichSettings`): ``n_topics`` (a
+        number or ``"auto"``), ``seed``, ``refit``, ``seed_words`` (guided topics: a file, list or
+        dict of a few words per expected topic) and ``beats`` (a beat file instead of discovery).
         """
         known = ("enrich", "analyse", "narrate")
+        topic_options = {k: v for k, v in (("n_topics", n_topics), ("seed", seed), ("seed_words", seed_words),
+                                           ("beats", beats)) if v is not None}
+        if refit:
+            topic_options["refit"] = True
         results = {}
         for name in stages or known:
             if name not in known:
                 raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
-            results[name] = getattr(self, name)(progress=progress)
+            options = topic_options if name == "enrich" else {}
+            results[name] = getattr(self, name)(progress=progress, **options)
+        enriched = results.get("enrich")
+        if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
+            results["languageNote"] = (
+                f"{enriched['nonEnglishShare']:.0%} of the records are in a language other than English: "
+                "sentiment (VADER) and entities (English gazetteers and CRF) skipped them (NULL, counted in "
+                "manifest()['languages']); see docs/languages.md for multilingual options")
         return results
 
     # -- derived tables as DataFrames ---------------------------------------
     # Thin doors onto corpuskit.frames; the columns are documented here and in
     # docs/api.md ("The DataFrame API"). Timestamps are UTC pandas datetimes.
-    def topics(self) -> pd.DataFrame:
+    def topics(self, level: float = 0.95) -> pd.DataFrame:
         """Every topic (beat), by name.
 
         Columns: ``id, name, displayName, description, category, keywords``
         (list), ``subreddits`` (list), ``active``, ``discovered`` (True when
         found from the corpus text rather than a beat file), ``recordCount``
         (records whose primary topic it is), ``assignedCount`` (every
-        assignment, so a record on two beats counts in both), ``createdAt``.
+        assignment, so a record on two beats counts in both), ``createdAt``, then
+        ``share, share_low, share_high``: ``recordCount`` over all records, with its Wilson
+        interval at ``level`` (see ``docs/uncertainty.md``).
         """
         from corpuskit import frames
 
-        return frames.topics(self)
+        return frames.topics(self, level=level)
+
+    def topics_over_time(self, freq: str = "M", terms: int = 5, since=None, until=None,
+                         level: float = 0.95) -> pd.DataFrame:
+        """Each active topic per period: its records, its share of the period and its distinctive terms then.
+
+        ``freq`` is ``D``, ``W`` (weeks from Monday), ``M``, ``Q`` or ``Y`` (UTC calendar periods);
+        ``since``/``until`` bound the records (inclusive). Columns: ``period`` (the
+        period's first instant), ``topic`` (name), ``label`` (display name), ``count`` (records
+        whose primary topic it is), ``total`` (the period's enriched records), ``share,
+        share_low, share_high`` (Wilson interval at ``level``) and ``terms``: at most ``terms``
+        terms the topic's records of that period use more than the period's other records
+        (log-likelihood G², word-for-word copies counted once, title formats left out). One row per
+        topic and period, zeros included, sorted by period then topic.
+        """
+        from corpuskit import frames
+
+        return frames.topics_over_time(self, freq=freq, terms=terms, since=since, until=until, level=level)
+
+    def topic_document_matrix(self, active_only: bool = True) -> pd.DataFrame:
+        """The document-topic confidences: one row per enriched record (index ``record``, its id),
+        one column per topic name (sorted), the stored assignment confidence or 0.0, for fitting
+        a model of one's own on them. ``active_only=False`` adds retired topics' columns."""
+        from corpuskit import frames
+
+        return frames.topic_document_matrix(self, active_only=active_only)
+
+    # -- steering the topics (docs/topics.md) ---------------------------------
+    def merge_topics(self, a: str, b: str) -> dict:
+        """Merge topic ``b`` into topic ``a``: ``b``'s records and assignments go to ``a``, ``b`` is
+        retired. Recorded, replayed by every later enrich run (new records of ``b`` go to ``a``) and
+        listed in ``manifest()["topicEdits"]``. Returns the edit with ``records`` moved."""
+        from corpuskit.enrich.topic_edits import merge_topics
+
+        return merge_topics(self, a, b)
+
+    def rename_topic(self, a: str, label: str) -> dict:
+        """Give topic ``a`` the display name ``label`` (its ``name`` stays); recorded and kept by later
+        runs like :meth:`merge_topics`. Returns the edit."""
+        from corpuskit.enrich.topic_edits import rename_topic
+
+        return rename_topic(self, a, label)
+
+    def reassign_outliers(self, strategy: str = "embeddings", threshold: float | None = None) -> dict:
+        """Give the records that fit no topic the nearest one: ``strategy="embeddings"`` (cosine to the
+        topic centroid at least ``threshold``, default 0.3) or ``"confidence"`` (the topic model's
+        score at least ``threshold``, default 0.1). Recorded; later runs reassign their new outliers
+        by the same rule. Returns the edit with ``records`` given a topic."""
+        from corpuskit.enrich.topic_edits import reassign_outliers
+
+        return reassign_outliers(self, strategy=strategy, threshold=threshold)
+
+    def topic_edits(self) -> list[dict]:
+        """The recorded topic edits (merge, rename, reassign_outliers), oldest first."""
+        from corpuskit.enrich.topic_edits import recorded_edits
+
+        return recorded_edits(self)
 
     def topic_overview(self, examples: int = 2) -> pd.DataFrame:
         """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
@@ -398,7 +521,7 @@ class Corpus:
 
         return frames.entities(self, type=type, since=since, limit=limit)
 
-    def entity_profile(self, name_or_slug: str) -> dict:
+    def entity_profile(self, name_or_slug: str, level: float = 0.95) -> dict:
         """One entity by name, slug, alias or id: a dict.
 
         Keys: ``id, name, type, types, slug, lede,
@@ -406,13 +529,51 @@ class Corpus:
         sentimentDistribution, prominenceRank, noveltyActive, sourceDiversity,
         firstSeen, lastSeen, beats`` (topic names, most mentions first),
         ``narrative`` (its current story or None), ``mentionTrend`` (a
-        DataFrame ``day, mentions``: the 30 days to the corpus clock, oldest
-        first) and ``sentimentTrend`` (a DataFrame ``weekStart, avgScore,
-        sampleSize``). :class:`NotFoundError` when nothing matches.
+        DataFrame ``day, mentions, mentions_low, mentions_high``: the 30 days to the
+        corpus clock, oldest first, with Poisson intervals) and ``sentimentTrend`` (a
+        DataFrame ``weekStart, avgScore, sampleSize, avgScore_low, avgScore_high``: t
+        intervals). Intervals at ``level``. :class:`NotFoundError` when nothing matches.
         """
         from corpuskit import frames
 
-        return frames.entity_profile(self, name_or_slug)
+        return frames.entity_profile(self, name_or_slug, level=level)
+
+    def entity_aliases(self, name: str) -> pd.DataFrame:
+        """The extracted entities resolution folded into one entity (by name, slug, alias or id).
+
+        Columns: ``name, type`` (as extracted), ``reason`` (diacritics, spelling, handle, hashtag,
+        surname, first name, short form, absorbed fragment, user merge) and ``mentions``, most
+        first. Empty when the entity stands alone; :class:`NotFoundError` when nothing matches.
+        """
+        from corpuskit import frames
+
+        return frames.entity_aliases(self, name)
+
+    def merge_entities(self, a: str, b: str) -> dict:
+        """Merge the extracted entity ``b`` into ``a`` (names or slugs as extracted, or any alias) and
+        re-resolve; the override is kept for every later ``enrich``. Returns the resolution counts.
+        :class:`ValidationError` for an unknown name."""
+        from corpuskit.enrich.resolve import add_override, resolve_entities
+
+        add_override(self, "merge", a, b)
+        return resolve_entities(self)
+
+    def split_entity(self, name: str, alias: str) -> dict:
+        """Split the extracted entity ``alias`` off ``name``: it joins no entity by resolution's rules
+        again (a ``merge_entities`` still may) and the override is kept for every later ``enrich``.
+        Returns the resolution counts. :class:`ValidationError` for an unknown name."""
+        from corpuskit.enrich.resolve import add_override, resolve_entities
+
+        add_override(self, "split", name, alias)
+        return resolve_entities(self)
+
+    def hashtags(self, since=None, limit: int | None = None) -> pd.DataFrame:
+        """Hashtags, most records first: ``tag`` (lower case, no ``#``), ``written`` (the most used
+        spelling), ``records``, ``firstSeen, lastSeen`` and ``entities`` (slugs of the entities the
+        tag resolves to; empty for a tag that names no thing). ``since`` counts records from then on."""
+        from corpuskit import frames
+
+        return frames.hashtags(self, since=since, limit=limit)
 
     def mentions(self, entity: str | None = None) -> pd.DataFrame:
         """Entity mentions, one row per (record, entity), oldest record first.
@@ -426,8 +587,11 @@ class Corpus:
 
         return frames.mentions(self, entity=entity)
 
-    def stories(self, kind: str | None = None, current: bool = True) -> pd.DataFrame:
+    def stories(self, kind: str | None = None, current: bool = True, period: str | None = None) -> pd.DataFrame:
         """Stories, newest ``publishAt`` first (only current versions unless ``current=False``).
+
+        ``period`` (``2016``, ``2016-03``, ``2016-W09``, ``2016-03-05``): only the stories written
+        for that period by ``narrate(period=...)`` or ``narrate(every=...)``.
 
         Columns: ``id, slug, kind`` (lead_story, beat_narrative, dispatch,
         entity_narrative), ``version, isCurrent, headline, lede, topic,
@@ -437,7 +601,7 @@ class Corpus:
         """
         from corpuskit import frames
 
-        return frames.stories(self, kind=kind, current=current)
+        return frames.stories(self, kind=kind, current=current, period=period)
 
     def story_quality(self) -> pd.DataFrame:
         """What a reader gets from each current story, one row per story (see :mod:`corpuskit.narrate.quality`).
@@ -488,34 +652,65 @@ class Corpus:
 
         return frames.arcs(self)
 
-    def snapshots(self, topic: str | None = None, since=None, until=None) -> pd.DataFrame:
+    def snapshots(self, topic: str | None = None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
         """One row per topic per UTC day, zero rows included, by topic then date.
 
         Columns: ``topic, date, totalRecords, volumeBySource`` (dict),
         ``sentimentPositive, sentimentNeutral, sentimentNegative,
         avgSentiment`` (float, NaN on a day without a scored record),
         ``platformCount, topEntities`` (list of ``{name, mentions, type}``),
-        ``signalCount``. A record counts in every topic it is assigned to.
+        ``signalCount``, then the intervals at ``level``: ``totalRecords_low, totalRecords_high``
+        (Poisson), ``topicShare`` (of the day's records) and ``positiveShare``,
+        ``negativeShare`` (of its labelled records), each with ``_low, _high`` (Wilson),
+        ``avgSentiment_low, avgSentiment_high`` (Student's t); see ``docs/uncertainty.md``.
+        A record counts in every topic it is assigned to.
         Window: ``since``/``until`` days (``YYYY-MM-DD``, inclusive); with
         neither, the whole corpus up to the clock's day; with one, see
         :func:`corpuskit.analysis.snapshots.resolve_range`.
         """
         from corpuskit import frames
 
-        return frames.snapshots(self, topic=topic, since=since, until=until)
+        return frames.snapshots(self, topic=topic, since=since, until=until, level=level)
 
-    def trends(self, topic: str, days: int = 30) -> pd.DataFrame:
-        """Records per day of one topic: ``topic, day, count`` for the ``days`` days to the clock."""
+    def trends(self, topic: str, days: int = 30, level: float = 0.95) -> pd.DataFrame:
+        """Records per day of one topic: ``topic, day, count, count_low, count_high`` (an exact
+        Poisson interval at ``level``) for the ``days`` days to the clock."""
         from corpuskit import frames
 
-        return frames.trends(self, topic, days=days)
+        return frames.trends(self, topic, days=days, level=level)
 
-    def compare(self, topics, days: int = 30) -> pd.DataFrame:
-        """2 to 5 topics' snapshot rows (the :meth:`snapshots` columns) over the last ``days`` days
-        (at most 90), stacked: filter or pivot on ``topic``."""
+    def compare(self, topics, days: int = 30, level: float = 0.95) -> pd.DataFrame:
+        """2 to 5 topics' snapshot rows (the :meth:`snapshots` columns, intervals included) over
+        the last ``days`` days (at most 90), stacked: filter or pivot on ``topic``. The tests
+        between the topics are :meth:`compare_tests`."""
         from corpuskit import frames
 
-        return frames.compare(self, topics, days=days)
+        return frames.compare(self, topics, days=days, level=level)
+
+    def compare_tests(self, topics, days: int = 30, level: float = 0.95) -> pd.DataFrame:
+        """Each pair of 2 to 5 topics over the last ``days`` days (at most 90), one row per measure.
+
+        Columns: ``topic, referenceTopic, days, measure`` (``records, positiveShare,
+        negativeShare, avgSentiment``), ``value, value_low, value_high, reference,
+        reference_low, reference_high, change`` (records: rate ratio; else the difference),
+        ``test, p_value`` (exact conditional binomial for counts, two-proportion z or
+        Fisher's exact for shares, Welch's t for means). See :mod:`corpuskit.analysis.changes`.
+        """
+        from corpuskit import frames
+
+        return frames.compare_tests(self, topics, days=days, level=level)
+
+    def week_over_week(self, topic: str | None = None, since=None, until=None,
+                       level: float = 0.95) -> pd.DataFrame:
+        """Each topic's ISO weeks against the week before, one row per measure, with a test.
+
+        Columns: ``topic, weekStart, days, referenceDays`` (days of each week inside the
+        window), then the :meth:`compare_tests` columns from ``measure`` on; counts are
+        compared as daily rates. Window as :meth:`snapshots` (default: the whole corpus).
+        """
+        from corpuskit import frames
+
+        return frames.week_over_week(self, topic=topic, since=since, until=until, level=level)
 
     def observations(self, type: str | None = None, severity: str | None = None,
                      since=None) -> pd.DataFrame:
@@ -523,7 +718,8 @@ class Corpus:
 
         Columns: ``observedAt, type`` (convergence, divergence, anomaly,
         milestone, trend), ``severity, headline, detail`` (dict), ``topic``
-        (from the detail, when it names one).
+        (from the detail, when it names one), ``test, p_value`` (a trend's last week against
+        its first, a volume divergence's two topics: the exact two-rate test; else None, NaN).
         """
         from corpuskit import frames
 
@@ -546,6 +742,115 @@ class Corpus:
         from corpuskit.manifest import build_manifest
 
         return build_manifest(self)
+
+    # -- validation (docs/validate.md) ---------------------------------------
+    def sample(self, n: int, by: str | None = None, seed: int = 0, name: str | None = None, ids=None,
+               since=None, until=None, source: str | None = None, topic: str | None = None,
+               allocation: str = "proportional", codebook=None, query=None):
+        """Draw a random sample of ``n`` records for hand coding; stored under ``name`` when given.
+
+        ``by``: None (simple random sample), ``topic``, ``source``, ``sentiment``
+        (label) or a period ``D``/``W``/``M`` (stratified; ``allocation``
+        ``proportional`` with largest-remainder rounding, or ``equal``: stratum
+        sizes are exact and sum to ``n``). ``ids`` (record ids), ``since``/``until``,
+        ``source``, ``topic`` and ``query`` (the query language, as :meth:`query` takes it)
+        restrict what is drawn from. Reproducible from
+        ``seed``. A stored sample keeps its design (created at the corpus clock)
+        and its records in coding order; ``codebook`` (a YAML/JSON path, mapping
+        or :class:`~corpuskit.validate.Codebook`) is stored with it. Returns a
+        :class:`~corpuskit.validate.Sample`; ValidationError when too few records match.
+        """
+        from corpuskit.validate import draw_sample
+
+        return draw_sample(self, n, by=by, seed=seed, name=name, ids=ids, since=since, until=until,
+                           source=source, topic=topic, allocation=allocation, codebook=codebook,
+                           query=query)
+
+    def coding_sheet(self, sample: str, path, codebook=None) -> int:
+        """Write ``sample``'s coding sheet (CSV: recordId, text, an empty column per codebook
+        variable, note); returns the rows. ``codebook`` is stored with the sample first."""
+        from corpuskit.validate import write_coding_sheet
+
+        return write_coding_sheet(self, sample, path, codebook=codebook)
+
+    def codebook(self, sample: str, codebook=None):
+        """The codebook of ``sample``; with ``codebook`` (path, mapping, Codebook) store it first."""
+        from corpuskit.validate import sample_codebook, set_codebook
+
+        return set_codebook(self, sample, codebook) if codebook is not None else sample_codebook(self, sample)
+
+    def import_codes(self, path, sample: str, coder: str, replace: bool = False) -> int:
+        """Import ``coder``'s filled coding sheet (CSV) into ``sample``; returns the codes stored.
+
+        One transaction: any bad cell (a value outside the codebook, an unknown
+        record, one outside the sample, a code given twice) rejects the sheet with
+        :class:`~corpuskit.validate.CodeError` naming each failing line.
+        """
+        from corpuskit.validate import import_sheet
+
+        return import_sheet(self, path, sample, coder, replace=replace)
+
+    def add_codes(self, sample: str, coder: str, codes, replace: bool = False) -> int:
+        """Store ``coder``'s codes: ``{record_id: {variable: value}}`` or rows
+        ``(record_id, variable, value[, note])``; all or none (see :meth:`import_codes`)."""
+        from corpuskit.validate import add_codes
+
+        if isinstance(codes, dict):
+            rows = [(rid, var, value, "") for rid, values in codes.items() for var, value in values.items()]
+        else:
+            rows = [tuple(r) + ("",) * (4 - len(r)) for r in codes]
+        return add_codes(self, sample, coder, [(i + 1, *r) for i, r in enumerate(rows)], replace=replace)
+
+    def codes(self, sample: str | None = None) -> pd.DataFrame:
+        """Codes: ``sample, recordId, coder, variable, value, note, codedAt`` (every sample's when None)."""
+        from corpuskit.validate import codes_frame
+
+        return codes_frame(self, sample)
+
+    def coder(self, sample: str, coder: str, codebook=None):
+        """The ipywidgets coder of ``coder`` on ``sample`` (display ``.widget``); resumes where they stopped."""
+        from corpuskit.validate import Coder
+
+        return Coder(self, sample, coder, codebook=codebook)
+
+    def agreement(self, sample: str, variable: str | None = None, resamples: int = 1000,
+                  seed: int = 0) -> pd.DataFrame:
+        """Krippendorff's alpha, percent agreement and (two coders) Cohen's kappa per variable,
+        each with a seeded 95% bootstrap interval over records."""
+        from corpuskit.validate import agreement
+
+        return agreement(self, sample, variable=variable, resamples=resamples, seed=seed)
+
+    def disagreements(self, sample: str, variable: str | None = None) -> pd.DataFrame:
+        """Records where coders differ: ``recordId, variable`` and each coder's value."""
+        from corpuskit.validate import disagreements
+
+        return disagreements(self, sample, variable=variable)
+
+    def adjudicate(self, sample: str, method: str = "majority", variable: str | None = None,
+                   decisions: dict | None = None, by: str | None = None,
+                   tie_break: str | None = None) -> pd.DataFrame:
+        """Store a gold value per record (``majority``, ``coder:NAME`` or explicit ``decisions`` by
+        ``by``), with how each was reached; see :func:`corpuskit.validate.adjudicate`."""
+        from corpuskit.validate import adjudicate
+
+        return adjudicate(self, sample, method=method, variable=variable, decisions=decisions, by=by,
+                          tie_break=tie_break)
+
+    def gold(self, sample: str | None = None) -> pd.DataFrame:
+        """Stored gold values: ``sample, recordId, variable, value, method, decidedBy, codes, decidedAt``."""
+        from corpuskit.validate import gold
+
+        return gold(self, sample)
+
+    def validate(self, kind: str, sample: str, variable: str | None = None, resamples: int = 1000,
+                 seed: int = 0):
+        """corpuskit's ``kind`` labels (sentiment, topic, entities) against the gold values of ``sample``:
+        per-class precision/recall/F1, macro-F1, confusion matrix, alpha and the corrected corpus
+        shares, each with a bootstrap interval (a :class:`~corpuskit.validate.ValidationResult`)."""
+        from corpuskit.validate import validate_labels
+
+        return validate_labels(self, kind, sample, variable=variable, resamples=resamples, seed=seed)
 
     # -- keys ---------------------------------------------------------------
     def create_key(self, tier: str = "free", name: str = "", per_minute: int | None = None,

@@ -21,12 +21,12 @@ import json
 
 import pandas as pd
 
-from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
-                             STORY_KINDS, EntityNotFound, TopicNotFound, Where, topic_by_name, topic_rows)
+                             STORY_KINDS, EntityNotFound, Where, topic_by_name, topic_rows)
 from corpuskit.query import entity_id as lookup_entity_id
 from corpuskit.query import story_version_by_slug
+from corpuskit.query.record_filter import RecordFilter, bound_timestamp
 
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
@@ -44,12 +44,7 @@ def choice(value, name: str, allowed, aliases=None):
 
 def timestamp(value, name: str) -> str | None:
     """A bound (``since``/``until``) as a stored ISO timestamp string; ``None`` passes."""
-    if value is None:
-        return None
-    try:
-        return iso(parse_timestamp(value))
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
+    return bound_timestamp(value, name)
 
 
 def topic_id(corpus, name) -> int | None:
@@ -78,47 +73,60 @@ def _query(corpus, sql: str, args=()) -> pd.DataFrame:
 # -- records ----------------------------------------------------------------------
 RECORD_COLUMNS = ["id", "source", "sourceId", "contentType", "title", "contentText", "url", "author",
                   "publishedAt", "capturedAt", "subreddit", "language", "topic", "metadata",
-                  "sentimentScore", "sentimentLabel", "entities"]
+                  "sentimentScore", "sentimentLabel", "entities",
+                  "likes", "reposts", "replies", "quotes", "views", "replyTo", "quoteOf",
+                  "repostOf", "isRepost"]
+_ENGAGEMENT_COUNTS = ["likes", "reposts", "replies", "quotes", "views"]
 
 
 
-def records(corpus, source=None, topic=None, since=None, until=None) -> pd.DataFrame:
-    """Records with their primary topic, sentiment and entity names (see ``Corpus.records``)."""
-    where = Where()
-    if source is not None:
-        if not isinstance(source, str) or not source:
-            raise ValidationError(f"source must be a source name, not {source!r}")
-        where.equal("r.source", source)
-    if topic is not None:
-        try:
-            tid = topic_id(corpus, topic)
-        except TopicNotFound:
-            # a topic only imported records name (enrichment has not made it yet) is still a topic
-            if corpus.conn.execute("SELECT 1 FROM records WHERE topic = ? LIMIT 1",
-                                   (str(topic),)).fetchone() is None:
-                raise
-            tid = None
-        where.in_topic(tid, str(topic))
-    for bound, name in ((since, "since"), (until, "until")):
-        where.bound("r.published_at", name, timestamp(bound, name))
+def records(corpus, source=None, topic=None, since=None, until=None, q=None, newest_first=False,
+            limit=None, offset=0, where=None) -> pd.DataFrame:
+    """Records with their primary topic, sentiment and entity names (see ``Corpus.records``).
+
+    ``q`` is a query-language text (:func:`corpuskit.query.compile_query`); ``newest_first`` turns the
+    order round; ``limit``/``offset`` page it; ``where`` (a :class:`~corpuskit.query.Where`) adds its
+    conditions.
+    """
+    selected = RecordFilter(source=source, topic=topic, since=since, until=until, query=q).where(corpus.conn)
+    if where is not None:
+        selected.conditions.extend(where.conditions)
+        selected.args.extend(where.args)
+    where = selected
     sql = (
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
         "coalesce(t.name, r.topic), r.metadata, e.sentiment_score, e.sentiment_label, "
-        + ENTITY_NAMES + " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
+        + ENTITY_NAMES + ", r.likes, r.reposts, r.replies, r.quotes, r.views, r.reply_to, "
+        "r.quote_of, r.repost_of, r.is_repost FROM records r "
+        "LEFT JOIN enrichment e ON e.record_id = r.id "
         "LEFT JOIN topics t ON t.id = e.topic_id"
     )
-    sql += where.sql() + " ORDER BY r.published_at, r.id"
-    rows = corpus.conn.execute(sql, where.args).fetchall()
+    sql += where.sql() + (" ORDER BY r.published_at DESC, r.id DESC" if newest_first
+                          else " ORDER BY r.published_at, r.id")
+    args = list(where.args)
+    limit = _limit(limit)
+    from corpuskit.analysis.windows import check_int
+
+    offset = check_int(offset, "offset", 0)
+    if limit is not None or offset:
+        sql += " LIMIT ? OFFSET ?"
+        args += [-1 if limit is None else limit, offset]
+    rows = corpus.conn.execute(sql, args).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=RECORD_COLUMNS)
     frame["metadata"] = frame["metadata"].map(json.loads)
     frame["entities"] = frame["entities"].map(lambda v: None if v is None else json.loads(v))
+    for name in _ENGAGEMENT_COUNTS:   # whole numbers with gaps: pandas' nullable integer
+        frame[name] = frame[name].astype("Int64")
+    frame["isRepost"] = frame["isRepost"].astype(bool)
     return _times(frame, "publishedAt", "capturedAt")
 
 
 # -- topics -------------------------------------------------------------------------
-def topics(corpus) -> pd.DataFrame:
-    """Every topic with its record counts (see ``Corpus.topics``)."""
+def topics(corpus, level: float = 0.95) -> pd.DataFrame:
+    """Every topic with its record counts and share of the records (see ``Corpus.topics``)."""
+    from corpuskit.analysis.uncertainty import add_share
+
     listed = [{"name": r["name"], "displayName": r["display_name"], "description": r["description"],
                "category": r["category"], "keywords": json.loads(r["keywords"] or "[]"),
                "subreddits": json.loads(r["subreddits"] or "[]"), "active": bool(r["active"]),
@@ -134,7 +142,24 @@ def topics(corpus) -> pd.DataFrame:
     frame["discovered"] = frame["discovered"].astype(bool)
     frame = frame[["id", "name", "displayName", "description", "category", "keywords", "subreddits",
                    "active", "discovered", "recordCount", "assignedCount", "createdAt"]]
-    return _times(frame.sort_values("name", kind="stable").reset_index(drop=True), "createdAt")
+    frame = frame.sort_values("name", kind="stable").reset_index(drop=True)
+    total = corpus.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    add_share(frame, "share", frame["recordCount"].to_numpy(), [total] * len(frame), level)
+    return _times(frame, "createdAt")
+
+
+def topics_over_time(corpus, freq="M", terms=5, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
+    """Each topic's records, share and within-period terms per period (see ``Corpus.topics_over_time``)."""
+    from corpuskit.analysis.topic_periods import topics_over_time as per_period
+
+    return per_period(corpus.conn, freq=freq, terms=terms, since=since, until=until, level=level)
+
+
+def topic_document_matrix(corpus, active_only: bool = True) -> pd.DataFrame:
+    """Record x topic confidences (see ``Corpus.topic_document_matrix``)."""
+    from corpuskit.analysis.topic_periods import topic_document_matrix as matrix
+
+    return matrix(corpus.conn, active_only=active_only)
 
 
 # -- signals ---------------------------------------------------------------------------
@@ -238,6 +263,16 @@ def entity_id(corpus, key, name: str = "entity") -> int:
     return lookup_entity_id(corpus.conn, key)
 
 
+def _ranked(corpus, head: str, where: Where, tail: str, limit) -> list:
+    """Rows of ``head`` + ``where`` + ``tail`` (grouping and order), the first ``limit`` when given."""
+    args = where.args
+    sql = head + where.sql() + tail
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return corpus.conn.execute(sql, args).fetchall()
+
+
 def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     """Entities ranked by mentions (see ``Corpus.entities``)."""
     from corpuskit.analysis.entity_stats import entity_list_rows
@@ -246,14 +281,9 @@ def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     limit = _limit(limit)
     since_iso = timestamp(since, "since")
     where = Where().equal("en.type", type).bound("r.published_at", "since", since_iso)
-    args = where.args
-    sql = ("SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
-           "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id"
-           + where.sql() + " GROUP BY en.id ORDER BY n DESC, en.id")
-    if limit is not None:
-        sql += " LIMIT ?"
-        args.append(limit)
-    ranked = corpus.conn.execute(sql, args).fetchall()
+    ranked = _ranked(corpus, "SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
+                             "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id",
+                     where, " GROUP BY en.id ORDER BY n DESC, en.id", limit)
     counts = {r[0]: (r[1], r[2]) for r in ranked}
     items = entity_list_rows(corpus, [r[0] for r in ranked])
     seen = dict(corpus.conn.execute(
@@ -273,17 +303,22 @@ def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     return _times(frame, "firstSeen", "lastSeen")
 
 
-def entity_profile(corpus, key) -> dict:
+def entity_profile(corpus, key, level: float = 0.95) -> dict:
     """One entity's profile, with its mention trend as a DataFrame (see ``Corpus.entity_profile``)."""
-    from corpuskit.analysis.entity_stats import entity_detail
+    from corpuskit.analysis.entity_stats import entity_detail, sentiment_weeks
     from corpuskit.analysis.entity_stats import entity_profile as keyed_profile
+    from corpuskit.analysis.uncertainty import add_count_interval, add_mean_interval
 
     eid = entity_id(corpus, key)
     detail = entity_detail(corpus, eid)
     profile = keyed_profile(corpus, detail["name"])
     trend = pd.DataFrame(profile["mentionTrend"][::-1], columns=["day", "mentions"])
     trend["day"] = pd.to_datetime(trend["day"], utc=True)
+    add_count_interval(trend, "mentions", level)
     weeks = pd.DataFrame(detail["sentimentTrend"], columns=["weekStart", "avgScore", "sampleSize"])
+    scores = sentiment_weeks(corpus, eid)
+    sd = [pd.Series(scores.get(w, []), dtype=float).std(ddof=1) for w in weeks["weekStart"]]
+    add_mean_interval(weeks, "avgScore", weeks["sampleSize"].to_numpy(), sd, level)
     weeks["weekStart"] = pd.to_datetime(weeks["weekStart"], utc=True)
     out = {k: v for k, v in detail.items() if k != "sentimentTrend"}
     out.update({"types": profile["types"], "firstSeen": profile["firstSeen"],
@@ -312,18 +347,59 @@ def mentions(corpus, entity=None) -> pd.DataFrame:
     return _times(frame, "publishedAt")
 
 
+def entity_aliases(corpus, key) -> pd.DataFrame:
+    """The extracted entities folded into one entity (see ``Corpus.entity_aliases``)."""
+    eid = entity_id(corpus, key)
+    rows = corpus.conn.execute("SELECT origin_name, origin_type, reason, mentions FROM entity_merges "
+                               "WHERE entity_id = ? ORDER BY mentions DESC, origin_name", (eid,)).fetchall()
+    return pd.DataFrame([tuple(r) for r in rows], columns=["name", "type", "reason", "mentions"])
+
+
+def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:
+    """Hashtags, most records first (see ``Corpus.hashtags``)."""
+    limit = _limit(limit)
+    since_iso = timestamp(since, "since")
+    where = Where().bound("r.published_at", "since", since_iso)
+    ranked = _ranked(corpus, "SELECT h.tag, t.written, count(*) AS n, min(r.published_at), max(r.published_at), "
+                             "t.entities FROM record_hashtags h JOIN hashtags t ON t.tag = h.tag "
+                             "JOIN records r ON r.id = h.record_id",
+                     where, " GROUP BY h.tag ORDER BY n DESC, h.tag", limit)
+    rows = [(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in ranked]
+    frame = pd.DataFrame(rows, columns=["tag", "written", "records", "firstSeen", "lastSeen", "entities"])
+    return _times(frame, "firstSeen", "lastSeen")
+
+
+def hashtag_days(corpus, tags, since=None, until=None) -> pd.DataFrame:
+    """Records per UTC day carrying each of ``tags``: ``tag, day, records`` (days with none left out)."""
+    where = (Where().add("h.tag IN (SELECT value FROM json_each(?))", json.dumps(list(tags)))
+             .bound("r.published_at", "since", timestamp(since, "since"))
+             .bound("r.published_at", "until", timestamp(until, "until")))
+    sql = ("SELECT h.tag, substr(r.published_at, 1, 10) AS day, count(*) FROM record_hashtags h "
+           "JOIN records r ON r.id = h.record_id" + where.sql() + " GROUP BY h.tag, day ORDER BY h.tag, day")
+    rows = corpus.conn.execute(sql, where.args).fetchall()
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=["tag", "day", "records"])
+    frame["day"] = pd.to_datetime(frame["day"], utc=True)
+    return frame
+
+
 # -- stories -------------------------------------------------------------------------------------
 STORY_COLUMNS = ["id", "slug", "kind", "version", "isCurrent", "headline", "lede", "topic", "entity",
                  "signalSeverity", "triggerSignalId", "featured", "citationCount", "sourceCount",
                  "readMin", "publishAt", "generatedAt"]
 
 
-def stories(corpus, kind=None, current=True) -> pd.DataFrame:
+def stories(corpus, kind=None, current=True, period=None) -> pd.DataFrame:
     """Stories, newest ``publishAt`` first (see ``Corpus.stories``)."""
+    from corpuskit.narrate.periods import parse_period
+    from corpuskit.narrate.pipeline import period_key
+
     kind = choice(kind, "kind", STORY_KINDS)
     if not isinstance(current, bool):
         raise ValidationError(f"current must be True or False, not {current!r}")
     where = Where(*(["s.is_current = 1"] if current else [])).equal("s.kind", kind)
+    if period is not None:
+        where.add("s.story_key LIKE ? ESCAPE '\\'",
+                  period_key(parse_period(period), "").replace("_", "\\_").replace("%", "\\%") + "%")
     sql = ("SELECT s.id, s.slug, s.kind, s.version, s.is_current, s.headline, s.lede, t.name, en.name, "
            "s.signal_severity, s.trigger_signal_id, s.featured, "
            "(SELECT count(*) FROM story_citations c WHERE c.story_id = s.id), s.source_count, "
@@ -401,9 +477,10 @@ def _snapshot_frame(rows: list[dict], topic: str) -> pd.DataFrame:
     return frame[SNAPSHOT_COLUMNS]
 
 
-def snapshots(corpus, topic=None, since=None, until=None) -> pd.DataFrame:
+def snapshots(corpus, topic=None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
     """Daily snapshot rows per topic, dense over the window (see ``Corpus.snapshots``)."""
     from corpuskit.analysis.snapshots import resolve_range, snapshot_rows
+    from corpuskit.analysis.uncertainty import snapshot_intervals
 
     tid = topic_id(corpus, topic)
     if since is None and until is None:
@@ -416,12 +493,13 @@ def snapshots(corpus, topic=None, since=None, until=None) -> pd.DataFrame:
               for t, name in names]
     frame = (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SNAPSHOT_COLUMNS))
     frame["date"] = pd.to_datetime(frame["date"], utc=True)
-    return frame
+    return snapshot_intervals(corpus.conn, frame, level)
 
 
-def trends(corpus, topic, days=30) -> pd.DataFrame:
+def trends(corpus, topic, days=30, level: float = 0.95) -> pd.DataFrame:
     """One topic's records per day over the last ``days`` days (see ``Corpus.trends``)."""
     from corpuskit.analysis.trends import volume_trend
+    from corpuskit.analysis.uncertainty import add_count_interval
 
     if topic is None:
         raise ValidationError("topic is required")
@@ -430,12 +508,13 @@ def trends(corpus, topic, days=30) -> pd.DataFrame:
     frame = pd.DataFrame(trend["volume"], columns=["day", "count"])
     frame.insert(0, "topic", trend["topic"])
     frame["day"] = pd.to_datetime(frame["day"], utc=True)
-    return frame
+    return add_count_interval(frame, "count", level)
 
 
-def compare(corpus, topic_names, days=30) -> pd.DataFrame:
+def compare(corpus, topic_names, days=30, level: float = 0.95) -> pd.DataFrame:
     """2 to 5 topics' daily snapshot rows stacked, one per topic and day (see ``Corpus.compare``)."""
     from corpuskit.analysis.trends import _topic_list, compare_topics
+    from corpuskit.analysis.uncertainty import snapshot_intervals
 
     for name in _topic_list(topic_names):
         topic_id(corpus, name)
@@ -443,7 +522,38 @@ def compare(corpus, topic_names, days=30) -> pd.DataFrame:
     frames = [_snapshot_frame(rows, name) for name, rows in answer["comparison"].items()]
     frame = pd.concat(frames, ignore_index=True)
     frame["date"] = pd.to_datetime(frame["date"], utc=True)
-    return frame
+    return snapshot_intervals(corpus.conn, frame, level)
+
+
+def compare_tests(corpus, topic_names, days=30, level: float = 0.95) -> pd.DataFrame:
+    """Each pair of 2 to 5 topics over the last ``days`` days, per measure, with a test
+    (see ``Corpus.compare_tests``)."""
+    from corpuskit.analysis.changes import topic_pairs
+    from corpuskit.analysis.trends import COMPARE_MAX_DAYS, _topic_list
+    from corpuskit.analysis.windows import check_int, window_days
+
+    names = _topic_list(topic_names)
+    pairs = [(topic_id(corpus, name), name) for name in names]
+    dates = window_days(corpus, min(check_int(days, "days", 1), COMPARE_MAX_DAYS))
+    return topic_pairs(corpus.conn, pairs, dates[0], dates[-1], level)
+
+
+def week_over_week(corpus, topic=None, since=None, until=None, level: float = 0.95) -> pd.DataFrame:
+    """Each topic's ISO weeks against the week before, per measure, with a test
+    (see ``Corpus.week_over_week``)."""
+    from corpuskit.analysis.changes import WEEKLY_COLUMNS
+    from corpuskit.analysis.changes import week_over_week as weekly
+    from corpuskit.analysis.snapshots import resolve_range
+
+    tid = topic_id(corpus, topic)
+    if since is None and until is None:
+        since = corpus.conn.execute("SELECT min(day) FROM records").fetchone()[0]
+        if since is None:
+            return pd.DataFrame(columns=WEEKLY_COLUMNS)
+    first, last = resolve_range(corpus, since, until)
+    names = ([(tid, str(topic))] if tid is not None else
+             [tuple(r) for r in corpus.conn.execute("SELECT id, name FROM topics ORDER BY name")])
+    return weekly(corpus.conn, names, first, last, level)
 
 
 def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
@@ -458,8 +568,13 @@ def observations(corpus, type=None, severity=None, since=None) -> pd.DataFrame:
         offset += len(page.rows)
         if not page.has_more or not page.rows:
             break
+    from corpuskit.analysis.changes import observation_test
+
     frame = pd.DataFrame(rows, columns=["observedAt", "type", "severity", "headline", "detail"])
     frame["topic"] = frame["detail"].map(lambda d: d.get("topic") if isinstance(d, dict) else None)
+    tests = [observation_test(d) for d in frame["detail"]]
+    frame["test"] = pd.Series([t for t, _ in tests], index=frame.index, dtype=object)
+    frame["p_value"] = pd.Series([p for _, p in tests], index=frame.index, dtype=float)
     return _times(frame, "observedAt")
 
 

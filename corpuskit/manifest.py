@@ -17,6 +17,8 @@ answers, as a JSON-serialisable dict:
   (recorded when it started; None for runs made before corpuskit recorded them).
 * ``models``: the fitted models stored with the corpus (the embedder...):
   ``name, model, dimensions, settings, runId``.
+* ``topicEdits``: the researcher's topic edits (merge, rename, reassign_outliers), oldest first,
+  each with the corpus clock when it was made (:mod:`corpuskit.enrich.topic_edits`).
 * ``environment``: the versions installed now (corpuskit, numpy, pandas,
   scikit-learn, hdbscan, sqlite-vec, python, SQLite).
 * ``clock``: the corpus clock and its mode.
@@ -28,6 +30,8 @@ import json
 import platform
 import sqlite3
 from importlib import metadata
+
+from corpuskit.enrich.topic_edits import recorded_edits
 
 PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
 
@@ -93,6 +97,18 @@ def _digest(conn, sql: str) -> tuple[int, str]:
     return len(rows), digest_rows(tuple(r) for r in rows)
 
 
+def language_summary(conn) -> dict:
+    """Records per language code (``und``: undetermined), the share in a known language other than
+    English, and the enriched records each English-only step skipped (NULL sentiment, no mentions)."""
+    from corpuskit.enrich.pipeline import language_counts, non_english_share
+
+    records = language_counts(conn)
+    skipped = conn.execute("SELECT count(*) - count(sentiment_score), coalesce(sum(entities_skipped), 0) "
+                           "FROM enrichment").fetchone()
+    return {"records": records, "nonEnglishShare": non_english_share(records),
+            "skipped": {"sentiment": skipped[0], "entities": skipped[1]}}
+
+
 def build_manifest(corpus) -> dict:
     """The manifest of ``corpus`` (see the module docstring)."""
     conn = corpus.conn
@@ -116,6 +132,45 @@ def build_manifest(corpus) -> dict:
         "models": [{"name": r[0], "model": r[1], "dimensions": r[2], "settings": json.loads(r[3] or "{}"),
                     "runId": r[4]} for r in conn.execute(
             "SELECT name, kind, dimensions, settings, run_id FROM models ORDER BY name")],
+        "languages": language_summary(conn),
+        "topicEdits": recorded_edits(corpus),
         "environment": package_versions(),
         "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
     }
+
+
+# -- citing --------------------------------------------------------------------------------------
+#: How the tool is cited; CITATION.cff at the top of the repository says the same (a test checks).
+CITATION_TITLE = "corpuskit: a research toolkit for corpora of public discourse"
+CITATION_AUTHOR = "corpuskit contributors"
+CITATION_LICENSE = "MIT"
+CITATION_RELEASED = "2026-11-25"
+
+
+def manifest_digest(manifest: dict) -> str:
+    """SHA-256 (hex) of what a manifest says about the corpus's content: the record count and
+    content digest and every derived table's rows and digest. Paths, run times and the
+    environment are left out, so the same records and results give the same digest anywhere."""
+    content = {"records": manifest["records"], "tables": manifest["tables"]}
+    return digest_rows([[json.dumps(content, sort_keys=True, separators=(",", ":"))]])
+
+
+def citation(corpus) -> dict:
+    """How to cite corpuskit for work on ``corpus``: ``version``, ``manifestDigest`` (see
+    :func:`manifest_digest`), ``apa`` and ``bibtex`` (both naming the version and the digest)."""
+    from corpuskit.version import __version__
+
+    digest = manifest_digest(build_manifest(corpus))
+    year = CITATION_RELEASED[:4]
+    apa = (f"{CITATION_AUTHOR} ({year}). {CITATION_TITLE} (Version {__version__}) [Computer software]. "
+           f"Corpus manifest digest: {digest}.")
+    bibtex = "\n".join([
+        f"@software{{corpuskit_{__version__.replace('.', '_')},",
+        f"  author  = {{{{{CITATION_AUTHOR}}}}},",
+        f"  title   = {{{{{CITATION_TITLE}}}}},",
+        f"  version = {{{__version__}}},",
+        f"  year    = {{{year}}},",
+        f"  license = {{{CITATION_LICENSE}}},",
+        f"  note    = {{Corpus manifest digest {digest}}}",
+        "}"])
+    return {"version": __version__, "manifestDigest": digest, "apa": apa, "bibtex": bibtex}

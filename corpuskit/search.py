@@ -1,4 +1,6 @@
-"""Semantic search: the ``/api/v1/search`` answer, computed from the corpus's vectors.
+"""Search: the ``/api/v1/search`` answer, computed from the corpus's vectors (semantic, the default),
+from the full-text index's BM25 ranking (``mode="keyword"``), or from both fused by reciprocal rank
+(``mode="hybrid"``, :func:`rrf_fuse`); a query-language ``query`` filters the candidates in every mode.
 
 ``record_vectors`` (sqlite-vec ``vec0``) is the store of record. For speed the
 search path keeps, per corpus file, an in-process copy of the vectors as one
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -52,9 +55,10 @@ from datetime import timedelta
 
 import numpy as np
 
+from corpuskit.clock import iso
 from corpuskit.errors import StageNotRunError, ValidationError
-from corpuskit.ingest.records import SOURCE_KINDS
-from corpuskit.query import TopicNotFound, topic_by_name
+from corpuskit.query import SOURCE_KINDS, TopicNotFound, Where, is_source_name, topic_by_name
+from corpuskit.query.subsets import matching_ids
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
 MIN_QUERY, MAX_QUERY = 3, 500
@@ -235,8 +239,9 @@ def check_params(q, source=None, days=None, limit=20) -> tuple[str, int]:
         raise ValidationError(f"q must be at least {MIN_QUERY} characters (got {len(q)})")
     if len(q) > MAX_QUERY:
         raise ValidationError(f"q must be at most {MAX_QUERY} characters (got {len(q)})")
-    if source is not None and source not in SOURCE_KINDS:
-        raise ValidationError(f"unknown source {source!r}; expected one of: {', '.join(SOURCE_KINDS)}")
+    if source is not None and not is_source_name(source):
+        raise ValidationError(f"invalid source {source!r}: a source is a lower-case slug; the known "
+                              f"kinds are {', '.join(SOURCE_KINDS)}")
     if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
         raise ValidationError(f"days must be a positive integer, not {days!r}")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -245,15 +250,22 @@ def check_params(q, source=None, days=None, limit=20) -> tuple[str, int]:
 
 
 def rank(index: SearchIndex, query: np.ndarray, source=None, topic_id=None, since=None,
-         limit=20, floor: float = 0.0) -> tuple[np.ndarray, np.ndarray, int]:
+         limit=20, floor: float = 0.0, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Exact filtered top-``limit``: ``(record ids, cosines, matched count)``.
 
-    A record matches when its cosine is at least ``floor`` (and above 0). At scale (``index.quantised``)
-    the ranking goes through the quantised first pass: see the module docstring.
+    A record matches when its cosine is at least ``floor`` (and above 0) and, when ``allowed`` (a
+    sorted id array) is given, its id is in it. At scale (``index.quantised``) the ranking goes
+    through the quantised first pass (see the module docstring); there ``allowed`` filters the
+    best :data:`FUSION_DEPTH` rows of that pass.
     """
     if index.quantised is not None:
-        return index.quantised.rank(query, source=source, topic_id=topic_id, since=since, limit=limit,
-                                    floor=floor)
+        if allowed is None:
+            return index.quantised.rank(query, source=source, topic_id=topic_id, since=since, limit=limit,
+                                        floor=floor)
+        ids, scores, _ = index.quantised.rank(query, source=source, topic_id=topic_id, since=since,
+                                              limit=max(limit, FUSION_DEPTH), floor=floor)
+        keep = np.isin(ids, allowed)
+        return ids[keep][:limit], scores[keep][:limit], int(keep.sum())
     start, end = (0, len(index.ids)) if source is None else index.spans.get(source, (0, 0))
     mask = None
     if since is not None:
@@ -261,6 +273,9 @@ def rank(index: SearchIndex, query: np.ndarray, source=None, topic_id=None, sinc
             start += int(np.searchsorted(index.published[start:end], since, side="left"))
         else:
             mask = index.published[start:end] >= since
+    if allowed is not None:
+        inside = np.isin(index.ids[start:end], allowed)
+        mask = inside if mask is None else mask & inside
     if topic_id is not None:
         hit = index.topics[start:end] == topic_id
         mask = hit if mask is None else mask & hit
@@ -306,8 +321,9 @@ def relevance_floor(embedder) -> float:
 
 def search(corpus, q: str, source: str | None = None, topic: str | None = None,
            days: int | None = None, limit: int = 20, min_relevance: float | None = None,
-           quantised_from: int | None = None) -> "SearchHits":
-    """Rank records by cosine similarity to ``q``: a :class:`SearchHits`, most relevant first.
+           quantised_from: int | None = None, mode: str = "semantic",
+           query: str | None = None) -> "SearchHits":
+    """Rank records by relevance to ``q``: a :class:`SearchHits`, most relevant first.
 
     Parameters
     ----------
@@ -328,28 +344,40 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
     quantised_from : int, optional
         Vectors from which a file corpus is searched through the quantised
         index (default :data:`QUANTISED_FROM`; see :func:`search_index`).
+    mode : str
+        ``"semantic"`` (default): cosine similarity, ``relevance`` the cosine.
+        ``"keyword"``: the full-text index's BM25 ranking of the words of ``q``,
+        ``relevance`` the BM25 score. ``"hybrid"``: reciprocal-rank fusion
+        (:func:`rrf_fuse`, k = :data:`RRF_K`) of the best :data:`FUSION_DEPTH`
+        records of each ranking, ``relevance`` the fused score. In the keyword
+        and hybrid modes ``totalMatched`` counts the records the rankings
+        returned (at most :data:`FUSION_DEPTH` from each).
+    query : str, optional
+        A query-language string: only records it matches are ranked, in every
+        mode.
 
     The ``/api/v1/search`` answer is shaped from it in ``corpuskit.api``.
     Raises :class:`ValidationError` for bad parameters and
     :class:`StageNotRunError` when the corpus has not been enriched.
     """
     q, limit = check_params(q, source, days, limit)
+    if mode not in MODES:
+        raise ValidationError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if query is not None and (not isinstance(query, str) or not query.strip()):
+        raise ValidationError("query must be a non-empty query-language string")
     if min_relevance is not None and (isinstance(min_relevance, bool) or
                                       not isinstance(min_relevance, (int, float)) or
                                       not 0 <= min_relevance <= 1):
         raise ValidationError(f"min_relevance must be a number from 0 to 1, not {min_relevance!r}")
+    if mode != "semantic" or query is not None:
+        return _fused_search(corpus, q, source, topic, days, limit, min_relevance, quantised_from, mode, query)
     index = search_index(corpus, quantised_from)
     floor = relevance_floor(index.embedder) if min_relevance is None else float(min_relevance)
     t0 = time.perf_counter()
     query = index.embedder.transform([q])[0].astype(np.float32)
     t1 = time.perf_counter()
     conn = corpus.conn
-    topic_id = None
-    if topic is not None:
-        try:
-            topic_id = topic_by_name(conn, topic)["id"]
-        except TopicNotFound:
-            topic_id = -2  # an unknown topic matches nothing
+    topic_id = _topic_id(conn, topic)
     since = None
     if days is not None:
         since = int((corpus.now() - timedelta(days=days)).timestamp())
@@ -359,6 +387,159 @@ def search(corpus, q: str, source: str | None = None, topic: str | None = None,
     t2 = time.perf_counter()
     return SearchHits(rows=results, query=q, total_matched=matched,
                       embedding_ms=int(round((t1 - t0) * 1000)), search_ms=int(round((t2 - t1) * 1000)))
+
+
+#: The search modes: cosine only, BM25 only, or both fused by reciprocal rank.
+MODES = ("semantic", "hybrid", "keyword")
+#: The constant of reciprocal-rank fusion (Cormack, Clarke & Buettcher 2009).
+RRF_K = 60
+#: Records taken from each ranking before fusion (keyword and hybrid modes).
+FUSION_DEPTH = 200
+
+
+#: The keyword ranking's weight in hybrid fusion when the query is name-like (:func:`name_like`).
+#: Chosen on the Hacker News file's 20 names (the smallest of 1, 1.25, 1.5, 2, 3, 4 with every name
+#: at target) and checked on the Reddit file's (20 of 20 at target); see docs/api.md.
+NAME_KEYWORD_WEIGHT = 4.0
+_NAME_WORD = re.compile(r"[^\W\d_][\w'&.\-]*|\d[\w'&.\-]*")
+
+
+def name_like(q: str) -> bool:
+    """True when ``q`` reads as a proper name: one to four words, each starting with a capital
+    letter or a digit (``Donald Trump``, ``T-Mobile``, ``NASA``, ``3M``), and nothing else."""
+    words = q.split()
+    if not 1 <= len(words) <= 4:
+        return False
+    return all(_NAME_WORD.fullmatch(w) and (w[0].isupper() or w[0].isdigit()) for w in words)
+
+
+def rrf_fuse(rankings, k: float = RRF_K, weights=None) -> list[tuple[int, float]]:
+    """Reciprocal-rank fusion (Cormack, Clarke & Buettcher 2009): ``[(id, score)]``, best first.
+
+    Each ranking is a sequence of ids (or ``(id, score)`` pairs), best first; a record's fused
+    score is the sum over the rankings that hold it of ``w / (k + rank)``, ranks from 1 (an id
+    repeated within one ranking counts once, at its first place, and the ids after it keep
+    consecutive ranks), ``w`` the ranking's weight in ``weights`` (default 1 each). Ties are
+    broken by the smaller id, so the order is deterministic.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, float)) or not k > 0:
+        raise ValidationError(f"k must be a positive number, not {k!r}")
+    rankings = list(rankings)
+    weights = [1.0] * len(rankings) if weights is None else list(weights)
+    if len(weights) != len(rankings) or not all(
+            not isinstance(w, bool) and isinstance(w, (int, float)) and w > 0 for w in weights):
+        raise ValidationError(f"weights must be one positive number per ranking, not {weights!r}")
+    scores: dict[int, float] = {}
+    for ranking, weight in zip(rankings, weights):
+        seen: set[int] = set()
+        for item in ranking:
+            rid = int(item[0] if isinstance(item, (tuple, list)) else item)
+            if rid in seen:
+                continue
+            seen.add(rid)
+            scores[rid] = scores.get(rid, 0.0) + weight / (k + len(seen))
+    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+def _keyword_ranker():
+    """The full-text index's BM25 ranking (``corpuskit.query.fulltext.bm25_ranking``)."""
+    try:
+        from corpuskit.query.fulltext import bm25_ranking
+    except ImportError:
+        raise StageNotRunError("keyword and hybrid search need the full-text index "
+                               "(corpuskit.query.fulltext), which this installation lacks") from None
+    return bm25_ranking
+
+
+def _query_compiler():
+    """The read layer's query-language compiler (``corpuskit.query.compile_query``)."""
+    try:
+        from corpuskit.query import compile_query
+    except ImportError:
+        raise StageNotRunError("query= needs the query-language compiler (corpuskit.query.compile_query), "
+                               "which this installation lacks") from None
+    return compile_query
+
+
+def _compile_query(text: str):
+    """The read layer's :class:`~corpuskit.query.CompiledQuery` for a query-language string."""
+    return _query_compiler()(text)
+
+
+def available_modes() -> tuple[str, ...]:
+    """The search modes this installation can run: all of :data:`MODES` with the full-text index,
+    else ``("semantic",)``."""
+    try:
+        _keyword_ranker()
+    except StageNotRunError:
+        return MODES[:1]
+    return MODES
+
+
+def query_filter_available() -> bool:
+    """Whether ``search(query=...)`` can run (the query-language compiler is installed)."""
+    try:
+        _query_compiler()
+    except StageNotRunError:
+        return False
+    return True
+
+
+def _topic_id(conn, topic: str | None) -> int | None:
+    """The id of the topic named ``topic`` (None for no filter; -2, which no record has, when unknown)."""
+    if topic is None:
+        return None
+    try:
+        return topic_by_name(conn, topic)["id"]
+    except TopicNotFound:
+        return -2  # an unknown topic matches nothing
+
+
+def _fused_search(corpus, q, source, topic, days, limit, min_relevance, quantised_from, mode, query):
+    """:func:`search` in the keyword and hybrid modes, and in any mode with a ``query`` filter."""
+    conn = corpus.conn
+    topic_id = _topic_id(conn, topic)
+    since = None if days is None else corpus.now() - timedelta(days=days)
+    where = Where().equal("r.source", source).equal("e.topic_id", topic_id)
+    where.bound("r.published_at", "since", None if since is None else iso(since))
+    allowed = None
+    if query is not None:
+        compiled = Where().text_query(_compile_query(query))
+        where.add("(" + compiled.joined() + ")", *compiled.args)
+        allowed = matching_ids(conn, compiled)
+    depth = max(limit, FUSION_DEPTH)
+    t0 = time.perf_counter()
+    semantic = keyword = None
+    embedding_ms = 0
+    if mode != "keyword":
+        index = search_index(corpus, quantised_from)
+        floor = relevance_floor(index.embedder) if min_relevance is None else float(min_relevance)
+        vector = index.embedder.transform([q])[0].astype(np.float32)
+        embedding_ms = int(round((time.perf_counter() - t0) * 1000))
+        semantic = (np.zeros(0, np.int64), np.zeros(0), 0) if not vector.any() else rank(
+            index, vector, source=source, topic_id=topic_id,
+            since=None if since is None else int(since.timestamp()),
+            limit=limit if mode == "semantic" else depth, floor=floor, allowed=allowed)
+    if mode != "semantic":
+        keyword = [(int(rid), float(score)) for rid, score in
+                   _keyword_ranker()(conn, q, limit=depth, where=where or None)]
+    if mode == "semantic":
+        ids, scores, matched, digits = semantic[0], semantic[1], semantic[2], 4
+    elif mode == "keyword":
+        ids = np.array([r for r, _ in keyword[:limit]], dtype=np.int64)
+        scores = np.array([s for _, s in keyword[:limit]], dtype=float)
+        matched, digits = len(keyword), 4
+    else:
+        fused = rrf_fuse([semantic[0].tolist(), keyword], k=RRF_K,
+                         weights=(1.0, NAME_KEYWORD_WEIGHT if name_like(q) else 1.0))
+        top = fused[:limit]
+        ids = np.array([r for r, _ in top], dtype=np.int64)
+        scores = np.array([s for _, s in top], dtype=float)
+        matched, digits = len(fused), 6
+    results = _results(conn, ids, scores, digits)
+    total_ms = int(round((time.perf_counter() - t0) * 1000))
+    return SearchHits(rows=results, query=q, total_matched=matched, embedding_ms=embedding_ms,
+                      search_ms=max(total_ms - embedding_ms, 0))
 
 
 #: The fields of one search hit, in order (see :class:`SearchHits`).
@@ -388,7 +569,7 @@ class SearchHits:
         return self.total_matched > len(self.rows)
 
 
-def _results(conn, ids, scores) -> list[dict]:
+def _results(conn, ids, scores, digits: int = 4) -> list[dict]:
     if len(ids) == 0:
         return []
     rows = {r["id"]: r for r in conn.execute(
@@ -407,7 +588,7 @@ def _results(conn, ids, scores) -> list[dict]:
             "title": r["title"] or _excerpt(r["content_text"])[:120],
             "excerpt": _excerpt(r["content_text"]), "url": r["url"],
             "author": r["author"], "topic": r["topic"], "topicDisplayName": r["display_name"],
-            "category": r["category"], "relevance": round(float(score), 4),
+            "category": r["category"], "relevance": round(float(score), digits),
             "publishedAt": r["published_at"], "capturedAt": r["captured_at"], "subreddit": r["subreddit"],
             "sentimentLabel": r["sentiment_label"],
         })

@@ -26,6 +26,21 @@ def need_shared(path: Path) -> Path:
     return path
 
 
+def reddit_first_two_months(tmp_path: Path) -> Path:
+    """A CSV of the real Reddit file's January and February 2019 rows (skips when it is absent)."""
+    import csv
+
+    src = need_shared(REDDIT_CSV)
+    part = tmp_path / "reddit_q1.csv"
+    with open(src, newline="", encoding="utf-8") as fin, open(part, "w", newline="", encoding="utf-8") as fout:
+        reader, writer = csv.reader(fin), csv.writer(fout)
+        header = next(reader)
+        writer.writerow(header)
+        ts = header.index("timestamp")
+        writer.writerows(row for row in reader if int(row[ts]) < 1551398400)   # before 2019-03-01
+    return part
+
+
 @pytest.fixture
 def corpus():
     """An empty in-memory corpus."""

@@ -92,7 +92,7 @@ def test_export_table_command(tmp_path, capsys, demo_path):
     out = tmp_path / "signals.csv"
     assert main(["export", str(out), "--db", str(demo_path), "--table", "signals", "--format", "csv"]) == 0
     assert "rows of signals" in capsys.readouterr().out
-    assert out.read_text().splitlines()[0].startswith("id,kind,topic")
+    assert out.read_text().splitlines()[0].startswith("signalId,kind,topicId")
     import pytest
 
     with pytest.raises(SystemExit) as exit_:

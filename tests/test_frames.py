@@ -60,7 +60,7 @@ def test_topics(demo_corpus):
     t = demo_corpus.topics()
     assert list(t.columns) == ["id", "name", "displayName", "description", "category", "keywords",
                                "subreddits", "active", "discovered", "recordCount", "assignedCount",
-                               "createdAt"]
+                               "createdAt", "share", "share_low", "share_high"]
     assert t["name"].is_monotonic_increasing and len(t) == 7
     assert (t["assignedCount"] >= t["recordCount"]).all()
     assert t["recordCount"].sum() == demo_corpus.records()["topic"].notna().sum()
@@ -130,7 +130,7 @@ def test_entities_profile_and_mentions(demo_corpus):
         profile = demo_corpus.entity_profile(key)
         assert profile["id"] == top["id"] and profile["mentionCount"] == top["mentionCount"]
     trend = profile["mentionTrend"]
-    assert list(trend.columns) == ["day", "mentions"] and len(trend) == 30 and trend["day"].is_monotonic_increasing
+    assert list(trend.columns) == ["day", "mentions", "mentions_low", "mentions_high"] and len(trend) == 30 and trend["day"].is_monotonic_increasing
     m = demo_corpus.mentions(entity=top["slug"])
     assert (m["entity"] == top["name"]).all() and m["mentionCount"].sum() == top["mentionCount"]
     assert len(demo_corpus.mentions()) == demo_corpus.conn.execute("SELECT count(*) FROM mentions").fetchone()[0]
@@ -173,7 +173,7 @@ def test_snapshots_trends_compare(demo_corpus):
     window = demo_corpus.snapshots(since="2026-01-01", until="2026-01-10")
     assert len(window) == 10 * len(names)
     trend = demo_corpus.trends(names[0], days=14)
-    assert list(trend.columns) == ["topic", "day", "count"] and len(trend) == 14
+    assert list(trend.columns) == ["topic", "day", "count", "count_low", "count_high"] and len(trend) == 14
     assert list(trend["count"]) == list(snap["totalRecords"].tail(14))
     cmp = demo_corpus.compare(names[:3], days=14)
     assert len(cmp) == 42 and set(cmp["topic"]) == set(names[:3])

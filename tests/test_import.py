@@ -115,8 +115,10 @@ def test_bad_map(corpus, tmp_path, bad, message):
 
 def test_unknown_source_and_missing_source(corpus, tmp_path):
     path = write_csv(tmp_path / "c.csv", ["body", "when"], [["x", "2020-01-01"]])
-    with pytest.raises(ValidationError, match="unknown source kind 'myspace'"):
-        corpus.import_file(path, source="myspace", mapping=["contentText=body", "publishedAt=when"])
+    # source names are open (issue 27): a bad slug is refused, any lower-case slug is stored
+    with pytest.raises(ValidationError, match="invalid source name 'My Space'"):
+        corpus.import_file(path, source="My Space", mapping=["contentText=body", "publishedAt=when"])
+    assert corpus.count() == 0
     with pytest.raises(ImportFormatError, match="pass --source"):
         corpus.import_file(path, mapping=["contentText=body", "publishedAt=when"])
 
@@ -326,6 +328,9 @@ def test_an_old_corpus_is_rehashed_with_the_new_content_key(tmp_path):
                 "WHERE source_id IS NULL")
     for column in ("pid", "host", "process_started"):
         raw.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+    for column in ("likes", "reposts", "replies", "quotes", "views", "reply_to", "quote_of",
+                   "repost_of", "is_repost"):   # added by 0010
+        raw.execute(f"ALTER TABLE records DROP COLUMN {column}")
     raw.execute("PRAGMA user_version = 6")
     raw.execute("PRAGMA application_id = 0")    # and unmarked, as 0006 files were
     raw.execute("DELETE FROM meta WHERE key = 'corpuskit'")

@@ -76,3 +76,34 @@ def test_per_file_ceiling_bounds_the_shared_threshold(tmp_path):
     # suppression: a new onset must beat the best sigma (if >= 3) of the 6 rows before by 25%
     sigma = np.array([1.0, 4.0, 4.5, 5.7, 2.0, np.nan, 9.0])
     assert _not_suppressed(sigma, 6, 1.25).tolist() == [True, True, False, True, False, False, True]
+
+
+def test_raw_at_matches_the_sweep_and_lofo_uses_no_held_out_file(tmp_path):
+    """``raw_at`` at the swept threshold is the swept raw score; the leave-one-file-out choice of
+    setting and threshold for a file never depends on that file's scores."""
+    import json
+
+    from nab_lofo import lofo, raw_at
+
+    rng = np.random.default_rng(3)
+    ts = pd.Series(pd.date_range("2015-01-01", periods=1000, freq="5min"))
+    windows, files = {}, {}
+    for k in range(3):
+        name = f"f{k}.csv"
+        windows[name] = [(str(ts[400 + 50 * k]), str(ts[499 + 50 * k]))]
+        files[name] = rng.uniform(0, 0.5, 1000)
+        files[name][400 + 50 * k + 10] = 0.8
+    profile = {"CostMatrix": WEIGHTS}
+    (tmp_path / "profiles.json").write_text(json.dumps({"standard": profile}))
+    (tmp_path / "windows.json").write_text(json.dumps(windows))
+    prepared = [prepare(ts, files[n], windows[n]) for n in sorted(files)]
+    threshold, raw = sweep(prepared, WEIGHTS)
+    assert np.isclose(raw_at(prepared, threshold, WEIGHTS), raw)
+    good = {n: (ts, s) for n, s in files.items()}
+    flat = {n: (ts, np.zeros(1000)) for n in files}
+    score, folds = lofo({"good": good, "flat": flat}, tmp_path)
+    assert [f[1] for f in folds] == ["good"] * 3 and score > 90
+    # ruin one file's scores under "good": its own fold's choice cannot see it, the others' can
+    spoiled = dict(good, **{"f0.csv": (ts, np.where(np.arange(1000) > 200, 0.9, 0.0))})
+    _, folds2 = lofo({"good": spoiled, "flat": flat}, tmp_path)
+    assert folds2[0][1:3] == folds[0][1:3] and folds2[0][4] < folds[0][4]

@@ -10,6 +10,7 @@ import pytest
 from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
 from corpuskit.narrate import read
+from corpuskit.narrate.attribution import quoted_text
 from corpuskit.narrate.citations import external_citations, trace_body
 from corpuskit.narrate.evidence import EvidenceRecord
 from corpuskit.narrate.pipeline import narrate_corpus
@@ -54,7 +55,7 @@ def assert_traceable(corpus, story):
         assert "".join(u[0] for u in units).replace(" ", "") == re.sub(r"\[\d+\]", "", paragraph).replace(" ", ""), \
             f"unmarked text in {story['story_key']}: {paragraph!r}"
         for sentence, n in units:
-            assert _flat(sentence) in texts[int(n)], (story["story_key"], sentence, n)
+            assert _flat(quoted_text(" ".join(sentence.split()))) in texts[int(n)], (story["story_key"], sentence, n)
             marked += 1
     assert marked >= 2
     assert trace_body(story["body"], texts, framing) == []

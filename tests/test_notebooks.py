@@ -32,6 +32,8 @@ MIN_IMAGES = {
     "06_narratives": 1,
     "07_api": 1,
     "08_collect": 1,
+    "09_query": 2,
+    "10_validate": 2,
 }
 
 # Cells whose stored output nbval does not compare although they do not read ../shared/datasets: their

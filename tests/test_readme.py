@@ -54,7 +54,8 @@ def test_dataframe_example_runs_on_the_demo(tmp_path, monkeypatch):
     assert len(namespace["orgs"]) == 10 and (namespace["orgs"]["type"] == "org").all()
     assert len(namespace["lead"]["citations"]) > 0 and namespace["lead"]["untraced"] == []
     assert namespace["ax"].get_lines()
-    assert (tmp_path / "signals.csv").read_text().startswith("id,kind,topic")
+    assert (tmp_path / "signals.csv").read_text().startswith("signalId,kind,topicId")
+    assert (tmp_path / "paper-data" / "codebook.md").exists()
     assert len(namespace["digest"]) == 64
     # every accessor the README names exists on Corpus
     import corpuskit

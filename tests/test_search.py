@@ -100,6 +100,12 @@ def test_rare_filter_still_fills_the_page(searchable):
     assert len(answer["results"]) == 20 and {r["source"] for r in answer["results"]} == {"youtube"}
 
 
+def test_source_the_corpus_lacks_matches_nothing(searchable):
+    # source names are open (any lower-case slug): one the corpus lacks is an empty answer
+    answer = search_json(searchable, "rockets", source="myspace")
+    assert answer["results"] == [] and answer["totalMatched"] == 0
+
+
 def test_unknown_topic_matches_nothing(searchable):
     answer = search_json(searchable, "rockets", topic="no-such-topic")
     assert answer["results"] == [] and answer["totalMatched"] == 0 and not answer["hasMore"]
@@ -109,7 +115,7 @@ def test_unknown_topic_matches_nothing(searchable):
     ({"q": "ab"}, "at least 3"), ({"q": "   ab   "}, "at least 3"), ({"q": "x" * 501}, "at most 500"),
     ({"q": None}, "q parameter is required"), ({"q": "rockets", "limit": 0}, "limit"),
     ({"q": "rockets", "days": 0}, "days"), ({"q": "rockets", "days": "7"}, "days"),
-    ({"q": "rockets", "source": "myspace"}, "unknown source"),
+    ({"q": "rockets", "source": "My Space"}, "invalid source"),
 ])
 def test_bad_parameters(searchable, kwargs, match):
     with pytest.raises(ValidationError, match=match):

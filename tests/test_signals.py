@@ -12,6 +12,7 @@ from corpuskit.analysis.signals import (DivergenceDetector, NoveltyDetector, Sen
                                         VolumeSpikeDetector, detect_signals, get_signal_evidence,
                                         severity_for)
 from corpuskit.analysis.signals.lifecycle import advance
+from corpuskit.analysis.signals.quality import campaign_cap
 from corpuskit.analysis.signals.series import load_series
 from corpuskit.errors import NotFoundError
 from corpuskit.stats.thresholds import HIGH_SIGMA, MEDIUM_SIGMA, OPEN_SIGMA
@@ -112,7 +113,8 @@ def test_signal_fields_detail_and_clock(fixture_corpus):
     for s in rows:
         detail = json.loads(s["detail"])
         assert s["detected_at"] <= now and s["acknowledged"] == 0
-        assert s["severity"] == severity_for(s["sigma_score"])
+        # severity follows sigma, capped at low for a possible campaign (few voices or copies)
+        assert s["severity"] == campaign_cap(severity_for(s["sigma_score"]) or "low", detail["quality"])
         assert s["status"] in ("open", "resolved")
         assert (s["resolved_at"] is None) == (s["status"] == "open")
         assert s["signal_key"].startswith(s["kind"] + "|")

@@ -8,7 +8,6 @@ Reddit CSV, skipped where ``../shared/datasets`` is absent).
 """
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np
@@ -19,7 +18,7 @@ from corpuskit.analysis.signals import detect_signals
 from corpuskit.analysis.signals.quality import duplicate_share, ingestion_gaps, near_duplicate_key
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.enrich.topic_terms import inline_label
-from tests.conftest import REDDIT_CSV, need_shared
+from tests.conftest import reddit_first_two_months
 
 
 def check_all(corpus) -> int:
@@ -54,17 +53,7 @@ def test_every_demo_signal_is_consistent(demo_corpus):
 
 
 def test_every_signal_of_a_real_file_is_consistent(tmp_path):
-    src = need_shared(REDDIT_CSV)
-    part = tmp_path / "reddit_q1.csv"
-    with open(src, newline="", encoding="utf-8") as fin, open(part, "w", newline="", encoding="utf-8") as fout:
-        reader = csv.reader(fin)
-        writer = csv.writer(fout)
-        header = next(reader)
-        writer.writerow(header)
-        ts = header.index("timestamp")
-        for row in reader:
-            if int(row[ts]) < 1551398400:          # 2019-03-01: two months
-                writer.writerow(row)
+    part = reddit_first_two_months(tmp_path)
     corpus = open_corpus(tmp_path / "r.db")
     corpus.import_file(part)
     corpus.enrich(progress=False)

@@ -30,6 +30,7 @@ def test_wilson_interval_matches_newcombe():
     # 0/10 -> (0, 0.2775) in the same table
     low, high = wilson_interval(0, 10)
     assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_interval(0, 3)[0] == 0.0 and wilson_interval(3, 3)[1] == 1.0   # exact at the edges
 
 
 def test_wilson_interval_without_a_total_is_nan_and_bad_counts_are_refused():

@@ -26,6 +26,7 @@ def test_wal_mode_and_vec_loaded(tmp_path):
 def test_migrations_numbered_and_idempotent(tmp_path):
     numbers = [n for n, _, _ in migrations()]
     assert numbers == list(range(1, len(numbers) + 1))
+    assert latest_version() == numbers[-1]
     conn = connect(tmp_path / "m.db")
     assert migrate(conn) == latest_version()
     assert migrate(conn) == latest_version()  # second run applies nothing

@@ -103,8 +103,7 @@ def test_vader_also_reads_probabilities_through_the_base():
 
 
 def test_english_only():
-    assert TweetSentimentScorer.languages == ("en",)
-    assert enrich.VaderScorer.languages is None or "en" in enrich.VaderScorer.languages
+    assert TweetSentimentScorer.languages == frozenset({"en"}) == enrich.VaderScorer.languages
 
 
 def test_default_scorer_and_named_options():

@@ -13,7 +13,7 @@ from datetime import timedelta
 from corpuskit.analysis.windows import check_days, topic_by_id, window_days
 from corpuskit.clock import iso, utc
 from corpuskit.errors import NotFoundError
-from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.query import source_in_corpus
 
 SCORE_DECIMALS = 4
 
@@ -47,12 +47,11 @@ def global_timeline(corpus, days: int = 30) -> list[dict]:
 def source_timeline(corpus, source: str, days: int = 30) -> dict:
     """Records per day of one source kind: ``{sourceId, timeline: [{date, recordCount}]}``.
 
-    Raises :class:`NotFoundError` when ``source`` is not a source kind or the
-    corpus holds no record of it.
+    Raises :class:`NotFoundError` when the corpus holds no record of ``source``
+    (any source name, known kind or not).
     """
     days = check_days(days)
-    if source not in SOURCE_KINDS or corpus.conn.execute(
-            "SELECT 1 FROM records WHERE source = ? LIMIT 1", (source,)).fetchone() is None:
+    if not source_in_corpus(corpus.conn, source):
         raise NotFoundError(f"Source not found: {source!r}")
     dates = window_days(corpus, days)
     counts = dict(corpus.conn.execute(
@@ -76,6 +75,7 @@ def sentiment_timeline(corpus, days: int = 7) -> dict:
     rows = corpus.conn.execute(
         "SELECT r.day, r.source, sum(e.sentiment_score), count(*) FROM records r "
         "JOIN enrichment e ON e.record_id = r.id WHERE r.day BETWEEN ? AND ? "
+        "AND e.sentiment_score IS NOT NULL "
         "GROUP BY r.day, r.source ORDER BY r.day, r.source",
         (dates[0], dates[-1]),
     ).fetchall()

@@ -186,6 +186,25 @@ def entity_list_rows(corpus, entity_ids, stored: bool | None = None) -> list[dic
     return items
 
 
+def sentiment_weeks(corpus, eid: int) -> dict[str, list]:
+    """The sentiment scores of the records mentioning entity ``eid``, by ISO week (Monday
+    ``weekStart``), over the last ``SENTIMENT_WEEKS`` weeks to the clock's day (scored records only:
+    a language the scorer does not cover has none)."""
+    last_day = clock_day(corpus)
+    first_week = last_day - timedelta(days=last_day.weekday()) - timedelta(weeks=SENTIMENT_WEEKS - 1)
+    weeks: dict[str, list] = {}
+    for day, score in corpus.conn.execute(
+            "SELECT r.day, e.sentiment_score FROM mentions m JOIN records r ON r.id = m.record_id "
+            "JOIN enrichment e ON e.record_id = m.record_id "
+            "WHERE m.entity_id = ? AND r.day BETWEEN ? AND ? AND e.sentiment_score IS NOT NULL "
+            "ORDER BY r.day, r.id",
+            (eid, first_week.isoformat(), last_day.isoformat())):
+        d = date.fromisoformat(day)
+        start = (d - timedelta(days=d.weekday())).isoformat()
+        weeks.setdefault(start, []).append(score)
+    return weeks
+
+
 def entity_detail(corpus, entity_id) -> dict:
     """Everything the ``/v1`` entity detail shows for one entity id.
 
@@ -223,17 +242,7 @@ def entity_detail(corpus, entity_id) -> dict:
         dist[label or "unknown"] += n
     out["sentimentDistribution"] = dist
 
-    last_day = clock_day(corpus)
-    first_week = last_day - timedelta(days=last_day.weekday()) - timedelta(weeks=SENTIMENT_WEEKS - 1)
-    weeks: dict[str, list] = {}
-    for day, score in conn.execute(
-            "SELECT r.day, e.sentiment_score FROM mentions m JOIN records r ON r.id = m.record_id "
-            "JOIN enrichment e ON e.record_id = m.record_id "
-            "WHERE m.entity_id = ? AND r.day BETWEEN ? AND ? ORDER BY r.day, r.id",
-            (eid, first_week.isoformat(), last_day.isoformat())):
-        d = date.fromisoformat(day)
-        start = (d - timedelta(days=d.weekday())).isoformat()
-        weeks.setdefault(start, []).append(score)
+    weeks = sentiment_weeks(corpus, eid)
     out["sentimentTrend"] = [
         {"weekStart": w, "avgScore": round(sum(s) / len(s), 4), "sampleSize": len(s)}
         for w, s in sorted(weeks.items())]

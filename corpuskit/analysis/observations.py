@@ -112,7 +112,7 @@ class _Series:
         self.ssum = {t: np.zeros(n) for t in self.topics}
         self.ssq = {t: np.zeros(n) for t in self.topics}
         for tid, day, cnt, scored, ssum, ssq in conn.execute(
-                "SELECT ta.topic_id, r.day, count(*), count(e.record_id), total(e.sentiment_score), "
+                "SELECT ta.topic_id, r.day, count(*), count(e.sentiment_score), total(e.sentiment_score), "
                 "total(e.sentiment_score * e.sentiment_score) FROM records r INDEXED BY records_day "
                 "CROSS JOIN topic_assignments ta ON ta.record_id = r.id "
                 "LEFT JOIN enrichment e ON e.record_id = r.id "

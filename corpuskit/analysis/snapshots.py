@@ -35,7 +35,7 @@ SCORE_DECIMALS = 6
 DEFAULT_DAYS = 30
 
 _RECORD_SQL = """
-SELECT ta.topic_id, r.day, r.source, e.sentiment_label, count(*), count(e.record_id),
+SELECT ta.topic_id, r.day, r.source, e.sentiment_label, count(*), count(e.sentiment_score),
        total(e.sentiment_score)
 FROM records r INDEXED BY records_day
 CROSS JOIN topic_assignments ta ON ta.record_id = r.id

@@ -23,6 +23,8 @@ import bottle
 
 from corpuskit.api.errors import abort_json
 from corpuskit.clock import iso, utc
+from corpuskit.query import MAX_QUERY_LENGTH, QuerySyntaxError, compile_query
+from corpuskit.query import is_source_name
 
 MAX_VALUE_LENGTH = 512
 _INT_RE = re.compile(r"^[+-]?\d{1,18}$")
@@ -75,10 +77,37 @@ def enum_param(name: str, choices, default=None, query=None):
     return text
 
 
+def source_param(name: str, choices, exists, query=None):
+    """A source filter: one of ``choices`` (the spec's source kinds), or a source the corpus holds.
+
+    Source names are open (any lower-case slug can be imported); ``exists(value)`` says
+    whether the corpus has a record of that source. Anything else is a 400 naming both rules.
+    """
+    text = _raw(name, query, max_len=64)
+    if text is None or text in choices:
+        return text
+    if is_source_name(text) and exists(text):
+        return text
+    abort_json(400, f"parameter {name!r} must be one of {', '.join(choices)}, or a source the "
+                    f"corpus holds; got {text[:40]!r}")
+
+
 def string_param(name: str, max_len: int = 200, default=None, query=None):
     """A free-text parameter of at most ``max_len`` characters."""
     text = _raw(name, query, max_len=max_len)
     return default if text is None else text
+
+
+def query_param(name: str = "q", query=None):
+    """A query-language text compiled by :func:`corpuskit.query.compile_query`, or None; a
+    malformed query answers 400 with the message naming the column."""
+    text = _raw(name, query, max_len=MAX_QUERY_LENGTH)
+    if text is None:
+        return None
+    try:
+        return compile_query(text)
+    except QuerySyntaxError as exc:
+        abort_json(400, f"parameter {name!r}: {exc}")
 
 
 def bool_param(name: str, default: bool | None = None, query=None):

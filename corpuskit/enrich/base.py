@@ -39,8 +39,9 @@ class SentimentScorer(Estimator):
     """
 
     model_name = "sentiment"
-    #: language codes the scorer covers (None: any language)
-    languages = None
+    #: ISO 639-1 codes of the languages the scorer covers, or None for every language; records in
+    #: another (detected or given) language get a NULL score and are counted as skipped
+    languages: frozenset | None = None
 
     def fit(self, texts=None):
         """Nothing to learn: check the parameters and return self."""
@@ -99,6 +100,9 @@ class EntityExtractor(Estimator):
     """
 
     model_name = "entities"
+    #: ISO 639-1 codes of the languages the extractor covers, or None for every language; records in
+    #: another language get no mentions and are counted as skipped
+    languages: frozenset | None = None
     #: whether :meth:`fit` learns from the corpus (the pipeline then fits, saves and restores it)
     learns_from_corpus = False
 

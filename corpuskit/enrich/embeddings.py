@@ -17,9 +17,9 @@ from corpuskit.enrich.base import Embedder, l2_normalise, record_text
 from corpuskit.enrich.params import InstanceOf, Interval, Pair
 from corpuskit.errors import MissingDependencyError, ValidationError
 from corpuskit.text import analysis_text
+from corpuskit.text.unicode import word_tokens
 
 VECTOR_DIMENSIONS = 512
-_TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9+#]*\b|\b\d+[a-zA-Z]+[a-zA-Z0-9]*\b"
 
 
 def embedding_text(title: str, text: str) -> str:
@@ -30,6 +30,9 @@ def embedding_text(title: str, text: str) -> str:
 
 class TfidfSvdEmbedder(Embedder):
     """TF-IDF (words and word bigrams) reduced to 512 dimensions by a seeded TruncatedSVD.
+
+    Words of every script count, matched with their diacritics folded; Chinese and Japanese
+    runs count as overlapping character pairs (:mod:`corpuskit.text.unicode`).
 
     Fitted on at most ``fit_sample`` documents (a seeded sample), so fitting
     cost stays flat on big corpora. When the corpus has fewer terms than
@@ -76,7 +79,10 @@ class TfidfSvdEmbedder(Embedder):
     def _vectorizer(self, min_df, vocabulary=None):
         from sklearn.feature_extraction.text import CountVectorizer
 
-        return CountVectorizer(lowercase=True, token_pattern=_TOKEN, stop_words="english",
+        # words of every script, diacritics folded (a query "Sahin" finds "Şahin"), CJK as
+        # character pairs: :func:`corpuskit.text.unicode.word_tokens`
+        return CountVectorizer(lowercase=False, tokenizer=word_tokens, token_pattern=None,
+                               stop_words="english",
                                ngram_range=tuple(self.ngram_range), min_df=min_df,
                                max_df=1.0,
                                max_features=None if vocabulary is not None else self.max_features,

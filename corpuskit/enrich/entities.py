@@ -124,6 +124,8 @@ class GazetteerExtractor(EntityExtractor):
     """
 
     model_name = "corpuskit-gazetteer-1"
+    #: the gazetteers and rules are English
+    languages = frozenset({"en"})
     _parameter_constraints = {"extra": [None, InstanceOf(dict)], "rules": [InstanceOf(bool)],
                               "generic_concepts": [InstanceOf(bool)]}
 
@@ -284,10 +286,13 @@ class SpacyExtractor(EntityExtractor):
     """spaCy named entities mapped to corpuskit's five types (needs the ``spacy`` extra).
 
     Labels map as PERSON -> person; ORG -> org; PRODUCT, WORK_OF_ART -> product;
-    GPE, LOC, FAC -> place; NORP, EVENT, LAW -> concept. Others are dropped.
+    GPE, LOC, FAC -> place; NORP, EVENT, LAW -> concept; the multilingual ``xx_ent_wiki_sm``
+    model's PER -> person. Others are dropped. The languages covered are the model's own (its name's
+    prefix: ``en_core_web_sm`` English, ``de_core_news_sm`` German); an ``xx_`` model covers every
+    language.
     """
 
-    LABELS = {"PERSON": "person", "ORG": "org", "PRODUCT": "product", "WORK_OF_ART": "product",
+    LABELS = {"PERSON": "person", "PER": "person", "ORG": "org", "PRODUCT": "product", "WORK_OF_ART": "product",
               "GPE": "place", "LOC": "place", "FAC": "place", "NORP": "concept",
               "EVENT": "concept", "LAW": "concept"}
     _parameter_constraints = {"model": [InstanceOf(str)], "batch_size": [Interval(Integral, 1)]}
@@ -299,6 +304,12 @@ class SpacyExtractor(EntityExtractor):
     @property
     def model_name(self) -> str:
         return f"spacy/{self.model}"
+
+    @property
+    def languages(self) -> frozenset | None:
+        """The model's language (its name's prefix), or None for a multilingual ``xx_`` model."""
+        prefix = str(self.model).split("_")[0].lower()
+        return None if prefix == "xx" or len(prefix) != 2 else frozenset({prefix})
 
     def _nlp(self):
         nlp = getattr(self, "nlp_", None)

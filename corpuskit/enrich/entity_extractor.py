@@ -284,6 +284,8 @@ class HybridExtractor(EntityExtractor):
     """
 
     model_name = "corpuskit-hybrid-1"
+    #: the gazetteers and the CRF (trained on English WNUT 2017) are English
+    languages = frozenset({"en"})
     learns_from_corpus = True
     _parameter_constraints = {
         "crf": [InstanceOf(bool)], "max_outside": [None, Interval(Real, 0, 1)],

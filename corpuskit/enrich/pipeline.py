@@ -26,16 +26,22 @@ from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text
 from corpuskit.enrich.defaults import default_assigner, default_embedder, make_extractor, make_scorer
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
+from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
 from corpuskit.query.keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
+from corpuskit.enrich.resolve import apply_alias_file, record_hashtags, resolve_entities
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings
-from corpuskit.enrich.topics import Beat, BeatAssigner, discover_beats, load_beats
+from corpuskit.enrich.topic_edits import apply_edits
+from corpuskit.enrich.topics import (Beat, BeatAssigner, SeedTopic, beats_from_rows, discover_beats, load_beats,
+                                     load_seed_words)
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
 
 VERSION_KEY = "enrich.version"
 #: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
 DISCOVERY_KEY = "topics.discovery"
+#: meta key of the seed topics discovery was guided by (``[{"words", "label"}]``)
+SEEDS_KEY = "topics.seed_words"
 #: records fetched ahead of the writer for the worker pool, at most
 LOOKAHEAD_RECORDS = 64_000
 _TOPIC_COLUMNS = ("name", "display_name", "description", "category", "keywords", "subreddits",
@@ -49,7 +55,7 @@ def _load_blas() -> None:
 
 
 def _fetch(conn, ids=None):
-    sql = "SELECT id, title, content_text, subreddit, published_at FROM records"
+    sql = "SELECT id, title, content_text, subreddit, published_at, language FROM records"
     if ids is None:
         return conn.execute(sql + " ORDER BY id").fetchall()
     return conn.execute(sql + " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
@@ -96,13 +102,6 @@ def load_embedder(conn) -> Embedder | None:
     if row is None:
         return None
     return embedder_from_state(row["kind"], bytes(row["state"]), json.loads(row["settings"]))
-
-
-def _beats_from_rows(rows) -> list[Beat]:
-    return [Beat(name=r["name"], display_name=r["display_name"], description=r["description"],
-                 category=r["category"], keywords=json.loads(r["keywords"]),
-                 subreddits=json.loads(r["subreddits"]), active=bool(r["active"]),
-                 discovered=bool(r["discovered"])) for r in rows]
 
 
 def _upsert_topics(conn, beats, now) -> dict:
@@ -161,13 +160,26 @@ def _same_beats(a: list[Beat], b: list[Beat]) -> bool:
 
 def _wipe(conn) -> None:
     """Drop every enrichment row (a refit re-enriches everything with the new models)."""
-    for table in ("enrichment", "topic_assignments", "mentions", "record_vectors"):
+    for table in ("enrichment", "topic_assignments", "mentions", "record_vectors", "mention_origins",
+                  "record_hashtags"):
         conn.execute(f"DELETE FROM {table}")
     conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL")
 
 
+def _seed_topics(corpus, seed_words, refit: bool, first: bool):
+    """The seed topics this run discovers with (given, else stored for a refit), or None."""
+    stored = corpus.get_meta(SEEDS_KEY)
+    if seed_words is None:
+        return [SeedTopic(**s) for s in stored] if stored and (refit or first) else None
+    seeds = load_seed_words(seed_words)
+    if not (refit or first) and [vars(s) for s in seeds] != stored:
+        raise ValidationError("this corpus's topics were fitted without these seed words; pass "
+                              "refit=True (--refit) to discover the topics again with them")
+    return seeds
+
+
 def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress,
-             fit_sample=FIT_SAMPLE):
+             fit_sample=FIT_SAMPLE, seed_words=None):
     """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids, refitted,
     known)``, ``known`` the ids and vectors of every record when they were all embedded here."""
     conn = corpus.conn
@@ -205,11 +217,12 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         definitions = load_beats(corpus.get_meta("beats"))
     else:
         definitions = None
-    stored = _beats_from_rows(conn.execute(
+    stored = beats_from_rows(conn.execute(
         "SELECT * FROM topics WHERE active = 1 OR discovered = 0 ORDER BY id").fetchall())
     topic_state = conn.execute("SELECT state, settings FROM models WHERE name = 'topics'").fetchone()
 
     discovered = discovery = None
+    seeds = _seed_topics(corpus, seed_words, refit, fitted or not stored)
     if definitions is None and stored and all(b.discovered for b in stored) and not refit and not fitted:
         definitions = [b for b in stored if b.active]
     if definitions is None and stored and not any(b.discovered for b in stored) and not refit:
@@ -219,7 +232,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         texts = [record_text(r["title"], r["content_text"]) for r in rows]
         details: dict = {}
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
-                                                        details=details)
+                                                        details=details, seed_words=seeds)
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"],
@@ -262,6 +275,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
             corpus.set_meta(VERSION_KEY, f"{run_id}:topics")
             if discovery is not None:
                 corpus.set_meta(DISCOVERY_KEY, discovery)
+                corpus.set_meta(SEEDS_KEY, [vars(s) for s in seeds] if seeds else None)
         ids = {r["name"]: r["id"] for r in conn.execute("SELECT id, name FROM topics")}
     known = None
     if all_vectors is not None and complete:
@@ -277,9 +291,56 @@ def _worker_init(scorer, extractor, parent_pid: int) -> None:
     _WORKER["scorer"], _WORKER["extractor"] = scorer, extractor
 
 
-def _analyse(texts):
+def _analyse(texts, languages):
     """Sentiment and entities of one chunk (runs in a worker process)."""
-    return _WORKER["scorer"].score_and_label_many(texts), _WORKER["extractor"].extract_many(texts)
+    return sentiment_and_entities(_WORKER["scorer"], _WORKER["extractor"], texts, languages)
+
+
+def sentiment_and_entities(scorer, extractor, texts, languages):
+    """Sentiment scores and labels and entity mentions of ``texts``, each step reading only the
+    texts whose language it covers (:func:`corpuskit.enrich.language.covers`).
+
+    Returns ``(scores, labels, mentions, entities_skipped)``: a float array with NaN where the
+    scorer does not cover the text's language, a list of labels (None there; otherwise what the
+    scorer's :meth:`~corpuskit.enrich.base.SentimentScorer.score_and_label_many` gives: the argmax
+    of a probabilistic scorer's classes, VADER's ±0.05 cut), a list of mention lists (empty where
+    skipped) and a list of booleans (True where the extractor skipped the text)."""
+    texts = list(texts)
+    scores = np.full(len(texts), np.nan)
+    labels: list = [None] * len(texts)
+    kept = [i for i, lang in enumerate(languages) if covers(scorer.languages, lang)]
+    if kept:
+        kept_scores, kept_labels = scorer.score_and_label_many([texts[i] for i in kept])
+        scores[kept] = kept_scores
+        for i, label in zip(kept, kept_labels):
+            labels[i] = label
+    mentions: list = [[] for _ in texts]
+    skipped = [not covers(extractor.languages, lang) for lang in languages]
+    kept = [i for i, skip in enumerate(skipped) if not skip]
+    if kept:
+        for i, found in zip(kept, extractor.extract_many([texts[i] for i in kept])):
+            mentions[i] = found
+    return scores, labels, mentions, skipped
+
+
+def detect_languages(corpus, detector, ids, chunk_size: int = 5000) -> int:
+    """Give the records ``ids`` whose language is undetermined (``und``: the file gave none) the
+    language ``detector`` finds; returns how many were examined. Each chunk is one transaction."""
+    conn = corpus.conn
+    examined = 0
+    for i in range(0, len(ids), chunk_size):
+        rows = conn.execute(
+            "SELECT id, title, content_text FROM records WHERE id IN (SELECT value FROM json_each(?)) "
+            "AND language = ? ORDER BY id", (json.dumps([int(x) for x in ids[i:i + chunk_size]]),
+                                            UNDETERMINED)).fetchall()
+        if not rows:
+            continue
+        found = detector.detect_many([record_text(r["title"], r["content_text"]) for r in rows])
+        with corpus.transaction():
+            conn.executemany("UPDATE records SET language = ? WHERE id = ?",
+                             [(lang, r["id"]) for lang, r in zip(found, rows) if lang != UNDETERMINED])
+        examined += len(rows)
+    return examined
 
 
 def _model_chunk(model, assigner, texts, rows, vectors=None):
@@ -296,7 +357,7 @@ def _score_chunk(models, texts, rows, vectors=None):
     """
     scorer, extractor, model, assigner = models
     with threadpool_limits(limits=1):
-        return ((scorer.score_and_label_many(texts), extractor.extract_many(texts))
+        return (sentiment_and_entities(scorer, extractor, texts, [r["language"] for r in rows])
                 + _model_chunk(model, assigner, texts, rows, vectors))
 
 
@@ -398,28 +459,32 @@ class _EntityWriter:
         return found
 
 
-def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids, writer, run_id,
+def _write_chunk(corpus, rows, analysed, vectors, assignments, topic_ids, writer, run_id,
                  version, themes):
     conn = corpus.conn
     ids = [r["id"] for r in rows]
-    scores, labels = scores  # (scores, labels) of score_and_label_many
     id_json = json.dumps(ids)
     with corpus.transaction():
-        for table in ("topic_assignments", "mentions", "record_vectors"):
+        for table in ("topic_assignments", "mentions", "record_vectors", "mention_origins", "record_hashtags"):
             conn.execute(f"DELETE FROM {table} WHERE record_id IN (SELECT value FROM json_each(?))",
                          (id_json,))
-        enrichment, topic_rows, mention_rows, alias_rows = [], [], [], {}
+        enrichment, topic_rows, mention_rows, alias_rows, tag_rows = [], [], [], {}, []
         touched: dict[int, list] = {}
-        for row, score, label, found, picks, record_themes in zip(rows, scores, labels, mentions, assignments,
-                                                                  themes):
+        scores, labels, mentions, skipped = analysed
+        for row, score, label, found, skip, picks, record_themes in zip(rows, scores, labels, mentions, skipped,
+                                                                        assignments, themes):
             rid = row["id"]
             primary = topic_ids[picks[0][0]] if picks else None
-            enrichment.append((rid, round(float(score), 4), label, primary,
-                               json.dumps(record_themes, ensure_ascii=False), run_id))
+            score = None if np.isnan(score) else float(score)
+            enrichment.append((rid, None if score is None else round(score, 4), None if score is None else label,
+                               primary, json.dumps(record_themes, ensure_ascii=False), run_id, int(skip)))
             topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
+            text = record_text(row["title"], row["content_text"])
+            tag_rows.extend(record_hashtags(rid, text))
             for m in found:
                 eid = writer.entity_id(m)
-                mention_rows.append((rid, eid, m.surface, m.mention_count, json.dumps(list(m.positions))))
+                tagged = sum(1 for p in m.positions if p > 0 and text[p - 1:p] == "#")
+                mention_rows.append((rid, eid, m.surface, m.mention_count, json.dumps(list(m.positions)), tagged))
                 for surface in m.aliases:
                     alias_rows.setdefault(alias_key(surface), (eid, surface))
                 agg = touched.setdefault(eid, [0, row["published_at"], row["published_at"]])
@@ -428,11 +493,14 @@ def _write_chunk(corpus, rows, scores, mentions, vectors, assignments, topic_ids
                 agg[2] = max(agg[2], row["published_at"])
         conn.executemany(
             "INSERT OR REPLACE INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, "
-            "themes, run_id) VALUES (?,?,?,?,?,?)", enrichment)
+            "themes, run_id, entities_skipped) VALUES (?,?,?,?,?,?,?)", enrichment)
         conn.executemany("INSERT INTO topic_assignments(record_id, topic_id, confidence) VALUES (?,?,?)",
                          topic_rows)
         conn.executemany("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
-                         "VALUES (?,?,?,?,?)", mention_rows)
+                         "VALUES (?,?,?,?,?)", [m[:5] for m in mention_rows])
+        conn.executemany("INSERT INTO mention_origins(record_id, origin_id, surface, mention_count, positions, "
+                         "tagged) VALUES (?,?,?,?,?,?)", mention_rows)
+        conn.executemany("INSERT INTO record_hashtags(record_id, tag, written) VALUES (?,?,?)", tag_rows)
         conn.executemany("INSERT OR IGNORE INTO entity_aliases(alias_key, entity_id, surface) VALUES (?,?,?)",
                          [(k, e, s) for k, (e, s) in alias_rows.items() if k])
         conn.executemany(
@@ -464,8 +532,13 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     dict
         ``recordsEnriched, totalEnriched, topics, discoveredTopics, entities,
         outliers`` (enriched records that fit no topic: no primary topic, no
-        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond`` and ``fitSeconds`` (loading or
-        fitting the embedder and the topics, discovery included).
+        assignment), ``model, dimensions, refitted, runId, seconds, recordsPerSecond``, ``fitSeconds`` (loading or
+        fitting the embedder and the topics, discovery included), ``languageExamined`` (records
+        whose language was detected this run), ``skipped`` (``{"sentiment": n, "entities": n}``:
+        records of this run each English-only step left out, their sentiment NULL or their
+        mentions empty), ``languages`` (records per language code in the corpus) and
+        ``nonEnglishShare``, ``topicEdits`` (``{"applied": n, "skipped": [edits]}``: the recorded
+        topic edits replayed after the records were written, see :mod:`corpuskit.enrich.topic_edits`).
     """
     config = EnrichSettings.of(settings, **options)
     progress, refit, beats, n_topics = config.progress, config.refit, config.beats, config.n_topics
@@ -476,10 +549,14 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     extractor = make_extractor(config.extractor)
     conn = corpus.conn
     recorded = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
+                "seed_words": config.seed_words if isinstance(config.seed_words, str) else (
+                    "given" if config.seed_words is not None else None),
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
-    done, fit_seconds = 0, 0.0
+    done, fit_seconds, skips, detected = 0, 0.0, [0, 0], 0
+    detector = config.detector if config.detector is not None else default_detector()
+    recorded["detector"] = detector.model_name
     _load_blas()
     # One BLAS thread: on a small, shared machine OpenBLAS threads thrash (a QR that takes
     # 1 s single-threaded took 20 s with 2 threads under load). The stage is serial anyway.
@@ -488,7 +565,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
             "SELECT count(*) FROM records r WHERE NOT EXISTS "
             "(SELECT 1 FROM enrichment e WHERE e.record_id = r.id)").fetchone()[0]
         model_row = conn.execute("SELECT 1 FROM models WHERE name = 'embedder'").fetchone()
-        if corpus.count() == 0 or (pending_count == 0 and not refit and beats is None and model_row):
+        if corpus.count() == 0 or (pending_count == 0 and not refit and beats is None and model_row
+                                   and config.seed_words is None):
             model, refitted = load_embedder(conn), False
         else:
             everything = refit or model_row is None  # a (re)fit re-enriches every record
@@ -496,6 +574,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 "SELECT r.id FROM records r" + ("" if everything else
                 " WHERE NOT EXISTS (SELECT 1 FROM enrichment e WHERE e.record_id = r.id)")
                 + " ORDER BY r.id")), dtype=np.int64)
+            detected = detect_languages(corpus, detector, pending)  # before any chunk is read
             feed = _ChunkFeed(_chunks(conn, pending, chunk_size))
             workers = _default_workers(len(pending)) if workers is None and client is None else workers
             _fit_extractor(corpus, extractor, run_id, everything)
@@ -509,14 +588,14 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 # processes, while this process fits the embedder and the beats
                 pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                            initializer=_worker_init, initargs=(scorer, extractor, os.getpid()))
-                feed.start(lambda rows, texts: pool.submit(_analyse, texts),
+                feed.start(lambda rows, texts: pool.submit(_analyse, texts, [r["language"] for r in rows]),
                            max(2 * workers, LOOKAHEAD_RECORDS // chunk_size))
             bar = None
             try:
                 fit_started = time.perf_counter()
                 model, assigner, topic_ids, refitted, known = _prepare(
                     corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
-                    fit_sample)
+                    fit_sample, config.seed_words)
                 fit_seconds = time.perf_counter() - fit_started
                 if client is not None:
                     from corpuskit.enrich.distributed import DaskChunkMap
@@ -524,7 +603,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     cluster = DaskChunkMap(client, (scorer, extractor, model, assigner))
 
                     def submit(rows, texts):  # the whole chunk is scored on the cluster
-                        plain = [{k: r[k] for k in ("title", "content_text", "subreddit")} for r in rows]
+                        plain = [{k: r[k] for k in ("title", "content_text", "subreddit", "language")}
+                                 for r in rows]
                         return cluster.submit(_score_chunk, texts, plain, _known_vectors(known, rows))
 
                     # twice the cluster's threads (read again as workers join), within the look-ahead
@@ -537,16 +617,19 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     bar = tqdm(total=len(pending), desc="enrich", unit="rec")
                 for n, (rows, texts, future) in enumerate(feed):
                     if cluster is not None:
-                        scores, mentions, vectors, picks, themes = cluster.result(future)
+                        *analysed, vectors, picks, themes = cluster.result(future)
                     else:
                         if future is not None:
-                            scores, mentions = future.result()
+                            analysed = future.result()
                         else:
-                            scores, mentions = scorer.score_and_label_many(texts), extractor.extract_many(texts)
+                            analysed = sentiment_and_entities(scorer, extractor, texts,
+                                                              [r["language"] for r in rows])
                         vectors, picks, themes = _model_chunk(model, assigner, texts, rows,
                                                               _known_vectors(known, rows))
-                    _write_chunk(corpus, rows, scores, mentions, vectors, picks, topic_ids, writer,
+                    _write_chunk(corpus, rows, analysed, vectors, picks, topic_ids, writer,
                                  run_id, f"{run_id}:{n}", themes)
+                    skips[0] += int(np.isnan(analysed[0]).sum())
+                    skips[1] += int(sum(analysed[3]))
                     done += len(rows)
                     if bar is not None:
                         bar.update(len(rows))
@@ -559,6 +642,16 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     cluster.shutdown(cancel_futures=True)
                 if owned:
                     client.close()
+        if config.aliases is not None:
+            apply_alias_file(corpus, config.aliases)
+        if done or config.aliases is not None:
+            corpus.set_meta(f"resolution:{run_id}", resolve_entities(corpus))
+        skipped = {"sentiment": skips[0], "entities": skips[1]}
+        corpus.set_meta(f"skipped:{run_id}", {"languageExamined": detected, "skipped": skipped,
+                                              "scorer": sorted(scorer.languages or []) or "all",
+                                              "extractor": sorted(extractor.languages or []) or "all"})
+        edits = apply_edits(corpus)   # the researcher's merges, renames and reassignments, kept
+    languages = language_counts(conn)
     seconds = time.perf_counter() - started
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM enrichment), (SELECT count(*) FROM topics WHERE active = 1), "
@@ -572,4 +665,20 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
         "refitted": bool(done and refitted), "runId": run_id, "seconds": round(seconds, 3),
         "recordsPerSecond": round(done / seconds, 1) if done and seconds > 0 else None,
         "fitSeconds": round(fit_seconds, 3),
+        "languageExamined": detected, "skipped": skipped, "languages": languages,
+        "nonEnglishShare": non_english_share(languages),
+        "topicEdits": {"applied": edits["applied"], "skipped": edits["skipped"]},
     }
+
+
+def language_counts(conn) -> dict:
+    """``{language code: records}`` of the corpus, largest first (``und``: undetermined)."""
+    rows = conn.execute("SELECT language, count(*) FROM records GROUP BY language "
+                        "ORDER BY count(*) DESC, language").fetchall()
+    return {r[0]: r[1] for r in rows}
+
+
+def non_english_share(languages: dict) -> float:
+    """Share of the records whose language is known and not English (``und`` counts as neither)."""
+    total = sum(languages.values())
+    return round((total - languages.get("en", 0) - languages.get(UNDETERMINED, 0)) / total, 4) if total else 0.0

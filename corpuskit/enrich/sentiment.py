@@ -33,6 +33,8 @@ class VaderScorer(SentimentScorer):
     """
 
     model_name = "vader-3.3"
+    #: VADER's lexicon and rules are English: other languages get a NULL score, not a wrong number
+    languages = frozenset({"en"})
     _parameter_constraints = {"max_chars": [Interval(Integral, 1)], "max_emoji": [Interval(Integral, 0)],
                               "cache_size": [Interval(Integral, 0)]}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from corpuskit.enrich.language import LanguageDetector
 from corpuskit.enrich.base import Embedder, SentimentScorer
 from corpuskit.enrich.topics import BeatAssigner
 from corpuskit.errors import ValidationError
@@ -26,9 +27,14 @@ class EnrichSettings:
         Beat definitions (see :func:`corpuskit.enrich.topics.load_beats`);
         default: the corpus's ``beats`` metadata, else the stored topics, else
         beats discovered from the text.
-    n_topics : int, optional
-        Number of beats to discover when there are no definitions; default: chosen from the
-        data (:func:`corpuskit.enrich.topics.choose_n_topics`).
+    n_topics : int or "auto", optional
+        Number of beats to discover when there are no definitions; default (``None`` or
+        ``"auto"``): chosen from the data (:func:`corpuskit.enrich.topics.choose_n_topics`).
+    seed_words : path, list or dict, optional
+        Guided topics (:func:`corpuskit.enrich.topics.load_seed_words`): a few words per topic
+        the researcher expects; discovery keeps each as a topic and adds the corpus's own terms.
+        Stored with the corpus and used again by a later refit; changing them on an enriched
+        corpus needs ``refit=True``. Not combined with ``beats``.
     chunk_size : int
         Records per transaction.
     seed : int
@@ -60,12 +66,19 @@ class EnrichSettings:
         Records the embedder and the beats are fitted on at most: a bigger
         corpus is fitted on a seeded uniform sample of this size (so memory
         stays flat), then every record is embedded and assigned chunk by chunk.
+    detector : LanguageDetector, optional
+        Detects the language of each record whose file gave none (``und``) before it is
+        scored (default :func:`~corpuskit.enrich.language.default_detector`).
+    aliases : str or Path, optional
+        An alias file of entity overrides (``Name = alias, ...`` merges, ``Name != alias, ...``
+        splits; see :func:`~corpuskit.enrich.resolve.read_alias_file`), kept for every later run.
     """
 
     progress: bool = True
     refit: bool = False
     beats: object = None
     n_topics: int | None = None
+    seed_words: object = None
     chunk_size: int = 2000
     seed: int = 0
     embedder: object = None
@@ -75,16 +88,25 @@ class EnrichSettings:
     workers: int | None = None
     client: object = None
     fit_sample: int = FIT_SAMPLE
+    detector: object = None
+    aliases: object = None
 
     def validate(self) -> EnrichSettings:
         """Raise ValidationError for a value no run accepts; returns self."""
         if not isinstance(self.chunk_size, int) or self.chunk_size < 1:
             raise ValidationError(f"chunk_size must be a positive integer, not {self.chunk_size!r}")
+        if self.n_topics is not None and (isinstance(self.n_topics, bool) or not isinstance(self.n_topics, int)
+                                          or self.n_topics < 1):
+            raise ValidationError(f"n_topics must be a positive integer or 'auto', not {self.n_topics!r}")
+        if self.seed_words is not None and self.beats is not None:
+            raise ValidationError("seed_words guide discovered topics; a beats file replaces discovery: "
+                                  "give one of them")
         if not isinstance(self.fit_sample, int) or self.fit_sample < 1:
             raise ValidationError(f"fit_sample must be a positive integer, not {self.fit_sample!r}")
         if self.client is not None and self.workers is not None:
             raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
-        for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner)):
+        for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner),
+                           ("detector", LanguageDetector)):
             step = getattr(self, name)
             if name == "scorer" and isinstance(step, str):
                 continue  # a scorer's name: checked by make_scorer
@@ -102,4 +124,6 @@ class EnrichSettings:
         unknown = sorted(set(options) - {f.name for f in fields(cls)})
         if unknown:
             raise TypeError(f"enrich got unexpected keyword arguments: {', '.join(unknown)}")
+        if options.get("n_topics") == "auto":
+            options["n_topics"] = None
         return replace(settings, **options).validate()

@@ -32,6 +32,7 @@ from scipy import sparse
 
 from corpuskit.text import term_analyzer
 from corpuskit.text.terms import label_word
+from corpuskit.text.unicode import fold
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
 PHRASE_SHARE = 0.3
@@ -315,8 +316,10 @@ def inline_label(label: str) -> str:
 
 
 def slug(terms, parts: int = 2) -> str:
-    """A name from the first ``parts`` terms: lowercase words joined by hyphens."""
-    out = "-".join(re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") for t in terms[:parts])
+    """A name from the first ``parts`` terms: lowercase ASCII words joined by hyphens, diacritics
+    folded (``vacunación`` -> ``vacunacion``); a term in another script adds nothing (the caller
+    names such a topic ``topic``, ``topic-2``, ...)."""
+    out = "-".join(re.sub(r"[^a-z0-9]+", "-", fold(t)).strip("-") for t in terms[:parts])
     return re.sub(r"-+", "-", out).strip("-")
 
 

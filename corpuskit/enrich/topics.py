@@ -32,7 +32,7 @@ import numpy as np
 
 from corpuskit.enrich.base import l2_normalise
 from corpuskit.enrich.params import Estimator, Interval, Weights
-from corpuskit.errors import BeatDefinitionError
+from corpuskit.errors import BeatDefinitionError, ValidationError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _WORD = re.compile(r"(?u)\b\w[\w+#]*\b")
@@ -117,6 +117,74 @@ def load_beats(source) -> list[Beat]:
     if not beats:
         raise BeatDefinitionError(f"{label}: no beats defined")
     return beats
+
+
+@dataclass
+class SeedTopic:
+    """A topic the researcher expects: a few ``words`` (words or two-word phrases, lowercase) and an
+    optional ``label``; discovery keeps it as a topic and adds the corpus's own terms to it."""
+
+    words: list
+    label: str | None = None
+
+
+def load_seed_words(source) -> list[SeedTopic]:
+    """Seed topics from a text file, a list or a dict.
+
+    A file holds one topic per line: ``Label: word, word, phrase`` or just ``word, word`` (blank lines
+    and lines starting with ``#`` are skipped). A list holds word lists (or comma-separated texts);
+    a dict maps labels to word lists. Words are lowercased; each is a word or a two-word phrase.
+    """
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.exists():
+            raise ValidationError(f"seed-words file {path} does not exist")
+        entries = []
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            label, _, words = line.rpartition(":")
+            entries.append((label.strip() or None, words, f"{path}:{number}"))
+    elif isinstance(source, dict):
+        entries = [(str(k), v, f"seed topic {k!r}") for k, v in source.items()]
+    elif isinstance(source, (list, tuple)):
+        entries = [(None, v, f"seed topic {i + 1}") for i, v in enumerate(source)]
+    else:
+        raise ValidationError(f"seed words must be a file, a list or a dict, not {type(source).__name__}")
+    topics = []
+    for label, words, where in entries:
+        words = words.split(",") if isinstance(words, str) else list(words)
+        if not all(isinstance(w, str) for w in words):
+            raise ValidationError(f"{where}: seed words must be texts")
+        words = [" ".join(w.lower().split()) for w in words]
+        words = list(dict.fromkeys(w for w in words if w))
+        if not words:
+            raise ValidationError(f"{where}: a seed topic needs at least one word")
+        if any(len(w.split()) > 2 for w in words):
+            raise ValidationError(f"{where}: a seed word is a word or a two-word phrase")
+        topics.append(SeedTopic(words=words, label=label))
+    if not topics:
+        raise ValidationError("the seed words name no topic")
+    return topics
+
+
+def _seed_classes(terms_of, seeds: list[SeedTopic]) -> np.ndarray:
+    """Per record, the seed topic whose words it says most (first on ties), or -1."""
+    out = np.full(len(terms_of), -1, dtype=np.int64)
+    for i, terms in enumerate(terms_of):
+        hits = [len(terms.intersection(s.words)) for s in seeds]
+        if max(hits) > 0:
+            out[i] = int(np.argmax(hits))
+    return out
+
+
+def beats_from_rows(rows) -> list[Beat]:
+    """Beats from stored ``topics`` rows."""
+    return [Beat(name=r["name"], display_name=r["display_name"], description=r["description"],
+                 category=r["category"], keywords=json.loads(r["keywords"]),
+                 subreddits=json.loads(r["subreddits"]), active=bool(r["active"]),
+                 discovered=bool(r["discovered"])) for r in rows]
 
 
 def _keyword_tokens(phrase: str) -> str:
@@ -348,10 +416,16 @@ def _term_matrix(texts):
 
 
 def _nmf(matrix, k, seed, max_iter=300):
+    import warnings
+
     from sklearn.decomposition import NMF
+    from sklearn.exceptions import ConvergenceWarning
 
     model = NMF(n_components=k, init="nndsvda", random_state=seed, max_iter=max_iter, tol=1e-3)
-    with np.errstate(invalid="ignore"):  # NMF's loss report takes sqrt of a rounding -0.0
+    # max_iter is the fit's budget, seeded and the same on every run; reaching it is not an error the
+    # reader of a notebook can act on (the topics' own quality checks judge the result)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():  # loss report: sqrt of a rounding -0.0
+        warnings.simplefilter("ignore", ConvergenceWarning)
         weights = model.fit_transform(matrix)
     return weights, model.components_
 
@@ -489,9 +563,19 @@ def _merge_groups(labels, vectors, per_class) -> list[list[int]]:
     return sorted(groups.values())
 
 
+def _split_seeded(members, seeded) -> list[list[int]]:
+    """A merge group holding several seed topics, split so each seed topic keeps its own group
+    (the group's other classes join the first seed topic)."""
+    seeds = [c for c in members if c in seeded]
+    if len(seeds) < 2:
+        return [members]
+    first = [c for c in members if c not in seeded or c == seeds[0]]
+    return [first] + [[c] for c in seeds[1:]]
+
+
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
-                   details: dict | None = None) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   details: dict | None = None, seed_words=None) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
 
     1. TF-IDF of the normalised texts' words and bigrams, without the terms in
@@ -510,6 +594,11 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        each topic is described by its ``n_terms`` distinct c-TF-IDF terms
        (:mod:`corpuskit.enrich.topic_terms`) and labelled from those that name something
        (:func:`~corpuskit.enrich.topic_terms.readable_label`).
+
+    ``seed_words`` (:func:`load_seed_words`) guide discovery: each record saying a seed topic's
+    words is that seed topic's before NMF runs on the others (with ``k`` less the seed topics); a
+    seed topic is never dissolved, its keywords are its seed words followed by the corpus's own
+    distinct terms for it, and its label is the given one (else made from its terms).
 
     Beats are ordered largest first and marked ``discovered``; ``labels`` give
     each record's beat index (-1 for none). A ``details`` dict, when given, is
@@ -533,48 +622,66 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     matrix, _ = _term_matrix(texts) if n else (None, None)
     info = {"k": None, "grid": [], "merged": [], "dissolved": []}
     labels = np.full(n, -1, dtype=np.int64)
+    seeds = list(seed_words or [])
+    from corpuskit.text import term_analyzer
+
+    analyse = term_analyzer((1, 2))
+    seeded_rows = _seed_classes([set(analyse(t)) for t in texts], seeds) if seeds else np.full(n, -1)
+    seeded: set = set()   # the classes that are seed topics
     if matrix is not None:
         grid_started = time.perf_counter()
         chosen = n_topics or choose_n_topics(texts, seed=seed, details=info)
         info["gridSeconds"] = round(time.perf_counter() - grid_started, 1)
-        k = max(1, min(chosen, matrix.shape[0], matrix.shape[1]))
-        weights, _ = _nmf(matrix, k, seed)
-        labels = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1).astype(np.int64)
+        rest = np.flatnonzero(seeded_rows < 0)
+        k = max(1, min(chosen - len(seeds), len(rest), matrix.shape[1]))
+        labels = seeded_rows.copy()
+        if len(rest) and chosen > len(seeds):
+            weights, _ = _nmf(matrix[rest], k, seed)
+            labels[rest] = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1) + len(seeds), -1)
         info.update(k=k)
         present = sorted(set(labels.tolist()) - {-1})
+        seeded = {present.index(c) for c in range(len(seeds)) if c in present}
+        seed_of = {present.index(c): c for c in range(len(seeds)) if c in present}
         labels = np.array([present.index(x) if x >= 0 else -1 for x in labels], dtype=np.int64)
         if len(present) > 1 and len(vectors):
             _, per_class, vocab = class_term_counts(texts, labels)
             if len(vocab):
                 groups = _merge_groups(labels, vectors, per_class)
+                # two seed topics stay two: the researcher asked for both
+                groups = [g for members in groups for g in _split_seeded(members, seeded)]
                 info["merged"] = [g for g in groups if len(g) > 1]
                 remap = {c: g for g, members in enumerate(groups) for c in members}
                 labels = np.array([remap[x] if x >= 0 else -1 for x in labels], dtype=np.int64)
+                seed_of = {remap[c]: s for c, s in seed_of.items()}
+                seeded = set(seed_of)
         sizes = np.bincount(labels[labels >= 0], minlength=labels.max() + 1) if (labels >= 0).any() else []
         floor = max(5, int(np.ceil(min_topic_share * n)))
         for c, size in enumerate(sizes):
-            if 0 < size < floor and (np.asarray(sizes) >= floor).any():
+            if 0 < size < floor and (np.asarray(sizes) >= floor).any() and c not in seeded:
                 labels[labels == c] = -1
                 info["dissolved"].append(int(c))
+    if matrix is None:
+        seed_of = {}
     terms = class_tfidf_terms(texts, labels, top_n=n_terms) if (labels >= 0).any() else {}
+    for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms
+        words = seeds[s_index].words
+        terms[c] = (words + [t for t in terms.get(c, []) if not set(t.split()) & set(" ".join(words).split())])[:max(n_terms, len(words))]
     sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
     order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
     beats, centroids, used = [], [], set()
-    from corpuskit.text import term_analyzer
-
-    analyse = term_analyzer((1, 2))
     formats = format_prefixes(texts)
     for c in order:
         top = terms[int(c)]
         members = labels == c
-        name = slug(label_terms(top, 2, formats)) or "topic"
+        given = seeds[seed_of[int(c)]].label if int(c) in seed_of else None
+        name = slug([given] if given else label_terms(top, 2, formats)) or "topic"
         base, suffix = name, 2
         while name in used:
             name, suffix = f"{base}-{suffix}", suffix + 1
         used.add(name)
         examples = [texts[i] for i in np.flatnonzero(members)[:400]]
         beats.append(Beat(
-            name=name, display_name=readable_label(top, examples, formats=formats),
+            name=name, display_name=given or readable_label(top, examples, formats=formats),
             description=f"Discovered from the corpus: {int(sizes[c])} records about {', '.join(top)}.",
             category="discovered", keywords=top, subreddits=[], active=True, discovered=True))
         if len(vectors):

@@ -68,7 +68,7 @@ class TweetSentimentScorer(SentimentScorer):
     """
 
     model_name = "tweet-sentiment-lr-1"
-    languages = ("en",)
+    languages = frozenset({"en"})
     _parameter_constraints = {"model_dir": [None, InstanceOf(str, Path)], "max_chars": [Interval(Integral, 1)],
                               "batch_size": [Interval(Integral, 1)]}
 

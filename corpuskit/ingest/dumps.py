@@ -17,208 +17,24 @@
 
 Each import is one transaction (see :func:`corpuskit.ingest.importers.import_rows`):
 unusable rows (deleted, not a post, no text) are reported with their line
-number and reason; ``strict=True`` aborts on the first one, writing nothing.
+number and reason; ``strict=True`` writes nothing if any is bad and lists the first ones.
 Fields a dump has beyond the record model are kept in ``metadata``
 (scalars and short lists; large nested blobs such as media previews are dropped).
 """
 from __future__ import annotations
 
-import gzip
-import io
-import json
 from pathlib import Path
 
 from corpuskit.errors import ImportFormatError, RowRejected
 from corpuskit.ingest.collectors.markup import html_to_text
 from corpuskit.ingest.importers import ImportReport, import_rows
+from corpuskit.ingest.objects import iter_objects, open_text  # noqa: F401 - part of this module's surface
+from corpuskit.ingest.converters import (POST, bluesky_to_record,  # noqa: F401
+                                         extra_fields, pushshift_to_record)
+from corpuskit.ingest.platforms import detect_kind
 
 KINDS = ("pushshift", "bluesky", "hackernews")
 SOURCES = {"pushshift": "reddit", "bluesky": "bluesky", "hackernews": "hackernews"}
-POST = "app.bsky.feed.post"
-_REMOVED = {"[deleted]", "[removed]"}
-_ZSTD_WINDOW = 2 ** 31
-
-
-def open_text(path: Path):
-    """A text stream over ``path``, decompressing ``.zst`` and ``.gz``."""
-    suffix = path.suffix.lower()
-    if suffix == ".zst":
-        import zstandard
-
-        raw = open(path, "rb")
-        reader = zstandard.ZstdDecompressor(max_window_size=_ZSTD_WINDOW).stream_reader(
-            raw, closefd=True)
-        return io.TextIOWrapper(reader, encoding="utf-8", errors="replace")
-    if suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8-sig", errors="replace")
-
-
-def iter_objects(path: Path):
-    """``(line number, object)`` for every object of an NDJSON file or JSON array.
-
-    A malformed line yields a :class:`RowRejected` in place of the object.
-    """
-    try:
-        with open_text(path) as fh:
-            head = ""
-            while True:
-                char = fh.read(1)
-                if not char or not char.isspace():
-                    head = char
-                    break
-        if head == "[":
-            with open_text(path) as fh:
-                try:
-                    data = json.load(fh)
-                except json.JSONDecodeError as exc:
-                    raise ImportFormatError(f"{path}: not valid JSON: {exc}") from exc
-            for number, obj in enumerate(data, start=1):
-                yield number, obj if isinstance(obj, dict) else RowRejected("not a JSON object")
-            return
-        with open_text(path) as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError:
-                    yield number, RowRejected("malformed JSON line")
-                    continue
-                yield number, obj if isinstance(obj, dict) else RowRejected("not a JSON object")
-    except ImportFormatError:
-        raise
-    except Exception as exc:  # zstandard/gzip errors: a corrupt or truncated archive
-        if exc.__class__.__module__.startswith(("zstandard", "gzip")) or isinstance(
-                exc, (EOFError, gzip.BadGzipFile)):
-            raise ImportFormatError(f"{path}: cannot decompress: {exc}") from exc
-        raise
-
-
-def detect_kind(obj: dict) -> str | None:
-    """The dump kind of one object, or None."""
-    if not isinstance(obj, dict):
-        return None
-    if "subreddit" in obj and "created_utc" in obj and ("title" in obj or "body" in obj):
-        return "pushshift"
-    if isinstance(obj.get("commit"), dict) or obj.get("$type") == POST or \
-            str(obj.get("uri", "")).startswith("at://") or \
-            (isinstance(obj.get("record"), dict) and ("repo" in obj or "did" in obj)) or \
-            (("did" in obj or "repo" in obj) and "rkey" in obj):
-        return "bluesky"
-    if "id" in obj and "type" in obj and ("time" in obj or obj.get("deleted")):
-        return "hackernews"
-    return None
-
-
-def _extra(obj: dict, used) -> dict:
-    extra = {}
-    for key, value in obj.items():
-        if key in used or value is None or value == "":
-            continue
-        if isinstance(value, (str, int, float, bool)):
-            extra[key] = value
-        elif isinstance(value, list) and len(value) <= 50 and all(
-                isinstance(v, (str, int, float, bool)) for v in value):
-            extra[key] = value
-    return extra
-
-
-# -- Pushshift ------------------------------------------------------------------
-def pushshift_to_record(obj: dict) -> dict:
-    """A Pushshift submission or comment as a raw record."""
-    if "body" in obj and "title" not in obj:
-        body = (obj.get("body") or "").strip()
-        if body in _REMOVED:
-            raise RowRejected(f"comment body is {body}")
-        cid = str(obj.get("id") or "")
-        link = str(obj.get("link_id") or "")
-        permalink = obj.get("permalink")
-        url = (f"https://www.reddit.com{permalink}" if permalink else
-               f"https://www.reddit.com/comments/{link[3:]}/_/{cid}" if link.startswith("t3_") else "")
-        used = {"id", "body", "author", "created_utc", "subreddit", "permalink"}
-        return {
-            "sourceId": f"t1_{cid}" if cid else None,
-            "title": "",
-            "contentText": body,
-            "url": url,
-            "author": obj.get("author") or "",
-            "publishedAt": obj.get("created_utc"),
-            "subreddit": obj.get("subreddit"),
-            "contentType": "comment",
-            "metadata": _extra(obj, used),
-        }
-    selftext = (obj.get("selftext") or "").strip()
-    if selftext in _REMOVED:
-        selftext = ""
-    sid = str(obj.get("id") or "")
-    permalink = obj.get("permalink")
-    used = {"id", "title", "selftext", "author", "created_utc", "subreddit", "permalink", "url"}
-    meta = _extra(obj, used)
-    if obj.get("url") and not obj.get("is_self"):
-        meta["linkUrl"] = obj["url"]
-    return {
-        "sourceId": sid or None,
-        "title": obj.get("title") or "",
-        "contentText": selftext or obj.get("title") or "",
-        "url": f"https://www.reddit.com{permalink}" if permalink
-        else (f"https://www.reddit.com/comments/{sid}" if sid else ""),
-        "author": obj.get("author") or "",
-        "publishedAt": obj.get("created_utc"),
-        "subreddit": obj.get("subreddit"),
-        "contentType": "post",
-        "metadata": meta,
-    }
-
-
-# -- Bluesky ----------------------------------------------------------------------
-def bluesky_to_record(obj: dict) -> dict:
-    """A firehose post line (Jetstream, repo operation or flat) as a raw record."""
-    commit = obj.get("commit") if isinstance(obj.get("commit"), dict) else None
-    if commit is not None:
-        did = obj.get("did")
-        operation = commit.get("operation") or "create"
-        collection, rkey = commit.get("collection"), commit.get("rkey")
-        record, cid = commit.get("record") or {}, commit.get("cid")
-    else:
-        did = obj.get("repo") or obj.get("did")
-        operation = obj.get("action") or obj.get("operation") or "create"
-        collection, rkey = obj.get("collection"), obj.get("rkey")
-        if obj.get("path"):
-            collection, _, rkey = str(obj["path"]).partition("/")
-        uri = str(obj.get("uri") or "")
-        if uri.startswith("at://"):
-            parts = uri[5:].split("/")
-            if len(parts) == 3:
-                did, collection, rkey = did or parts[0], collection or parts[1], rkey or parts[2]
-        record = obj.get("record") if isinstance(obj.get("record"), dict) else obj
-        cid = obj.get("cid")
-    collection = collection or record.get("$type") or POST
-    if operation not in ("create", "update"):
-        raise RowRejected(f"not a post creation (operation {operation!r})")
-    if collection != POST:
-        raise RowRejected(f"not a post (collection {collection!r})")
-    if not did or not rkey:
-        raise RowRejected("no repo DID or rkey")
-    langs = record.get("langs") or []
-    handle = obj.get("handle") or (obj.get("author") if isinstance(obj.get("author"), str) else None)
-    reply = record.get("reply") or {}
-    meta = {"did": did, "rkey": rkey, "cid": cid, "langs": langs, "handle": handle,
-            "timeUs": obj.get("time_us"),
-            "replyParent": (reply.get("parent") or {}).get("uri") if reply else None,
-            "replyRoot": (reply.get("root") or {}).get("uri") if reply else None,
-            "embedType": (record.get("embed") or {}).get("$type")}
-    return {
-        "sourceId": f"at://{did}/{POST}/{rkey}",
-        "title": "",
-        "contentText": record.get("text") or "",
-        "url": f"https://bsky.app/profile/{handle or did}/post/{rkey}",
-        "author": handle or did,
-        "publishedAt": record.get("createdAt"),
-        "language": langs[0].split("-")[0].lower() if langs else None,
-        "contentType": "comment" if reply else "post",
-        "metadata": {k: v for k, v in meta.items() if v not in (None, "", [])},
-    }
 
 
 # -- Hacker News ------------------------------------------------------------------
@@ -232,7 +48,7 @@ def hackernews_to_record(obj: dict) -> dict:
     sid = str(obj.get("id") or "")
     title = obj.get("title") or ""
     text = html_to_text(obj.get("text")) or title
-    meta = _extra(obj, {"id", "title", "text", "url", "by", "time"})
+    meta = extra_fields(obj, {"id", "title", "text", "url", "by", "time"})
     meta["hnType"] = kind
     meta["hnUrl"] = f"https://news.ycombinator.com/item?id={sid}"
     if obj.get("url"):

@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from corpuskit.errors import ImportFormatError
+from corpuskit.ingest.export_columns import DERIVED_RECORD_COLUMNS
 from corpuskit.ingest.records import RECORD_FIELDS
+
+#: the platform JSON formats recognised by their keys (see :mod:`corpuskit.ingest.platforms`)
+JSON_FORMATS = ("twitter_v1", "twitter_v2", "pushshift", "bluesky", "mastodon", "telegram",
+                "youtube")
 
 
 @dataclass(frozen=True)
@@ -20,18 +25,31 @@ class Layout:
 
     name: str
     required: frozenset
-    mapping: dict                       # record field -> column
+    mapping: dict                       # record field -> column, or a tuple of columns (first present)
     source: str | None = None           # implied source kind
     derive: tuple = field(default=())   # extra derivations, see apply_layout
+    needs: tuple = field(default=())    # groups of columns: each group needs one of its columns
+    ignored: frozenset = field(default=frozenset())   # columns read by no field, kept nowhere
 
     def matches(self, columns) -> bool:
-        return self.required <= set(columns)
+        columns = set(columns)
+        return self.required <= columns and all(not columns.isdisjoint(group) for group in self.needs)
+
+    def resolve(self, columns) -> dict:
+        """``{field: column}`` for a file with these columns: each field's first column present."""
+        resolved = {}
+        for fld, candidates in self.mapping.items():
+            for column in (candidates if isinstance(candidates, tuple) else (candidates,)):
+                if column in columns:
+                    resolved[fld] = column
+                    break
+        return resolved
 
     @cached_property
     def _plan(self) -> tuple:
         """``(mapping items, columns a row may have without leaving extras, corpuskit export?)``."""
         corpuskit = self.name.startswith("corpuskit")
-        used = set(self.mapping.values())
+        used = set(self.mapping.values()) | self.ignored
         if corpuskit:
             used.update(_CORPUSKIT_KEPT + _CORPUSKIT_DERIVED)
         return tuple(self.mapping.items()), frozenset(used), corpuskit
@@ -40,7 +58,7 @@ class Layout:
 # the corpuskit export's own columns beside the record fields, and the enrichment it writes
 # beside the record (derived, not imported)
 _CORPUSKIT_KEPT = ("source", "capturedAt", "topic", "metadata")
-_CORPUSKIT_DERIVED = ("sentimentScore", "sentimentLabel", "primaryTopic", "entities")
+_CORPUSKIT_DERIVED = DERIVED_RECORD_COLUMNS
 
 
 LAYOUTS = (
@@ -62,6 +80,30 @@ LAYOUTS = (
     Layout("twitter_export", frozenset({"id", "date", "text", "user_name"}),
            {"sourceId": "id", "contentText": "text", "author": "user_name", "publishedAt": "date"},
            source="twitter", derive=("tweet_url",)),
+    # 4CAT's CSV export (any data source): its common columns, and the engagement columns of
+    # the data sources that have them; 4CAT does not name the platform, so --source does
+    Layout("4cat_csv", frozenset({"id", "thread_id", "body", "author", "timestamp"}),
+           {"sourceId": "id", "contentText": "body", "title": "subject", "author": "author",
+            "publishedAt": "timestamp", "url": "url", "subreddit": "subreddit",
+            "language": ("language_guess", "lang", "language"),
+            "likes": ("like_count", "likes"), "reposts": ("retweet_count", "retweets", "reposts"),
+            "replies": ("reply_count", "replies"), "quotes": ("quote_count", "quotes"),
+            "views": ("views", "view_count"), "isRepost": ("is_retweet", "is_repost")},
+           ignored=frozenset({"unix_timestamp"})),
+    # a plain file named with common column names (the last resort before --map)
+    Layout("common_names", frozenset(),
+           {"sourceId": ("id", "post_id"), "contentText": ("text", "body", "content"),
+            "title": "title",
+            "publishedAt": ("date", "created_at", "timestamp", "published_at", "time"),
+            "author": ("author", "user", "username", "screen_name"), "url": "url",
+            "language": ("language", "lang"),
+            "likes": ("likes", "like_count", "favorite_count", "favourites_count"),
+            "reposts": ("reposts", "retweets", "retweet_count", "shares", "reblogs_count"),
+            "replies": ("replies", "reply_count", "replies_count"),
+            "quotes": ("quotes", "quote_count"), "views": ("views", "view_count"),
+            "replyTo": ("reply_to", "in_reply_to", "parent_id"), "isRepost": ("is_repost", "is_retweet")},
+           needs=(("text", "body", "content"),
+                  ("date", "created_at", "timestamp", "published_at", "time"))),
 )
 
 
@@ -98,16 +140,18 @@ def detect_layout(columns, mapping: dict | None = None) -> Layout:
         )
     for layout in LAYOUTS:
         if layout.matches(columns):
-            merged = {f: c for f, c in layout.mapping.items() if c in columns}
+            merged = layout.resolve(columns)
             merged.update(mapping)
             return Layout(layout.name + ("+map" if mapping else ""), layout.required, merged,
-                          layout.source, layout.derive)
+                          layout.source, layout.derive, ignored=layout.ignored)
     if ("contentText" in mapping or "title" in mapping) and "publishedAt" in mapping:
         return Layout("custom", frozenset(mapping.values()), mapping)
     raise ImportFormatError(
-        "unrecognised columns: " + ", ".join(columns) + ". Known layouts: "
+        "unrecognised columns: " + ", ".join(columns) + ". Recognised formats: "
         + ", ".join(layout.name for layout in LAYOUTS)
-        + ". Name the columns with --map FIELD=COLUMN (at least contentText or title, and publishedAt)"
+        + " (CSV, JSON lines, Parquet), and the JSON of " + ", ".join(JSON_FORMATS)
+        + ". Name the columns with --map FIELD=COLUMN (at least contentText or title, and "
+        "publishedAt), e.g. --map contentText=message --map publishedAt=posted"
     )
 
 

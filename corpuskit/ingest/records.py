@@ -2,7 +2,13 @@
 
 A record is a plain dict with camelCase keys, the fields both HTTP
 interfaces show: ``source, sourceId, contentType, title, contentText, url,
-author, publishedAt, capturedAt, subreddit, language, topic, metadata``.
+author, publishedAt, capturedAt, subreddit, language, topic, metadata``, and
+the typed engagement and link fields (:data:`ENGAGEMENT_FIELDS`,
+:data:`LINK_FIELDS`, ``isRepost``; see docs/corpus_file.md), present when the
+input gives any of them (stored as NULL, and ``is_repost`` 0, when it gives none).
+
+``source`` is any lower-case slug (:func:`check_source`); the known kinds
+(:data:`SOURCE_KINDS`) keep their special handling.
 :func:`normalise` checks and cleans one; :func:`insert_records` stores many,
 skipping duplicates.
 
@@ -26,16 +32,18 @@ from typing import Iterable
 
 from corpuskit.clock import to_iso
 from corpuskit.errors import RowRejected, ValidationError
+from corpuskit.store import fulltext
+from corpuskit.query.values import SOURCE_KINDS, is_source_name
 
-SOURCE_KINDS = (
-    "reddit", "bluesky", "arxiv", "hackernews", "youtube", "google_news", "news",
-    "exa", "webset", "huggingface", "twitter", "gdelt",
-)
 CONTENT_TYPES = ("post", "comment", "paper", "article", "video", "story")
+#: Counts a platform reports for a post: whole numbers >= 0, or None when it reports none.
+ENGAGEMENT_FIELDS = ("likes", "reposts", "replies", "quotes", "views")
+#: Platform ids of the post this one replies to, quotes, or reposts.
+LINK_FIELDS = ("replyTo", "quoteOf", "repostOf")
 RECORD_FIELDS = (
     "sourceId", "title", "contentText", "url", "author", "publishedAt",
     "subreddit", "language", "contentType",
-)
+) + ENGAGEMENT_FIELDS + LINK_FIELDS + ("isRepost",)
 ALL_FIELDS = ("source",) + RECORD_FIELDS + ("capturedAt", "topic", "metadata")
 
 _COLUMNS = {
@@ -43,7 +51,17 @@ _COLUMNS = {
     "title": "title", "contentText": "content_text", "url": "url", "author": "author",
     "publishedAt": "published_at", "capturedAt": "captured_at", "subreddit": "subreddit",
     "language": "language", "topic": "topic", "metadata": "metadata",
+    "likes": "likes", "reposts": "reposts", "replies": "replies", "quotes": "quotes",
+    "views": "views", "replyTo": "reply_to", "quoteOf": "quote_of", "repostOf": "repost_of",
+    "isRepost": "is_repost",
 }
+#: The ``records`` columns an import writes, in :func:`record_row` order (then ``run_id``).
+STORED_COLUMNS = (
+    "source", "source_id", "content_hash", "content_type", "title", "content_text", "url",
+    "author", "published_at", "captured_at", "subreddit", "language", "topic", "metadata",
+    "likes", "reposts", "replies", "quotes", "views", "reply_to", "quote_of", "repost_of",
+    "is_repost",
+)
 
 
 def _text(value) -> str:
@@ -54,6 +72,13 @@ def _text(value) -> str:
     if isinstance(value, float) and value != value:  # NaN from pandas
         return ""
     return str(value).strip()
+
+
+def _language(value) -> str:
+    """A given language tag's primary subtag in lower case (``en-US`` -> ``en``), else ``und``:
+    not stated, detected by enrichment (:mod:`corpuskit.enrich.language`)."""
+    tag = _text(value).replace("_", "-").split("-")[0].lower()
+    return tag if tag.isalpha() and 2 <= len(tag) <= 3 else "und"
 
 
 DEDUPE_RULES = ("auto", "id", "content", "none")
@@ -96,28 +121,99 @@ def dedupe_rule(rec: dict, dedupe: str = "auto") -> str:
     return dedupe
 
 
+def source_error(source) -> str:
+    """The reason ``source`` is not a source name."""
+    return (f"invalid source name {source!r}: a source is a lower-case slug (a letter, then up "
+            f"to 39 letters, digits, _ or -), e.g. mastodon, telegram; the known kinds are "
+            f"{', '.join(SOURCE_KINDS)}")
+
+
 def check_source(source: str) -> str:
-    """Return ``source`` if it is a known source kind, else raise ValidationError."""
-    if source not in SOURCE_KINDS:
-        raise ValidationError(
-            f"unknown source kind {source!r}; expected one of: {', '.join(SOURCE_KINDS)}"
-        )
+    """Return ``source`` if it is a valid source name, else raise ValidationError.
+
+    Any lower-case slug is a source name (``mastodon``, ``telegram``, ``my_forum``);
+    :data:`SOURCE_KINDS` are the ones with special handling.
+    """
+    if not is_source_name(source):
+        raise ValidationError(source_error(source))
     return source
 
 
+def _count(raw: dict, field: str):
+    """A count field as an int >= 0, or None; raises RowRejected for anything else."""
+    value = raw.get(field)
+    if value is None or value == "" or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, bool):
+        raise RowRejected(f"{field}: not a count ({value!r})")
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value == int(value):
+        number = int(value)
+    else:
+        text = str(value).strip().replace(",", "").replace("_", "")
+        if not text.isascii() or not text.isdigit():
+            raise RowRejected(f"{field}: not a whole number >= 0 ({value!r})")
+        number = int(text)
+    if number < 0 or number >= 2 ** 63:
+        raise RowRejected(f"{field}: not a whole number >= 0 ({value!r})")
+    return number
+
+
+_TRUE = {"1", "true", "yes", "y", "t"}
+_FALSE = {"0", "false", "no", "n", "f", ""}
+
+
+def _flag(value) -> int:
+    if value is None or (isinstance(value, float) and value != value):
+        return 0
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return int(value)
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return 1
+    if text in _FALSE:
+        return 0
+    raise RowRejected(f"isRepost: not true or false ({value!r})")
+
+
+def engagement(raw: dict) -> dict:
+    """The typed engagement, link and repost fields of a raw record, checked.
+
+    Counts become ints (``"1,234"`` and ``12.0`` are read; anything else rejects the
+    row); links become strings or None; ``isRepost`` is 0 or 1, and 1 whenever
+    ``repostOf`` names a post.
+    """
+    out = {name: _count(raw, name) for name in ENGAGEMENT_FIELDS}
+    for name in LINK_FIELDS:
+        value = raw.get(name)
+        if isinstance(value, float) and value == value and value == int(value):
+            value = int(value)
+        out[name] = _text(value) or None
+    out["isRepost"] = 1 if out["repostOf"] else _flag(raw.get("isRepost"))
+    return out
+
+
 def normalise(raw: dict, *, source: str | None = None, captured_at: str | None = None,
-              topic: str | None = None) -> dict:
+              topic: str | None = None, parse_date=to_iso) -> dict:
     """Clean one raw record dict into the record model.
 
-    ``source``/``topic`` fill in when the row has none. Raises
-    :class:`RowRejected` with the reason when the row has no text or its
-    date cannot be parsed.
+    ``source``/``topic`` fill in when the row has none. ``parse_date`` turns a date value into the stored ISO form
+    (default :func:`corpuskit.clock.to_iso`; an import passes its file's date
+    rules, see :mod:`corpuskit.ingest.dates`). Raises :class:`RowRejected` with
+    the reason when the row has no text, its date cannot be parsed, or an
+    engagement count is not a whole number.
     """
     src = _text(raw.get("source")) or source
     if not src:
         raise RowRejected("no source kind")
-    if src not in SOURCE_KINDS:
-        raise RowRejected(f"unknown source kind {src!r}")
+    if src not in _NAMES_SEEN:
+        if not is_source_name(src):
+            raise RowRejected(source_error(src))
+        if len(_NAMES_SEEN) < 4096:
+            _NAMES_SEEN.add(src)
     title = _text(raw.get("title"))
     text = _text(raw.get("contentText"))
     if not text:
@@ -128,12 +224,12 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
     if published is None or _text(published) == "":
         raise RowRejected("no publishedAt date")
     try:
-        published_iso = to_iso(published)
+        published_iso = parse_date(published)
     except ValidationError as exc:
         raise RowRejected(str(exc)) from exc
     captured_raw = raw.get("capturedAt")
     try:
-        captured_iso = to_iso(captured_raw) if _text(captured_raw) else (captured_at or published_iso)
+        captured_iso = parse_date(captured_raw) if _text(captured_raw) else (captured_at or published_iso)
     except ValidationError as exc:
         raise RowRejected(f"capturedAt: {exc}") from exc
     content_type = _text(raw.get("contentType")) or ("paper" if src == "arxiv" else "post")
@@ -149,7 +245,7 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
     subreddit = _text(raw.get("subreddit")) or None
     if subreddit and subreddit.lower().startswith("r/"):
         subreddit = subreddit[2:]
-    return {
+    rec = {
         "source": src,
         "sourceId": source_id,
         "contentType": content_type,
@@ -160,16 +256,22 @@ def normalise(raw: dict, *, source: str | None = None, captured_at: str | None =
         "publishedAt": published_iso,
         "capturedAt": captured_iso,
         "subreddit": subreddit,
-        "language": _text(raw.get("language")) or "en",
+        "language": _language(raw.get("language")),
         "topic": _text(raw.get("topic")) or topic or None,
         "metadata": metadata,
     }
+    if not _ENGAGEMENT_KEYS.isdisjoint(raw):   # the typed fields appear when the row has any
+        rec.update(engagement(raw))
+    return rec
+
+
+_ENGAGEMENT_KEYS = frozenset(ENGAGEMENT_FIELDS + LINK_FIELDS + ("isRepost",))
+_NAMES_SEEN = set(SOURCE_KINDS)   # names already checked: the check is a set lookup per row
 
 
 INSERT_SQL = (
-    "INSERT INTO records (source, source_id, content_hash, content_type, title, "
-    "content_text, url, author, published_at, captured_at, subreddit, language, topic, "
-    "metadata, run_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    f"INSERT INTO records ({', '.join(STORED_COLUMNS)}, run_id) "
+    f"VALUES ({','.join('?' * (len(STORED_COLUMNS) + 1))})"
 )
 
 
@@ -177,17 +279,37 @@ INSERT_SQL = (
 _metadata_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 
 
+#: the columns every record fills; the typed engagement columns follow them in STORED_COLUMNS
+BASE_COLUMNS = STORED_COLUMNS[:14]
+
+
+def has_engagement(rec: dict) -> bool:
+    """Whether a normalised record carries the typed engagement fields (:func:`normalise` adds all or none)."""
+    return "isRepost" in rec
+
+
+def base_row(rec: dict, run_id: str | None) -> tuple:
+    """The :data:`BASE_COLUMNS` values of a normalised record, then ``run_id``."""
+    return (rec["source"], rec["sourceId"], record_hash(rec), rec["contentType"], rec["title"],
+            rec["contentText"], rec["url"], rec["author"], rec["publishedAt"], rec["capturedAt"],
+            rec["subreddit"], rec["language"], rec["topic"], _metadata_json(rec["metadata"]), run_id)
+
+
 def record_row(rec: dict, run_id: str | None) -> tuple:
     """The values of :data:`INSERT_SQL` for a normalised record."""
     return (rec["source"], rec["sourceId"], record_hash(rec), rec["contentType"], rec["title"],
             rec["contentText"], rec["url"], rec["author"], rec["publishedAt"], rec["capturedAt"],
-            rec["subreddit"], rec["language"], rec["topic"], _metadata_json(rec["metadata"]), run_id)
+            rec["subreddit"], rec["language"], rec["topic"], _metadata_json(rec["metadata"]),
+            rec.get("likes"), rec.get("reposts"), rec.get("replies"), rec.get("quotes"),
+            rec.get("views"), rec.get("replyTo"), rec.get("quoteOf"), rec.get("repostOf"),
+            rec.get("isRepost") or 0, run_id)
 
 
 def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> tuple[int, int]:
     """Insert normalised records under the ``auto`` rule; return ``(added, duplicates)``.
 
     Must be called inside a transaction (see :func:`corpuskit.store.transaction`).
+    Each new record is added to the full-text index (:mod:`corpuskit.store.fulltext`).
     A record whose source + sourceId (or, with no sourceId, whose content key)
     is already stored, or repeated within the batch, counts as a duplicate.
     File imports use :mod:`corpuskit.ingest.staging` instead, which applies
@@ -203,7 +325,8 @@ def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> 
             stored = conn.execute("SELECT 1 FROM records WHERE source = ? AND content_hash = ?",
                                   (rec["source"], values[2])).fetchone()
         if stored is None:
-            conn.execute(INSERT_SQL, values)
+            rid = conn.execute(INSERT_SQL, values).lastrowid
+            fulltext.index_rows(conn, [(rid, rec["title"], rec["contentText"])])
             added += 1
         else:
             duplicates += 1
@@ -213,7 +336,9 @@ def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> 
 def row_to_record(row) -> dict:
     """A ``records`` table row as a record dict (with its integer ``id``)."""
     rec = {"id": row["id"]}
+    keys = row.keys()
     for field, column in _COLUMNS.items():
-        rec[field] = row[column]
+        if column in keys:
+            rec[field] = row[column]
     rec["metadata"] = json.loads(rec["metadata"] or "{}")
     return rec

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import itertools
 
-from corpuskit.ingest.records import record_row
-from corpuskit.store import transaction
+from corpuskit.ingest.records import (BASE_COLUMNS, STORED_COLUMNS, base_row, content_hash,
+                                     has_engagement, record_row)
+from corpuskit.store import fulltext, transaction
 
 _names = itertools.count(1)
 _STORE_CACHE_KIB = 256 * 1024
-_COLUMNS = ("source, source_id, content_hash, content_type, title, content_text, url, author, "
-            "published_at, captured_at, subreddit, language, topic, metadata")
+_COLUMNS = ", ".join(STORED_COLUMNS)
+_TYPES = {"likes": "INTEGER", "reposts": "INTEGER", "replies": "INTEGER", "quotes": "INTEGER",
+          "views": "INTEGER", "is_repost": "INTEGER NOT NULL DEFAULT 0"}
+_DEFINITIONS = ", ".join(f"{c} {_TYPES.get(c, 'TEXT')}" for c in STORED_COLUMNS)
 
 
 class Stage:
@@ -39,14 +42,13 @@ class Stage:
     def __init__(self, conn):
         self.conn = conn
         self._version = None
+        self._typed = False   # whether any staged row has typed engagement fields
         self.table = f"temp.corpuskit_stage_{next(_names)}"
 
     def __enter__(self):
         self.conn.execute(
             f"CREATE TEMP TABLE {self.table.split('.', 1)[1]} (seq INTEGER PRIMARY KEY, "
-            "source TEXT, source_id TEXT, content_hash TEXT, content_type TEXT, title TEXT, "
-            "content_text TEXT, url TEXT, author TEXT, published_at TEXT, captured_at TEXT, "
-            "subreddit TEXT, language TEXT, topic TEXT, metadata TEXT, rule TEXT, dup TEXT)")
+            f"{_DEFINITIONS}, rule TEXT, dup TEXT, guess INTEGER, fts_title TEXT, fts_body TEXT, fts_tags TEXT)")
         return self
 
     def __exit__(self, exc_type, *exc):
@@ -56,13 +58,53 @@ class Stage:
             if exc_type is None:  # never hide the error that ended the import
                 raise
 
-    def add(self, records: list[tuple[dict, str]]) -> None:
-        """Stage ``(normalised record, rule)`` pairs (the rule from :func:`dedupe_rule`)."""
-        rows = [record_row(rec, rule) for rec, rule in records]   # the rule in run_id's place
+    def add(self, records: list[tuple[dict, str, int]]) -> None:
+        """Stage ``(normalised record, rule, guess)`` triples.
+
+        The rule comes from :func:`dedupe_rule`; ``guess`` is the mask of dates read
+        month-first before the file's order was known (see :mod:`corpuskit.ingest.dates`).
+        """
+        # a batch with no typed engagement fields and no guessed dates (the common case of a
+        # CSV) writes the base columns only: the others keep their defaults, and the insert
+        # stays as fast as before they existed
+        typed = any(has_engagement(rec) for rec, _, _ in records)
+        self._typed = self._typed or typed
+        guessed = any(guess for _, _, guess in records)
+        columns = STORED_COLUMNS if typed else BASE_COLUMNS
+        row = record_row if typed else base_row      # the rule in run_id's place
+        # then the full-text index's columns, computed here, before the write lock is taken
+        if guessed:
+            rows = [row(rec, rule) + (guess or None,) + fulltext.document(rec["title"], rec["contentText"])
+                    for rec, rule, guess in records]
+        else:
+            rows = [row(rec, rule) + fulltext.document(rec["title"], rec["contentText"])
+                    for rec, rule, _ in records]
+        extra = (", rule, guess" if guessed else ", rule") + ", fts_title, fts_body, fts_tags"
+        marks = ",".join("?" * (len(columns) + (2 if guessed else 1) + 3))
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
         with transaction(self.conn, immediate=False):
             self.conn.executemany(
-                f"INSERT INTO {self.table} ({_COLUMNS}, rule) VALUES ({','.join('?' * 15)})", rows)
+                f"INSERT INTO {self.table} ({', '.join(columns)}{extra}) VALUES ({marks})", rows)
+
+    def swap_day_month(self) -> None:
+        """Read the staged dates guessed month-first as day-first (the file turned out day-first).
+
+        A guessed date has day and month both at most 12, so swapping them in the stored
+        form is the day-first reading; ``capturedAt`` follows ``publishedAt`` when it was
+        derived from it. The content key, which includes ``publishedAt``, is recomputed.
+        """
+        swap = "substr({0}, 1, 5) || substr({0}, 9, 2) || '-' || substr({0}, 6, 2) || substr({0}, 11)"
+        self.conn.create_function("corpuskit_content_hash", 5, content_hash, deterministic=True)
+        with transaction(self.conn, immediate=False):
+            self.conn.execute(
+                f"UPDATE {self.table} SET "
+                f"published_at = CASE WHEN guess & 1 THEN {swap.format('published_at')} "
+                "ELSE published_at END, "
+                f"captured_at = CASE WHEN guess & 2 OR (guess & 1 AND captured_at = published_at) "
+                f"THEN {swap.format('captured_at')} ELSE captured_at END WHERE guess IS NOT NULL")
+            self.conn.execute(
+                f"UPDATE {self.table} SET content_hash = corpuskit_content_hash(source, author, "
+                "title, content_text, published_at) WHERE guess & 1")
 
     def mark_repeats(self) -> None:
         """Mark rows that repeat an earlier row of the same import (the first one is kept).
@@ -104,10 +146,13 @@ class Stage:
         # store step takes half as long with 256 MiB); allocated only as pages are used
         cache = conn.execute("PRAGMA main.cache_size").fetchone()[0]
         conn.execute(f"PRAGMA main.cache_size = {-_STORE_CACHE_KIB}")
+        columns = _COLUMNS if self._typed else ", ".join(BASE_COLUMNS)   # the rest: defaults
         try:
+            before = conn.execute("SELECT coalesce(max(id), 0) FROM main.records").fetchone()[0]
             added = conn.execute(
-                f"INSERT INTO main.records ({_COLUMNS}, run_id) SELECT {_COLUMNS}, ? "
+                f"INSERT INTO main.records ({columns}, run_id) SELECT {columns}, ? "
                 f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
+            self._index(before)
         finally:
             conn.execute(f"PRAGMA main.cache_size = {int(cache)}")
         counts = {"added": added, "id": 0, "content": 0}
@@ -115,6 +160,23 @@ class Stage:
                                     "WHERE dup IS NOT NULL GROUP BY dup"):
             counts[rule] = n
         return counts
+
+    def _index(self, before: int) -> None:
+        """Index the rows just stored (ids above ``before``) from the columns staged for them.
+
+        New rows take ids above the largest one in staging order; a row is paired with the staged
+        row of the same rank and content key, and any row left unpaired is indexed by
+        :func:`corpuskit.store.fulltext.sync`.
+        """
+        self.conn.execute(
+            f"INSERT INTO main.{fulltext.TABLE} (rowid, title, body, tags) "
+            "SELECT n.id, s.fts_title, s.fts_body, s.fts_tags FROM "
+            "(SELECT row_number() OVER (ORDER BY id) AS k, id, content_hash FROM main.records "
+            "WHERE id > ?) AS n JOIN "
+            "(SELECT row_number() OVER (ORDER BY seq) AS k, content_hash, fts_title, fts_body, fts_tags "
+            f"FROM {self.table} WHERE dup IS NULL) AS s ON s.k = n.k AND s.content_hash = n.content_hash",
+            (before,))
+        fulltext.sync(self.conn, after=before)
 
     def _data_version(self):
         """``PRAGMA data_version`` of a file corpus (changes when another connection commits)."""

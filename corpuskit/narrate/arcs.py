@@ -42,7 +42,7 @@ def _lineages(conn) -> dict[str, str]:
         "SELECT s.story_key, c.lineage_id, count(DISTINCT sc.record_id) AS n FROM stories s "
         "JOIN story_citations sc ON sc.story_id = s.id "
         "JOIN cluster_members cm ON cm.record_id = sc.record_id JOIN clusters c ON c.id = cm.cluster_id "
-        "WHERE s.is_current = 1 AND s.kind != 'lead_story' GROUP BY s.story_key, c.lineage_id"
+        "WHERE s.is_current = 1 AND s.kind != 'lead_story' AND s.story_key NOT LIKE 'period:%' GROUP BY s.story_key, c.lineage_id"
     ).fetchall()
     best = {}
     for key, lineage, n in rows:
@@ -65,7 +65,7 @@ def build_arcs(conn, now, run_id: str, active_days: int = 7, dormant_days: int =
         "se.slug, se.name FROM stories s LEFT JOIN topics t ON t.id = s.topic_id "
         "LEFT JOIN entities e ON e.id = s.entity_id LEFT JOIN signals sig ON sig.id = s.trigger_signal_id "
         "LEFT JOIN entities se ON se.id = sig.entity_id "
-        "WHERE s.is_current = 1 AND s.kind != 'lead_story' ORDER BY s.story_key"
+        "WHERE s.is_current = 1 AND s.kind != 'lead_story' AND s.story_key NOT LIKE 'period:%' ORDER BY s.story_key"
     ).fetchall()
     for key, kind, tname, tdisplay, eslug, ename, _, sslug, sname in current:
         if tname is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from corpuskit.narrate.attribution import quoted_text
 from corpuskit.narrate.sentences import squash
 from corpuskit.text import display_text
 
@@ -41,7 +42,8 @@ def trace_body(body: str, texts: dict[int, str], framing: list[str]) -> list[str
     """Problems found tracing ``body`` to its sources (an empty list means fully traced).
 
     Every paragraph is either a framing sentence (listed in ``framing``) or a
-    run of ``sentence [n]`` units where each sentence occurs verbatim *after
+    run of ``sentence [n]`` units (a sentence may be attributed, ``A Reddit post said: “...”``: then
+    its quoted words, see :func:`corpuskit.narrate.attribution.quoted_text`) where each occurs verbatim *after
     display normalisation* in ``texts[n]``, the text of the record cited as
     ``n``: the sentence is a substring of ``display_text(texts[n])`` (HTML
     entities unescaped, typographic quotes folded, zero-width characters
@@ -59,7 +61,7 @@ def trace_body(body: str, texts: dict[int, str], framing: list[str]) -> list[str
         if squash(parts[-1]):
             problems.append(f"unmarked text {squash(parts[-1])!r}")
         for sentence, n in zip(parts[0::2], parts[1::2]):
-            sentence, n = squash(sentence), int(n)
+            sentence, n = squash(quoted_text(squash(sentence))), int(n)
             if n not in squashed:
                 problems.append(f"marker [{n}] cites no record")
             elif not sentence or sentence not in squashed[n]:

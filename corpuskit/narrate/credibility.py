@@ -81,19 +81,24 @@ def author_count_cache():
         _AUTHOR_COUNTS.reset(token)
 
 
-def credibility_scores(conn, records) -> dict[int, float]:
-    """``{record id: credibilityScore}`` for :class:`EvidenceRecord` objects."""
+def credibility_scores(conn, records, until: str | None = None) -> dict[int, float]:
+    """``{record id: credibilityScore}`` for :class:`EvidenceRecord` objects.
+
+    ``until`` (a stored timestamp): count each author's records published up to then only
+    (a period's story knows nothing of later posts)."""
     authors = sorted({r.author for r in records if r.author and r.author not in ("[deleted]", "[removed]")})
     counts = {}
     cache = _AUTHOR_COUNTS.get()
+    bound, args = ("", []) if until is None else (" AND published_at <= ?", [until])
     if authors and cache is not None:
-        if "counts" not in cache:
-            cache["counts"] = dict(conn.execute(
-                "SELECT author, count(*) FROM records WHERE author IS NOT NULL GROUP BY author").fetchall())
-        counts = {a: cache["counts"].get(a, 0) for a in authors}
+        if ("counts", until) not in cache:
+            cache[("counts", until)] = dict(conn.execute(
+                f"SELECT author, count(*) FROM records WHERE author IS NOT NULL{bound} GROUP BY author",
+                args).fetchall())
+        counts = {a: cache[("counts", until)].get(a, 0) for a in authors}
     elif authors:
         marks = ",".join("?" for _ in authors)
         counts = dict(conn.execute(
-            f"SELECT author, count(*) FROM records WHERE author IN ({marks}) GROUP BY author", authors
-        ).fetchall())
+            f"SELECT author, count(*) FROM records WHERE author IN ({marks}){bound} GROUP BY author",
+            authors + args).fetchall())
     return {r.id: credibility(r.source, counts.get(r.author, 0), r.metadata) for r in records}

@@ -41,6 +41,8 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from corpuskit.clock import from_iso, iso
+from corpuskit.narrate.attribution import about_abuse, is_abusive
+from corpuskit.narrate.headlines import distinctive_terms
 from corpuskit.narrate.quotes import mentions_subject, record_sentences, subject_terms, tokens_of
 from corpuskit.query import EntityNotFound, entity_row
 
@@ -227,7 +229,8 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
                     min_records: int = 2, conn=None, terms=(), focus=()) -> list[EvidenceRecord]:
     """Choose up to ``k`` records: direct evidence first, inferred ones to fill up.
 
-    Only records with a quotable sentence qualify. Records are ranked by group
+    Only records with a quotable sentence qualify (not an abusive one, see
+    :mod:`corpuskit.narrate.attribution`, unless ``terms`` make the story about abuse). Records are ranked by group
     (direct, then inferred), then by whether they are in ``focus`` (the records
     of the development the story is about: a signal's evidence, a cluster's
     members; the newest record of the pool is always in it), then by whether a
@@ -244,10 +247,11 @@ def rank_and_select(direct: list[EvidenceRecord], inferred: list[EvidenceRecord]
     Returns fewer than ``min_records`` only when the pool has too few.
     """
     seen, pool, sentences = set(), [], []
+    abuse_ok = about_abuse(terms)
     for r, is_inferred in [(r, False) for r in direct] + [(r, True) for r in inferred]:
         if r.id in seen:
             continue
-        quotable_sentences = record_sentences(r.text)
+        quotable_sentences = [x for x in record_sentences(r.text) if abuse_ok or not is_abusive(x)]
         if not quotable_sentences:
             continue
         seen.add(r.id)
@@ -347,6 +351,23 @@ def lead_signal(conn, now=None, recent_days: int = 7) -> dict | None:
     return signal_dict(row) if row else None
 
 
+def lead_signal_between(conn, start: str, until: str) -> dict | None:
+    """The strongest high or medium signal detected in ``[start, until]`` (any status), or None."""
+    row = conn.execute(
+        f"SELECT * FROM signals WHERE severity IN ('high', 'medium') AND detected_at >= ? AND detected_at <= ? "
+        f"{STRONGEST} LIMIT 1", (start, until)).fetchone()
+    return signal_dict(row) if row else None
+
+
+def strongest_between(conn, start: str, until: str, topic_id=None, entity_id=None) -> dict | None:
+    """The strongest signal on a beat (or entity) detected in ``[start, until]`` (any status), or None."""
+    column, value = ("entity_id", entity_id) if entity_id is not None else ("topic_id", topic_id)
+    row = conn.execute(
+        f"SELECT * FROM signals WHERE {column} = ? AND detected_at >= ? AND detected_at <= ? {STRONGEST} LIMIT 1",
+        (value, start, until)).fetchone()
+    return signal_dict(row) if row else None
+
+
 def notable_signals(conn, severities=NOTABLE_SEVERITIES) -> list[dict]:
     """Signals that get a dispatch, in ``signal_key`` order."""
     marks = ",".join("?" for _ in severities)
@@ -394,8 +415,8 @@ def active_beats(conn, now, window_days: int, min_records: int) -> list[tuple[di
     return [(topic_dict(conn, r[0]), r[1]) for r in rows]
 
 
-def prominent_entities(conn, now, window_days: int, top_n: int) -> list[tuple[dict, int]]:
-    """``(entity, mentions in window)``: the top ``top_n`` by mentions plus open-novelty entities."""
+def prominent_entities(conn, now, window_days: int, top_n: int, novel: bool = True) -> list[tuple[dict, int]]:
+    """``(entity, mentions in window)``: the top ``top_n`` by mentions plus (when ``novel``) open-novelty entities."""
     since = iso(now - timedelta(days=window_days))
     counts = {r[0]: r[1] for r in conn.execute(
         "SELECT m.entity_id, sum(m.mention_count) FROM mentions m JOIN records r ON r.id = m.record_id "
@@ -405,21 +426,23 @@ def prominent_entities(conn, now, window_days: int, top_n: int) -> list[tuple[di
     top = sorted(counts, key=lambda e: (-counts[e], e))[:top_n]
     novel = [r[0] for r in conn.execute(
         "SELECT DISTINCT entity_id FROM signals WHERE kind = 'novelty' AND status = 'open' "
-        "AND entity_id IS NOT NULL")]
+        "AND entity_id IS NOT NULL")] if novel else []
     chosen = sorted(set(top) | set(novel))
     out = [(entity_dict(conn, e), counts.get(e, 0)) for e in chosen]
     return sorted([o for o in out if o[0] is not None], key=lambda o: o[0]["slug"])
 
 
-def open_signal_count(conn, topic_id=None, entity_id=None) -> int:
-    """Open signals on a beat, or on an entity."""
-    if entity_id is not None:
-        return conn.execute("SELECT count(*) FROM signals WHERE status = 'open' AND entity_id = ?",
-                            (entity_id,)).fetchone()[0]
-    if topic_id is None:
+def open_signal_count(conn, topic_id=None, entity_id=None, between=None) -> int:
+    """Open signals on a beat, or on an entity; with ``between=(start, until)``, the signals
+    detected in that span instead (any status: a period's story counts what was found then)."""
+    column, value = ("entity_id", entity_id) if entity_id is not None else ("topic_id", topic_id)
+    if value is None:
         return 0
-    return conn.execute("SELECT count(*) FROM signals WHERE status = 'open' AND topic_id = ?",
-                        (topic_id,)).fetchone()[0]
+    if between is not None:
+        return conn.execute(f"SELECT count(*) FROM signals WHERE {column} = ? AND detected_at >= ? "
+                            f"AND detected_at <= ?", (value, *between)).fetchone()[0]
+    return conn.execute(f"SELECT count(*) FROM signals WHERE status = 'open' AND {column} = ?",
+                        (value,)).fetchone()[0]
 
 
 def latest_cluster(conn, topic_id) -> dict | None:
@@ -532,12 +555,27 @@ def _in_topic_window() -> str:
             "EXISTS (SELECT 1 FROM topic_assignments t WHERE t.record_id = r.id AND t.topic_id = ?))")
 
 
+BASELINE_LIMIT = 1000  # newest records of the subject before the window, for the key terms
+BASELINE_WINDOWS = 4  # the baseline spans this many windows before the story's window
+
+
+def _key_terms(conn, records, where: str, args, subject) -> list[str]:
+    """The key terms of ``records`` against the subject's records selected by ``where``/``args`` (before the
+    window), for the headline (see :mod:`corpuskit.narrate.headlines`)."""
+    baseline = _records(conn, where, args, limit=BASELINE_LIMIT)
+    return distinctive_terms([f"{r.title} {r.text}" for r in records],
+                             [f"{r.title} {r.text}" for r in baseline], exclude=subject)
+
+
 # -- evidence per kind ----------------------------------------------------------
-def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, window_days: int, skip=None):
+def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, window_days: int, skip=None,
+                    until: str | None = None):
     """Evidence for a dispatch or the lead story about ``signal`` (None if too thin).
 
     ``skip(pool_hash) -> bool``, when given, lets the caller stop before the
-    ranking (the function then returns :data:`UNCHANGED`).
+    ranking (the function then returns :data:`UNCHANGED`). ``until`` (a stored
+    timestamp): no record published after it is evidence, and no cluster is attached
+    (a period's story).
     """
     direct_ids = [r[0] for r in conn.execute(
         "SELECT ref_id FROM signal_evidence WHERE signal_id = ? AND ref_kind = 'record' ORDER BY ref_id",
@@ -559,13 +597,28 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
     entity = entity_dict(conn, signal["entity_id"])
     subject = subject_terms(entity, topic_dict(conn, signal["topic_id"]), signal)
     digest = pool_hash(story_key, direct, inferred, k, [signal["id"], figures, sorted(subject)])
+    if until is not None:
+        direct = [r for r in direct if r.published_at <= until]
+        inferred = [r for r in inferred if r.published_at <= until]
+        figures["directRecords"] = len(direct)
+        digest = pool_hash(story_key, direct, inferred, k, [signal["id"], figures, sorted(subject), until])
     if skip is not None and skip(digest):
         return UNCHANGED
     chosen = rank_and_select(direct, inferred, k, conn=conn, terms=subject)
     if len(chosen) < 2:
         return None
     topic_id = signal["topic_id"] if signal["topic_id"] is not None else _dominant_topic(chosen)
-    cluster = latest_cluster(conn, topic_id) if topic_id is not None else None
+    cluster = latest_cluster(conn, topic_id) if topic_id is not None and until is None else None
+    base_since = iso(from_iso(detected) - timedelta(days=window_days * (1 + BASELINE_WINDOWS)))
+    if signal["topic_id"] is not None:
+        figures["keyTerms"] = _key_terms(conn, direct if len(direct) >= 3 else direct + inferred,
+                                         _in_topic_window(), [base_since, since, signal["topic_id"],
+                                                              signal["topic_id"]], subject)
+    elif signal["entity_id"] is not None:
+        figures["keyTerms"] = _key_terms(conn, direct if len(direct) >= 3 else direct + inferred,
+                                         "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
+                                         "AND r.published_at > ? AND r.published_at <= ?",
+                                         [signal["entity_id"], base_since, since], subject)
     terms = _words(signal["headline"])
     return StoryEvidence(
         kind=kind, story_key=story_key, records=chosen, signal=signal, beat=topic_dict(conn, topic_id),
@@ -575,8 +628,12 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
 
 
 def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: int, signal: dict | None,
-                  skip=None):
-    """Evidence for the beat narrative of ``beat`` (None if too thin; ``skip`` as in :func:`signal_evidence`)."""
+                  skip=None, clusters: bool = True, story_key: str | None = None):
+    """Evidence for the beat narrative of ``beat`` (None if too thin; ``skip`` as in :func:`signal_evidence`).
+
+    ``clusters=False`` leaves the clusters out (a period's story: they were computed on the whole corpus);
+    ``story_key`` replaces the default ``beat:<name>``."""
+    story_key = story_key or f"beat:{beat['name']}"
     since = iso(now - timedelta(days=window_days))
     direct = _records(conn, _in_topic_window(), [since, iso(now), beat["id"], beat["id"]])
     focus = []
@@ -585,10 +642,10 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
         focus = [r[0] for r in conn.execute(
             "SELECT ref_id FROM signal_evidence WHERE signal_id = ? AND ref_kind = 'record' ORDER BY ref_id",
             (signal["id"],))]
-    else:
+    elif clusters:
         cluster = growing_cluster(conn, beat["id"], now, window_days)
         focus = cluster["memberIds"] if cluster else []
-    if cluster is None:
+    if cluster is None and clusters:
         cluster = latest_cluster(conn, beat["id"])
     sources = conn.execute(
         f"SELECT count(DISTINCT r.source) FROM records r WHERE {_in_topic_window()}",
@@ -603,26 +660,30 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
         figures["cluster"] = [cluster["lineage_id"], cluster["record_count"], cluster["top_terms"][:3],
                               cluster.get("recent"), cluster.get("earlier")]
     subject = subject_terms(None, beat, signal, cluster if cluster and cluster.get("recent") else None)
-    digest = pool_hash(f"beat:{beat['name']}", direct, [], k,
+    digest = pool_hash(story_key, direct, [], k,
                        [figures, signal["id"] if signal else None, beat["display_name"], focus, sorted(subject)])
     if skip is not None and skip(digest):
         return UNCHANGED
     chosen = rank_and_select(direct, [], k, conn=conn, terms=subject, focus=focus)
     if len(chosen) < 2 or (subject and sum(bool(r.on_subject) for r in chosen) < 2):
         return None  # too thin, or too few records that name the beat to make a story about it
+    figures["keyTerms"] = _key_terms(conn, direct, _in_topic_window(), [
+        iso(now - timedelta(days=window_days * (1 + BASELINE_WINDOWS))), since, beat["id"], beat["id"]], subject)
     terms = list(beat["keywords"]) + (cluster["top_terms"] if cluster else [])
     if signal:
         terms += _words(signal["headline"])
     return StoryEvidence(
-        kind="beat_narrative", story_key=f"beat:{beat['name']}", records=chosen, signal=signal, beat=beat,
+        kind="beat_narrative", story_key=story_key, records=chosen, signal=signal, beat=beat,
         entities=cited_entities(conn, [r.id for r in chosen]), cluster=cluster, terms=terms,
         figures=figures, pool_hash=digest,
     )
 
 
 def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days: int,
-                    signal: dict | None, skip=None):
-    """Evidence for the entity narrative of ``entity`` (None if too thin; ``skip`` as in :func:`signal_evidence`)."""
+                    signal: dict | None, skip=None, story_key: str | None = None):
+    """Evidence for the entity narrative of ``entity`` (None if too thin; ``skip`` as in :func:`signal_evidence`;
+    ``story_key`` replaces the default ``entity:<slug>``)."""
+    story_key = story_key or f"entity:{entity['slug']}"
     since = iso(now - timedelta(days=window_days))
     direct = _records(conn, "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
                       "AND r.published_at > ? AND r.published_at <= ?", [entity["id"], since, iso(now)])
@@ -634,7 +695,7 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
     figures = {"mentions": mentions, "records": n_records, "sources": sources, "windowDays": window_days,
                "change": entity_change(conn, entity["id"], now, window_days)}
     subject = subject_terms(entity)
-    digest = pool_hash(f"entity:{entity['slug']}", direct, [], k,
+    digest = pool_hash(story_key, direct, [], k,
                        [figures, signal["id"] if signal else None, entity["name"], sorted(subject)])
     if skip is not None and skip(digest):
         return UNCHANGED
@@ -642,8 +703,12 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
     if len(chosen) < 2:
         return None
     topic_id = _dominant_topic(chosen)
+    figures["keyTerms"] = _key_terms(conn, direct, "r.id IN (SELECT record_id FROM mentions WHERE entity_id = ?) "
+                                     "AND r.published_at > ? AND r.published_at <= ?", [
+                                         entity["id"], iso(now - timedelta(days=window_days * (1 + BASELINE_WINDOWS))),
+                                         since], subject)
     return StoryEvidence(
-        kind="entity_narrative", story_key=f"entity:{entity['slug']}", records=chosen, signal=signal,
+        kind="entity_narrative", story_key=story_key, records=chosen, signal=signal,
         beat=topic_dict(conn, topic_id), entity=entity,
         entities=cited_entities(conn, [r.id for r in chosen]), terms=_words(entity["name"]),
         figures=figures, pool_hash=digest,

@@ -37,11 +37,12 @@ import math
 
 from tqdm.auto import tqdm
 
-from corpuskit.clock import iso
+from corpuskit.clock import from_iso, iso
 from corpuskit.errors import ValidationError
 from corpuskit.narrate import evidence as ev
 from corpuskit.narrate.arcs import build_arcs
 from corpuskit.narrate.citations import external_citations, renumber, strip_markers
+from corpuskit.narrate.periods import periods_for
 from corpuskit.narrate.credibility import author_count_cache, credibility_scores
 from corpuskit.narrate.versions import StoryDraft, evidence_hash, write_version
 from corpuskit.narrate.writer import ExtractiveWriter, StoryWriter, check_text
@@ -135,8 +136,10 @@ class Narrator:
             raise ValidationError("writer must have a write(evidence) method (see StoryWriter)")
 
     # -- the subjects of this run ---------------------------------------------
-    def _subjects(self, conn, now, skip_for):
+    def _subjects(self, conn, now, skip_for, period=None):
         """``(label, thunk)`` pairs, each thunk returning StoryEvidence, UNCHANGED or None, in a fixed order."""
+        if period is not None:
+            return self._period_subjects(conn, period, skip_for)
         subjects = []
         k, window = self.max_citations, self.signal_window_days
         lead = ev.lead_signal(conn, now, self.lead_recent_days)
@@ -159,6 +162,34 @@ class Narrator:
                 conn, s, "dispatch", key, k, window, skip=skip_for(key))))
         return subjects
 
+    def _period_subjects(self, conn, period, skip_for):
+        """The subjects of one period's stories: its lead, beats and entities, as at its end.
+
+        Signals count when detected in the period (their status today is not what it was then);
+        clusters and open-novelty entities (computed on the whole corpus) are left out; every
+        window is the period itself, so no record after ``period.as_of`` is read.
+        """
+        now, days, k = period.as_of, period.days, self.max_citations
+        start, until = iso(period.start), iso(now)
+        prefix = period_key(period, "")
+        subjects = []
+        lead = ev.lead_signal_between(conn, start, until)
+        if lead is not None:
+            key = prefix + "lead"
+            subjects.append((key, lambda s=lead, key=key: ev.signal_evidence(
+                conn, s, "lead_story", key, k, self.signal_window_days, skip=skip_for(key), until=until)))
+        for beat, n in ev.active_beats(conn, now, days, self.min_beat_records):
+            signal = ev.strongest_between(conn, start, until, topic_id=beat["id"])
+            key = f"{prefix}beat:{beat['name']}"
+            subjects.append((key, lambda b=beat, n=n, s=signal, key=key: ev.beat_evidence(
+                conn, b, n, now, k, days, s, skip=skip_for(key), clusters=False, story_key=key)))
+        for entity, mentions in ev.prominent_entities(conn, now, days, self.top_entities, novel=False):
+            signal = ev.strongest_between(conn, start, until, entity_id=entity["id"])
+            key = f"{prefix}entity:{entity['slug']}"
+            subjects.append((key, lambda e=entity, m=mentions, s=signal, key=key: ev.entity_evidence(
+                conn, e, m, now, k, days, s, skip=skip_for(key), story_key=key)))
+        return subjects
+
     @staticmethod
     def _strongest_open(conn, topic_id=None, entity_id=None):
         column, value = ("entity_id", entity_id) if entity_id is not None else ("topic_id", topic_id)
@@ -168,12 +199,12 @@ class Narrator:
         return ev.signal_dict(row) if row else None
 
     # -- one story ---------------------------------------------------------------
-    def _draft(self, conn, writer, evidence, signal_count: int, digest: str) -> StoryDraft:
+    def _draft(self, conn, writer, evidence, signal_count: int, digest: str, period=None) -> StoryDraft:
         label = evidence.story_key
         fields = check_text(writer.write(evidence), len(evidence.records), label)
         body, order = renumber(fields["body"], len(evidence.records))
         records = [evidence.records[n - 1] for n in order]
-        cred = credibility_scores(conn, records)
+        cred = credibility_scores(conn, records, until=None if period is None else iso(period.as_of))
         beat, entity, signal = evidence.beat, evidence.entity, evidence.signal
         refs = []
         if beat is not None:
@@ -206,6 +237,9 @@ class Narrator:
             metadata["writerNote"] = fields["writerNote"]
         if signal is not None:
             metadata["triggerSignalKey"] = signal["signal_key"]
+        if period is not None:
+            metadata["period"] = period.to_dict()
+            base = f"{period.label} {base}"
         if evidence.cluster is not None:
             metadata["cluster"] = {"id": evidence.cluster["id"], "lineageId": evidence.cluster["lineage_id"]}
         return StoryDraft(
@@ -215,7 +249,7 @@ class Narrator:
             entity_id=entity["id"] if entity else None,
             category=beat["category"] if beat else "general",
             signal_severity=signal["severity"] if signal else None,
-            trigger_signal_id=signal["id"] if signal else None,
+            trigger_signal_id=signal["id"] if signal and period is None else None,
             featured=kind == "lead_story" or (kind == "dispatch" and signal["severity"] == "high"),
             signal_count=signal_count, source_count=len({r.source for r in records}),
             read_min=max(1, math.ceil(words / 200)), metadata=metadata, refs=refs,
@@ -224,8 +258,14 @@ class Narrator:
         )
 
     # -- the run -------------------------------------------------------------------
-    def run(self, corpus, progress: bool = True) -> "Narrator":
-        """Write the corpus's stories, versions, slugs and arcs; returns self (see ``summary_``)."""
+    def run(self, corpus, progress: bool = True, periods=None) -> "Narrator":
+        """Write the corpus's stories, versions, slugs and arcs; returns self (see ``summary_``).
+
+        ``periods`` (a list of :class:`~corpuskit.narrate.periods.Period`): instead of the stories
+        of now, write each period's lead, beat and entity narratives as at the period's end (see
+        :meth:`_period_subjects`): keyed ``period:<label>:<subject>``, dated ``period.as_of``,
+        versioned like the others; no dispatches or arcs, and no signal links.
+        """
         self._check()
         writer = self.writer if self.writer is not None else ExtractiveWriter()
         reset = getattr(writer, "reset_budget", None)
@@ -246,7 +286,9 @@ class Narrator:
                     return row is not None and row[0] == _combine(pool_hash, signals_state)
                 return skip
 
-            for label, gather in tqdm(self._subjects(conn, now, skip_for), desc="narrate", disable=not progress):
+            plan = ([(None, item) for item in self._subjects(conn, now, skip_for)] if periods is None else
+                    [(p, item) for p in periods for item in self._subjects(conn, now, skip_for, period=p)])
+            for period, (label, gather) in tqdm(plan, desc="narrate", disable=not progress):
                 evidence = gather()
                 if evidence is None:
                     summary["skipped"].append(label)
@@ -256,23 +298,29 @@ class Narrator:
                                         (label,)).fetchone()[0]
                     summary["unchanged"][kind] = summary["unchanged"].get(kind, 0) + 1
                     continue
+                between = None if period is None else (iso(period.start), iso(period.as_of))
                 if evidence.kind == "entity_narrative":
-                    count = ev.open_signal_count(conn, entity_id=evidence.entity["id"])
+                    count = ev.open_signal_count(conn, entity_id=evidence.entity["id"], between=between)
                 else:
-                    count = ev.open_signal_count(conn, topic_id=evidence.beat["id"] if evidence.beat else None)
+                    count = ev.open_signal_count(conn, topic_id=evidence.beat["id"] if evidence.beat else None,
+                                                 between=between)
                 digest = evidence_hash(evidence, count)
                 current = conn.execute(
                     "SELECT evidence_hash FROM stories WHERE story_key = ? AND is_current = 1",
                     (evidence.story_key,)).fetchone()
                 bucket = "unchanged"
                 if current is None or current[0] != digest:
-                    draft = self._draft(conn, writer, evidence, count, digest)
+                    draft = self._draft(conn, writer, evidence, count, digest, period=period)
                     draft.metadata["poolHash"] = _combine(evidence.pool_hash, signals_state)
-                    _, created = write_version(conn, draft, run_id, generated_at)
+                    _, created = write_version(conn, draft, run_id,
+                                               generated_at if period is None else iso(period.as_of))
                     bucket = "written" if created else "unchanged"
                 summary[bucket][evidence.kind] = summary[bucket].get(evidence.kind, 0) + 1
-            self._link_signals(conn)
-            summary["arcs"] = build_arcs(conn, now, run_id, self.arc_active_days, self.arc_dormant_days)
+            if periods is None:
+                self._link_signals(conn)
+                summary["arcs"] = build_arcs(conn, now, run_id, self.arc_active_days, self.arc_dormant_days)
+            else:
+                summary["periods"] = [p.to_dict() for p in periods]
             summary["runId"] = run_id
         summary["stories"] = conn.execute("SELECT count(*) FROM stories").fetchone()[0]
         summary["current"] = dict(conn.execute(
@@ -315,9 +363,25 @@ def _combine(pool_hash: str, signals_state: str) -> str:
     return hashlib.sha256(f"{pool_hash}|{signals_state}".encode("utf-8")).hexdigest()
 
 
-def narrate_corpus(corpus, progress: bool = True, writer: StoryWriter | None = None, **settings) -> dict:
+PERIOD_PREFIX = "period:"
+
+
+def period_key(period, subject: str) -> str:
+    """The story key of ``subject`` (``lead``, ``beat:<name>``, ``entity:<slug>``) in ``period``."""
+    return f"{PERIOD_PREFIX}{period.label}:{subject}"
+
+
+def narrate_corpus(corpus, progress: bool = True, writer: StoryWriter | None = None, period=None,
+                   since=None, until=None, every=None, **settings) -> dict:
     """Run the narrate stage on ``corpus``; returns the run summary.
 
-    ``settings`` are :class:`Narrator` parameters.
+    ``settings`` are :class:`Narrator` parameters. With ``period``, ``since``/``until`` or
+    ``every`` (see :func:`corpuskit.narrate.periods.periods_for`) the stories of those periods
+    of the corpus's history are written instead of the stories of now.
     """
-    return Narrator(writer=writer, **settings).run(corpus, progress=progress).summary_
+    periods = None
+    if any(v is not None for v in (period, since, until, every)):
+        first, last = corpus.conn.execute("SELECT min(published_at), max(published_at) FROM records").fetchone()
+        periods = periods_for(period, since, until, every, first=from_iso(first) if first else None,
+                              last=min(from_iso(last), corpus.now()) if last else None)
+    return Narrator(writer=writer, **settings).run(corpus, progress=progress, periods=periods).summary_

@@ -2,7 +2,8 @@
 
 Per story, from the stored tables only:
 
-- **quotes**: the ``sentence [n]`` units of the body (framing paragraphs excluded);
+- **quotes**: the ``sentence [n]`` units of the body (framing paragraphs excluded), the quoted words
+  of an attributed unit (:func:`corpuskit.narrate.attribution.quoted_text`);
 - **on subject**: a quote names the story's subject, i.e. one of the phrases of
   :func:`corpuskit.narrate.quotes.subject_terms` for the story's entity (entity
   narratives, and dispatches or leads on an entity's signal), else for its beat,
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 
+from corpuskit.narrate.attribution import quoted_text
 from corpuskit.narrate.citations import MARKER
 from corpuskit.narrate.evidence import entity_dict, signal_dict, topic_dict
 from corpuskit.narrate.prose import prose_debris
@@ -41,7 +43,7 @@ def quotes_of(body: str, framing: list[str]) -> list[tuple[str, int]]:
         parts = MARKER.split(paragraph)
         for sentence, n in zip(parts[0::2], parts[1::2]):
             if sentence.strip():
-                out.append((sentence.strip(), int(n)))
+                out.append((quoted_text(" ".join(sentence.split())), int(n)))
     return out
 
 

@@ -53,7 +53,8 @@ def lead_story(corpus) -> dict:
     body under 80 words (a short story written from little evidence).
     """
     row = corpus.conn.execute(
-        _STORY_SQL + " WHERE s.kind = 'lead_story' AND s.is_current = 1 ORDER BY s.id DESC LIMIT 1"
+        _STORY_SQL + " WHERE s.kind = 'lead_story' AND s.is_current = 1 AND s.story_key NOT LIKE 'period:%' "
+        "ORDER BY s.id DESC LIMIT 1"
     ).fetchone()
     if row is None:
         raise StoryNotFound("lead")
@@ -260,7 +261,8 @@ def topic_current_narrative(corpus, topic_id: int) -> dict | None:
     """A topic's current beat narrative as the keyed topic detail shows it, or None."""
     row = corpus.conn.execute(
         "SELECT slug, headline, body, signal_severity, generated_at, version FROM stories "
-        "WHERE topic_id = ? AND kind = 'beat_narrative' AND is_current = 1 ORDER BY id DESC LIMIT 1",
+        "WHERE topic_id = ? AND kind = 'beat_narrative' AND is_current = 1 AND story_key NOT LIKE 'period:%' "
+        "ORDER BY id DESC LIMIT 1",
         (int(topic_id),),
     ).fetchone()
     if row is None:
@@ -273,7 +275,8 @@ def entity_current_narrative(corpus, entity_id: int) -> dict | None:
     """An entity's current entity narrative ``{slug, headline, generatedAt, version}``, or None."""
     row = corpus.conn.execute(
         "SELECT slug, headline, generated_at, version FROM stories "
-        "WHERE entity_id = ? AND kind = 'entity_narrative' AND is_current = 1 ORDER BY id DESC LIMIT 1",
+        "WHERE entity_id = ? AND kind = 'entity_narrative' AND is_current = 1 AND story_key NOT LIKE 'period:%' "
+        "ORDER BY id DESC LIMIT 1",
         (int(entity_id),),
     ).fetchone()
     if row is None:

@@ -6,9 +6,11 @@ from functools import lru_cache
 
 _WS = re.compile(r"\s+")
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before
-# whitespace and a letter, digit or opening quote (social posts often start a sentence
-# in lower case: "mRNA ...", "iPhone ...").
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(A-Za-z0-9])")
+# whitespace and a letter (of any script), digit or opening quote (social posts often start a
+# sentence in lower case: "mRNA ...", "iPhone ..."), or at the full-width 。！？ of Chinese and
+# Japanese, which need no space after them.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(]|[^\W_])"
+                       r"|(?<=[\u3002\uff01\uff1f])[\u300d\u300f\uff09]*\s*(?=[^\s\u300d\u300f\uff09])")
 _MARKER = re.compile(r"\[\d+\]")
 _URL = re.compile(r"https?://\S+")
 _LETTER = re.compile(r"[^\W\d_]")

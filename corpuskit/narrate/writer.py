@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from corpuskit.errors import ValidationError
-from corpuskit.narrate import prose, quotes
+from corpuskit.narrate import attribution, prose, quotes
 from corpuskit.narrate.evidence import StoryEvidence
 
 TEXT_FIELDS = ("headline", "lede", "body", "summary")
@@ -139,6 +139,8 @@ class ExtractiveWriter(StoryWriter):
     def choose(self, evidence: StoryEvidence) -> list[quotes.Candidate]:
         """The quotes for ``evidence``, in the order they appear (see :mod:`corpuskit.narrate.quotes`)."""
         cands = quotes.candidates(evidence.records)
+        if not attribution.about_abuse(story_terms(evidence) | set(evidence.terms)):
+            cands = [c for c in cands if not attribution.is_abusive(c.text)]
         if not cands:
             raise ValidationError(f"no quotable sentence in the records of {evidence.story_key}")
         centrality = [getattr(r, "centrality", None) for r in evidence.records]
@@ -149,9 +151,19 @@ class ExtractiveWriter(StoryWriter):
         chosen = quotes.select(cands, matrix, self.body_sentences, self.max_per_record, newest=newest)
         return [cands[i] for i in chosen]
 
+    @staticmethod
+    def _sayers(evidence: StoryEvidence, cand: quotes.Candidate) -> list[str]:
+        """The source names of the story's records that said ``cand`` (a near-duplicate sentence), its own first."""
+        names = [prose.source_name(evidence.records[cand.ordinal - 1].source)]
+        for ordinal, rec in enumerate(evidence.records, 1):
+            if ordinal != cand.ordinal and any(quotes.near_duplicate(cand.tokens, quotes.tokens_of(x))
+                                               for x in quotes.record_sentences(rec.text)):
+                names.append(prose.source_name(rec.source))
+        return names
+
     def write(self, evidence: StoryEvidence) -> dict:
         chosen = self.choose(evidence)
-        quoted = [f"{c.text} [{c.ordinal}]" for c in chosen]
+        quoted = [f"{attribution.attribute(c.text, self._sayers(evidence, c))} [{c.ordinal}]" for c in chosen]
         paragraphs = [" ".join(quoted[j:j + self.paragraph_sentences])
                       for j in range(0, len(quoted), self.paragraph_sentences)]
         framing = framing_sentence(evidence)
@@ -159,9 +171,13 @@ class ExtractiveWriter(StoryWriter):
             paragraphs.insert(0, framing["text"])
             headline, lede = framing["headline"], framing["text"]
             headline_source = dict(framing["tracedTo"])
+            key = [t for t in evidence.figures.get("keyTerms") or [] if t.lower() not in headline.lower()]
+            if key:  # name what the evidence is distinctively about (see corpuskit.narrate.headlines)
+                headline = f"{headline}; talk of {prose.join_words(key)}"
+                headline_source["keyTerms"] = key
         else:
-            lede = chosen[0].text
-            headline = " ".join(lede.rstrip(".!?").split()[:self.headline_words])
+            lede = attribution.attribute(chosen[0].text, self._sayers(evidence, chosen[0]))
+            headline = " ".join(attribution.whole(chosen[0].text)[0].rstrip(".!?").split()[:self.headline_words])
             headline_source = {"record": evidence.records[chosen[0].ordinal - 1].id}
         framings = [{"text": framing["text"], "tracedTo": framing["tracedTo"]}] if framing else []
         return {

@@ -95,7 +95,8 @@ def resolve_entity_key(conn, key: str) -> tuple[int, bool]:
         raise EntityNotFound(key)
     row = conn.execute("SELECT id FROM entities WHERE slug = ?", (text,)).fetchone()
     if row:
-        return int(row[0]), True
+        merged = merged_into(conn, row[0])
+        return (merged, False) if merged is not None else (int(row[0]), True)
     match = _TRAILING_ID.match(text)
     row = ((_entity_with_id(conn, text) if text.isdigit() else None)
            or (_entity_with_id(conn, match.group(2)) if match else None)
@@ -103,8 +104,18 @@ def resolve_entity_key(conn, key: str) -> tuple[int, bool]:
            or conn.execute("SELECT entity_id FROM entity_aliases WHERE alias_key = ?",
                            (alias_key(text),)).fetchone())
     if row:
-        return int(row[0]), False
+        merged = merged_into(conn, row[0])
+        return (int(row[0]) if merged is None else merged), False
     raise EntityNotFound(key)
+
+
+def merged_into(conn, entity_id):
+    """The entity an extracted entity was merged into by resolution (the most mentioned when a
+    hashtag names several), or None when it stands as itself or names no thing."""
+    row = conn.execute("SELECT g.entity_id FROM entity_merges g JOIN entities e ON e.id = g.entity_id "
+                       "WHERE g.origin_id = ? ORDER BY e.mention_count DESC, e.id LIMIT 1",
+                       (entity_id,)).fetchone()
+    return int(row[0]) if row else None
 
 
 def entity_id(conn, key) -> int:
@@ -112,7 +123,9 @@ def entity_id(conn, key) -> int:
     or any key :func:`resolve_entity_key` accepts; :class:`EntityNotFound` when none matches."""
     row = conn.execute("SELECT id FROM entities WHERE name = ? ORDER BY mention_count DESC, id LIMIT 1",
                        (str(key),)).fetchone()
-    return row[0] if row else resolve_entity_key(conn, str(key))[0]
+    if row:
+        return merged_into(conn, row[0]) or row[0]
+    return resolve_entity_key(conn, str(key))[0]
 
 
 def entity_row(conn, entity_id):
@@ -179,3 +192,32 @@ def signal_row(conn, signal_id):
     if row is None:
         raise SignalNotFound(signal_id)
     return row
+
+
+class SampleNotFound(NotFoundError, ValidationError):
+    """No sample has the name asked for (names the samples there are)."""
+
+    def __init__(self, name, known: list[str]):
+        listed = ", ".join(known) if known else "none (draw one with corpus.sample(..., name=...))"
+        super().__init__(f"Sample not found: {name!r}; samples are: {listed}")
+        self.name = name
+
+
+def sample_names(conn) -> list[str]:
+    """Every sample's name, sorted."""
+    return [r[0] for r in conn.execute("SELECT name FROM samples ORDER BY name")]
+
+
+def sample_row(conn, name):
+    """The ``samples`` row called ``name``; :class:`SampleNotFound` when there is none."""
+    row = conn.execute("SELECT * FROM samples WHERE name = ?", (str(name),)).fetchone()
+    if row is None:
+        raise SampleNotFound(name, sample_names(conn))
+    return row
+
+
+def source_in_corpus(conn, name) -> bool:
+    """Whether any record has source ``name`` (one index probe; any string is safe to ask about)."""
+    if not isinstance(name, str) or not name:
+        return False
+    return conn.execute("SELECT 1 FROM records WHERE source = ? LIMIT 1", (name,)).fetchone() is not None

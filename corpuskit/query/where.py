@@ -1,6 +1,7 @@
 """A WHERE clause built from optional filters, with its parameters in order."""
 from __future__ import annotations
 
+from corpuskit.query.language import CompiledQuery, compile_query
 from corpuskit.query.membership import PRIMARY_TOPIC_RULE
 
 _BOUNDS = {"since": ">=", "until": "<="}
@@ -11,7 +12,8 @@ class Where:
 
     ``where.sql()`` is ``" WHERE a AND b"`` (or ``""`` with no condition) and
     ``where.args`` the parameters in the same order. A new filter (a text
-    query, say) is one more method here.
+    query, say) is one more method here
+    (:meth:`text_query` is the query language).
     """
 
     def __init__(self, *conditions: str):
@@ -35,6 +37,17 @@ class Where:
     def in_topic(self, topic_id, name) -> "Where":
         """Records in the topic ``name`` (id ``topic_id``) by :data:`PRIMARY_TOPIC_RULE`, unless None."""
         return self if name is None else self.add(PRIMARY_TOPIC_RULE, topic_id, name)
+
+    def text_query(self, query) -> "Where":
+        """Records matching ``query`` (query-language text or a compiled query), unless None.
+
+        Compiled by :func:`corpuskit.query.compile_query`; the condition reads ``records r``. Raises
+        :class:`~corpuskit.query.QuerySyntaxError` for a malformed query.
+        """
+        if query is None:
+            return self
+        compiled = query if isinstance(query, CompiledQuery) else compile_query(query)
+        return self.add(compiled.sql, *compiled.args)
 
     def __bool__(self) -> bool:
         return bool(self.conditions)

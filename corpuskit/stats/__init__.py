@@ -7,7 +7,8 @@
 * :mod:`.correction`: the sigma of the best of several looks (Šidák);
 * :mod:`.threshold_search`: the smallest count whose score reaches a sigma;
 * :mod:`.thresholds`: the sigma thresholds, severities and the surge ranges;
-* :mod:`.intervals`: intervals for counts (Poisson), shares (Wilson), means (t) and a seeded bootstrap.
+* :mod:`.intervals`: intervals for counts (Poisson), shares (Wilson), means (t) and a seeded bootstrap;
+* :mod:`.comparisons`: two-sample tests of two counts (exact conditional), two shares (z or Fisher), two means (Welch).
 
 It imports numpy, pandas and scipy only (no other corpuskit layer), so every
 layer above may use it.

@@ -5,7 +5,8 @@ Every function works element by element on numbers or numpy arrays and returns
 
 * :func:`poisson_interval`: an exact (Garwood) interval for a count;
 * :func:`wilson_interval`: the Wilson score interval for a share ``k / n``;
-* :func:`mean_interval`: Student's t interval for the mean of a sample;
+* :func:`mean_interval`: Student's t interval for the mean of a sample, and
+  :func:`mean_interval_from_moments` for means given as ``n``, mean and standard deviation;
 * :func:`bootstrap_interval`: the percentile interval of any statistic, reproducible from its seed.
 
 A share with ``n == 0`` and the mean of fewer than two values have no interval: NaN.
@@ -51,8 +52,9 @@ def wilson_interval(successes, total, level: float = 0.95):
         p = k / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-        high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+        # exactly 0 (1) when no (every) record succeeds: rounding would leave 5e-17 above the share
+        low = np.where(n > 0, np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0)), np.nan)
+        high = np.where(n > 0, np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0)), np.nan)
     return _unwrap(low), _unwrap(high)
 
 
@@ -98,3 +100,23 @@ def bootstrap_interval(data, statistic, level: float = 0.95, resamples: int = 10
 def _unwrap(value):
     value = np.asarray(value, dtype=float)
     return float(value) if value.ndim == 0 else value
+
+
+def mean_interval_from_moments(n, mean, sd, level: float = 0.95):
+    """Student's t interval for means summarised as ``n`` values with ``mean`` and standard
+    deviation ``sd`` (``ddof=1``), element by element: ``mean -+ t(1 - a/2, n - 1) * sd / sqrt(n)``.
+
+    The form for aggregated data (a day's scored records), where :func:`mean_interval` needs
+    the values themselves. NaN where ``n < 2`` or ``mean``/``sd`` is NaN.
+    """
+    level = _check_level(level)
+    n = np.asarray(n, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    if np.any(n < 0) or np.any(sd < 0):
+        raise ValidationError("n and sd cannot be negative")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = n >= 2
+        t = _scipy_stats.t.ppf(0.5 + level / 2, np.where(ok, n - 1, 1.0))
+        half = np.where(ok, t * sd / np.sqrt(np.where(ok, n, 1.0)), np.nan)
+    return _unwrap(mean - half), _unwrap(mean + half)

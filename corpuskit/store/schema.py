@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sqlite3
 from functools import lru_cache
 from importlib import resources
 
@@ -43,14 +44,15 @@ def migrations() -> list[tuple[int, str, str]]:
             found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
     found.sort()
     numbers = [n for n, _, _ in found]
+    # applied in order, each once: 1, 2, ..., n (a missing number means a migration was lost)
     if numbers != list(range(1, len(numbers) + 1)):
         raise StoreError(f"migrations are not numbered 1..n: {numbers}")
     return found
 
 
 def latest_version() -> int:
-    """The schema version this corpuskit writes."""
-    return len(migrations())
+    """The schema version this corpuskit writes: the newest migration's number."""
+    return migrations()[-1][0]
 
 
 def inspect_file(conn, label: str = "corpus") -> str:
@@ -142,14 +144,31 @@ def _rehash_content(conn) -> None:
                  "corpuskit_content_hash(source, author, title, content_text, published_at)")
 
 
-_PYTHON_STEPS = {7: _rehash_content}
+def _index_records(conn) -> None:
+    """0009: the full-text index of every record already stored."""
+    from corpuskit.store.fulltext import sync
+
+    sync(conn)
+
+
+_PYTHON_STEPS = {7: _rehash_content, 9: _index_records}
 
 
 def _split(sql: str) -> list[str]:
     """Split a migration file into statements.
 
     Our migrations keep ``--`` and ``;`` out of string literals, so comments
-    can be dropped and statements split on semicolons.
+    can be dropped and statements split on semicolons; a piece that is not yet a
+    complete statement (a trigger's ``BEGIN ... END`` body) takes the next one.
     """
     lines = [re.sub(r"--.*$", "", line) for line in sql.splitlines()]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+    statements, pending = [], ""
+    for piece in "\n".join(lines).split(";"):
+        pending = f"{pending};{piece}" if pending else piece
+        if sqlite3.complete_statement(pending + ";"):
+            if pending.strip():
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        statements.append(pending.strip())
+    return statements

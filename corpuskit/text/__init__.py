@@ -7,7 +7,19 @@
 from corpuskit.text.hashtags import HashtagSegmenter, segment_hashtag
 from corpuskit.text.normalise import analysis_text, display_text
 from corpuskit.text.patterns import find_handles, find_hashtags, find_urls
-from corpuskit.text.terms import STOP_WORDS, term_analyzer, term_phrases, term_tokens
+
+# The term functions load scikit-learn's stop-word list (seconds of import time); they are loaded on
+# first use, so the paths that only normalise text (the full-text index on import) do not pay for it.
+_TERMS = ("STOP_WORDS", "term_analyzer", "term_phrases", "term_tokens")
+
+
+def __getattr__(name):
+    if name in _TERMS:
+        from corpuskit.text import terms
+
+        return getattr(terms, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "HashtagSegmenter", "STOP_WORDS", "analysis_text", "display_text", "find_handles", "find_hashtags",

@@ -4,7 +4,9 @@ A term has a letter, two characters or more, and is not a stop word (scikit-lear
 auxiliaries ``does``, ``did``, ``doing`` that it lacks), a contraction or its fragment (``don``,
 ``isn``), a URL part (``https``, ``www``, ``amp``) or a social-media token (``rt``, ``via``).
 Phrases are made only of words that stood next to each other: a removed stop word, URL, handle, emoji,
-number or punctuation mark ends a phrase.
+number or punctuation mark ends a phrase. Words of every script are terms, in their written form (lower
+case); a Chinese or Japanese run counts as its overlapping character pairs
+(:func:`corpuskit.text.unicode.split_cjk`).
 
 :data:`LIGHT_VERBS` (``says``, ``using``) and :data:`WEAK_WORDS` (``new``, ``time``, ``years``) are
 terms, and count in topic models and coherence (records say them together), but name nothing alone:
@@ -18,6 +20,7 @@ from functools import lru_cache
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from corpuskit.text.normalise import _analysis
+from corpuskit.text.unicode import split_cjk
 
 CONTRACTIONS = frozenset(
     "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't wouldn't can't couldn't "
@@ -86,7 +89,10 @@ def _runs(text: str) -> tuple[tuple[str, ...], ...]:
     runs: list[tuple[str, ...]] = []
     for clause in _BOUNDARY.split(_analysis(text, False, None, " | ")):
         run: list[str] = []
-        for word in _WORD.findall(clause):
+        words = _WORD.findall(clause)
+        if not clause.isascii():  # a Chinese or Japanese clause is one \w run: its character pairs
+            words = [part for word in words for part in split_cjk(word)]
+        for word in words:
             term = _term(word)
             if term is None:
                 if run:

@@ -62,7 +62,7 @@ class DivergenceDetector(Detector):
         n_t, n_s = series.ts_count.shape[:2]
         if n_t == 0 or n_s < 2:
             return []
-        count, total, sq = series.ts_count, series.ts_sum, series.ts_sq
+        count, total, sq = series.ts_scored, series.ts_sum, series.ts_sq
         out = []
         per_k = {}
         for k in self.after_days:

@@ -74,7 +74,8 @@ def evidence_records(conn, kind: str, evidence: dict, start_day: str, peak_day: 
         order = "e.sentiment_score ASC" if detail.get("direction") == "negative" else "e.sentiment_score DESC"
         rows = conn.execute(
             "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
-            f"WHERE +e.topic_id = ? AND r.day BETWEEN ? AND ? ORDER BY {order}, r.published_at, r.id "
+            "WHERE +e.topic_id = ? AND r.day BETWEEN ? AND ? AND e.sentiment_score IS NOT NULL "
+            f"ORDER BY {order}, r.published_at, r.id "
             "LIMIT ?", (evidence["topic_id"], first, peak_day, limit)).fetchall()
         return [r[0] for r in rows]
     out: list[int] = []
@@ -85,8 +86,8 @@ def evidence_records(conn, kind: str, evidence: dict, start_day: str, peak_day: 
         order = "e.sentiment_score ASC" if falling else "e.sentiment_score DESC"
         rows = conn.execute(
             "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
-            f"WHERE +e.topic_id = ? AND +r.source = ? AND r.day BETWEEN ? AND ? "
-            f"ORDER BY {order}, r.published_at, r.id LIMIT ?",
+            "WHERE +e.topic_id = ? AND +r.source = ? AND r.day BETWEEN ? AND ? "
+            f"AND e.sentiment_score IS NOT NULL ORDER BY {order}, r.published_at, r.id LIMIT ?",
             (evidence["topic_id"], source, first, peak_day, half)).fetchall()
         out += [r[0] for r in rows]
     return out

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
-from corpuskit.analysis.signals.quality import quality_flags
+from corpuskit.analysis.signals.quality import campaign_cap, quality_flags
 from corpuskit.stats.thresholds import OPEN_SIGMA, QUIET_DAYS, severity_for
 
 
@@ -112,7 +112,8 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
     return {
         "signal_key": f"{track.kind}|{topic_name}|{track.subject}|{episode.start}",
         "kind": track.kind, "topic_id": topic_id, "entity_id": track.entity_id,
-        "source": track.source, "severity": severity_for(sigma) or "low", "sigma_score": sigma,
+        "source": track.source, "sigma_score": sigma,
+        "severity": campaign_cap(severity_for(sigma) or "low", detail["quality"]),
         "headline": headline, "detail": json.dumps(detail, sort_keys=True),
         "detected_at": detected, "status": "resolved" if episode.resolved_day else "open",
         "resolved_at": resolved,

@@ -21,6 +21,17 @@ Each stored signal's detail carries ``quality``::
   text is a near-duplicate of another one's (same words once URLs, handles,
   case, punctuation and numbers are set aside): a retweet or spam flood.
   ``recordsChecked`` says how many were looked at.
+* ``distinctAuthors``: how many different authors wrote those records
+  (``None`` when the corpus holds no authors).
+* ``campaign``: a possible campaign rather than a crowd: the records come from
+  at most ``CAMPAIGN_MAX_AUTHORS`` distinct authors (with at least
+  ``CAMPAIGN_MIN_RECORDS`` records checked), or at least
+  ``CAMPAIGN_DUPLICATE_SHARE`` of them are near-duplicates (counting only texts of at
+  least ``CAMPAIGN_MIN_WORDS`` distinct words: a copied message, not a short
+  reply or a bare link). ``campaignReason``
+  lists which (``"fewAuthors"``, ``"nearDuplicates"``). A campaign's severity
+  is capped at ``CAMPAIGN_SEVERITY`` (:func:`campaign_cap`): severity counts
+  voices, not only records.
 """
 from __future__ import annotations
 
@@ -34,6 +45,12 @@ from corpuskit.analysis.signals.series import shift_day
 
 GAP_MIN_MEDIAN = 5.0
 DUPLICATE_SAMPLE = 2000
+CAMPAIGN_MAX_AUTHORS = 3
+CAMPAIGN_MIN_RECORDS = 5
+CAMPAIGN_DUPLICATE_SHARE = 0.5
+CAMPAIGN_MIN_WORDS = 3
+CAMPAIGN_SEVERITY = "low"
+_SEVERITY_ORDER = ("low", "medium", "high")
 _URL = re.compile(r"https?://\S+|www\.\S+|@\w+|\brt\b", re.IGNORECASE)
 _NON_WORD = re.compile(r"[^a-z]+")
 
@@ -44,14 +61,32 @@ def near_duplicate_key(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text).split())
 
 
-def duplicate_share(texts: list[str]) -> float:
-    """Share of texts whose :func:`near_duplicate_key` is shared with another text (empty keys aside)."""
+def duplicate_share(texts: list[str], min_words: int = 1) -> float:
+    """Share of texts whose :func:`near_duplicate_key` is shared with another text (keys of fewer than
+    ``min_words`` distinct words aside: empty ones by default)."""
     keys = [near_duplicate_key(t) for t in texts]
-    keys = [k for k in keys if k]
+    keys = [k for k in keys if len(set(k.split())) >= min_words]
     if not keys:
         return 0.0
     counts = Counter(keys)
     return round(sum(c for c in counts.values() if c > 1) / len(keys), 3)
+
+
+def campaign_reasons(n_records: int, authors: int | None, dup_share: float) -> list[str]:
+    """Why a signal's records look like a campaign (empty: they look like a crowd)."""
+    reasons = []
+    if authors is not None and n_records >= CAMPAIGN_MIN_RECORDS and authors <= CAMPAIGN_MAX_AUTHORS:
+        reasons.append("fewAuthors")
+    if n_records >= CAMPAIGN_MIN_RECORDS and dup_share >= CAMPAIGN_DUPLICATE_SHARE:
+        reasons.append("nearDuplicates")
+    return reasons
+
+
+def campaign_cap(severity: str, quality: dict) -> str:
+    """``severity`` capped at :data:`CAMPAIGN_SEVERITY` when ``quality`` flags a possible campaign."""
+    if not quality.get("campaign"):
+        return severity
+    return min(severity, CAMPAIGN_SEVERITY, key=_SEVERITY_ORDER.index)
 
 
 def ingestion_gaps(series, d: int, window: int) -> tuple[list, list]:
@@ -78,14 +113,20 @@ def quality_flags(conn, track, episode, series, detail: dict) -> dict:
     d = series.day_index[episode.start]
     baseline_days = int(min(window, d))
     in_base, on_day = ingestion_gaps(series, d, window)
-    texts = _texts(conn, track, episode, detail)
+    rows = _texts(conn, track, episode, detail)
+    texts = [text for text, _ in rows]
+    named = {author for _, author in rows if author}
+    authors = len(named) if named else None
+    share = duplicate_share(texts)
+    reasons = campaign_reasons(len(texts), authors, duplicate_share(texts, CAMPAIGN_MIN_WORDS))
     return {"baselineDays": baseline_days, "corpusEdge": baseline_days < window,
             "gap": {"inBaseline": in_base, "onDay": on_day},
-            "duplicateShare": duplicate_share(texts), "recordsChecked": len(texts)}
+            "duplicateShare": share, "recordsChecked": len(texts),
+            "distinctAuthors": authors, "campaign": bool(reasons), "campaignReason": reasons}
 
 
-def _texts(conn, track, episode, detail: dict) -> list[str]:
-    """Texts of the records behind the signal on its day (hour for an hourly burst)."""
+def _texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
+    """``(text, author)`` of the records behind the signal on its day (hour for an hourly burst)."""
     evidence = dict(track.evidence)
     if track.kind in ("sentiment_shift", "divergence"):
         k = int(detail.get("afterDays", 1))
@@ -96,12 +137,12 @@ def _texts(conn, track, episode, detail: dict) -> list[str]:
     if detail.get("hour") and track.kind == "volume_spike":
         start = detail["hour"]
         rows = conn.execute(
-            f"SELECT r.title, r.content_text FROM records r {joins} WHERE {where} "
+            f"SELECT r.title, r.content_text, r.author FROM records r {joins} WHERE {where} "
             "AND r.published_at BETWEEN ? AND ? ORDER BY r.published_at, r.id LIMIT ?",
             (*args, start, f"{start[:13]}:59:59.999999Z", DUPLICATE_SAMPLE)).fetchall()
     else:
         rows = conn.execute(
-            f"SELECT r.title, r.content_text FROM records r {joins} WHERE {where} "
+            f"SELECT r.title, r.content_text, r.author FROM records r {joins} WHERE {where} "
             "AND r.day BETWEEN ? AND ? ORDER BY r.published_at, r.id LIMIT ?",
             (*args, first, last, DUPLICATE_SAMPLE)).fetchall()
-    return [f"{r[0] or ''} {r[1] or ''}" for r in rows]
+    return [(f"{r[0] or ''} {r[1] or ''}", r[2] or "") for r in rows]

@@ -74,7 +74,7 @@ class SentimentShiftDetector(Detector):
         """One track per topic whose sigma reaches ``OPEN_SIGMA`` on some day."""
         if not series.topics:
             return []
-        sigma, best_k, parts = self.score(series.topic_count, series.topic_sum, series.topic_sq)
+        sigma, best_k, parts = self.score(series.topic_scored, series.topic_sum, series.topic_sq)
         out = []
         for row, tid in enumerate(series.topics):
             if not np.any(sigma[row] >= OPEN_SIGMA):

@@ -69,9 +69,17 @@ class DailySeries:
     term_topic: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     topic_hour_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 24)))
     day_index: dict = field(default_factory=dict)
+    # records with a sentiment score per topic (and source) and day: the n of a sentiment mean; a
+    # record in a language the scorer does not cover has none (default: every record is scored)
+    topic_scored: np.ndarray | None = None
+    ts_scored: np.ndarray | None = None
 
     def __post_init__(self):
         self.day_index = {d: i for i, d in enumerate(self.days)}
+        if self.topic_scored is None:
+            self.topic_scored = self.topic_count
+        if self.ts_scored is None:
+            self.ts_scored = self.ts_count
 
     def topic_id_at(self, row: int) -> int | None:
         """Topic id of a topic row (``None`` for ``-1``)."""
@@ -128,10 +136,14 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
     topical = frame[frame["t"] >= 0]
     tt, ss, dd = topical["t"].to_numpy(), topical["s"].to_numpy(), topical["d"].to_numpy()
     ts_sent = topical["sentiment"].to_numpy(float)
+    scored = ~np.isnan(ts_sent)  # NULL: the scorer does not cover the record's language
+    ts_sent = np.where(scored, ts_sent, 0.0)
     ts_count = np.zeros((n_t, n_s, n_days))
     ts_sum = np.zeros((n_t, n_s, n_days))
     ts_sq = np.zeros((n_t, n_s, n_days))
     np.add.at(ts_count, (tt, ss, dd), 1)
+    ts_scored = np.zeros((n_t, n_s, n_days))
+    np.add.at(ts_scored, (tt, ss, dd), scored.astype(float))
     np.add.at(ts_sum, (tt, ss, dd), ts_sent)
     np.add.at(ts_sq, (tt, ss, dd), ts_sent ** 2)
     source_topic = _dominant(ts_count.transpose(1, 0, 2))
@@ -185,6 +197,7 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
         sources=sources, entities=entities, entity_info=entity_info,
         topic_count=ts_count.sum(axis=1), topic_sum=ts_sum.sum(axis=1), topic_sq=ts_sq.sum(axis=1),
         ts_count=ts_count, ts_sum=ts_sum, ts_sq=ts_sq, topic_hour_count=topic_hour_count,
+        topic_scored=ts_scored.sum(axis=1), ts_scored=ts_scored,
         source_count=source_count, source_topic=source_topic,
         entity_count=entity_count, entity_topic=entity_topic,
     )

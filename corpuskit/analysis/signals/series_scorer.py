@@ -24,6 +24,13 @@ and the period's sigma is the best scale's, corrected for the number of
 scales looked at (:func:`~corpuskit.stats.correction.sidak`), so more scales
 do not mean more false alarms.
 
+Calibration (:mod:`corpuskit.stats.calibration`): the best scale's sigma is
+divided by how far the series' own sigmas over the previous 28 days (at least
+365 periods, from 220 on) overshoot the model's tail, so a threshold means the
+same false-alarm rate on a smooth series and a bursty one. The corpus stages'
+daily plan (:func:`daily_plan`) does not calibrate (``calibrate=False``):
+their thresholds and the demo's figures are those of the model.
+
 Materiality (sub-daily series whose step divides a day): a period can open an
 anomaly only where the last two hours hold more than the same two hours
 usually do (the median of the previous 7 days) by at least ``materiality`` (3%
@@ -40,6 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import f as f_dist
 
+from corpuskit.stats.calibration import calibrated_sigma
 from corpuskit.stats.correction import sidak
 from corpuskit.stats.count_model import count_sigma
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
@@ -53,6 +61,11 @@ SUB_HOURLY_SCALE = pd.Timedelta(hours=2)
 MATERIALITY = 0.03
 MATERIAL_SPAN = pd.Timedelta(hours=2)
 MATERIAL_DAYS = 7
+#: Calibration history (see :mod:`corpuskit.stats.calibration`): the sigmas of the previous 28 days
+#: (at least 365 periods), from 220 of them on (about five expected beyond the reference tail).
+CALIBRATION_DAYS = 28
+CALIBRATION_MIN_PERIODS = 365
+CALIBRATION_MIN_HISTORY = 220
 
 
 @dataclass
@@ -66,6 +79,11 @@ class Plan:
     min_history: int
     refractory: int = 0
     materiality: float = 0.0
+    calibrate: bool = True
+
+    def calibration_window(self) -> int:
+        """Periods of score history the calibration reads."""
+        return max(int(CALIBRATION_DAYS * DAY / self.step), CALIBRATION_MIN_PERIODS)
 
     def lags(self, scale: int) -> np.ndarray:
         """Offsets (in periods) of the baseline values for a trailing sum of ``scale`` periods."""
@@ -148,7 +166,7 @@ def has_rhythm(values: np.ndarray, index: pd.DatetimeIndex, rhythm: str, alpha: 
 def daily_plan(window: int, min_periods: int) -> Plan:
     """The plan the corpus stages use on daily series: the ``window`` days before, no rhythm."""
     return Plan(step=DAY, rhythm="none", scales=(1,), cycles=window, min_history=min_periods,
-                refractory=1)
+                refractory=1, calibrate=False)
 
 
 def score_counts(values: np.ndarray, plan: Plan) -> dict:
@@ -172,10 +190,14 @@ def score_counts(values: np.ndarray, plan: Plan) -> dict:
     looks = len(plan.scales)
     sigma = np.where(np.isfinite(best), sidak(best, looks), np.nan)
     sigma[np.isnan(values)] = np.nan
+    factor = np.ones(n)
+    if plan.calibrate:
+        sigma, factor = calibrated_sigma(sigma, plan.calibration_window(), CALIBRATION_MIN_HISTORY)
     material = np.isfinite(sigma)
     if plan.materiality > 0:
         material &= material_excess(values, plan.step) >= plan.materiality
     return {"sigma": sigma, "expected": expected, "baseline_n": base_n, "scale": scale_won,
+            "calibration": factor,
             "material": material, "onset": onset(np.where(material, sigma, np.nan), plan.refractory)}
 
 

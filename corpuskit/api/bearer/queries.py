@@ -32,9 +32,9 @@ _RECORD_COLUMNS = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sen
                    "e.sentiment_label FROM records r ")
 
 
-def record_page(conn, source=None, sentiment=None, since=None, until=None, after=None, limit=20):
-    """``(rows, total)`` of records, newest first."""
-    where = Where()
+def record_page(conn, source=None, sentiment=None, since=None, until=None, after=None, limit=20, q=None):
+    """``(rows, total)`` of records, newest first; ``q`` a query (:func:`corpuskit.query.compile_query`)."""
+    where = Where().text_query(q)
     join = "LEFT JOIN enrichment e ON e.record_id = r.id"
     if sentiment is not None:
         join = "JOIN enrichment e ON e.record_id = r.id"

@@ -26,7 +26,7 @@ from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.narrate import read as narrate_read
 from corpuskit.query import (ENTITY_TYPES, SENTIMENT_LABELS, SEVERITIES, SIGNAL_STATUSES, EntityNotFound,
                              SignalNotFound, StoryNotFound, entity_row, resolve_entity_key,
-                             resolve_story_slug, signal_row)
+                             resolve_story_slug, signal_row, source_in_corpus)
 
 LIMIT_DEFAULT, LIMIT_MAX = 20, 100
 FEED_DEFAULT, FEED_MAX = 10, 50
@@ -107,17 +107,21 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
     # -- records ----------------------------------------------------------------
     @bearer("/v1/records")
     def records():
-        source = params.enum_param("source", SOURCE_KINDS)
+        source = params.source_param("source", SOURCE_KINDS, lambda s: source_in_corpus(conn(), s))
         sentiment = params.enum_param("sentiment", SENTIMENTS)
         since, until = params.time_range()
+        q = params.query_param("q")
         size = limit()
         filters = {"source": source, "sentiment": sentiment, "from": since, "to": until}
+        if q is not None:   # a cursor is signed over its query too (and stays as it was without one)
+            filters["q"] = q.text
         token = cursor()
         decode_cursor(corpus, "records", filters, token, 2)  # a bad cursor is 400, cached page or not
         # records and their enrichment change only with imports and stage runs: the data version
-        return cached_page(conn(), ("v1/records", source, sentiment, since, until, token, size), lambda: paged(
+        key = ("v1/records", source, sentiment, since, until, token, size, q and q.text)
+        return cached_page(conn(), key, lambda: paged(
             "records", filters, 2,
-            lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size),
+            lambda after: queries.record_page(conn(), source, sentiment, since, until, after, size, q),
             lambda r: [r["published_at"], r["id"]], lambda r: shapes.record_item(corpus, r), size))
 
     @bearer("/v1/records/<rid>")
@@ -393,8 +397,6 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
     @bearer("/v1/stats/sources/<source>/timeline", remember=True)
     def source_timeline(source):
         window = days()
-        if source not in SOURCE_KINDS:
-            abort_json(404, "source not found")
         try:
             return corpus_stats.source_timeline(corpus, source, window)
         except NotFoundError:

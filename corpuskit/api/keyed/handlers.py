@@ -14,7 +14,9 @@ from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
-from corpuskit.query import OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound
+from corpuskit.search import available_modes, query_filter_available
+from corpuskit.query import (OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound,
+                             source_in_corpus)
 
 log = logging.getLogger("corpuskit.api.keyed")
 
@@ -33,6 +35,7 @@ PAGE_LIMITS = {
     "clusters": (50, 100),
 }
 Q_MIN, Q_MAX = 3, 500
+SEARCH_QUERY_MAX = 1000         # ``query=`` filter of /api/v1/search (extension)
 SEARCH_DAYS_MAX = 3650          # not in the spec: ten years, clamped
 TRENDS_DAYS = (30, 365)         # default, maximum (maximum not in the spec: clamped)
 COMPARE_DAYS = (30, 90)
@@ -105,11 +108,12 @@ def topic(corpus, name):
 
 # -- discourse -------------------------------------------------------------------
 def discourse(corpus):
-    source = params.enum_param("source", KEYED_SOURCES)
+    source = params.source_param("source", KEYED_SOURCES, lambda s: source_in_corpus(corpus.conn, s))
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     since, until = _since_until()
+    q = params.query_param("q")
     body = queries.discourse_json(corpus, source=source, topic=topic, since=since, until=until,
-                                  limit=_limit("discourse"), offset=_offset())
+                                  limit=_limit("discourse"), offset=_offset(), q=q)
     bottle.response.content_type = JSON_TYPE + "; charset=utf-8"
     return body
 
@@ -121,13 +125,19 @@ def search(corpus):
         abort_json(400, "q parameter is required")
     if len(q) < Q_MIN:
         abort_json(400, f"q must be between {Q_MIN} and {Q_MAX} characters")
-    source = params.enum_param("source", KEYED_SOURCES)
+    source = params.source_param("source", KEYED_SOURCES, lambda s: source_in_corpus(corpus.conn, s))
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
+    mode = params.enum_param("mode", available_modes())
+    text_query = params.string_param("query", max_len=SEARCH_QUERY_MAX)
+    if text_query is not None and not query_filter_available():
+        abort_json(400, "parameter 'query' is not available: this server has no query-language compiler")
+    extensions = {k: v for k, v in (("mode", mode), ("query", text_query)) if v is not None}
     try:
         return queries.search_json(corpus, q, source=source, topic=topic, days=days, limit=limit,
-                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"))
+                                   quantised_from=bottle.request.app.config.get("corpuskit.quantised_from"),
+                                   **extensions)
     except ValidationError as exc:
         abort_json(400, str(exc))
     except NotFoundError:

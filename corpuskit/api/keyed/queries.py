@@ -42,14 +42,16 @@ def topic_row(corpus, name: str):
 # Each record is shaped into JSON by SQLite itself (json_object), so a page of
 # records costs one query and no per-row Python work: this is the hot path of
 # /api/v1/discourse. ``topic`` is the primary topic from enrichment, else the
-# import hint; ``analysis`` is null until the record is enriched.
+# import hint; ``analysis`` is null until the record is enriched, and its ``sentiment`` null for a
+# record in a language the scorer does not cover (docs/languages.md).
 _DISCOURSE_ITEM = """json_object(
     'id', CAST(r.id AS TEXT), 'source', r.source, 'contentType', r.content_type,
     'sourceId', r.source_id, 'title', r.title, 'contentText', r.content_text, 'url', r.url,
     'author', r.author, 'publishedAt', r.published_at, 'capturedAt', r.captured_at,
     'topic', coalesce(t.name, r.topic), 'subreddit', r.subreddit, 'language', r.language,
     'analysis', CASE WHEN e.record_id IS NULL THEN NULL ELSE json_object(
-        'sentiment', json_object('label', e.sentiment_label, 'score', e.sentiment_score),
+        'sentiment', CASE WHEN e.sentiment_score IS NULL THEN NULL
+                     ELSE json_object('label', e.sentiment_label, 'score', e.sentiment_score) END,
         'themes', json(coalesce(e.themes, '[]')),
         'entities', (SELECT json_group_array(json_object('text', m.surface, 'type', en.type)
                                              ORDER BY m.mention_count DESC, en.name, en.id)
@@ -61,19 +63,20 @@ _DISCOURSE_FROM = (
 )
 
 
-def _discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
+def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
     """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id).
 
     Pages are remembered until the data changes (:func:`corpuskit.api.response_cache.cached_page`).
     """
     if topic is not None:
         topic_row(corpus, topic)  # an unknown topic is 404 even when nothing is cached
-    return cached_page(corpus.conn, ("discourse", source, topic, since, until, limit, offset),
-                       lambda: _read_discourse_page(corpus, source, topic, since, until, limit, offset))
+    key = ("discourse", source, topic, since, until, limit, offset, q and q.text)
+    return cached_page(corpus.conn, key,
+                       lambda: _read_discourse_page(corpus, source, topic, since, until, limit, offset, q))
 
 
-def _read_discourse_page(corpus, source, topic, since, until, limit, offset) -> tuple[list[str], int]:
-    where = Where().equal("r.source", source)
+def _read_discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
+    where = Where().equal("r.source", source).text_query(q)
     if topic is not None:
         where.in_topic(topic_row(corpus, topic)["id"], topic)
     where.bound("r.captured_at", "since", since).bound("r.captured_at", "until", until)
@@ -118,9 +121,10 @@ def list_discourse(corpus, source: str | None = None, topic: str | None = None,
 
 def discourse_json(corpus, source: str | None = None, topic: str | None = None,
                    since: str | None = None, until: str | None = None,
-                   limit: int = 50, offset: int = 0) -> bytes:
-    """:func:`list_discourse` already encoded as UTF-8 JSON (what the server sends)."""
-    items, total = _discourse_page(corpus, source, topic, since, until, limit, offset)
+                   limit: int = 50, offset: int = 0, q=None) -> bytes:
+    """:func:`list_discourse` already encoded as UTF-8 JSON (what the server sends); ``q`` a
+    compiled query (:func:`corpuskit.query.compile_query`) or None."""
+    items, total = _discourse_page(corpus, source, topic, since, until, limit, offset, q)
     page = json.dumps(pagination(total, limit, offset, len(items)), separators=(",", ":"))
     return ('{"data":[' + ",".join(items) + '],"pagination":' + page + "}").encode("utf-8")
 
@@ -248,12 +252,13 @@ def search_answer(hits) -> dict:
 
 def search_json(corpus, q: str, source: str | None = None, topic: str | None = None,
                 days: int | None = None, limit: int = 20, min_relevance: float | None = None,
-                quantised_from: int | None = None) -> dict:
+                quantised_from: int | None = None, mode: str = "semantic", query: str | None = None) -> dict:
     """:func:`corpuskit.search.search` shaped as the ``/api/v1/search`` answer."""
     from corpuskit.search import search
 
     return search_answer(search(corpus, q, source=source, topic=topic, days=days, limit=limit,
-                                min_relevance=min_relevance, quantised_from=quantised_from))
+                                min_relevance=min_relevance, quantised_from=quantised_from,
+                                mode=mode, query=query))
 
 
 # -- narratives ---------------------------------------------------------------

@@ -10,9 +10,10 @@ from corpuskit.api.bearer import routes as r
 from corpuskit.api.bearer.queries import V1_SIGNAL_KINDS
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, nullable, number, obj, path_param,
-                                            query, ref, response, string, timestamp,
-                                            timestamp_param)
+                                            query, ref, response, source_name, string,
+                                            timestamp, timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
+from corpuskit.query import MAX_QUERY_LENGTH
 
 V1_KINDS = tuple(V1_SIGNAL_KINDS)
 
@@ -29,7 +30,7 @@ def _schemas() -> dict:
     severity = enum(r.SEVERITIES)
     score = nullable(number())
     record_item = obj({
-        "id": _id("rec"), "source": enum(SOURCE_KINDS), "title": string(), "url": string(),
+        "id": _id("rec"), "source": source_name(), "title": string(), "url": string(),
         "publishedAt": timestamp(), "sentimentScore": score,
         "sentimentLabel": enum(r.SENTIMENTS, nullable_=True),
     })
@@ -79,7 +80,7 @@ def _schemas() -> dict:
                                                      "isCurrent": boolean()}))}),
         "StorySources": obj({
             "storyId": _id("sto"),
-            "sources": array(obj({"recordId": _id("rec"), "kind": enum(SOURCE_KINDS),
+            "sources": array(obj({"recordId": _id("rec"), "kind": source_name(),
                                   "title": string(), "url": string(), "sentimentScore": score,
                                   "inferred": boolean(), "confidence": number(),
                                   "credibilityScore": score})),
@@ -104,7 +105,7 @@ def _schemas() -> dict:
         }, required=["headline", "resolvedAt", "topicId", "entityId", "source"])]},
         "SignalEvidence": obj({
             "signalId": _id("sig"),
-            "records": array(obj({"id": _id("rec"), "source": enum(SOURCE_KINDS),
+            "records": array(obj({"id": _id("rec"), "source": source_name(),
                                   "sentimentScore": score})),
             "entities": array(obj({"id": _id("ent"), "name": string(), "type": string()})),
             "topics": array(obj({"id": _id("top"), "label": string()})),
@@ -135,13 +136,13 @@ def _schemas() -> dict:
         "SlugPage": obj({"items": array(obj({"id": _id("ent"), "slug": string(),
                                              "canonicalPath": string()})),
                          "nextCursor": nullable(string())}),
-        "Sources": obj({"sources": array(obj({"id": enum(SOURCE_KINDS), "recordCount": integer(),
+        "Sources": obj({"sources": array(obj({"id": source_name(), "recordCount": integer(),
                                               "lastIngestedAt": nullable(timestamp()),
                                               "healthy": boolean()}))}),
         "GlobalTimeline": obj({"timeline": array(obj({
             "date": day(), "recordCount": integer(),
             "sources": {"type": "object", "additionalProperties": integer()}}))}),
-        "SourceTimeline": obj({"sourceId": enum(SOURCE_KINDS), "timeline": array(obj({
+        "SourceTimeline": obj({"sourceId": source_name(), "timeline": array(obj({
             "date": day(), "recordCount": integer()}))}),
         "SentimentTimeline": obj({"timeline": array(obj({
             "date": day(), "avgScore": nullable(number()),
@@ -226,9 +227,10 @@ def _paths() -> dict:
                      query("entityId", string(maxLength=64), "opaque ent_ identifier")]
     p = {
         "/v1/records": _op("Records, newest publishedAt first", "RecordPage", [
-            query("source", enum(SOURCE_KINDS), "Source kind."),
+            query("source", enum(SOURCE_KINDS), "Source kind; also any other source the corpus holds (docs/api.md)."),
             query("sentiment", enum(r.SENTIMENTS), "Sentiment label."),
-            since, until, limit(), cursor], ("400",), "listRecords"),
+            since, until, limit(), cursor,
+            query("q", string(maxLength=MAX_QUERY_LENGTH), "Extension: a query in the corpuskit query language (Lucene syntax: terms, \"phrases\", AND/OR/NOT, -term, parentheses, vacc*, \"a b\"~5, fields source: author: lang: topic: entity: sentiment: published:[a TO b]; bare terms are AND-ed; docs/query.md). Only matching records are listed; 400 naming the column for a malformed query.")], ("400",), "listRecords"),
         "/v1/records/{id}": _op("One record", "RecordDetail", [pid("id", "rec", "record")],
                                 ("404",), "getRecord"),
         "/v1/records/{id}/embedding": _op("A record's embedding", "RecordEmbedding",

@@ -5,6 +5,8 @@ written as a type list (``["string", "null"]``).
 """
 from __future__ import annotations
 
+from corpuskit.query.values import SOURCE_KINDS, SOURCE_SLUG
+
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 #: What a timestamp parameter accepts (``corpuskit.api.params``): a date, or a date and time
@@ -20,6 +22,13 @@ def ref(name: str) -> dict:
 
 def string(**extra) -> dict:
     return {"type": "string", **extra}
+
+
+def source_name() -> dict:
+    """A source name in a response: a known kind or any lower-case slug the corpus was given."""
+    return {"type": "string", "pattern": SOURCE_SLUG,
+            "description": "source name: one of " + ", ".join(SOURCE_KINDS)
+                           + ", or another lower-case slug a file was imported under"}
 
 
 def nullable(schema: dict) -> dict:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from corpuskit.api.keyed import handlers as h
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, limit_param, nullable, number, obj,
-                                            path_param, query, ref, response, string, timestamp,
-                                            timestamp_param)
+                                            path_param, query, ref, response, source_name, string,
+                                            timestamp, timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
-from corpuskit.query import SENTIMENT_LABELS, SIGNAL_KINDS
+from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS, SIGNAL_KINDS
 
 
 def _schemas() -> dict:
@@ -81,14 +81,15 @@ def _schemas() -> dict:
         "volumeBySource": array(obj({"source": string(), "count": integer()})),
     })
     analysis = obj({
-        "sentiment": obj({"label": enum(SENTIMENT_LABELS),
-                          "score": number()}),
+        # null: the record's language is one the sentiment scorer does not cover
+        "sentiment": nullable(obj({"label": enum(SENTIMENT_LABELS),
+                                   "score": number()})),
         "themes": array(string()),
         "entities": array(obj({"text": string(), "type": string()})),
     })
     discourse = obj({
         "id": string(pattern=r"^\d+$"),
-        "source": enum(SOURCE_KINDS),
+        "source": source_name(),
         "contentType": string(),
         "sourceId": nullable(string(description="identifier on the origin platform")),
         "title": string(),
@@ -103,7 +104,7 @@ def _schemas() -> dict:
         "analysis": nullable({"$ref": "#/components/schemas/DiscourseAnalysis"}),
     })
     search_result = obj({
-        "id": string(), "resultType": string(), "source": enum(SOURCE_KINDS),
+        "id": string(), "resultType": string(), "source": source_name(),
         "contentType": string(), "title": string(), "excerpt": string(), "url": string(),
         "href": string(), "author": string(), "topic": nullable(string()),
         "topicDisplayName": nullable(string()), "category": nullable(string()),
@@ -258,6 +259,22 @@ def _op(summary: str, schema_name: str, parameters=(), errors=("400",), descript
     return {"get": out}
 
 
+def _search_extensions() -> list:
+    """The ``mode`` and ``query`` extensions of /api/v1/search, as far as this installation runs them."""
+    from corpuskit.search import available_modes, query_filter_available
+
+    out = [query("mode", enum(available_modes()),
+                 "Extension: semantic (default; relevance is the cosine), keyword (BM25 over the "
+                 "full-text index; relevance the BM25 score) or hybrid (reciprocal-rank fusion, k=60, "
+                 "of both rankings; relevance the fused score). Only the modes this server can run "
+                 "are listed.")]
+    if query_filter_available():
+        out.append(query("query", string(maxLength=h.SEARCH_QUERY_MAX),
+                         "Extension: a query-language string; only records it matches are ranked "
+                         "(400 on bad syntax, naming the position)."))
+    return out
+
+
 def _paths() -> dict:
     def limit(section):
         return limit_param(*h.PAGE_LIMITS[section])
@@ -265,7 +282,7 @@ def _paths() -> dict:
     offset = query("offset", integer(0, default=0), "Rows to skip, default 0. Negative: 400.")
     topic = query("topic", string(minLength=1, maxLength=h.TOPIC_MAX_LENGTH),
                   "Topic name (case-sensitive); an unknown topic is 404.")
-    source = query("source", enum(h.KEYED_SOURCES), "Source platform.")
+    source = query("source", enum(h.KEYED_SOURCES), "Source platform; also any other source the corpus holds (docs/api.md).")
     since = query("since", timestamp_param(), "ISO 8601 timestamp or date (inclusive lower bound).")
     until = query("until", timestamp_param(), "ISO 8601 timestamp or date (inclusive upper bound; a bare "
                                      "date covers its whole day).")
@@ -294,7 +311,8 @@ def _paths() -> dict:
             [path_param("name", "Topic name")], ("404",), operation_id="getTopic"),
         "/api/v1/discourse": _op(
             "Discourse records, newest capturedAt first", "DiscourseList",
-            [source, topic, since, until, limit("discourse"), offset], ("400", "404"),
+            [source, topic, since, until, limit("discourse"), offset,
+             query("q", string(maxLength=MAX_QUERY_LENGTH), "Extension: a query in the corpuskit query language (Lucene syntax: terms, \"phrases\", AND/OR/NOT, -term, parentheses, vacc*, \"a b\"~5, fields source: author: lang: topic: entity: sentiment: published:[a TO b]; bare terms are AND-ed; docs/query.md). Only matching records are listed; 400 naming the column for a malformed query.")], ("400", "404"),
             description="since/until bound capturedAt. `analysis` is null for records not yet "
                         "enriched.", operation_id="listDiscourse"),
         "/api/v1/search": _op(
@@ -306,7 +324,7 @@ def _paths() -> dict:
              query("days", integer(1, maximum=h.SEARCH_DAYS_MAX),
                    f"Only records published in the last N days by the corpus clock; above "
                    f"{h.SEARCH_DAYS_MAX} is clamped."),
-             limit("search")],
+             limit("search"), *_search_extensions()],
             ("400", "404", "500"), operation_id="search"),
         "/api/v1/signals": _op(
             "Signals, newest detectedAt first", "SignalList",

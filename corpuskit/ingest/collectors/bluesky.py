@@ -50,6 +50,16 @@ class BlueskyCollector(Collector):
                 return
 
 
+def quoted_uri(embed) -> str | None:
+    """The AT URI a post's embed quotes (``app.bsky.embed.record`` or ``recordWithMedia``), or None."""
+    if not isinstance(embed, dict) or not str(embed.get("$type", "")).startswith("app.bsky.embed.record"):
+        return None
+    inner = embed.get("record")
+    if isinstance(inner, dict) and isinstance(inner.get("record"), dict):   # recordWithMedia
+        inner = inner["record"]
+    return inner.get("uri") if isinstance(inner, dict) else None
+
+
 def post_to_record(post: dict) -> dict:
     """One PostView as a raw record."""
     record = post.get("record") or {}
@@ -78,6 +88,10 @@ def post_to_record(post: dict) -> dict:
         "sourceId": uri,
         "title": "",
         "contentText": record.get("text") or "",
+        "likes": post.get("likeCount"), "reposts": post.get("repostCount"),
+        "replies": post.get("replyCount"), "quotes": post.get("quoteCount"),
+        "replyTo": (reply.get("parent") or {}).get("uri") if reply else None,
+        "quoteOf": quoted_uri(embed),
         "url": post_url(author.get("handle") or author.get("did") or "", uri),
         "author": author.get("handle") or author.get("did") or "",
         "publishedAt": record.get("createdAt") or post.get("indexedAt"),

@@ -106,5 +106,7 @@ def video_to_record(video_id: str, snippet: dict, detail: dict | None = None) ->
         "publishedAt": full.get("publishedAt"),
         "language": language.split("-")[0].lower() or None,
         "contentType": "video",
+        "views": meta.get("viewCount"), "likes": meta.get("likeCount"),
+        "replies": meta.get("commentCount"),
         "metadata": {k: v for k, v in meta.items() if v not in (None, "", [])},
     }

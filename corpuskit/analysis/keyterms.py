@@ -1,0 +1,136 @@
+"""Distinctive terms of a subcorpus, and keyness between two subcorpora.
+
+Terms are the vocabulary terms of :mod:`corpuskit.text.terms` (Unicode-aware words of the
+analysis text, stop words, URL parts and social-media tokens removed; URLs, handles and emoji
+removed before tokens are made; a record's HTML tags stripped first): single words and bigrams of
+adjacent terms. Unigrams are tested against the unigram token totals, bigrams against the bigram
+totals, with G² and Log Ratio from :mod:`corpuskit.stats.keyness`; the Benjamini-Hochberg
+adjustment runs over every term tested (both lengths together). A term is tested when it occurs
+at least ``min_freq`` times in the two sides together.
+
+Texts are read in chunks (:func:`corpuskit.query.subsets.iter_texts`); only the term counts are
+held in memory.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from corpuskit.enrich.base import record_text
+from corpuskit.errors import ValidationError
+from corpuskit.ingest.collectors.markup import html_to_text
+from corpuskit.query.subsets import as_ids, iter_texts
+from corpuskit.stats.keyness import benjamini_hochberg, keyness_table
+from corpuskit.text import term_phrases
+
+#: Occurrences (both sides together) a term needs to be tested.
+MIN_FREQ = 3
+#: The columns of :func:`compare_terms`, in order.
+COMPARE_COLUMNS = ("term", "freq_a", "freq_b", "G2", "log_ratio", "p", "p_adjusted", "direction")
+#: The columns of :func:`distinctive_terms`, in order.
+DISTINCTIVE_COLUMNS = ("term", "freq", "freq_rest", "G2", "log_ratio", "p", "p_adjusted")
+
+
+class TermCounts:
+    """Unigram and bigram counts of a set of records, with their token totals."""
+
+    def __init__(self):
+        self.unigrams: Counter = Counter()
+        self.bigrams: Counter = Counter()
+        self.records = 0
+
+    def add(self, title, content) -> None:
+        """Count the terms of one record."""
+        text = record_text(title, content)
+        if "<" in text and ">" in text:
+            text = html_to_text(text)
+        for term in term_phrases(text, (1, 2)):
+            (self.bigrams if " " in term else self.unigrams)[term] += 1
+        self.records += 1
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """(unigram tokens, bigram tokens)."""
+        return sum(self.unigrams.values()), sum(self.bigrams.values())
+
+
+def _check_n(n, name="n") -> int | None:
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValidationError(f"{name} must be a positive integer, not {n!r}")
+    return n
+
+
+def _keyness(a: TermCounts, b: TermCounts, min_freq: int) -> pd.DataFrame:
+    parts = []
+    for attr, total_a, total_b in (("unigrams", a.totals[0], b.totals[0]), ("bigrams", a.totals[1], b.totals[1])):
+        ca, cb = getattr(a, attr), getattr(b, attr)
+        if total_a == 0 or total_b == 0:
+            continue
+        terms = sorted(t for t in set(ca) | set(cb) if ca[t] + cb[t] >= min_freq)
+        if terms:
+            table = keyness_table(terms, [ca[t] for t in terms], [cb[t] for t in terms], total_a, total_b)
+            parts.append(table)
+    if not parts:
+        return keyness_table([], [], [], 1, 1)
+    frame = pd.concat(parts, ignore_index=True)
+    frame["p_adjusted"] = benjamini_hochberg(frame["p"].to_numpy())
+    return frame.sort_values(["G2", "term"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
+
+
+def count_terms(conn, ids) -> TermCounts:
+    """The term counts of the records ``ids``, read in chunks."""
+    counts = TermCounts()
+    for chunk in iter_texts(conn, ids):
+        for _, title, content, _, _ in chunk:
+            counts.add(title, content)
+    return counts
+
+
+def compare_terms(corpus, ids_a, ids_b, n: int | None = 20, min_freq: int = MIN_FREQ) -> pd.DataFrame:
+    """Keyness of terms between the subcorpora ``ids_a`` and ``ids_b``: a DataFrame, most key first.
+
+    Columns :data:`COMPARE_COLUMNS`: ``freq_a``/``freq_b`` the term's occurrences on each side,
+    ``G2`` the log-likelihood, ``log_ratio`` the binary log of A's relative frequency over B's
+    (positive: more in A), ``p`` from chi-squared(1), ``p_adjusted`` Benjamini-Hochberg over every
+    term tested, ``direction`` ``"a"`` or ``"b"``. ``n`` keeps the ``n`` highest-G² terms of each
+    side (None keeps all); rows are sorted by G², then term. Either side without terms gives an
+    empty frame.
+    """
+    n = _check_n(n)
+    min_freq = _check_n(min_freq, "min_freq")
+    a = count_terms(corpus.conn, as_ids(ids_a))
+    b = count_terms(corpus.conn, as_ids(ids_b))
+    frame = _keyness(a, b, min_freq)
+    if n is not None and len(frame):
+        frame = frame[frame.groupby("direction").cumcount() < n].reset_index(drop=True)
+    return frame[list(COMPARE_COLUMNS)]
+
+
+def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ) -> pd.DataFrame:
+    """The terms the subcorpus ``ids`` uses more than the rest of the corpus, most key first.
+
+    Columns :data:`DISTINCTIVE_COLUMNS`: ``freq`` in the subcorpus, ``freq_rest`` in every other
+    record, ``G2``, ``log_ratio`` (positive), ``p`` and ``p_adjusted`` (Benjamini-Hochberg over
+    every term tested, both directions). ``n`` keeps the first ``n`` (None: all). One pass over
+    the corpus in chunks splits each record to its side.
+    """
+    n = _check_n(n)
+    min_freq = _check_n(min_freq, "min_freq")
+    ids = as_ids(ids)
+    mine, rest = TermCounts(), TermCounts()
+    if len(ids):
+        for chunk in iter_texts(corpus.conn, None):
+            chunk_ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
+            pos = np.searchsorted(ids, chunk_ids)
+            inside = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == chunk_ids)
+            for row, flag in zip(chunk, inside.tolist()):
+                (mine if flag else rest).add(row[1], row[2])
+    frame = _keyness(mine, rest, min_freq)
+    frame = frame[frame["direction"] == "a"].rename(columns={"freq_a": "freq", "freq_b": "freq_rest"})
+    if n is not None:
+        frame = frame.head(n)
+    return frame[list(DISTINCTIVE_COLUMNS)].reset_index(drop=True)

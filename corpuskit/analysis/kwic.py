@@ -1,0 +1,107 @@
+"""Keyword in context: every place a subcorpus's records say a term, with the words around it.
+
+The text searched is the record's text as every stage reads it: title and content
+(:func:`corpuskit.enrich.base.record_text`) through :func:`corpuskit.text.display_text` (HTML
+entities unescaped, Unicode NFC, typographic quotes folded, whitespace collapsed). Matching
+ignores case and diacritics in any script ("sahin" finds "Şahin", "vacunacion" finds
+"vacunación"): both the text and the term are compared letter by letter after Unicode
+decomposition without combining marks and case folding, while the concordance shows the text as
+written.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import pandas as pd
+
+from corpuskit.enrich.base import record_text
+from corpuskit.errors import ValidationError
+from corpuskit.query.subsets import as_ids, iter_texts
+from corpuskit.text import display_text
+
+#: The columns of :func:`kwic`, in order.
+KWIC_COLUMNS = ("recordId", "left", "match", "right", "publishedAt", "source")
+MAX_WINDOW = 100
+_TERM_WORD = re.compile(r"[^\W_](?:[\w'\-]*[^\W_])?|[#@][^\W_]\w*", re.UNICODE)
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    decomposed = unicodedata.normalize("NFD", ch)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def fold(text: str) -> str:
+    """``text`` without diacritics and case: what :func:`kwic` compares."""
+    return "".join(_fold_char(ch) for ch in text)
+
+
+def _folded_with_offsets(text: str) -> tuple[str, list[int]]:
+    """The folded text and, for each of its characters, the index of the character it came from."""
+    parts, where = [], []
+    for i, ch in enumerate(text):
+        f = _fold_char(ch) if not ch.isascii() else ch.lower()
+        parts.append(f)
+        where.extend([i] * len(f))
+    return "".join(parts), where
+
+
+def term_pattern(term: str) -> re.Pattern:
+    """The regular expression :func:`kwic` looks for: the words of ``term`` in order, separated by
+    anything that is not a letter or digit, whole words only; a final ``*`` makes the last word a
+    prefix (``vacc*``)."""
+    if not isinstance(term, str) or not term.strip():
+        raise ValidationError("term must be a word, a phrase or a prefix such as vacc*")
+    text = display_text(term).strip()
+    prefix = text.endswith("*")
+    if prefix:
+        text = text[:-1].rstrip()
+    if "*" in text:
+        raise ValidationError(f"term {term!r}: '*' may only end the term (a prefix such as vacc*)")
+    words = _TERM_WORD.findall(fold(text))
+    if not words:
+        raise ValidationError(f"term {term!r} has no letters or digits to look for")
+    body = r"[\W_]+".join(re.escape(w) for w in words)
+    tail = r"\w*" if prefix else ""
+    return re.compile(r"(?<!\w)" + body + tail + r"(?!\w)")
+
+
+def _context(text: str, start: int, end: int, window: int) -> tuple[str, str]:
+    left = text[:start].split()
+    right = text[end:].split()
+    return " ".join(left[-window:]) if window else "", " ".join(right[:window]) if window else ""
+
+
+def kwic(corpus, ids, term: str, window: int = 8, limit: int | None = None) -> pd.DataFrame:
+    """A keyword-in-context concordance of ``term`` in the records ``ids``.
+
+    One row per occurrence with :data:`KWIC_COLUMNS`: ``recordId``, ``left`` (up to ``window``
+    words before), ``match`` (the text as written), ``right`` (up to ``window`` words after),
+    ``publishedAt`` and ``source``. ``term`` is a word, a phrase (its words in order, across
+    spaces and punctuation) or a prefix (``vacc*``); case and diacritics are ignored. Rows are
+    sorted by ``publishedAt``, then record id, then position in the text; ``limit`` keeps the
+    first rows of that order.
+    """
+    pattern = term_pattern(term)
+    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= MAX_WINDOW:
+        raise ValidationError(f"window must be a whole number of words from 0 to {MAX_WINDOW}, not {window!r}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValidationError(f"limit must be a positive integer, not {limit!r}")
+    ids = as_ids(ids)
+    rows: list[tuple] = []
+    if len(ids):
+        for chunk in iter_texts(corpus.conn, ids):
+            for rid, title, content, published, source in chunk:
+                text = display_text(record_text(title, content))
+                folded, where = _folded_with_offsets(text)
+                for m in pattern.finditer(folded):
+                    start, end = where[m.start()], where[m.end() - 1] + 1
+                    left, right = _context(text, start, end, window)
+                    rows.append((published, rid, start, left, text[start:end], right, source))
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    if limit is not None:
+        rows = rows[:limit]
+    return pd.DataFrame([(r[1], r[3], r[4], r[5], r[0], r[6]) for r in rows], columns=list(KWIC_COLUMNS)) \
+        if rows else pd.DataFrame({c: pd.Series(dtype="int64" if c == "recordId" else object) for c in KWIC_COLUMNS})

@@ -1,0 +1,500 @@
+"""Entity resolution: one entity per real thing, every merge recorded with its reason.
+
+The extractor's mentions are kept as extracted (``mention_origins``: one row per record and
+extracted entity, the *origin*). :func:`resolve_entities` maps every origin to the entities it
+stands for and rebuilds ``mentions`` from them, so it can be replayed at any time (each enrich
+ends with it) and a researcher's overrides (``entity_overrides``) hold across runs.
+
+Rules, in order:
+
+1. **Same name once folded** (accents dropped, case, spacing and punctuation ignored; a handle's
+   ``@``, underscores and a trailing ``Group``/``Official``/``HQ``... dropped): ``Karikó`` and
+   ``Kariko``, ``Uğur Şahin`` and ``UgurSahin``, ``@BioNTech_Group`` and ``BioNTech``. Reasons
+   ``diacritics``, ``spelling``, ``handle``, ``hashtag``.
+2. **Hashtags** (an origin every one of whose mentions is written ``#Tag``): the tag folded whole
+   (or without a leading ``Dr``) names an entity, or its words
+   (:func:`corpuskit.text.hashtags.segment_hashtag`) are covered by entities of the corpus:
+   ``#PfizerBioNTech`` -> Pfizer + BioNTech. A tag that names no thing (``#CovidVaccine``) gives no
+   entity mention (reason ``hashtag only``); it stays in the ``hashtags`` table.
+3. **Surname or first name alone**, linked to the full name of a person when exactly one full
+   name in the corpus owns it (``surname``, ``first name``).
+4. **Short forms**: a two-word name with that surname whose first word starts the full name's
+   first word (``Kati Kariko`` -> ``Katalin Karikó``; ``short form``).
+5. **Absorbed fragments**: a name that is another entity plus a leading or trailing word that is a
+   place of the gazetteers, when that entity is not a place (``Russia SputnikV`` -> ``SputnikV``; ``absorbed fragment``).
+
+The canonical name of a group is its best-written form: not a hashtag or handle, several words
+over one, with its diacritics, properly cased, then the most mentioned. The type is the one most
+mentions carry over all of the group's forms (hashtag forms count only when the group has no other).
+"""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpuskit.clock import iso
+from corpuskit.errors import ValidationError
+from corpuskit.query.keys import alias_key, entity_slug
+from corpuskit.text.hashtags import segment_hashtag
+from corpuskit.text.patterns import HASHTAG
+
+_TYPE_ORDER = ("person", "org", "product", "place", "concept")
+_HANDLE_TAILS = {"group", "official", "hq", "inc", "team", "news", "global", "uk", "us", "corp", "co"}
+_TITLE_PREFIXES = ("dr", "prof")
+
+
+def fold(name: str) -> str:
+    """The key two spellings of one name share: accents dropped, lower case, letters and digits only."""
+    text = unicodedata.normalize("NFKD", alias_key(name))
+    return "".join(c for c in text if not unicodedata.combining(c) and c.isalnum())
+
+
+def _handle_fold(name: str) -> str:
+    parts = [p for p in re.split(r"[_\s]+", name.lstrip("@")) if p]
+    while len(parts) > 1 and fold(parts[-1]) in _HANDLE_TAILS:
+        parts.pop()
+    return fold("".join(parts))
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[\s]+", name.strip()) if w]
+
+
+@dataclass
+class _Origin:
+    id: int
+    slug: str
+    name: str
+    type: str
+    mentions: int
+    tagged: int
+    forms: Counter = field(default_factory=Counter)
+
+    @property
+    def hashtag(self) -> bool:
+        return self.tagged >= self.mentions > 0
+
+    @property
+    def handle(self) -> bool:
+        return self.name.startswith("@") or all(f.startswith("@") for f in self.forms) and bool(self.forms)
+
+
+def _form_score(form: str, from_tag: bool, mentions: int):
+    words = _words(form)
+    letters = [c for c in form if c.isalpha()]
+    proper = all(w[:1].isupper() for w in words) and not (len(letters) > 5 and all(c.isupper() for c in letters))
+    return (not from_tag and not form.startswith("@"), len(words) > 1, any(ord(c) > 127 for c in letters),
+            proper, mentions, form)
+
+
+class _Groups:
+    """Union-find over origins with the reason each one joined."""
+
+    def __init__(self, ids):
+        self.parent = {i: i for i in ids}
+
+    def find(self, i):
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, keep, other) -> bool:
+        a, b = self.find(keep), self.find(other)
+        if a == b:
+            return False
+        self.parent[b] = a
+        return True
+
+
+def _load(conn) -> dict[int, _Origin]:
+    conn.execute("INSERT OR IGNORE INTO entity_origins(origin_id, name, type) "
+                 "SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN (SELECT origin_id FROM mention_origins)")
+    origins = {}
+    for r in conn.execute(
+            "SELECT o.origin_id, e.slug, g.name, g.type, sum(o.mention_count), sum(o.tagged) "
+            "FROM mention_origins o JOIN entities e ON e.id = o.origin_id "
+            "JOIN entity_origins g ON g.origin_id = o.origin_id GROUP BY o.origin_id ORDER BY o.origin_id"):
+        origins[r[0]] = _Origin(r[0], r[1], r[2], r[3], r[4], r[5])
+    for oid, surface, n in conn.execute(
+            "SELECT origin_id, surface, sum(mention_count) FROM mention_origins WHERE tagged < mention_count "
+            "GROUP BY origin_id, surface"):
+        origins[oid].forms[surface] += n
+    return origins
+
+
+def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=frozenset()) -> dict:
+    """The resolution of ``origins``: ``{origin id: (target origin ids, reason or None)}`` plus the
+    canonical name and type of every target, as ``{"map": ..., "names": ..., "types": ...}``.
+
+    ``overrides`` are ``(action, target origin ids, alias origin ids)``; ``places`` folded place
+    names (a word that is one may be an absorbed fragment); ``known`` folded names of the
+    gazetteers (a known name is never a surname, first name or fragment of another).
+    """
+    split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
+    plain = [o for o in origins.values() if not o.hashtag]
+    groups = _Groups(origins)
+    reasons: dict[int, str] = {}
+    by_key: dict[str, int] = {}
+    for o in sorted(plain, key=lambda o: (-o.mentions, o.id)):
+        if o.id in split:
+            continue
+        key = _handle_fold(o.name) if o.handle else fold(o.name)
+        if not key:
+            continue
+        if key in by_key:
+            rep = origins[by_key[key]]
+            groups.union(rep.id, o.id)
+            reasons[o.id] = ("handle" if o.handle else "diacritics"
+                             if _ascii_fold(o.name) == _ascii_fold(rep.name) and o.name != rep.name
+                             else "spelling")
+        else:
+            by_key[key] = o.id
+    # canonical form and type of each group of plain names
+    names, types = _canonical(origins, groups)
+    roots = {groups.find(i) for i in by_key.values()}
+    surname, first = defaultdict(set), defaultdict(set)
+    for root in roots:
+        words = _words(names[root])
+        if types[root] == "person" and len(words) >= 2:
+            surname[fold(words[-1])].add(root)
+            first[fold(words[0])].add(root)
+    for root in sorted(roots, key=lambda r: (-_group_mentions(origins, groups, r), r)):
+        if root in split or groups.find(root) != root:
+            continue
+        words = _words(names[root])
+        target, reason = None, None
+        if fold(names[root]) in known:
+            continue
+        if len(words) == 1 and types[root] in ("person", "concept") and _name_like(words[0]):
+            key = fold(words[0])
+            if len(surname.get(key, ())) == 1:
+                target, reason = next(iter(surname[key])), "surname"
+            elif key not in surname and len(first.get(key, ())) == 1:
+                target, reason = next(iter(first[key])), "first name"
+        elif len(words) == 2 and types[root] != "person" or len(words) == 2 and root not in surname.get(
+                fold(words[-1]), ()):
+            owners = surname.get(fold(words[-1]), set()) - {root}
+            if len(owners) == 1:
+                owner = next(iter(owners))
+                short, full = fold(words[0]), fold(_words(names[owner])[0])
+                if 2 <= len(short) < len(full) and full.startswith(short[:3]) and short[0] == full[0]:
+                    target, reason = owner, "short form"
+        if target is None and len(words) >= 2:
+            target = _absorbed(words, by_key, groups, places, types, root)
+            reason = "absorbed fragment" if target is not None else None
+        if target is not None and groups.find(target) != root:
+            groups.union(groups.find(target), root)
+            reasons[root] = reason
+    # hashtags: whole tag, tag without a title, or words covered by entities
+    tag_targets: dict[int, list[int]] = {}
+    for o in origins.values():
+        if not o.hashtag or o.id in split:
+            continue
+        key = fold(o.name)
+        found = by_key.get(key)
+        if found is None and key.startswith(_TITLE_PREFIXES):
+            for p in _TITLE_PREFIXES:
+                if key.startswith(p) and key[len(p):] in by_key:
+                    found = by_key[key[len(p):]]
+                    break
+        if found is None and key in surname and len(surname[key]) == 1:
+            found = next(iter(surname[key]))
+        if found is not None:
+            tag_targets[o.id] = [groups.find(found)]
+            continue
+        cover = _cover([fold(p) for p in segment_hashtag(o.name)], by_key)
+        tag_targets[o.id] = sorted({groups.find(t) for t in cover}) if cover else []
+    # a researcher's merges
+    for action, targets, aliases in overrides:
+        if action != "merge" or not targets:
+            continue
+        keep = groups.find(targets[0])
+        for a in aliases:
+            tag_targets.pop(a, None)
+            if groups.find(a) != keep:
+                root = groups.find(a)
+                groups.parent[root] = keep
+                reasons[a] = "user merge"
+                if root != a:
+                    reasons.setdefault(root, "user merge")
+    names, types = _canonical(origins, groups, names)
+    out = {}
+    for o in origins.values():
+        if o.id in tag_targets:
+            targets = sorted({groups.find(t) for t in tag_targets[o.id]})
+            out[o.id] = (targets, "hashtag" if targets else "hashtag only")
+            continue
+        root = groups.find(o.id)
+        if root == o.id:
+            out[o.id] = ([o.id], None)
+        else:
+            out[o.id] = ([root], reasons.get(o.id) or _chain_reason(o.id, groups, reasons))
+    return {"map": out, "names": names, "types": types}
+
+
+def _chain_reason(oid, groups, reasons):
+    return reasons.get(oid, "spelling")
+
+
+def _ascii_fold(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def _group_mentions(origins, groups, root) -> int:
+    return sum(o.mentions for o in origins.values() if groups.find(o.id) == root)
+
+
+def _canonical(origins, groups, previous=None):
+    """Best-written form and evidence-weighted type of every group; a group keeps a name it already had."""
+    members = defaultdict(list)
+    for o in origins.values():
+        members[groups.find(o.id)].append(o)
+    names, types = {}, {}
+    for root, group in members.items():
+        if previous and root in previous:
+            names[root] = previous[root]
+        else:
+            forms = Counter()
+            tagged = set()
+            for o in group:
+                if o.hashtag:
+                    forms[o.name] += o.mentions
+                    tagged.add(o.name)
+                else:
+                    forms[o.name.lstrip("@")] += o.mentions
+                    for f, n in o.forms.items():
+                        if f.strip() and not f.startswith("@") and fold(f) == fold(o.name):
+                            forms[f.strip()] += n
+            names[root] = max(forms, key=lambda f: _form_score(f, f in tagged, forms[f]))
+        votes = Counter()
+        evidence = [o for o in group if not o.hashtag] or group
+        for o in evidence:
+            votes[o.type] += o.mentions
+        types[root] = max(votes, key=lambda t: (votes[t], -_TYPE_ORDER.index(t)))
+    return names, types
+
+
+def _absorbed(words, by_key, groups, places, types, root):
+    """The entity a name is made of plus one leading or trailing gazetteer place word ("Russia SputnikV"),
+    when that entity is not a place itself ("North Korea", "Arctic Canada" stay)."""
+    for rest, dropped in ((words[1:], words[0]), (words[:-1], words[-1])):
+        found = by_key.get(fold(" ".join(rest)))
+        if found is None or groups.find(found) == root or fold(dropped) not in places:
+            continue
+        if types.get(groups.find(found)) != "place":
+            return groups.find(found)
+    return None
+
+
+def _name_like(word: str) -> bool:
+    """Written like a name: a capital, then lower-case letters (not "AI", "ED", "rose" or "DoorDash")."""
+    return len(word) > 2 and word[:1].isupper() and word[1:].replace("-", "").isalpha() and (
+        word[1:].islower() or "-" in word and all(p[:1].isupper() and p[1:].islower() for p in word.split("-")))
+
+
+def _cover(pieces, by_key):
+    """Origins whose names cover ``pieces`` end to end (longest runs first), or None."""
+    out, i = [], 0
+    while i < len(pieces):
+        for j in range(len(pieces), i, -1):
+            found = by_key.get("".join(pieces[i:j]))
+            if found is not None:
+                out.append(found)
+                i = j
+                break
+        else:
+            return None
+    return out
+
+
+def _overrides(conn, origins) -> list:
+    slugs = {o.slug: o.id for o in origins.values()}
+    found = []
+    for action, target, alias in conn.execute(
+            "SELECT action, target, alias FROM entity_overrides ORDER BY id"):
+        if target in slugs and alias in slugs:
+            found.append((action, [slugs[target]], [slugs[alias]]))
+    return found
+
+
+def _vocabulary() -> tuple[frozenset, frozenset]:
+    """Folded place names of the gazetteers (the corpus's own place guesses proved too noisy: "Lambda",
+    "Earth", "CPUs") and every folded gazetteer name."""
+    from corpuskit.enrich.entities import load_gazetteers
+
+    table, _ = load_gazetteers()
+    known = frozenset(table) | {fold(e.name) for e in table.values()}
+    places = {fold(e.name) for e in table.values() if e.type == "place"}
+    places |= {k for k, e in table.items() if e.type == "place"}
+    return frozenset(places), frozenset(fold(k) for k in known)
+
+
+def resolve_entities(corpus) -> dict:
+    """Resolve the corpus's extracted entities and rebuild ``mentions``, ``entity_merges`` and the
+    ``hashtags`` table; returns ``{"origins", "entities", "merged", "hashtagOnly"}``."""
+    conn = corpus.conn
+    with corpus.transaction():
+        origins = _load(conn)
+        places, known = _vocabulary()
+        result = plan(origins, _overrides(conn, origins), places, known)
+        mapping = result["map"]
+        rows: dict[tuple, list] = {}
+        for rid, oid, surface, count, positions in conn.execute(
+                "SELECT record_id, origin_id, surface, mention_count, positions FROM mention_origins "
+                "ORDER BY record_id, origin_id"):
+            for target in mapping.get(oid, ([oid], None))[0]:
+                slot = rows.setdefault((rid, target), [surface, 0, set()])
+                slot[1] += count
+                slot[2].update(json.loads(positions))
+        conn.execute("DELETE FROM mentions")
+        conn.executemany("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
+                         "VALUES (?,?,?,?,?)",
+                         [(rid, eid, s, n, json.dumps(sorted(p))) for (rid, eid), (s, n, p) in sorted(rows.items())])
+        conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL "
+                     "WHERE id IN (SELECT origin_id FROM entity_origins)")
+        for root, name in result["names"].items():
+            if mapping.get(root, ([None],))[0] == [root]:
+                conn.execute("UPDATE entities SET name = ?, type = ? WHERE id = ?",
+                             (name, result["types"][root], root))
+        conn.execute(
+            "UPDATE entities SET (mention_count, first_seen, last_seen) = (SELECT sum(m.mention_count), "
+            "min(r.published_at), max(r.published_at) FROM mentions m JOIN records r ON r.id = m.record_id "
+            "WHERE m.entity_id = entities.id) WHERE id IN (SELECT DISTINCT entity_id FROM mentions)")
+        conn.execute("DELETE FROM entity_merges")
+        merges = []
+        for oid, (targets, reason) in sorted(mapping.items()):
+            if reason is None:
+                continue
+            o = origins[oid]
+            for t in targets or [None]:
+                merges.append((oid, o.name, o.type, t, reason, o.mentions))
+        conn.executemany("INSERT INTO entity_merges(origin_id, origin_name, origin_type, entity_id, reason, "
+                         "mentions) VALUES (?,?,?,?,?,?)", merges)
+        _write_aliases(conn, origins, mapping)
+        _write_hashtags(conn, origins, mapping)
+    return {"origins": len(origins), "entities": sum(1 for t, r in mapping.values() if r is None),
+            "merged": sum(1 for t, r in mapping.values() if r not in (None, "hashtag only")),
+            "hashtagOnly": sum(1 for t, r in mapping.values() if r == "hashtag only")}
+
+
+def _write_aliases(conn, origins, mapping) -> None:
+    """Every name and surface of an origin finds the entity it resolved to (a hashtag only: itself)."""
+    keys = {}
+    for oid, surface in conn.execute("SELECT DISTINCT origin_id, surface FROM mention_origins "
+                                     "ORDER BY origin_id, surface"):
+        keys.setdefault((alias_key(surface), oid), surface)
+    for o in origins.values():
+        keys.setdefault((alias_key(o.name), o.id), o.name)
+    rows = {}
+    for (key, oid), surface in sorted(keys.items()):
+        targets = mapping.get(oid, ([oid], None))[0] or [oid]
+        if key and (key not in rows or mapping[oid][1] is None):
+            rows[key] = (targets[0], surface)
+    # other spellings the extractor saw (not the first of a record) follow their entity
+    moved = [(targets[0], oid) for oid, (targets, reason) in sorted(mapping.items()) if reason and targets]
+    conn.executemany("UPDATE entity_aliases SET entity_id = ? WHERE entity_id = ?", moved)
+    conn.executemany("INSERT OR REPLACE INTO entity_aliases(alias_key, entity_id, surface) VALUES (?,?,?)",
+                     [(k, e, s) for k, (e, s) in sorted(rows.items())])
+
+
+def record_hashtags(record_id: int, text: str) -> list[tuple]:
+    """``(record_id, tag, written)`` rows for each distinct hashtag of ``text`` (tag: lower case)."""
+    seen = {}
+    for m in HASHTAG.finditer(text or ""):
+        seen.setdefault(m.group(1).lower(), m.group(1))
+    return [(record_id, tag, written) for tag, written in sorted(seen.items())]
+
+
+def _write_hashtags(conn, origins, mapping) -> None:
+    slugs = {r[0]: r[1] for r in conn.execute("SELECT id, slug FROM entities WHERE mention_count > 0")}
+    resolved: dict[str, list] = {}
+    for o in origins.values():
+        if o.hashtag:
+            resolved[o.name.lower()] = sorted(slugs[t] for t in mapping[o.id][0] if t in slugs)
+    conn.execute("DELETE FROM hashtags")
+    conn.execute(
+        "INSERT INTO hashtags(tag, written, records, first_seen, last_seen) "
+        "SELECT h.tag, (SELECT h2.written FROM record_hashtags h2 WHERE h2.tag = h.tag GROUP BY h2.written "
+        "ORDER BY count(*) DESC, h2.written LIMIT 1), count(*), min(r.published_at), max(r.published_at) "
+        "FROM record_hashtags h JOIN records r ON r.id = h.record_id GROUP BY h.tag")
+    conn.executemany("UPDATE hashtags SET entities = ? WHERE tag = ?",
+                     [(json.dumps(v), k) for k, v in sorted(resolved.items()) if v])
+
+
+def read_alias_file(path) -> list[tuple[str, str, list[str]]]:
+    """An alias file: ``Name = alias, alias`` merges, ``Name != alias, alias`` splits; blank lines
+    and lines starting with ``#`` are skipped. Returns ``(action, name, aliases)``;
+    :class:`ValidationError` naming the line for anything else."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError(f"cannot read alias file {path}: {exc.strerror}") from exc
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = re.fullmatch(r"(.+?)\s*(!=|=)\s*(.+)", line)
+        aliases = [a.strip() for a in match.group(3).split(",") if a.strip()] if match else []
+        if not match or not match.group(1).strip() or not aliases:
+            raise ValidationError(f"alias file {path}, line {n}: expected 'Name = alias, ...' or "
+                                  f"'Name != alias, ...', got {line!r}")
+        out.append(("split" if match.group(2) == "!=" else "merge", match.group(1).strip(), aliases))
+    return out
+
+
+def origin_slug(conn, name: str) -> str | None:
+    """The slug of the extracted entity named ``name`` (as extracted, or its slug), or None."""
+    row = conn.execute("SELECT e.slug FROM entity_origins g JOIN entities e ON e.id = g.origin_id "
+                       "WHERE g.name = ? OR e.slug = ? ORDER BY g.origin_id LIMIT 1",
+                       (name, entity_slug(name))).fetchone()
+    if row is None:
+        row = conn.execute("SELECT e.slug FROM entity_aliases a JOIN entities e ON e.id = a.entity_id "
+                           "WHERE a.alias_key = ?", (alias_key(name),)).fetchone()
+    return row[0] if row else None
+
+
+def add_override(corpus, action: str, target: str, alias: str) -> None:
+    """Record a researcher's override (``merge``: ``alias`` into ``target``; ``split``: ``alias`` off
+    ``target``), both extracted names or slugs; :class:`ValidationError` when either is unknown."""
+    if action not in ("merge", "split"):
+        raise ValidationError(f"override action must be 'merge' or 'split', not {action!r}")
+    conn = corpus.conn
+    slugs = []
+    for name in (target, alias):
+        if not isinstance(name, str) or not name.strip():
+            raise ValidationError(f"an entity name must be a non-empty string, not {name!r}")
+        slug = origin_slug(conn, name.strip())
+        if slug is None:
+            raise ValidationError(f"no entity named {name!r} in this corpus")
+        slugs.append(slug)
+    if slugs[0] == slugs[1]:
+        raise ValidationError(f"{target!r} and {alias!r} are the same extracted entity")
+    with corpus.transaction():
+        opposite = "split" if action == "merge" else "merge"
+        conn.execute("DELETE FROM entity_overrides WHERE action = ? AND alias = ?", (opposite, slugs[1]))
+        conn.execute("INSERT OR IGNORE INTO entity_overrides(action, target, alias, created_at) VALUES (?,?,?,?)",
+                     (action, slugs[0], slugs[1], iso(corpus.now())))
+
+
+def apply_alias_file(corpus, path) -> int:
+    """Record every override of an alias file (:func:`read_alias_file`); returns how many."""
+    n = 0
+    for action, name, aliases in read_alias_file(path):
+        for alias in aliases:
+            add_override(corpus, action, name, alias)
+            n += 1
+    return n
+
+
+def entity_aliases(conn, entity_id: int) -> list[dict]:
+    """The extracted entities folded into ``entity_id``: ``name, type, reason, mentions``, most first."""
+    rows = conn.execute("SELECT origin_name, origin_type, reason, mentions FROM entity_merges "
+                        "WHERE entity_id = ? ORDER BY mentions DESC, origin_name", (entity_id,)).fetchall()
+    return [{"name": r[0], "type": r[1], "reason": r[2], "mentions": r[3]} for r in rows]

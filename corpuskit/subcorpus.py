@@ -1,0 +1,132 @@
+"""A subcorpus: the records a query selects, read lazily.
+
+``corpus.query('"mRNA" AND (pfizer OR moderna) NOT booster', since=..., until=...)`` compiles the query
+once (:func:`corpuskit.query.compile_query`, so a syntax error is raised at once) and reads nothing
+until asked: :meth:`Subcorpus.count`, :meth:`~Subcorpus.records`, :meth:`~Subcorpus.ids`,
+:meth:`~Subcorpus.sample`, :meth:`~Subcorpus.export`, and the studies of
+:mod:`corpuskit.analysis`: :meth:`~Subcorpus.over_time` (attention), :meth:`~Subcorpus.kwic`,
+:meth:`~Subcorpus.terms` and :meth:`~Subcorpus.compare` (keyness).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from corpuskit.errors import ValidationError
+from corpuskit.query import Where, compile_query
+
+
+class Subcorpus:
+    """The records of ``corpus`` that match the query ``q``, published within ``since``..``until``.
+
+    Attributes: ``corpus``, ``q`` (the query text), ``since`` and ``until`` (ISO timestamps or None).
+    """
+
+    def __init__(self, corpus, q: str, since=None, until=None):
+        from corpuskit.frames import timestamp
+
+        self.corpus = corpus
+        self.q = q
+        self.compiled = compile_query(q)
+        self.since = timestamp(since, "since")
+        self.until = timestamp(until, "until")
+
+    def where(self) -> Where:
+        """The read layer's filter for these records (over ``records r LEFT JOIN enrichment e``)."""
+        return (Where().text_query(self.compiled).bound("r.published_at", "since", self.since)
+                .bound("r.published_at", "until", self.until))
+
+    def count(self) -> int:
+        """How many records match."""
+        from corpuskit.query.subsets import query_count
+
+        return query_count(self.corpus.conn, self.compiled, self.since, self.until)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def records(self, limit: int | None = None, offset: int = 0) -> pd.DataFrame:
+        """The matching records, newest first (``publishedAt``, then ``id``, descending).
+
+        The columns of ``Corpus.records()``; ``limit``/``offset`` page them.
+        """
+        from corpuskit import frames
+
+        return frames.records(self.corpus, q=self.compiled, since=self.since, until=self.until,
+                              newest_first=True, limit=limit, offset=offset)
+
+    def ids(self) -> np.ndarray:
+        """The matching record ids, ascending (an int64 array)."""
+        from corpuskit.query.subsets import query_ids
+
+        return query_ids(self.corpus.conn, self.compiled, self.since, self.until)
+
+    def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
+        """``n`` matching records drawn without replacement (all of them when fewer), newest first.
+
+        The same ``seed`` on the same records draws the same sample.
+        """
+        from corpuskit.analysis.windows import check_int
+
+        n = check_int(n, "n", 0)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValidationError(f"seed must be an integer, not {seed!r}")
+        ids = self.ids()
+        if n < len(ids):
+            ids = np.sort(np.random.default_rng(int(seed)).choice(ids, size=n, replace=False))
+        from corpuskit import frames
+
+        where = Where().add("r.id IN (SELECT value FROM json_each(?))",
+                            "[" + ",".join(str(int(i)) for i in ids) + "]")
+        return frames.records(self.corpus, q=None, newest_first=True, where=where)
+
+    def over_time(self, freq: str = "D", normalise: bool = True, since=None, until=None) -> pd.DataFrame:
+        """Attention: the matching records per period and their share of all records, with 95%
+        intervals (:func:`corpuskit.analysis.attention.over_time`). ``since``/``until`` default to
+        the subcorpus's own bounds (then the first record's period and the corpus clock)."""
+        from corpuskit.analysis.attention import over_time
+
+        return over_time(self.corpus, self.ids(), freq=freq, normalise=normalise,
+                         since=self.since if since is None else since,
+                         until=self.until if until is None else until)
+
+    def kwic(self, term: str, window: int = 8, limit: int | None = None) -> pd.DataFrame:
+        """A keyword-in-context concordance of ``term`` in the matching records
+        (:func:`corpuskit.analysis.kwic.kwic`): recordId, left, match, right, publishedAt, source."""
+        from corpuskit.analysis.kwic import kwic
+
+        return kwic(self.corpus, self.ids(), term, window=window, limit=limit)
+
+    def terms(self, n: int | None = 20, min_freq: int | None = None) -> pd.DataFrame:
+        """The ``n`` terms most distinctive of the matching records against the rest of the corpus
+        (:func:`corpuskit.analysis.keyterms.distinctive_terms`: G², log ratio, BH-adjusted p)."""
+        from corpuskit.analysis.keyterms import MIN_FREQ, distinctive_terms
+
+        return distinctive_terms(self.corpus, self.ids(), n=n, min_freq=MIN_FREQ if min_freq is None else min_freq)
+
+    def compare(self, other, n: int | None = 20, min_freq: int | None = None) -> pd.DataFrame:
+        """Keyness of terms between these records (side ``a``) and ``other`` (side ``b``, a
+        :class:`Subcorpus` of the same corpus): :func:`corpuskit.analysis.keyterms.compare_terms`,
+        the ``n`` most key terms of each side."""
+        from corpuskit.analysis.keyterms import MIN_FREQ, compare_terms
+
+        if not isinstance(other, Subcorpus):
+            raise ValidationError(f"compare() takes another Subcorpus (corpus.query(...)), not {type(other).__name__}")
+        if other.corpus is not self.corpus:
+            raise ValidationError("compare() needs two subcorpora of the same corpus")
+        return compare_terms(self.corpus, self.ids(), other.ids(), n=n,
+                             min_freq=MIN_FREQ if min_freq is None else min_freq)
+
+    def export(self, path, format: str | None = None, table: str = "records", **options) -> int:
+        """Write ``table`` (records by default) for the matching records to ``path`` (jsonl, csv or
+        parquet, by extension unless ``format``), as :meth:`Corpus.export` does with ``query=``;
+        ``options`` are its other keywords (``source``, ``topic``, ``pseudonymise``, ``salt``).
+        Returns the rows written."""
+        from corpuskit.ingest.export import export_table
+
+        return export_table(self.corpus, path, format=format, table=table, query=self.compiled,
+                            since=self.since, until=self.until, **options)
+
+    def __repr__(self) -> str:
+        bounds = "".join(f", {k}={v!r}" for k, v in (("since", self.since), ("until", self.until)) if v)
+        return f"Subcorpus({self.q!r}{bounds})"
