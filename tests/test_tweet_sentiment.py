@@ -106,6 +106,24 @@ def test_english_only():
     assert TweetSentimentScorer.languages == frozenset({"en"}) == enrich.VaderScorer.languages
 
 
+def test_non_english_is_null_and_counted_not_scored():
+    """Records the model does not cover (a given language other than English) get a NULL score and
+    label and are counted as skipped; English records (given or detected) carry the model's labels."""
+    c = open_corpus(":memory:")
+    texts = [("I love this, what a wonderful day!", "en"), ("Me encanta este día maravilloso", "es"),
+             ("Das ist eine schreckliche Nachricht", "de"), ("Worst service ever, so angry", "und")]
+    c.add_records([{"source": "news", "contentText": t, "language": lang, "publishedAt": f"2021-03-0{i + 1}"}
+                   for i, (t, lang) in enumerate(texts)])
+    summary = c.enrich(progress=False, workers=1, beats=[{"name": "news", "keywords": ["day"]}])
+    rows = c.conn.execute("SELECT r.language, e.sentiment_score, e.sentiment_label FROM enrichment e "
+                          "JOIN records r ON r.id = e.record_id ORDER BY r.id").fetchall()
+    assert [r[0] for r in rows] == ["en", "es", "de", "en"]  # the undetermined one is detected as English
+    assert [(r[1], r[2]) for r in rows[1:3]] == [(None, None), (None, None)]
+    assert rows[0][2] == "positive" and rows[0][1] > 0 and rows[3][2] == "negative" and rows[3][1] < 0
+    assert summary["skipped"]["sentiment"] == 2
+    assert c.manifest()["languages"]["skipped"]["sentiment"] == 2
+
+
 def test_default_scorer_and_named_options():
     assert isinstance(enrich.default_scorer(), TweetSentimentScorer)
     assert isinstance(enrich.make_scorer(None), TweetSentimentScorer)
