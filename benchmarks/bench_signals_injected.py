@@ -1,11 +1,13 @@
 """Benchmark: recall of injected events on real backgrounds, and false signals on the untouched ones.
 
 Usage: ``python benchmarks/bench_signals_injected.py [--trials 40] [--seed 18] [--cache /tmp/h18]
-[--datasets ../shared/datasets]``
+[--datasets ../shared/datasets] [--sentiment model|vader]``
 
 Backgrounds: the real Hacker News and Reddit files in ``../shared/datasets``,
 each imported and enriched once into a corpus cached under ``--cache`` (built
-on the first run; later runs reuse it).
+on the first run; later runs reuse it), with the sentiment scorer ``--sentiment``
+(default: the default scorer; each scorer has its own cache folder, ``--cache``
+with ``-vader`` appended for VADER).
 
 Injection works on the daily series the detectors read
 (:func:`~corpuskit.analysis.signals.series.load_series`), so each trial
@@ -87,7 +89,7 @@ SHIFTS = (0.2, 0.4)
 NEW_ENTITY = (5, 10, 20)
 
 
-def background(name: str, cache: Path):
+def background(name: str, cache: Path, sentiment: str | None = None):
     from corpuskit import open_corpus
 
     cache.mkdir(parents=True, exist_ok=True)
@@ -97,7 +99,7 @@ def background(name: str, cache: Path):
         path.unlink(missing_ok=True)
         corpus = open_corpus(path)
         corpus.import_file(FILES[name])
-        corpus.enrich(progress=True)
+        corpus.enrich(progress=True, scorer=sentiment)
         corpus.close()
         ready.write_text("ok")
     return open_corpus(path)
@@ -367,7 +369,11 @@ def main(argv=None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/h18"))
     parser.add_argument("--datasets", type=Path, default=DATASETS,
                         help="folder holding the Hacker News and Reddit CSVs (default ../shared/datasets)")
+    parser.add_argument("--sentiment", choices=("model", "vader"), default=None,
+                        help="sentiment scorer of the backgrounds (default: the default scorer)")
     args = parser.parse_args(argv)
+    if args.sentiment == "vader":
+        args.cache = args.cache.with_name(args.cache.name + "-vader")
     FILES.update({name: args.datasets / path.name for name, path in FILES.items()})
     missing = [str(p) for p in FILES.values() if not p.exists()]
     if missing:
@@ -379,7 +385,7 @@ def main(argv=None) -> int:
     ok = True
     for name in FILES:
         t0 = time.perf_counter()
-        corpus = background(name, args.cache)
+        corpus = background(name, args.cache, args.sentiment)
         results = trials(corpus, args.trials, args.seed)
         by, by_bucket, ideal = defaultdict(list), defaultdict(list), defaultdict(list)
         for kind, size, bucket, hit, *best in results:

@@ -179,6 +179,8 @@ def cmd_stage(args) -> int:
         kwargs["client"] = args.dask
     if getattr(args, "fit_sample", None) is not None:
         kwargs["fit_sample"] = args.fit_sample
+    if getattr(args, "sentiment", None) is not None:
+        kwargs["scorer"] = args.sentiment
     if args.stage == "enrich":
         kwargs.update(_topic_options(args))
     for name in ("period", "since", "until", "every"):
@@ -453,6 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "or scheduler file; needs pip install 'corpuskit[dask]'")
             p.add_argument("--fit-sample", type=int, metavar="N",
                            help="fit the embedder and beats on at most N records (default 50,000)")
+            p.add_argument("--sentiment", choices=("model", "vader"),
+                           help="sentiment scorer: model (default: the shipped tweet model) or vader "
+                                "(VADER at the +-0.05 cut)")
             p.add_argument("--aliases", metavar="FILE",
                            help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
                                 "'Name != alias, ...' splits")

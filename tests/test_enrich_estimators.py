@@ -11,7 +11,7 @@ from corpuskit.enrich import pipeline
 from corpuskit.errors import ValidationError
 from tests.test_enrich_pipeline import plain_records
 
-STEPS = [enrich.VaderScorer, enrich.GazetteerExtractor, enrich.SpacyExtractor, enrich.HybridExtractor,
+STEPS = [enrich.TweetSentimentScorer, enrich.VaderScorer, enrich.GazetteerExtractor, enrich.SpacyExtractor, enrich.HybridExtractor,
          enrich.TfidfSvdEmbedder, enrich.SentenceTransformerEmbedder, enrich.BeatAssigner]
 
 
@@ -27,6 +27,8 @@ def test_init_only_stores_declared_parameters(cls):
 
 @pytest.mark.parametrize("step, use", [
     (enrich.VaderScorer(max_emoji=-1), lambda s: s.score("a fine day")),
+    (enrich.TweetSentimentScorer(batch_size=0), lambda s: s.score("a fine day")),
+    (enrich.TweetSentimentScorer(model_dir=3), lambda s: s.fit()),
     (enrich.GazetteerExtractor(rules="yes"), lambda s: s.extract("OpenAI")),
     (enrich.SpacyExtractor(batch_size=0), lambda s: s.extract_many(["OpenAI"])),
     (enrich.HybridExtractor(max_outside=2.0), lambda s: s.fit(["OpenAI"])),
@@ -42,7 +44,7 @@ def test_bad_parameters_are_refused_when_fitted_or_first_used(step, use):
 
 def test_fit_returns_self():
     texts = ["OpenAI and NASA talk about rockets", "Bond yields worry the markets"]
-    for step in (enrich.VaderScorer(), enrich.GazetteerExtractor(), enrich.HybridExtractor(crf=False),
+    for step in (enrich.TweetSentimentScorer(), enrich.VaderScorer(), enrich.GazetteerExtractor(), enrich.HybridExtractor(crf=False),
                  enrich.TfidfSvdEmbedder(dimensions=4, min_df=1)):
         assert step.fit(texts) is step
     assigner = enrich.BeatAssigner()
@@ -65,15 +67,15 @@ def _run_steps(monkeypatch, c, **options):
         seen["embedder"], seen["assigner"] = out[0], out[1]
         return out
 
-    score_many = enrich.VaderScorer.score_many
+    score_and_label_many = enrich.TweetSentimentScorer.score_and_label_many
 
     def spy_score_many(self, texts):
         seen["scorer"] = self
-        return score_many(self, texts)
+        return score_and_label_many(self, texts)
 
     monkeypatch.setattr(pipeline, "_fit_extractor", spy_fit_extractor)
     monkeypatch.setattr(pipeline, "_prepare", spy_prepare)
-    monkeypatch.setattr(enrich.VaderScorer, "score_many", spy_score_many)
+    monkeypatch.setattr(enrich.TweetSentimentScorer, "score_and_label_many", spy_score_many)
     c.enrich(progress=False, workers=1, **options)
     return seen
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from corpuskit import open_corpus
+from corpuskit.enrich.base import record_text
 from corpuskit.enrich.language import LanguageDetector, covers
 from corpuskit.enrich.pipeline import sentiment_and_entities
 from corpuskit.enrich.sentiment import VaderScorer
@@ -49,7 +50,7 @@ def test_english_scored_others_null_and_counted(mixed):
     english = [r for r in rows if r[0] == "en"]
     other = [r for r in rows if r[0] not in ("en", "und")]
     assert all(r[1] is not None and r[2] is not None and r[3] == 0 for r in english)
-    assert sum(r[1] != 0 for r in english) >= 8  # VADER really scored them
+    assert sum(r[1] != 0 for r in english) >= 8  # the scorer really scored them
     assert other and all(r[1] is None and r[2] is None and r[3] == 1 for r in other)
     assert summary["skipped"] == {"sentiment": len(other), "entities": len(other)}
     assert summary["nonEnglishShare"] == pytest.approx(len(other) / 40)
@@ -110,6 +111,23 @@ def test_detector_short_and_empty_texts_are_undetermined():
         LanguageDetector(min_confidence=2).fit()
 
 
+def test_default_tweet_model_labels_english_by_argmax_and_is_recorded(mixed):
+    """The default scorer is the shipped tweet model: English records carry its argmax labels, the
+    others none, and the manifest names the model and the languages it covers."""
+    from corpuskit.enrich.tweet_model import TweetSentimentScorer
+
+    corpus, summary = mixed
+    rows = corpus.conn.execute("SELECT r.title, r.content_text, r.language, e.sentiment_score, e.sentiment_label "
+                               "FROM records r JOIN enrichment e ON e.record_id = r.id ORDER BY r.id").fetchall()
+    scored = [r for r in rows if r[2] in ("en", "und")]
+    scores, labels = TweetSentimentScorer().score_and_label_many([record_text(r[0], r[1]) for r in scored])
+    assert [r[4] for r in scored] == labels
+    assert [r[3] for r in scored] == pytest.approx([round(float(s), 4) for s in scores])
+    assert all(r[3] is None and r[4] is None for r in rows if r[2] not in ("en", "und"))
+    stages = corpus.manifest()["stages"]["enrich"]["settings"]
+    assert stages["scorer"] == TweetSentimentScorer.model_name
+
+
 def test_covers_rule():
     assert covers(None, "ru") and covers({"en"}, "en") and covers({"en"}, "und") and covers({"en"}, "")
     assert not covers({"en"}, "es")
@@ -118,10 +136,11 @@ def test_covers_rule():
 def test_sentiment_and_entities_skip_by_language():
     from corpuskit.enrich.entities import GazetteerExtractor
 
-    scores, mentions, skipped = sentiment_and_entities(
+    scores, labels, mentions, skipped = sentiment_and_entities(
         VaderScorer(), GazetteerExtractor(), ["I love this great city", "Me encanta", "Apple is great"],
         ["en", "es", "und"])
     assert scores[0] > 0.5 and scores[1] != scores[1] and scores[2] > 0  # NaN for Spanish
+    assert labels == ["positive", None, "positive"]  # no label where there is no score
     assert skipped == [False, True, False] and mentions[1] == []
 
 

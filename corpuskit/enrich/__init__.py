@@ -7,7 +7,7 @@ class (:mod:`corpuskit.enrich.base`); :func:`~corpuskit.enrich.pipeline.enrich_c
 """
 from corpuskit.enrich.base import Embedder, EntityExtractor, Mention, SentimentScorer
 from corpuskit.enrich.defaults import (default_assigner, default_embedder, default_extractor,
-                                       default_scorer, make_extractor)
+                                       default_scorer, make_extractor, make_scorer)
 from corpuskit.enrich.embeddings import SentenceTransformerEmbedder, TfidfSvdEmbedder
 from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor
 from corpuskit.enrich.entity_extractor import HybridExtractor
@@ -15,8 +15,10 @@ from corpuskit.enrich.params import Estimator
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.settings import EnrichSettings
 from corpuskit.enrich.topics import Beat, BeatAssigner
+from corpuskit.enrich.tweet_model import TweetSentimentScorer
 
 __all__ = ["Beat", "BeatAssigner", "Embedder", "EnrichSettings", "EntityExtractor", "Estimator",
            "GazetteerExtractor", "HybridExtractor", "Mention", "SentenceTransformerEmbedder",
-           "SentimentScorer", "SpacyExtractor", "TfidfSvdEmbedder", "VaderScorer", "default_assigner",
-           "default_embedder", "default_extractor", "default_scorer", "make_extractor"]
+           "SentimentScorer", "SpacyExtractor", "TfidfSvdEmbedder", "TweetSentimentScorer", "VaderScorer",
+           "default_assigner", "default_embedder", "default_extractor", "default_scorer", "make_extractor",
+           "make_scorer"]

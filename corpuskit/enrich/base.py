@@ -32,7 +32,10 @@ class SentimentScorer(Estimator):
     """Scores text sentiment on [-1, 1].
 
     Subclasses implement :meth:`score`; :meth:`score_many` may be overridden
-    for batching. ``model_name`` names the model in run records.
+    for batching. ``model_name`` names the model in run records; ``languages``
+    lists the language codes the scorer covers (None: any). A probabilistic
+    scorer also implements :meth:`predict_proba` and labels by it in
+    :meth:`score_and_label_many`.
     """
 
     model_name = "sentiment"
@@ -52,6 +55,17 @@ class SentimentScorer(Estimator):
     def score_many(self, texts) -> np.ndarray:
         """Scores of many texts, as a float array."""
         return np.array([self.score(t) for t in texts], dtype=float)
+
+    def score_and_label_many(self, texts) -> tuple[np.ndarray, list[str]]:
+        """Scores and labels of many texts (what enrichment stores); here labels are
+        :func:`sentiment_label` of the score."""
+        scores = self.score_many(texts)
+        return scores, [sentiment_label(float(s)) for s in scores]
+
+    def predict_proba(self, texts) -> np.ndarray:
+        """Optional: probabilities of ``negative``, ``neutral``, ``positive`` (columns in that
+        order), one row per text."""
+        raise NotImplementedError(f"{type(self).__name__} gives no class probabilities")
 
 
 @dataclass(frozen=True)

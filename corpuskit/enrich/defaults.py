@@ -6,18 +6,20 @@ class with the same parameters.
 """
 from __future__ import annotations
 
-from corpuskit.enrich.base import EntityExtractor
+from corpuskit.enrich.base import EntityExtractor, SentimentScorer
 from corpuskit.enrich.embeddings import TfidfSvdEmbedder
 from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor
 from corpuskit.enrich.entity_extractor import HybridExtractor
 from corpuskit.enrich.sentiment import VaderScorer
+from corpuskit.enrich.tweet_model import TweetSentimentScorer
 from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, BeatAssigner
 from corpuskit.errors import ValidationError
 
 
-def default_scorer() -> VaderScorer:
-    """The sentiment scorer enrichment uses by default: VADER with its default caps."""
-    return VaderScorer()
+def default_scorer() -> TweetSentimentScorer:
+    """The sentiment scorer enrichment uses by default: the shipped model trained on labelled
+    English tweets (:class:`~corpuskit.enrich.tweet_model.TweetSentimentScorer`)."""
+    return TweetSentimentScorer()
 
 
 def default_extractor() -> HybridExtractor:
@@ -38,6 +40,24 @@ def default_assigner(discovered: bool = False) -> BeatAssigner:
 
 EXTRACTORS = {"default": default_extractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,
               "spacy": SpacyExtractor}
+
+
+SCORERS = {"default": default_scorer, "model": TweetSentimentScorer, "vader": VaderScorer}
+
+
+def make_scorer(scorer) -> SentimentScorer:
+    """A sentiment scorer from ``None`` (:func:`default_scorer`), a name (``"default"``,
+    ``"model"``: the shipped tweet model; ``"vader"``) or a
+    :class:`~corpuskit.enrich.base.SentimentScorer`."""
+    if scorer is None:
+        return default_scorer()
+    if isinstance(scorer, str):
+        if scorer not in SCORERS:
+            raise ValidationError(f"scorer must be one of {sorted(SCORERS)} or an object, not {scorer!r}")
+        return SCORERS[scorer]()
+    if not isinstance(scorer, SentimentScorer):
+        raise ValidationError(f"scorer {scorer!r} is not a SentimentScorer (a subclass with score or score_many)")
+    return scorer
 
 
 def make_extractor(extractor) -> EntityExtractor:

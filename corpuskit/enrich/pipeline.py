@@ -23,8 +23,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from corpuskit.clock import iso
-from corpuskit.enrich.base import Embedder, record_text, sentiment_label
-from corpuskit.enrich.defaults import default_assigner, default_embedder, default_scorer, make_extractor
+from corpuskit.enrich.base import Embedder, record_text
+from corpuskit.enrich.defaults import default_assigner, default_embedder, make_extractor, make_scorer
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
 from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
 from corpuskit.query.keys import alias_key
@@ -297,24 +297,30 @@ def _analyse(texts, languages):
 
 
 def sentiment_and_entities(scorer, extractor, texts, languages):
-    """Sentiment scores and entity mentions of ``texts``, each step reading only the texts whose
-    language it covers (:func:`corpuskit.enrich.language.covers`).
+    """Sentiment scores and labels and entity mentions of ``texts``, each step reading only the
+    texts whose language it covers (:func:`corpuskit.enrich.language.covers`).
 
-    Returns ``(scores, mentions, entities_skipped)``: a float array with NaN where the scorer
-    does not cover the text's language, a list of mention lists (empty where skipped) and a list
-    of booleans (True where the extractor skipped the text)."""
+    Returns ``(scores, labels, mentions, entities_skipped)``: a float array with NaN where the
+    scorer does not cover the text's language, a list of labels (None there; otherwise what the
+    scorer's :meth:`~corpuskit.enrich.base.SentimentScorer.score_and_label_many` gives: the argmax
+    of a probabilistic scorer's classes, VADER's ±0.05 cut), a list of mention lists (empty where
+    skipped) and a list of booleans (True where the extractor skipped the text)."""
     texts = list(texts)
     scores = np.full(len(texts), np.nan)
+    labels: list = [None] * len(texts)
     kept = [i for i, lang in enumerate(languages) if covers(scorer.languages, lang)]
     if kept:
-        scores[kept] = scorer.score_many([texts[i] for i in kept])
+        kept_scores, kept_labels = scorer.score_and_label_many([texts[i] for i in kept])
+        scores[kept] = kept_scores
+        for i, label in zip(kept, kept_labels):
+            labels[i] = label
     mentions: list = [[] for _ in texts]
     skipped = [not covers(extractor.languages, lang) for lang in languages]
     kept = [i for i, skip in enumerate(skipped) if not skip]
     if kept:
         for i, found in zip(kept, extractor.extract_many([texts[i] for i in kept])):
             mentions[i] = found
-    return scores, mentions, skipped
+    return scores, labels, mentions, skipped
 
 
 def detect_languages(corpus, detector, ids, chunk_size: int = 5000) -> int:
@@ -464,15 +470,14 @@ def _write_chunk(corpus, rows, analysed, vectors, assignments, topic_ids, writer
                          (id_json,))
         enrichment, topic_rows, mention_rows, alias_rows, tag_rows = [], [], [], {}, []
         touched: dict[int, list] = {}
-        scores, mentions, skipped = analysed
-        for row, score, found, skip, picks, record_themes in zip(rows, scores, mentions, skipped,
-                                                                 assignments, themes):
+        scores, labels, mentions, skipped = analysed
+        for row, score, label, found, skip, picks, record_themes in zip(rows, scores, labels, mentions, skipped,
+                                                                        assignments, themes):
             rid = row["id"]
             primary = topic_ids[picks[0][0]] if picks else None
             score = None if np.isnan(score) else float(score)
-            enrichment.append((rid, None if score is None else round(score, 4),
-                               None if score is None else sentiment_label(score), primary,
-                               json.dumps(record_themes, ensure_ascii=False), run_id, int(skip)))
+            enrichment.append((rid, None if score is None else round(score, 4), None if score is None else label,
+                               primary, json.dumps(record_themes, ensure_ascii=False), run_id, int(skip)))
             topic_rows.extend((rid, topic_ids[b], conf) for b, conf in picks)
             text = record_text(row["title"], row["content_text"])
             tag_rows.extend(record_hashtags(rid, text))
@@ -540,7 +545,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     chunk_size, seed, embedder, assigner = config.chunk_size, config.seed, config.embedder, config.assigner
     workers, client, fit_sample = config.workers, config.client, config.fit_sample
     started = time.perf_counter()
-    scorer = config.scorer if config.scorer is not None else default_scorer()
+    scorer = make_scorer(config.scorer)
     extractor = make_extractor(config.extractor)
     conn = corpus.conn
     recorded = {"refit": refit, "chunk_size": chunk_size, "seed": seed, "n_topics": n_topics,
@@ -624,7 +629,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                     _write_chunk(corpus, rows, analysed, vectors, picks, topic_ids, writer,
                                  run_id, f"{run_id}:{n}", themes)
                     skips[0] += int(np.isnan(analysed[0]).sum())
-                    skips[1] += int(sum(analysed[2]))
+                    skips[1] += int(sum(analysed[3]))
                     done += len(rows)
                     if bar is not None:
                         bar.update(len(rows))

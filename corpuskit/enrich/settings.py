@@ -45,6 +45,8 @@ class EnrichSettings:
         :func:`~corpuskit.enrich.defaults.default_extractor`,
         :func:`~corpuskit.enrich.defaults.default_assigner`), each an instance of
         its base class (:mod:`corpuskit.enrich.base`, or :class:`BeatAssigner`).
+        ``scorer`` also takes a name: ``"default"`` or ``"model"`` (the shipped
+        tweet model) or ``"vader"`` (VADER at the ±0.05 cut).
         ``extractor`` also takes a name: ``"default"``, ``"gazetteer"`` (the
         shipped gazetteers and rules only) or ``"spacy"`` (needs the spacy
         extra and a model: ``pip install 'corpuskit[spacy]' && python -m spacy
@@ -106,6 +108,8 @@ class EnrichSettings:
         for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner),
                            ("detector", LanguageDetector)):
             step = getattr(self, name)
+            if name == "scorer" and isinstance(step, str):
+                continue  # a scorer's name: checked by make_scorer
             if step is not None and not isinstance(step, base):
                 raise ValidationError(f"{name} {step!r} is not a {base.__name__}")
         return self

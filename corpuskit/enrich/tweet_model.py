@@ -1,0 +1,135 @@
+"""The shipped tweet sentiment model: a multinomial logistic regression on :mod:`tweet_features`.
+
+Stored as ``models/tweet_sentiment.npz`` (coefficients, intercepts, vocabularies as UTF-8
+text, idf, dense scaling: plain arrays, read with ``allow_pickle=False``) and
+``models/tweet_sentiment.json`` (settings, classes, cross-validation figures), written by
+:mod:`corpuskit.enrich.train_sentiment`. :class:`TweetSentimentScorer` loads them on first use.
+"""
+from __future__ import annotations
+
+import json
+from importlib import resources
+from numbers import Integral
+from pathlib import Path
+
+import numpy as np
+
+from corpuskit.enrich.base import SentimentScorer
+from corpuskit.enrich.params import InstanceOf, Interval
+from corpuskit.enrich.tweet_features import TweetFeaturizer
+from corpuskit.errors import ValidationError
+
+MODEL_FILE = "tweet_sentiment.npz"
+INFO_FILE = "tweet_sentiment.json"
+#: the model's classes, in the column order of :meth:`TweetSentimentScorer.predict_proba`
+CLASSES = ("negative", "neutral", "positive")
+
+
+def save_model(folder, featurizer: TweetFeaturizer, coef, intercept, info: dict) -> tuple[Path, Path]:
+    """Write the model's arrays and its settings/figures into ``folder``; returns both paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    npz, js = folder / MODEL_FILE, folder / INFO_FILE
+    info = {**info, "featurizer": featurizer.settings(), "classes": list(CLASSES)}
+    with open(npz, "wb") as fh:  # a file handle: np.savez would stamp no date, but keep it explicit
+        np.savez_compressed(fh, coef=np.asarray(coef, dtype=np.float32),
+                            intercept=np.asarray(intercept, dtype=np.float64), **featurizer.state())
+    js.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return npz, js
+
+
+def _model_dir():
+    return resources.files("corpuskit.enrich") / "models"
+
+
+def load_info(folder=None) -> dict:
+    """The settings and figures saved beside the model (the shipped one unless ``folder``)."""
+    base = Path(folder) if folder is not None else _model_dir()
+    return json.loads((base / INFO_FILE).read_text(encoding="utf-8"))
+
+
+class TweetSentimentScorer(SentimentScorer):
+    """Sentiment from the shipped model trained on labelled English tweets.
+
+    The score is ``P(positive) - P(negative)`` in [-1, 1]; the label is the class of
+    highest probability
+    (:meth:`score_and_label_many`), not a cut on the score; :meth:`predict_proba` gives
+    the three probabilities in :data:`CLASSES` order.
+    Empty text scores 0.0 and is labelled neutral. English only (``languages``).
+
+    Parameters
+    ----------
+    model_dir : str or None
+        Folder holding ``tweet_sentiment.npz`` and ``.json`` (default: the shipped model).
+    max_chars : int
+        Characters of each text read (default 1,000, as VADER's cap).
+    batch_size : int
+        Texts featurized at once.
+    """
+
+    model_name = "tweet-sentiment-lr-1"
+    languages = frozenset({"en"})
+    _parameter_constraints = {"model_dir": [None, InstanceOf(str, Path)], "max_chars": [Interval(Integral, 1)],
+                              "batch_size": [Interval(Integral, 1)]}
+
+    def __init__(self, model_dir=None, max_chars: int = 1000, batch_size: int = 2000):
+        self.model_dir = model_dir
+        self.max_chars = max_chars
+        self.batch_size = batch_size
+
+    def _load(self):
+        if getattr(self, "coef_", None) is not None:
+            return
+        self._validate_params()
+        base = Path(self.model_dir) if self.model_dir is not None else _model_dir()
+        path = base / MODEL_FILE
+        if not Path(str(path)).exists():
+            raise ValidationError(f"no sentiment model at {path}: train one with "
+                                  "python -m corpuskit.enrich.train_sentiment DATA_DIR --out FOLDER")
+        info = load_info(base)
+        with np.load(str(path), allow_pickle=False) as arrays:
+            self.featurizer_ = TweetFeaturizer.from_state(info["featurizer"], arrays)
+            self.intercept_ = arrays["intercept"]
+            self.coef_ = np.ascontiguousarray(arrays["coef"].T)
+        self.info_ = info
+
+    def fit(self, texts=None):
+        """Load the model (nothing is learned from the corpus); returns self."""
+        self._load()
+        return self
+
+    def predict_proba(self, texts) -> np.ndarray:
+        """Class probabilities, one row per text, columns in :data:`CLASSES` order (rows sum to 1;
+        an empty text is certainly neutral)."""
+        self._load()
+        texts = [(t or "")[: self.max_chars] for t in texts]
+        out = np.zeros((len(texts), len(CLASSES)))
+        out[:, CLASSES.index("neutral")] = 1.0
+        filled = [i for i, t in enumerate(texts) if t.strip()]
+        for start in range(0, len(filled), self.batch_size):
+            part = filled[start:start + self.batch_size]
+            x = self.featurizer_.transform([texts[i] for i in part])
+            logits = np.asarray(x @ self.coef_, dtype=float) + self.intercept_
+            logits -= logits.max(axis=1, keepdims=True)
+            p = np.exp(logits)
+            out[part] = p / p.sum(axis=1, keepdims=True)
+        return out
+
+    def score_many(self, texts) -> np.ndarray:
+        """``P(positive) - P(negative)`` of each text."""
+        p = self.predict_proba(texts)
+        return p[:, CLASSES.index("positive")] - p[:, CLASSES.index("negative")]
+
+    def score(self, text: str) -> float:
+        """``P(positive) - P(negative)`` of one text (0.0 for empty text)."""
+        return float(self.score_many([text])[0])
+
+    def score_and_label_many(self, texts) -> tuple[np.ndarray, list[str]]:
+        """Scores and labels (the most probable class) from one pass over ``texts``."""
+        p = self.predict_proba(texts)
+        scores = p[:, CLASSES.index("positive")] - p[:, CLASSES.index("negative")]
+        return scores, [CLASSES[i] for i in p.argmax(axis=1)]
+
+    def __getstate__(self):
+        # Workers reload the arrays; keep pickles small.
+        return {"model_dir": self.model_dir, "max_chars": self.max_chars, "batch_size": self.batch_size}
