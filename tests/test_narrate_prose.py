@@ -73,6 +73,8 @@ def test_labels_terms_and_the_debris_check():
                      "URL part", "HTML entity"):
         assert expected in kinds
     assert prose.prose_debris("The iPhone 7 and eBay, +0.43 from -0.12, 4.6x the usual 12") == []
+    assert prose.prose_debris("Google (Chrome, uBlock Origin)") == []  # brands: one lower-case letter first
+    assert prose.prose_debris("the baselineRecords were 4") == ["camelCase 'baselineRecords'"]
     assert prose.prose_debris("@a @b @c Phew!") == ["leading @handle run"]
 
 
