@@ -106,9 +106,15 @@ def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
     from corpuskit import open_corpus
     from corpuskit.api import create_app
     from corpuskit.api.wsgi_server import make_server
+    from corpuskit.search import warm_search
 
     corpus = open_corpus(db_path, now=now, driver=options["driver"])
     app = create_app(corpus, **options["app"])
+    # the embedder and the search index are loaded (or mapped) now, not by the first search
+    seconds = warm_search(corpus, options["app"]["quantised_from"])
+    if seconds is not None:
+        print(f"worker {os.getpid()}: search warmed (embedder loaded, index mapped) in {seconds:.2f} s",
+              flush=True)
     server = make_server(app, sock, threads=options["threads"], max_connections=options["max_connections"],
                          idle_timeout=options["idle_timeout"])
     # Everything loaded so far lives as long as the process: keep it out of the

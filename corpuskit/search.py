@@ -184,6 +184,18 @@ def search_index(corpus, quantised_from: int | None = None) -> SearchIndex:
     return index
 
 
+def warm_search(corpus, quantised_from: int | None = None) -> float | None:
+    """Load the embedder and load or map the search index of ``corpus`` now, so that the first
+    search of this process does not; returns the seconds it took, or None when the corpus has no
+    embeddings yet (nothing to warm). Call it once per serving process, before it takes requests."""
+    t0 = time.perf_counter()
+    try:
+        search_index(corpus, quantised_from)
+    except StageNotRunError:
+        return None
+    return time.perf_counter() - t0
+
+
 def _load_or_build(corpus, stamp, quantised_from=None) -> SearchIndex:
     path = str(corpus.path)
     vectors = corpus.conn.execute("SELECT count(*) FROM record_vectors_rowids").fetchone()[0]

@@ -19,7 +19,7 @@ import json
 
 from corpuskit.api.rowsets import fetch_rows
 from corpuskit.api.response_cache import cached_total
-from corpuskit.query import Where
+from corpuskit.query import Where, stored_record_count
 
 # /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
 V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
@@ -46,7 +46,12 @@ def record_page(conn, source=None, sentiment=None, since=None, until=None, after
     if until is not None:
         where.add("r.published_at <= ?", until)
     count_join = "" if sentiment is None else join   # a LEFT JOIN on a key never changes the count
-    total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{where.sql()}", where.args)
+    total = None
+    if q is None and since is None and until is None:
+        # the counts analyse keeps cover the source and sentiment filters (None while they are stale)
+        total = stored_record_count(conn, source=source, sentiment=sentiment)
+    if total is None:
+        total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{where.sql()}", where.args)
     if after is not None:
         where.add("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))", after[0], after[0], after[1])
     rows = fetch_rows(conn, _RECORD_LIST,

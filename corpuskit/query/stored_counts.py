@@ -1,0 +1,73 @@
+"""Counts of records by topic, source, sentiment and day, read from the tables analyse keeps.
+
+``record_counts`` holds the records per published day, primary topic (or import hint), source and
+sentiment label; ``topic_day_counts`` the topic assignments per topic and day (both written by
+:func:`corpuskit.analysis.record_counts.build_record_counts`). They are stamped with the inputs they
+were computed from (``meta`` key ``record_counts``): the newest record, enrichment and
+topic-assignment row ids and the number of runs of the stages that write records, enrichment or
+topics (every stage but ``analyse`` and ``narrate``). :func:`usable` compares that stamp with the
+corpus as it is now; the readers here return None when it differs (or the tables were never built),
+and the caller then counts live, so an answer is always the one the live count gives.
+"""
+from __future__ import annotations
+
+import json
+
+META_KEY = "record_counts"
+
+STAMP_SQL = (
+    "SELECT (SELECT max(id) FROM records), (SELECT max(record_id) FROM enrichment), "
+    "(SELECT max(rowid) FROM topic_assignments), "
+    "(SELECT count(*) FROM runs WHERE stage NOT IN ('analyse', 'narrate'))")
+
+
+def inputs_stamp(conn) -> list:
+    """What the stored counts are computed from, as a JSON-able list (see the module docstring)."""
+    return list(conn.execute(STAMP_SQL).fetchone())
+
+
+def usable(conn) -> bool:
+    """Whether the stored counts describe the corpus as it is now (one query)."""
+    row = conn.execute("SELECT (SELECT value FROM meta WHERE key = ?), " + STAMP_SQL[len("SELECT "):],
+                       (META_KEY,)).fetchone()
+    if row[0] is None:
+        return False
+    try:
+        stored = json.loads(row[0])
+    except ValueError:
+        return False
+    return isinstance(stored, dict) and stored.get("stamp") == list(row[1:])
+
+
+def stored_record_count(conn, topic=None, source=None, sentiment=None):
+    """How many records match every filter given, from ``record_counts``; None when it is stale.
+
+    ``topic`` is ``(topic id, topic name)``: records in it by the one membership rule
+    (:data:`corpuskit.query.PRIMARY_TOPIC_RULE`); ``source`` a source kind; ``sentiment`` a
+    sentiment label (only enriched records have one). Filters left None do not restrict. The
+    count equals ``count(*)`` over ``records r LEFT JOIN enrichment e`` with the same conditions.
+    """
+    if not usable(conn):
+        return None
+    conditions, args = [], []
+    if topic is not None:
+        conditions.append("(topic_id = ? OR (topic_id = 0 AND topic_hint = ?))")
+        args += [int(topic[0]), topic[1]]
+    if source is not None:
+        conditions.append("source = ?")
+        args.append(source)
+    if sentiment is not None:
+        conditions.append("sentiment = ?")
+        args.append(sentiment)
+    where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
+    return int(conn.execute("SELECT total(records) FROM record_counts" + where, args).fetchone()[0])
+
+
+def stored_topic_days(conn, topic_id: int, first_day: str, last_day: str):
+    """day -> topic assignments of ``topic_id`` on records published that day, for the days from
+    ``first_day`` to ``last_day`` (ISO dates, inclusive) that have any; None when the counts are stale."""
+    if not usable(conn):
+        return None
+    return dict(conn.execute(
+        "SELECT day, records FROM topic_day_counts WHERE topic_id = ? AND day BETWEEN ? AND ?",
+        (int(topic_id), first_day, last_day)).fetchall())
