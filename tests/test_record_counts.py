@@ -93,12 +93,24 @@ def test_v1_fixture_answers_are_the_live_ones(monkeypatch):
                   for label in V1_LABELS]
         paths += [f"/v1/records?source={s}" for s in V1_SOURCES] + [f"/v1/records?sentiment={x}" for x in V1_LABELS]
         paths += [f"/v1/entities/{encode_id(corpus, 'ent', e)}" for e in keys["entities"]]
+        paths += _v1_stats_paths(corpus, V1_SOURCES, keys["topics"])
         stored, live, held = _stored_and_live(app, {"Authorization": f"Bearer {key}"}, paths, monkeypatch)
         assert stored == live
         assert held >= len(paths) - len(keys["entities"])
     finally:
         response_cache.clear()
         corpus.close()
+
+
+def _v1_stats_paths(corpus, sources, topic_ids) -> list:
+    """The /v1 timelines, the topic distribution and topic details (daily and per-topic counts)."""
+    paths = ["/v1/stats/global/timeline", "/v1/stats/global/timeline?days=365", "/v1/stats/topics/distribution"]
+    paths += [f"/v1/stats/sources/{s}/timeline?days={d}" for s in sources for d in (7, 365)]
+    for tid in topic_ids:
+        top = encode_id(corpus, "top", tid)
+        paths += [f"/v1/topics/{top}", f"/v1/stats/topics/{top}/timeline",
+                  f"/v1/stats/topics/{top}/timeline?days=365"]
+    return paths
 
 
 @pytest.fixture()
@@ -126,6 +138,7 @@ def test_demo_answers_are_the_live_ones(demo_copy, monkeypatch):
     v1 += [f"/v1/records?source={s}" for s in sources] + ["/v1/records?sentiment=negative", "/v1/records"]
     v1 += [f"/v1/entities/{encode_id(demo_copy, 'ent', r[0])}"
            for r in conn.execute("SELECT id FROM entities ORDER BY mention_count DESC, id LIMIT 5")]
+    v1 += _v1_stats_paths(demo_copy, sources, [r[0] for r in conn.execute("SELECT id FROM topics ORDER BY id")])
     v1_key = {"Authorization": f"Bearer {key}"}
     stored, live, held = _stored_and_live(app, v1_key, v1, monkeypatch)
     assert stored == live and held >= len(sources) * 4

@@ -71,3 +71,25 @@ def stored_topic_days(conn, topic_id: int, first_day: str, last_day: str):
     return dict(conn.execute(
         "SELECT day, records FROM topic_day_counts WHERE topic_id = ? AND day BETWEEN ? AND ?",
         (int(topic_id), first_day, last_day)).fetchall())
+
+
+def stored_day_source_counts(conn, first_day: str, last_day: str, source: str | None = None):
+    """``[(day, source, records)]`` for the days from ``first_day`` to ``last_day`` (inclusive) that
+    have records (of ``source`` only, when given), sorted; None when the counts are stale."""
+    if not usable(conn):
+        return None
+    where, args = "day BETWEEN ? AND ?", [first_day, last_day]
+    if source is not None:
+        where += " AND source = ?"
+        args.append(source)
+    return [(day, src, int(n)) for day, src, n in conn.execute(
+        f"SELECT day, source, sum(records) FROM record_counts WHERE {where} GROUP BY day, source "
+        "ORDER BY day, source", args)]
+
+
+def stored_topic_totals(conn):
+    """topic id -> topic assignments over every day (topics with none left out); None when stale."""
+    if not usable(conn):
+        return None
+    return {tid: int(n) for tid, n in conn.execute(
+        "SELECT topic_id, sum(records) FROM topic_day_counts GROUP BY topic_id")}

@@ -26,3 +26,7 @@ CREATE TABLE IF NOT EXISTS topic_day_counts (
     PRIMARY KEY (topic_id, day)
 );
 CREATE INDEX IF NOT EXISTS topic_day_counts_day ON topic_day_counts(day);
+
+-- A topic's most confident records (/v1/topics/{id} samples five) in confidence order, instead
+-- of a sort of every assignment of the topic.
+CREATE INDEX IF NOT EXISTS topic_assignments_confidence ON topic_assignments(topic_id, confidence);
