@@ -1,20 +1,8 @@
 """The per-entity sums analyse stores give the answers computed live, and are used only while they hold."""
 from __future__ import annotations
 
-import pytest
-
-from corpuskit import open_corpus
 from corpuskit.analysis import entity_aggregates as aggregates
 from corpuskit.analysis import entity_stats
-
-
-@pytest.fixture()
-def demo_copy(demo_corpus, tmp_path):
-    path = tmp_path / "copy.db"
-    demo_corpus.conn.execute("VACUUM INTO ?", (str(path),))
-    corpus = open_corpus(path)
-    yield corpus
-    corpus.close()
 
 
 def _answers(corpus, ids):

@@ -1,9 +1,8 @@
 """The record counts analyse stores give the live answers byte for byte, and are used only while they hold."""
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
-
-import pytest
 
 from tests.api_fixtures import LABELS as V1_LABELS
 from tests.api_fixtures import SOURCES as V1_SOURCES
@@ -113,16 +112,6 @@ def _v1_stats_paths(corpus, sources, topic_ids) -> list:
     return paths
 
 
-@pytest.fixture()
-def demo_copy(demo_corpus, tmp_path):
-    path = tmp_path / "copy.db"
-    demo_corpus.conn.execute("VACUUM INTO ?", (str(path),))
-    corpus = open_corpus(path)
-    yield corpus
-    response_cache.clear()
-    corpus.close()
-
-
 def test_demo_answers_are_the_live_ones(demo_copy, monkeypatch):
     conn = demo_copy.conn
     assert stored_counts.usable(conn)      # analyse (run by the demo) built them
@@ -225,7 +214,6 @@ def test_stale_counts_are_never_used(monkeypatch):
         assert stored_counts.stored_topic_days(conn, 1, "2026-01-01", "2026-03-01") is None
         stale = _bodies(app, {"x-api-key": key}, [f"/api/v1/discourse?topic={topic}"])[0]
         assert stale != before
-        import json
         total = json.loads(stale)["pagination"]["total"]
         assert total == json.loads(before)["pagination"]["total"] + 1
         # and a meta value that is not a stamp is not trusted either

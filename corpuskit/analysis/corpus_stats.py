@@ -14,8 +14,7 @@ from datetime import timedelta
 from corpuskit.analysis.windows import check_days, topic_by_id, window_days
 from corpuskit.clock import iso, utc
 from corpuskit.errors import NotFoundError
-from corpuskit.query import (source_in_corpus, stored_day_source_counts, stored_topic_days,
-                             stored_topic_totals)
+from corpuskit.query import source_in_corpus, stored_day_source_counts, stored_topic_totals, topic_days
 
 SCORE_DECIMALS = 4
 
@@ -139,13 +138,7 @@ def topic_timeline(corpus, topic_id, days: int = 30) -> dict:
     days = check_days(days)
     tid, _ = topic_by_id(corpus, topic_id)
     dates = window_days(corpus, days)
-    topic_counts = stored_topic_days(corpus.conn, tid, dates[0], dates[-1])
-    if topic_counts is None:   # the counts analyse keeps are stale: count live
-        topic_counts = dict(corpus.conn.execute(
-            "SELECT r.day, count(*) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
-            "WHERE ta.topic_id = ? AND r.day BETWEEN ? AND ? GROUP BY r.day",
-            (tid, dates[0], dates[-1]),
-        ).fetchall())
+    topic_counts = topic_days(corpus.conn, tid, dates[0], dates[-1])
     all_counts: dict = {}
     for day, _, n in _day_source_counts(corpus, dates):
         all_counts[day] = all_counts.get(day, 0) + n

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.query.stored_counts import stamp_holds
+
 _STAMP_SQL = (
     "SELECT (SELECT max(id) FROM records), (SELECT max(rowid) FROM mentions), "
     "(SELECT max(rowid) FROM topic_assignments), "
@@ -38,16 +40,7 @@ def inputs_stamp(conn) -> list:
 
 def usable(corpus) -> bool:
     """Whether ``entity_aggregates`` holds the sums of the corpus as it is now (one query)."""
-    row = corpus.conn.execute(
-        "SELECT (SELECT value FROM meta WHERE key = ?), " + _STAMP_SQL[len("SELECT "):],
-        (META_KEY,)).fetchone()
-    if row[0] is None:
-        return False
-    try:
-        stored = json.loads(row[0])
-    except ValueError:
-        return False
-    return isinstance(stored, dict) and stored.get("stamp") == list(row[1:])
+    return stamp_holds(corpus.conn, META_KEY, _STAMP_SQL)
 
 
 def _state(conn) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from corpuskit.analysis.snapshots import snapshot_rows
 from corpuskit.analysis.windows import MAX_DAYS, check_int, topic_id_by_name, window_days
 from corpuskit.errors import ValidationError
-from corpuskit.query import stored_topic_days
+from corpuskit.query import topic_days
 
 COMPARE_MIN_TOPICS = 2
 COMPARE_MAX_TOPICS = 5
@@ -28,13 +28,7 @@ def volume_trend(corpus, topic_name: str, days: int = 30) -> dict:
     days = check_int(days, "days", 1, MAX_DAYS)
     topic_id, name = topic_id_by_name(corpus, topic_name)
     dates = window_days(corpus, days)
-    counts = stored_topic_days(corpus.conn, topic_id, dates[0], dates[-1])
-    if counts is None:   # the counts analyse keeps are stale: count live
-        counts = dict(corpus.conn.execute(
-            "SELECT r.day, count(*) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
-            "WHERE ta.topic_id = ? AND r.day BETWEEN ? AND ? GROUP BY r.day",
-            (topic_id, dates[0], dates[-1]),
-        ).fetchall())
+    counts = topic_days(corpus.conn, topic_id, dates[0], dates[-1])
     return {"topic": name, "days": days,
             "volume": [{"day": d, "count": counts.get(d, 0)} for d in dates],
             "externalTrends": []}

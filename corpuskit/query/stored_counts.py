@@ -26,10 +26,11 @@ def inputs_stamp(conn) -> list:
     return list(conn.execute(STAMP_SQL).fetchone())
 
 
-def usable(conn) -> bool:
-    """Whether the stored counts describe the corpus as it is now (one query)."""
-    row = conn.execute("SELECT (SELECT value FROM meta WHERE key = ?), " + STAMP_SQL[len("SELECT "):],
-                       (META_KEY,)).fetchone()
+def stamp_holds(conn, meta_key: str, stamp_sql: str) -> bool:
+    """Whether the ``stamp`` stored under ``meta_key`` equals the row ``stamp_sql`` (a ``SELECT``
+    of sub-queries) gives now: one query. What a table kept by analyse checks before it is read."""
+    row = conn.execute("SELECT (SELECT value FROM meta WHERE key = ?), " + stamp_sql[len("SELECT "):],
+                       (meta_key,)).fetchone()
     if row[0] is None:
         return False
     try:
@@ -37,6 +38,11 @@ def usable(conn) -> bool:
     except ValueError:
         return False
     return isinstance(stored, dict) and stored.get("stamp") == list(row[1:])
+
+
+def usable(conn) -> bool:
+    """Whether the stored counts describe the corpus as it is now (one query)."""
+    return stamp_holds(conn, META_KEY, STAMP_SQL)
 
 
 def stored_record_count(conn, topic=None, source=None, sentiment=None):
@@ -61,6 +67,18 @@ def stored_record_count(conn, topic=None, source=None, sentiment=None):
         args.append(sentiment)
     where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
     return int(conn.execute("SELECT total(records) FROM record_counts" + where, args).fetchone()[0])
+
+
+def topic_days(conn, topic_id: int, first_day: str, last_day: str) -> dict:
+    """day -> topic assignments of ``topic_id`` on records published that day (days with none left
+    out), from ``first_day`` to ``last_day``: the stored counts while they hold, else counted live."""
+    stored = stored_topic_days(conn, topic_id, first_day, last_day)
+    if stored is not None:
+        return stored
+    return dict(conn.execute(
+        "SELECT r.day, count(*) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
+        "WHERE ta.topic_id = ? AND r.day BETWEEN ? AND ? GROUP BY r.day",
+        (int(topic_id), first_day, last_day)).fetchall())
 
 
 def stored_topic_days(conn, topic_id: int, first_day: str, last_day: str):
