@@ -6,9 +6,12 @@ from corpuskit.analysis import entity_stats
 
 
 def _answers(corpus, ids):
+    names = sorted({corpus.conn.execute("SELECT name FROM entities WHERE id = ?", (eid,)).fetchone()[0]
+                    for eid in ids})
     return (entity_stats.entity_list_rows(corpus, ids),
             [entity_stats.entity_detail(corpus, eid) for eid in ids],
-            entity_stats.trending_entities(corpus, 1000))
+            entity_stats.trending_entities(corpus, 1000),
+            [entity_stats.entity_profile(corpus, name) for name in names])
 
 
 def _live(corpus, ids, monkeypatch):

@@ -192,6 +192,20 @@ def stored_lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
     return sources, top_topic
 
 
+def stored_beats(corpus, entity_ids) -> list[str]:
+    """The names of the topics of the records mentioning any of ``entity_ids``, most mentions first
+    (ties: name), as the keyed entity profile lists its ``beats``."""
+    ids = list(entity_ids)
+    by_topic: dict = {}
+    for i in range(0, len(ids), 500):
+        batch = ids[i:i + 500]
+        for (stored,) in corpus.conn.execute(
+                f"SELECT by_topic FROM entity_aggregates WHERE entity_id IN ({_in(batch)})", batch):
+            _add(by_topic, json.loads(stored))
+    names = dict(corpus.conn.execute("SELECT id, name FROM topics"))
+    return [name for _, name in sorted((-n, names[int(tid)]) for tid, n in by_topic.items())]
+
+
 def stored_detail(corpus, entity_id: int):
     """``([mentions per source, in source name order], [(label or None, records)])`` of one entity,
     or None when it has no mention."""
