@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
+import pytest
+
 from tests.api_fixtures import LABELS as V1_LABELS
 from tests.api_fixtures import SOURCES as V1_SOURCES
 from tests.api_fixtures import build_api_corpus
@@ -224,3 +226,28 @@ def test_stale_counts_are_never_used(monkeypatch):
     finally:
         response_cache.clear()
         corpus.close()
+
+
+_SAMPLES = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_score, e.sentiment_label "
+            "FROM records r JOIN topic_assignments ta ON ta.record_id = r.id "
+            "LEFT JOIN enrichment e ON e.record_id = r.id WHERE ta.topic_id = ? "
+            "ORDER BY ta.confidence DESC, r.published_at DESC, r.id DESC LIMIT ?")
+
+
+@pytest.mark.parametrize("ties_by_records", [0, 10**9])
+def test_topic_samples_are_the_most_confident_newest_first(demo_copy, monkeypatch, ties_by_records):
+    from corpuskit.api.bearer import queries
+
+    monkeypatch.setattr(queries, "_TIES_BY_RECORDS", ties_by_records)   # both ways of reading the ties
+    conn = demo_copy.conn
+    with demo_copy.transaction():   # ties at the top, and one record above them
+        tid = conn.execute("SELECT topic_id FROM topic_assignments GROUP BY topic_id ORDER BY count(*) DESC "
+                           "LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE topic_assignments SET confidence = 0.99 WHERE topic_id = ? AND record_id % 3 = 0",
+                     (tid,))
+        conn.execute("UPDATE topic_assignments SET confidence = 1.0 WHERE topic_id = ? AND record_id = "
+                     "(SELECT min(record_id) FROM topic_assignments WHERE topic_id = ?)", (tid, tid))
+    topics = [r[0] for r in conn.execute("SELECT id FROM topics ORDER BY id")] + [10**6]
+    for topic in topics:
+        for n in (1, 5, 50):
+            assert queries.topic_sample_records(conn, topic, n) == conn.execute(_SAMPLES, (topic, n)).fetchall()
