@@ -111,10 +111,14 @@ def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
     corpus = open_corpus(db_path, now=now, driver=options["driver"])
     app = create_app(corpus, **options["app"])
     # the embedder and the search index are loaded (or mapped) now, not by the first search
-    seconds = warm_search(corpus, options["app"]["quantised_from"])
-    if seconds is not None:
-        print(f"worker {os.getpid()}: search warmed (embedder loaded, index mapped) in {seconds:.2f} s",
-              flush=True)
+    try:
+        seconds = warm_search(corpus, options["app"]["quantised_from"])
+    except Exception as exc:  # an unreadable embedder fails the searches, not the whole server
+        print(f"worker {os.getpid()}: search not warmed: {type(exc).__name__}: {exc}", flush=True)
+    else:
+        if seconds is not None:
+            print(f"worker {os.getpid()}: search warmed (embedder loaded, index mapped) in {seconds:.2f} s",
+                  flush=True)
     server = make_server(app, sock, threads=options["threads"], max_connections=options["max_connections"],
                          idle_timeout=options["idle_timeout"])
     # Everything loaded so far lives as long as the process: keep it out of the
