@@ -101,24 +101,28 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def warm_search_at_start(corpus, quantised_from) -> str:
+    """Load the embedder and the search index once, before the workers fork (they inherit both, so
+    no worker's first search loads them); returns the line to print: the time it took."""
+    from corpuskit.search import warm_search
+
+    try:
+        seconds = warm_search(corpus, quantised_from)
+    except Exception as exc:  # an unreadable embedder fails the searches, not the whole server
+        return f"search not warmed: {type(exc).__name__}: {exc}"
+    if seconds is None:
+        return "search not warmed: the corpus has no embeddings yet"
+    return f"search warmed (embedder loaded, index mapped) in {seconds:.2f} s"
+
+
 def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
     """One server process: its own corpus connections, a capped waitress server on ``sock``."""
     from corpuskit import open_corpus
     from corpuskit.api import create_app
     from corpuskit.api.wsgi_server import make_server
-    from corpuskit.search import warm_search
 
     corpus = open_corpus(db_path, now=now, driver=options["driver"])
     app = create_app(corpus, **options["app"])
-    # the embedder and the search index are loaded (or mapped) now, not by the first search
-    try:
-        seconds = warm_search(corpus, options["app"]["quantised_from"])
-    except Exception as exc:  # an unreadable embedder fails the searches, not the whole server
-        print(f"worker {os.getpid()}: search not warmed: {type(exc).__name__}: {exc}", flush=True)
-    else:
-        if seconds is not None:
-            print(f"worker {os.getpid()}: search warmed (embedder loaded, index mapped) in {seconds:.2f} s",
-                  flush=True)
     server = make_server(app, sock, threads=options["threads"], max_connections=options["max_connections"],
                          idle_timeout=options["idle_timeout"])
     # Everything loaded so far lives as long as the process: keep it out of the
@@ -273,6 +277,7 @@ def main(argv=None) -> int:
         }
         create_app(corpus, **app_options)  # fail here, before forking, on bad settings
         preload_handlers()  # workers fork with the handlers' imports done
+        warmed = warm_search_at_start(corpus, app_options["quantised_from"])
         active = [k for k in list_keys(corpus.conn) if k.active]
         key = None
         if not active and not args.no_key:
@@ -281,6 +286,7 @@ def main(argv=None) -> int:
         print(f"server.py: error: {exc}", file=sys.stderr)
         return 2
     served = corpus.path
+    print(warmed, flush=True)
     corpus.close()  # each worker opens its own connections; none may cross a fork
 
     options = {"app": app_options, "threads": args.threads, "driver": driver,
