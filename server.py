@@ -101,6 +101,20 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def warm_search_at_start(corpus, quantised_from) -> str:
+    """Load the embedder and the search index once, before the workers fork (they inherit both, so
+    no worker's first search loads them); returns the line to print: the time it took."""
+    from corpuskit.search import warm_search
+
+    try:
+        seconds = warm_search(corpus, quantised_from)
+    except Exception as exc:  # an unreadable embedder fails the searches, not the whole server
+        return f"search not warmed: {type(exc).__name__}: {exc}"
+    if seconds is None:
+        return "search not warmed: the corpus has no embeddings yet"
+    return f"search warmed (embedder loaded, index mapped) in {seconds:.2f} s"
+
+
 def serve_worker(db_path, now, sock: socket.socket, options: dict) -> None:
     """One server process: its own corpus connections, a capped waitress server on ``sock``."""
     from corpuskit import open_corpus
@@ -263,6 +277,7 @@ def main(argv=None) -> int:
         }
         create_app(corpus, **app_options)  # fail here, before forking, on bad settings
         preload_handlers()  # workers fork with the handlers' imports done
+        warmed = warm_search_at_start(corpus, app_options["quantised_from"])
         active = [k for k in list_keys(corpus.conn) if k.active]
         key = None
         if not active and not args.no_key:
@@ -271,6 +286,7 @@ def main(argv=None) -> int:
         print(f"server.py: error: {exc}", file=sys.stderr)
         return 2
     served = corpus.path
+    print(warmed, flush=True)
     corpus.close()  # each worker opens its own connections; none may cross a fork
 
     options = {"app": app_options, "threads": args.threads, "driver": driver,

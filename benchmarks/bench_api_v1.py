@@ -10,8 +10,8 @@ limit high enough not to refuse, and drives three endpoints with ``wrk``
 (Debian package; one load thread so it leaves the server most of the CPU):
 the record list, a filtered record list and a record detail. Each request is
 authenticated and counted by the rate limiter (one SQLite write per request).
-``--all-lists`` drives every list endpoint of both interfaces instead (``/v1`` and ``/api/v1``,
-with totals, each for ``--seconds``), and first times one request to every GET endpoint of both
+``--all-lists`` drives every list and detail endpoint of both interfaces instead (``/v1`` and
+``/api/v1``, lists with totals, each for ``--seconds``), and first times one request to every GET endpoint of both
 (lists, details, timelines) on a cold server, to show that none takes over a second; that is
 the scale check of issue 17 (``--db`` the million-record file). When
 ``/work/venv-datasette/bin/datasette`` (or ``--datasette PATH``) exists,
@@ -133,7 +133,7 @@ def main() -> int:
     parser.add_argument("--server-threads", type=int, default=96, help="threads per server process")
     parser.add_argument("--datasette", default="/work/venv-datasette/bin/datasette")
     parser.add_argument("--all-lists", action="store_true",
-                        help="every list endpoint of both interfaces, and one cold request to every GET endpoint")
+                        help="every list and detail endpoint of both interfaces, and one cold request to every GET endpoint")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
@@ -174,7 +174,7 @@ def main() -> int:
                 print(f"  {ms:>9.1f} ms  {status}  {route}")
             slow = [c for c in cold if c[1] > 1000 or c[2] >= 500]
             print(f"  slowest {max(c[1] for c in cold):.0f} ms; over 1 s or 5xx: {len(slow)}")
-            cases = [(f"{route}", route) for route in lists]
+            cases = [(f"{route}", route) for route in lists + details]
         else:
             cases = [("corpuskit /v1/records?limit=20", "/v1/records?limit=20"),
                      ("corpuskit /v1/records?limit=20&source=reddit&sentiment=positive",

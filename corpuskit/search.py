@@ -184,6 +184,31 @@ def search_index(corpus, quantised_from: int | None = None) -> SearchIndex:
     return index
 
 
+def warm_search(corpus, quantised_from: int | None = None) -> float | None:
+    """Load the embedder and load or map the search index of ``corpus`` now, so that the first
+    search of this process does not; returns the seconds it took, or None when the corpus has no
+    embeddings yet (nothing to warm). Call it once per serving process, before it takes requests.
+
+    A memory-mapped index has the arrays every query scans whole (the binary codes, ids, dates and
+    topics) and the int8 vectors its candidates are scored with read in once, page by page (the
+    float vectors, read for a few hundred rows a query, are left to the page cache), and one query
+    is run through it, so that neither the embedder's first call nor those pages wait for the
+    first search.
+    """
+    t0 = time.perf_counter()
+    try:
+        index = search_index(corpus, quantised_from)
+    except StageNotRunError:
+        return None
+    mapped = getattr(index, "quantised", None)
+    if mapped is not None:
+        for array in (mapped.codes, mapped.ids, mapped.published, mapped.topics, mapped.scaled):
+            flat = np.asarray(array).reshape(-1).view(np.uint8)
+            int(flat[::4096].sum())   # one byte of each page: the page is read now
+    search(corpus, "warm up the search index", limit=1, quantised_from=quantised_from)
+    return time.perf_counter() - t0
+
+
 def _load_or_build(corpus, stamp, quantised_from=None) -> SearchIndex:
     path = str(corpus.path)
     vectors = corpus.conn.execute("SELECT count(*) FROM record_vectors_rowids").fetchone()[0]

@@ -68,3 +68,16 @@ def demo_corpus(demo_path):
     c = open_corpus(demo_path)
     yield c
     c.close()
+
+
+@pytest.fixture()
+def demo_copy(demo_corpus, tmp_path):
+    """A private file copy of the session demo corpus (write to it freely)."""
+    from corpuskit.api import response_cache
+
+    path = tmp_path / "copy.db"
+    demo_corpus.conn.execute("VACUUM INTO ?", (str(path),))
+    corpus = open_corpus(path)
+    yield corpus
+    response_cache.clear()
+    corpus.close()

@@ -1,26 +1,17 @@
 """The per-entity sums analyse stores give the answers computed live, and are used only while they hold."""
 from __future__ import annotations
 
-import pytest
-
-from corpuskit import open_corpus
 from corpuskit.analysis import entity_aggregates as aggregates
 from corpuskit.analysis import entity_stats
 
 
-@pytest.fixture()
-def demo_copy(demo_corpus, tmp_path):
-    path = tmp_path / "copy.db"
-    demo_corpus.conn.execute("VACUUM INTO ?", (str(path),))
-    corpus = open_corpus(path)
-    yield corpus
-    corpus.close()
-
-
 def _answers(corpus, ids):
+    names = sorted({corpus.conn.execute("SELECT name FROM entities WHERE id = ?", (eid,)).fetchone()[0]
+                    for eid in ids})
     return (entity_stats.entity_list_rows(corpus, ids),
             [entity_stats.entity_detail(corpus, eid) for eid in ids],
-            entity_stats.trending_entities(corpus, 1000))
+            entity_stats.trending_entities(corpus, 1000),
+            [entity_stats.entity_profile(corpus, name) for name in names])
 
 
 def _live(corpus, ids, monkeypatch):

@@ -4,7 +4,8 @@ Every timeline is dense: one row per UTC day of the window that ends on the
 corpus clock's day (``corpus.now()``), zeros included, oldest first. A record
 counts on the day of its ``publishedAt``. A record belongs to a topic through
 its topic assignments (``topic_assignments``), so a record assigned to two
-topics counts in both topics' numbers.
+topics counts in both topics' numbers. The daily counts are read from the counts analyse keeps
+(:mod:`.record_counts`) while they hold, and counted live otherwise.
 """
 from __future__ import annotations
 
@@ -13,13 +14,27 @@ from datetime import timedelta
 from corpuskit.analysis.windows import check_days, topic_by_id, window_days
 from corpuskit.clock import iso, utc
 from corpuskit.errors import NotFoundError
-from corpuskit.query import source_in_corpus
+from corpuskit.query import source_in_corpus, stored_day_source_counts, stored_topic_totals, topic_days
 
 SCORE_DECIMALS = 4
 
 
 def _rounded(value):
     return None if value is None else round(float(value), SCORE_DECIMALS)
+
+
+def _day_source_counts(corpus, dates, source=None) -> list:
+    """``[(day, source, records)]`` over ``dates`` (of ``source`` only, when given): from the counts
+    analyse keeps (:mod:`.record_counts`) while they hold, else counted live."""
+    rows = stored_day_source_counts(corpus.conn, dates[0], dates[-1], source)
+    if rows is not None:
+        return rows
+    where, args = "day BETWEEN ? AND ?", [dates[0], dates[-1]]
+    if source is not None:
+        where += " AND source = ?"
+        args.append(source)
+    return corpus.conn.execute(f"SELECT day, source, count(*) FROM records WHERE {where} "
+                               "GROUP BY day, source ORDER BY day, source", args).fetchall()
 
 
 def global_timeline(corpus, days: int = 30) -> list[dict]:
@@ -31,11 +46,7 @@ def global_timeline(corpus, days: int = 30) -> list[dict]:
     """
     days = check_days(days)
     dates = window_days(corpus, days)
-    rows = corpus.conn.execute(
-        "SELECT day, source, count(*) FROM records WHERE day BETWEEN ? AND ? "
-        "GROUP BY day, source",
-        (dates[0], dates[-1]),
-    ).fetchall()
+    rows = _day_source_counts(corpus, dates)
     kinds = sorted({r[1] for r in rows})
     per_day = {d: dict.fromkeys(kinds, 0) for d in dates}
     for day, source, n in rows:
@@ -54,10 +65,7 @@ def source_timeline(corpus, source: str, days: int = 30) -> dict:
     if not source_in_corpus(corpus.conn, source):
         raise NotFoundError(f"Source not found: {source!r}")
     dates = window_days(corpus, days)
-    counts = dict(corpus.conn.execute(
-        "SELECT day, count(*) FROM records WHERE source = ? AND day BETWEEN ? AND ? GROUP BY day",
-        (source, dates[0], dates[-1]),
-    ).fetchall())
+    counts = {day: n for day, _, n in _day_source_counts(corpus, dates, source)}
     return {"sourceId": source,
             "timeline": [{"date": d, "recordCount": counts.get(d, 0)} for d in dates]}
 
@@ -102,11 +110,17 @@ def topic_distribution(corpus) -> dict:
     Every topic is listed, most records first (ties by id).
     """
     total = corpus.count()
-    rows = corpus.conn.execute(
-        "SELECT t.id, t.display_name, count(ta.record_id) AS n FROM topics t "
-        "LEFT JOIN topic_assignments ta ON ta.topic_id = t.id GROUP BY t.id "
-        "ORDER BY n DESC, t.id"
-    ).fetchall()
+    stored = stored_topic_totals(corpus.conn)   # the counts analyse keeps, while they hold
+    if stored is not None:
+        rows = sorted(((tid, label, stored.get(tid, 0)) for tid, label in
+                       corpus.conn.execute("SELECT id, display_name FROM topics")),
+                      key=lambda r: (-r[2], r[0]))
+    else:
+        rows = corpus.conn.execute(
+            "SELECT t.id, t.display_name, count(ta.record_id) AS n FROM topics t "
+            "LEFT JOIN topic_assignments ta ON ta.topic_id = t.id GROUP BY t.id "
+            "ORDER BY n DESC, t.id"
+        ).fetchall()
     return {
         "topics": [{"topicId": tid, "label": label, "recordCount": n,
                     "share": round(n / total, SCORE_DECIMALS) if total else 0.0}
@@ -124,15 +138,10 @@ def topic_timeline(corpus, topic_id, days: int = 30) -> dict:
     days = check_days(days)
     tid, _ = topic_by_id(corpus, topic_id)
     dates = window_days(corpus, days)
-    topic_counts = dict(corpus.conn.execute(
-        "SELECT r.day, count(*) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
-        "WHERE ta.topic_id = ? AND r.day BETWEEN ? AND ? GROUP BY r.day",
-        (tid, dates[0], dates[-1]),
-    ).fetchall())
-    all_counts = dict(corpus.conn.execute(
-        "SELECT day, count(*) FROM records WHERE day BETWEEN ? AND ? GROUP BY day",
-        (dates[0], dates[-1]),
-    ).fetchall())
+    topic_counts = topic_days(corpus.conn, tid, dates[0], dates[-1])
+    all_counts: dict = {}
+    for day, _, n in _day_source_counts(corpus, dates):
+        all_counts[day] = all_counts.get(day, 0) + n
     timeline = []
     for d in dates:
         n, total = topic_counts.get(d, 0), all_counts.get(d, 0)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.query.stored_counts import stamp_holds
+
 _STAMP_SQL = (
     "SELECT (SELECT max(id) FROM records), (SELECT max(rowid) FROM mentions), "
     "(SELECT max(rowid) FROM topic_assignments), "
@@ -38,16 +40,7 @@ def inputs_stamp(conn) -> list:
 
 def usable(corpus) -> bool:
     """Whether ``entity_aggregates`` holds the sums of the corpus as it is now (one query)."""
-    row = corpus.conn.execute(
-        "SELECT (SELECT value FROM meta WHERE key = ?), " + _STAMP_SQL[len("SELECT "):],
-        (META_KEY,)).fetchone()
-    if row[0] is None:
-        return False
-    try:
-        stored = json.loads(row[0])
-    except ValueError:
-        return False
-    return isinstance(stored, dict) and stored.get("stamp") == list(row[1:])
+    return stamp_holds(corpus.conn, META_KEY, _STAMP_SQL)
 
 
 def _state(conn) -> dict:
@@ -197,6 +190,20 @@ def stored_lede_parts(corpus, entity_ids) -> tuple[dict, dict]:
             if topic is not None:
                 top_topic[eid] = topic
     return sources, top_topic
+
+
+def stored_beats(corpus, entity_ids) -> list[str]:
+    """The names of the topics of the records mentioning any of ``entity_ids``, most mentions first
+    (ties: name), as the keyed entity profile lists its ``beats``."""
+    ids = list(entity_ids)
+    by_topic: dict = {}
+    for i in range(0, len(ids), 500):
+        batch = ids[i:i + 500]
+        for (stored,) in corpus.conn.execute(
+                f"SELECT by_topic FROM entity_aggregates WHERE entity_id IN ({_in(batch)})", batch):
+            _add(by_topic, json.loads(stored))
+    names = dict(corpus.conn.execute("SELECT id, name FROM topics"))
+    return [name for _, name in sorted((-n, names[int(tid)]) for tid, n in by_topic.items())]
 
 
 def stored_detail(corpus, entity_id: int):

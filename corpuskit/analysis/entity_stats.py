@@ -343,7 +343,8 @@ def entity_profile(corpus, name: str) -> dict:
     ids = [m[0] for m in matches]
     conn = corpus.conn
     marks = _in(ids)
-    totals = dict(conn.execute(
+    holds = aggregates.usable(corpus)   # the sums over every mention, kept by analyse
+    totals = aggregates.stored_totals(corpus, ids) if holds else dict(conn.execute(
         f"SELECT entity_id, sum(mention_count) FROM mentions WHERE entity_id IN ({marks}) "
         f"GROUP BY entity_id", ids).fetchall())
     primary = min(matches, key=lambda m: (-totals.get(m[0], 0), m[0]))
@@ -353,7 +354,7 @@ def entity_profile(corpus, name: str) -> dict:
     if first is None:
         first = min((m[3] for m in matches if m[3]), default=None)
         last = max((m[4] for m in matches if m[4]), default=None)
-    beats = [row[0] for row in conn.execute(
+    beats = aggregates.stored_beats(corpus, ids) if holds else [row[0] for row in conn.execute(
         f"SELECT t.name, sum(m.mention_count) AS n FROM mentions m "
         f"JOIN topic_assignments ta ON ta.record_id = m.record_id JOIN topics t ON t.id = ta.topic_id "
         f"WHERE m.entity_id IN ({marks}) GROUP BY t.id ORDER BY n DESC, t.name", ids)]

@@ -19,21 +19,24 @@ the days whose inputs changed, observations update only the rows that
 changed), so re-analysing after one new day costs a fraction of a full run.
 After the steps, every run rewrites the per-entity sums over all mentions
 (:mod:`.entity_aggregates`) when their inputs changed; the entity answers read
-them while they hold. The other corpus aggregates (:mod:`.corpus_stats`,
-:mod:`.trends`) are computed on request and need no stored step.
+them while they hold, and the record counts by day, topic, source and sentiment
+(:mod:`.record_counts`), which the topic, source and sentiment filters' totals
+and the topic trends read while they hold. The other corpus aggregates
+(:mod:`.corpus_stats`) are computed on request and need no stored step.
 """
 from __future__ import annotations
 
 from time import perf_counter
 
 from corpuskit.analysis.entity_aggregates import build_entity_aggregates
+from corpuskit.analysis.record_counts import build_record_counts
 from corpuskit.errors import ValidationError
 from corpuskit.store.staged import staged_writes
 
 STEPS = ("clusters", "signals", "snapshots", "observations")
 #: Every table the steps write, parents before the tables that refer to them.
 WRITES = ("clusters", "cluster_members", "signals", "signal_evidence", "signal_events", "snapshots",
-          "observations", "entity_aggregates", "meta")
+          "observations", "entity_aggregates", "record_counts", "topic_day_counts", "meta")
 
 
 def _clusters(corpus, run_id, seed, progress, options):
@@ -125,5 +128,8 @@ def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> 
             t0 = perf_counter()
             summary["entityAggregates"] = build_entity_aggregates(corpus)
             summary["entityAggregates"]["seconds"] = round(perf_counter() - t0, 3)
+            t0 = perf_counter()
+            summary["recordCounts"] = build_record_counts(corpus)
+            summary["recordCounts"]["seconds"] = round(perf_counter() - t0, 3)
     summary["seconds"]["total"] = round(perf_counter() - started, 3)
     return summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 from corpuskit.analysis.snapshots import snapshot_rows
 from corpuskit.analysis.windows import MAX_DAYS, check_int, topic_id_by_name, window_days
 from corpuskit.errors import ValidationError
+from corpuskit.query import topic_days
 
 COMPARE_MIN_TOPICS = 2
 COMPARE_MAX_TOPICS = 5
@@ -17,7 +18,8 @@ def volume_trend(corpus, topic_name: str, days: int = 30) -> dict:
     """Records per day of a topic: ``{topic, days, volume: [{day, count}], externalTrends}``.
 
     ``volume`` has one entry per day of the window, zeros included, oldest
-    first, counted live from the topic assignments (no analysis run needed).
+    first, counted from the topic assignments: read from the counts analyse keeps
+    (:mod:`.record_counts`) while they hold, else live (no analysis run needed).
     ``externalTrends`` is always an empty list: it is reserved for trend series
     from outside sources (search interest and the like), which an offline
     corpus does not have. Raises :class:`NotFoundError` for an unknown topic
@@ -26,11 +28,7 @@ def volume_trend(corpus, topic_name: str, days: int = 30) -> dict:
     days = check_int(days, "days", 1, MAX_DAYS)
     topic_id, name = topic_id_by_name(corpus, topic_name)
     dates = window_days(corpus, days)
-    counts = dict(corpus.conn.execute(
-        "SELECT r.day, count(*) FROM topic_assignments ta JOIN records r ON r.id = ta.record_id "
-        "WHERE ta.topic_id = ? AND r.day BETWEEN ? AND ? GROUP BY r.day",
-        (topic_id, dates[0], dates[-1]),
-    ).fetchall())
+    counts = topic_days(corpus.conn, topic_id, dates[0], dates[-1])
     return {"topic": name, "days": days,
             "volume": [{"day": d, "count": counts.get(d, 0)} for d in dates],
             "externalTrends": []}

@@ -18,6 +18,8 @@ from corpuskit.query.language import (FIELDS, MAX_QUERY_LENGTH, CompiledQuery, Q
 from corpuskit.query.membership import ENTITY_NAMES, PRIMARY_TOPIC_RULE
 from corpuskit.query.paging import Page
 from corpuskit.query.record_filter import RECORDS_FROM, RecordFilter
+from corpuskit.query.stored_counts import (stored_day_source_counts, stored_record_count, stored_topic_days,
+                                          stored_topic_totals, topic_days)
 from corpuskit.query.values import (ENTITY_TYPES, OBSERVATION_TYPES, SENTIMENT_LABELS, SEVERITIES,
                                     SIGNAL_KINDS, SIGNAL_STATUSES, SOURCE_KINDS, STORY_KINDS,
                                     is_source_name)
@@ -30,5 +32,6 @@ __all__ = ["CompiledQuery", "FIELDS", "MAX_QUERY_LENGTH", "QuerySyntaxError", "b
            "SignalNotFound", "StoryNotFound", "TopicNotFound", "Where", "entities_named", "entity_hashtags",
            "entity_id", "record_hashtags",
            "entity_row", "is_source_name", "parse_story_id", "resolve_entity_key", "resolve_story_slug",
-           "signal_row", "source_in_corpus",
+           "signal_row", "source_in_corpus", "stored_day_source_counts", "stored_record_count",
+           "stored_topic_days", "stored_topic_totals", "topic_days",
            "story_version_by_slug", "topic_by_name", "topic_names", "topic_rows"]

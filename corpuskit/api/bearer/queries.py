@@ -19,7 +19,7 @@ import json
 
 from corpuskit.api.rowsets import fetch_rows
 from corpuskit.api.response_cache import cached_total
-from corpuskit.query import Where
+from corpuskit.query import Where, stored_record_count
 
 # /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
 V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
@@ -46,7 +46,12 @@ def record_page(conn, source=None, sentiment=None, since=None, until=None, after
     if until is not None:
         where.add("r.published_at <= ?", until)
     count_join = "" if sentiment is None else join   # a LEFT JOIN on a key never changes the count
-    total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{where.sql()}", where.args)
+    total = None
+    if q is None and since is None and until is None:
+        # the counts analyse keeps cover the source and sentiment filters (None while they are stale)
+        total = stored_record_count(conn, source=source, sentiment=sentiment)
+    if total is None:
+        total = cached_total(conn, f"SELECT count(*) FROM records r {count_join}{where.sql()}", where.args)
     if after is not None:
         where.add("(r.published_at < ? OR (r.published_at = ? AND r.id < ?))", after[0], after[0], after[1])
     rows = fetch_rows(conn, _RECORD_LIST,
@@ -238,12 +243,35 @@ def topic_story_count(conn, topic_id: int) -> int:
                         (topic_id,)).fetchone()[0]
 
 
+_TIES_BY_RECORDS = 2000   # from this many equally confident records, read records newest first
+
+
 def topic_sample_records(conn, topic_id: int, n: int = 5):
-    """The topic's ``n`` most confident records (newest first among equals)."""
-    return conn.execute(
+    """The topic's ``n`` most confident records (newest first among equals).
+
+    Many records share the top confidence (1.0 for thousands of a topic's records at scale), and
+    ordering them by date would read every one. So the records more confident than the ``n``-th
+    come first (fewer than ``n``, through the confidence index), then those as confident as it,
+    newest first: with many of them, found by walking the records newest first (through the
+    ``published_at`` index) until enough are in the topic at that confidence.
+    """
+    top = [c for (c,) in conn.execute("SELECT confidence FROM topic_assignments WHERE topic_id = ? "
+                                      "ORDER BY confidence DESC LIMIT ?", (topic_id, n))]
+    if not top:
+        return []
+    cut = top[-1]
+    above = conn.execute(
         f"{_RECORD_COLUMNS}JOIN topic_assignments ta ON ta.record_id = r.id "
-        "LEFT JOIN enrichment e ON e.record_id = r.id WHERE ta.topic_id = ? "
-        "ORDER BY ta.confidence DESC, r.published_at DESC, r.id DESC LIMIT ?", (topic_id, n)).fetchall()
+        "LEFT JOIN enrichment e ON e.record_id = r.id WHERE ta.topic_id = ? AND ta.confidence > ? "
+        "ORDER BY ta.confidence DESC, r.published_at DESC, r.id DESC", (topic_id, cut)).fetchall()
+    ties = conn.execute("SELECT count(*) FROM topic_assignments WHERE topic_id = ? AND confidence = ?",
+                        (topic_id, cut)).fetchone()[0]
+    join = "CROSS JOIN" if ties >= _TIES_BY_RECORDS else "JOIN"
+    level = conn.execute(
+        f"{_RECORD_COLUMNS}{join} topic_assignments ta ON ta.record_id = r.id AND ta.topic_id = ? "
+        "AND ta.confidence = ? LEFT JOIN enrichment e ON e.record_id = r.id "
+        "ORDER BY r.published_at DESC, r.id DESC LIMIT ?", (topic_id, cut, n - len(above))).fetchall()
+    return above + level
 
 
 # -- entities -------------------------------------------------------------------

@@ -364,7 +364,7 @@ def install(app: bottle.Bottle, corpus, heartbeat_seconds: float = 30.0,
                              lambda r: {"id": encode_id(corpus, "ent", r["id"]), "slug": r["slug"],
                                         "canonicalPath": shapes.entity_path(r["slug"])})
 
-    @bearer("/v1/entities/by-slug/<key>")
+    @bearer("/v1/entities/by-slug/<key>", remember=True)
     def entity_by_slug(key):
         if len(key) > 300:
             abort_json(404, "entity not found")

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from corpuskit.api.response_cache import cached_page, cached_total
 from corpuskit.errors import NotFoundError
-from corpuskit.query import Page, TopicNotFound, Where, topic_by_name, topic_rows
+from corpuskit.query import Page, TopicNotFound, Where, stored_record_count, topic_by_name, topic_rows
 
 TOPIC_NOT_FOUND = "Topic not found"
 RECENT_SIGNALS = 10
@@ -77,15 +77,21 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) 
 
 def _read_discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
     where = Where().equal("r.source", source).text_query(q)
+    topic_id = None
     if topic is not None:
-        where.in_topic(topic_row(corpus, topic)["id"], topic)
+        topic_id = topic_row(corpus, topic)["id"]
+        where.in_topic(topic_id, topic)
     where.bound("r.captured_at", "since", since).bound("r.captured_at", "until", until)
     clause, args = where.sql(), where.args
     conn = corpus.conn
-    if topic is None:
+    total = None
+    if since is None and until is None and q is None:
+        # the counts analyse keeps cover the topic and source filters (None while they are stale)
+        total = stored_record_count(conn, topic=None if topic is None else (topic_id, topic), source=source)
+    if total is None and topic is None:
         # No join is needed to count: records alone decide the total.
         total = cached_total(conn, "SELECT count(*) FROM records r" + clause, args)
-    else:
+    elif total is None:
         total = cached_total(conn, "SELECT count(*) FROM records r LEFT JOIN enrichment e "
                              "ON e.record_id = r.id" + clause, args)
     order = " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?"
