@@ -31,7 +31,7 @@ def index_off(corpus):
     corpus.conn.execute("DROP TABLE records_fts")
     saved = fulltext.document, staging.Stage._index
     fulltext.document = lambda title, text: (None, None, None)
-    staging.Stage._index = lambda self, before: None
+    staging.Stage._index = lambda self, before, added: None
     try:
         yield
     finally:
