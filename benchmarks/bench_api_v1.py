@@ -13,10 +13,10 @@ authenticated and counted by the rate limiter (one SQLite write per request).
 ``--all-lists`` drives every list and detail endpoint of both interfaces instead (``/v1`` and
 ``/api/v1``, lists with totals, each for ``--seconds``), and first times one request to every GET endpoint of both
 (lists, details, timelines) on a cold server, to show that none takes over a second; that is
-the scale check of issue 17 (``--db`` the million-record file). When
-``/work/venv-datasette/bin/datasette`` (or ``--datasette PATH``) exists,
-the same file's ``records`` table is served by Datasette and measured in the
-same run. Prints one table.
+the scale check of issue 17 (``--db`` the million-record file). Without ``--all-lists``
+the same file's ``records`` table is served by Datasette (a dev dependency, found on ``PATH`` or
+next to this Python, or ``--datasette PATH``; missing, the benchmark stops and names
+``pip install -e '.[dev]'``) and measured in the same run. Prints one table.
 """
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import peer  # noqa: E402
 
 
 def free_port() -> int:
@@ -131,12 +133,13 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="server processes")
     parser.add_argument("--server-threads", type=int, default=96, help="threads per server process")
-    parser.add_argument("--datasette", default="/work/venv-datasette/bin/datasette")
+    parser.add_argument("--datasette", help="the datasette command (default: on PATH or next to this Python)")
     parser.add_argument("--all-lists", action="store_true",
                         help="every list and detail endpoint of both interfaces, and one cold request to every GET endpoint")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
+    datasette = None if args.all_lists else peer("datasette", args.datasette)   # before any work
 
     sys.path.insert(0, str(ROOT))
     from corpuskit import open_corpus
@@ -187,7 +190,7 @@ def main() -> int:
         server.terminate()
         server.wait(10)
 
-    if Path(args.datasette).exists() and not args.all_lists:
+    if datasette is not None:
         # Datasette's Python cannot load sqlite-vec, and a file whose schema names vec0 fails its
         # start-up check; so it serves a byte-for-byte copy of the records without the vector table.
         from corpuskit.store import connect
@@ -202,7 +205,7 @@ def main() -> int:
         target.execute("PRAGMA journal_mode=DELETE")
         target.close()
         port = free_port()
-        ds = subprocess.Popen([args.datasette, "serve", "-i", str(copy), "--port", str(port),
+        ds = subprocess.Popen([datasette, "serve", "-i", str(copy), "--port", str(port),
                                "--setting", "num_sql_threads", "3"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -219,8 +222,6 @@ def main() -> int:
         finally:
             ds.terminate()
             ds.wait(10)
-    else:
-        print(f"(datasette not found at {args.datasette}; skipped)")
 
     print(f"\n{n_records} records, {args.connections} connections, {args.seconds} s each, wrk -t1, "
           f"server {args.workers} processes x {args.server_threads} threads, {os.cpu_count()} CPUs, "

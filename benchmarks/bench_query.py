@@ -9,7 +9,7 @@ query:
 - p50/p99 of ``Subcorpus.count()``, and of the first page of ``Subcorpus.records(limit=20)``;
 - ``Subcorpus.over_time()`` over the last year (daily attention with intervals) for every query;
 - for the single-term and phrase queries: a ``LIKE '%...%'`` count over title and text on the same
-  file, and Datasette (``pip install datasette``, benchmark-only) serving the same file on
+  file, and Datasette (a dev dependency: ``pip install -e '.[dev]'``; missing, the benchmark stops with that line) serving the same file on
   127.0.0.1, timed over HTTP as ``/<db>/records_fts.json?_search=...&_searchmode=raw&_size=0``
   (facets and suggestions off; the count is Datasette's ``filtered_table_rows_count``; ``--no-datasette`` leaves it out);
 - correctness for the single-term and phrase queries: ``.count()`` against a Python regex scan of
@@ -21,7 +21,6 @@ Every query uses the demo's vocabulary (``corpuskit/ingest/demo_vocab.py``), so 
 import argparse
 import json
 import os
-import shutil
 import socket
 import statistics
 import subprocess
@@ -41,6 +40,7 @@ from corpuskit.analysis.kwic import fold, term_pattern  # noqa: E402
 from corpuskit.clock import iso  # noqa: E402
 from corpuskit.enrich.base import record_text  # noqa: E402
 from corpuskit.text import display_text  # noqa: E402
+from peers import peer  # noqa: E402
 
 TERMS = ["vaccine", "booster", "inflation", "telescope", "solar", "stablecoin", "gpu", "galaxy"]
 PHRASES = ['"offshore wind"', '"rate decision"', '"language model"', '"heat pump"']
@@ -94,9 +94,7 @@ class Datasette:
     def __init__(self, path: Path):
         import sqlite_vec
 
-        exe = shutil.which("datasette") or str(Path(sys.executable).with_name("datasette"))
-        if not Path(exe).exists():
-            raise FileNotFoundError("datasette is not installed: pip install datasette")
+        exe = peer("datasette")
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -163,10 +161,7 @@ def main() -> int:
     year = iso(clock - timedelta(days=365))
     datasette = None
     if not args.no_datasette:
-        try:
-            datasette = Datasette(Path(path))
-        except (FileNotFoundError, RuntimeError) as exc:
-            print(f"Datasette not measured: {exc}")
+        datasette = Datasette(Path(path))
     t0 = time.perf_counter()
     truth = regex_counts(corpus, TERMS + PHRASES)
     print(f"{corpus.count()} records, {args.repeat} runs per query (ms); regex scan of the single-term and "

@@ -149,28 +149,57 @@ def test_threads_with_separate_connections_get_exactly_the_allowance(file_corpus
     assert ratelimit.usage(ratelimit.counters_conn(file_corpus), info.id, T0) == {"minute": 60, "day": 60}
 
 
+# Each child opens its connection, says "ready" and waits for "go" on its stdin, so both hammer the
+# key at the same moment: a check-then-count that is not one atomic step loses counts here.
 _CHILD = """
 import sys
 from datetime import datetime
 from corpuskit import open_corpus
-from corpuskit.api.ratelimit import consume, counters_conn
+from corpuskit.api.ratelimit import consume, counters_conn, usage
 c = open_corpus(sys.argv[1])
 now = datetime.fromisoformat(sys.argv[3])
-print(sum(consume(counters_conn(c), int(sys.argv[2]), 60, 5000, now).allowed for _ in range(50)))
+conn = counters_conn(c)
+usage(conn, int(sys.argv[2]), now)   # the connection is open and has read the file
+print("ready", flush=True)
+if sys.stdin.readline().strip() != "go":
+    sys.exit(3)
+print(sum(consume(conn, int(sys.argv[2]), 600, 5000, now).allowed for _ in range(500)), flush=True)
 """
 
 
+def _start_together(argv_list, timeout=60):
+    """Start one process per argv, wait until each prints "ready", then send all of them "go"."""
+    procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for argv in argv_list]
+    try:
+        for p in procs:
+            line = p.stdout.readline().strip()
+            assert line == "ready", f"child did not get ready: {line!r}"
+        for p in procs:   # two writes a few microseconds apart: both are blocked reading them
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        outs = [p.communicate(timeout=timeout)[0].strip() for p in procs]
+    except BaseException:
+        for p in procs:
+            p.kill()
+        raise
+    return procs, outs
+
+
 def test_two_processes_share_the_counters_exactly(file_corpus):
+    """Two processes hammer one key from the same instant: together they are allowed exactly 600 of 1,000.
+
+    The allowance is large so that both are still counting (not only refused) for hundreds of
+    requests side by side: a lost update anywhere in that stretch lets one request too many through.
+    """
     info = _key(file_corpus, "research")
     file_corpus.close()
-    procs = [subprocess.Popen([sys.executable, "-c", _CHILD, str(file_corpus.path), str(info.id),
-                               T0.isoformat()], stdout=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outs = [int(p.communicate(timeout=60)[0].strip()) for p in procs]
-    assert all(p.returncode == 0 for p in procs)
-    assert sum(outs) == 60
+    argv = [sys.executable, "-c", _CHILD, str(file_corpus.path), str(info.id), T0.isoformat()]
+    procs, outs = _start_together([argv, argv])
+    assert all(p.returncode == 0 for p in procs), outs
+    assert sum(int(o) for o in outs) == 600, outs
     c = open_corpus(file_corpus.path)
-    assert json.loads(json.dumps(ratelimit.usage(ratelimit.counters_conn(c), info.id, T0))) == {"minute": 60, "day": 60}
+    assert ratelimit.usage(ratelimit.counters_conn(c), info.id, T0) == {"minute": 600, "day": 600}
     c.close()
 
 

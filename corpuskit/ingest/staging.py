@@ -152,7 +152,7 @@ class Stage:
             added = conn.execute(
                 f"INSERT INTO main.records ({columns}, run_id) SELECT {columns}, ? "
                 f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
-            self._index(before)
+            self._index(before, added)
         finally:
             conn.execute(f"PRAGMA main.cache_size = {int(cache)}")
         counts = {"added": added, "id": 0, "content": 0}
@@ -161,21 +161,30 @@ class Stage:
             counts[rule] = n
         return counts
 
-    def _index(self, before: int) -> None:
-        """Index the rows just stored (ids above ``before``) from the columns staged for them.
+    def _index(self, before: int, added: int) -> None:
+        """Index the ``added`` rows just stored (ids above ``before``) from the columns staged for them.
 
-        New rows take ids above the largest one in staging order; a row is paired with the staged
-        row of the same rank and content key, and any row left unpaired is indexed by
-        :func:`corpuskit.store.fulltext.sync`.
+        The insert gave them ids ``before + 1`` .. ``before + added`` in staging order (an integer
+        primary key takes the largest id plus one, and the write lock is held); when the largest id
+        says so, the staged row of rank k is indexed as id ``before + k`` with no read of ``records``.
+        Otherwise a row is paired with the staged row of the same rank and content key. Any row left
+        unpaired is indexed by :func:`corpuskit.store.fulltext.sync`.
         """
-        self.conn.execute(
-            f"INSERT INTO main.{fulltext.TABLE} (rowid, title, body, tags) "
-            "SELECT n.id, s.fts_title, s.fts_body, s.fts_tags FROM "
-            "(SELECT row_number() OVER (ORDER BY id) AS k, id, content_hash FROM main.records "
-            "WHERE id > ?) AS n JOIN "
-            "(SELECT row_number() OVER (ORDER BY seq) AS k, content_hash, fts_title, fts_body, fts_tags "
-            f"FROM {self.table} WHERE dup IS NULL) AS s ON s.k = n.k AND s.content_hash = n.content_hash",
-            (before,))
+        last = self.conn.execute("SELECT coalesce(max(id), 0) FROM main.records").fetchone()[0]
+        if last == before + added:
+            self.conn.execute(
+                f"INSERT INTO main.{fulltext.TABLE} (rowid, title, body, tags) "
+                "SELECT ? + row_number() OVER (ORDER BY seq), fts_title, fts_body, fts_tags "
+                f"FROM {self.table} WHERE dup IS NULL", (before,))
+        else:
+            self.conn.execute(
+                f"INSERT INTO main.{fulltext.TABLE} (rowid, title, body, tags) "
+                "SELECT n.id, s.fts_title, s.fts_body, s.fts_tags FROM "
+                "(SELECT row_number() OVER (ORDER BY id) AS k, id, content_hash FROM main.records "
+                "WHERE id > ?) AS n JOIN "
+                "(SELECT row_number() OVER (ORDER BY seq) AS k, content_hash, fts_title, fts_body, fts_tags "
+                f"FROM {self.table} WHERE dup IS NULL) AS s ON s.k = n.k AND s.content_hash = n.content_hash",
+                (before,))
         fulltext.sync(self.conn, after=before)
 
     def _data_version(self):

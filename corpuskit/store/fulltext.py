@@ -16,7 +16,7 @@ contentless or external-content table can only forget a row when given back the 
 indexed, which a Python normaliser (whose word lists may change between versions) cannot promise.
 A regular table deletes by rowid, so the triggers of migration 0009 keep it in step on every delete
 and update, made by corpuskit or by any other SQLite client; the copy costs disk space (measured in
-``benchmarks/bench_import.py``).
+``benchmarks/bench_import_index.py``).
 
 Rows are added by the import paths (the staging table computes the columns before the write lock is
 taken, see :mod:`corpuskit.ingest.staging`) and by :func:`sync`, which indexes any record that has no
