@@ -143,8 +143,9 @@ class Featurizer:
         summary = ("C" if "cap" in feats else "c") + ("m" if core in self.common else "r")
         return feats, summary
 
-    def _phrase_tags(self, lows: list[str]) -> list[list[str]]:
-        """``B``/``I`` phrase-match features per token (longest match first, left to right)."""
+    def _phrase_tags(self, lows: list[str], keys: list[str] | None = None) -> list[list[str]]:
+        """``B``/``I`` phrase-match features per token (longest match first, left to right);
+        ``keys`` are the tokens' :func:`phrase_key` parts when the caller has them."""
         n = len(lows)
         out: list[list[str]] = [[] for _ in range(n)]
         phrases = self.phrases
@@ -158,7 +159,7 @@ class Featurizer:
             hit = None
             key = ""
             for j in range(i, min(n, i + _MAX_PHRASE)):
-                key += _PHRASE_DROP.sub("", lows[j])
+                key += _PHRASE_DROP.sub("", lows[j]) if keys is None else keys[j]
                 tags = phrases.get(key)
                 if tags is not None:
                     hit = (j, tags)
@@ -186,12 +187,12 @@ class Featurizer:
                 feats, summary = self._token(w)
                 low = w.lower()
                 found = (feats, summary, tuple(f"{d}:w={low}" for d in _OFFSETS),
-                         tuple(f"{d}:c={summary}" for d in _OFFSETS), low)
+                         tuple(f"{d}:c={summary}" for d in _OFFSETS), low, _PHRASE_DROP.sub("", low))
                 if len(memo) < 200_000:
                     memo[w] = found
             own.append(found)
         lows = [o[4] for o in own]
-        phrase = self._phrase_tags(lows)
+        phrase = self._phrase_tags(lows, [o[5] for o in own])
         profile = _case_profile(words)
         n = len(words)
         out = []
