@@ -72,21 +72,18 @@ def test_sentiment_matrix_counted_per_word_is_the_plain_one(texts):
     assert featurizer._char_memo  # the per-word path ran
 
 
-def _plain_context(words, lows, own_summaries):
-    """The neighbour and bigram features of each token, built directly (the test's oracle)."""
-    out = []
-    n = len(words)
+def _plain_context(lows, summaries):
+    """The neighbour and bigram features of each token, built pair by pair (the test's oracle)."""
+    n = len(lows)
+    out = [[] for _ in range(n)]
     for i in range(n):
-        feats = []
         for d in (-2, -1, 1, 2):
-            j = i + d
-            if 0 <= j < n:
-                feats += [f"{d}:w={lows[j]}", f"{d}:c={own_summaries[j]}"]
-        if i > 0:
-            feats.append(f"-1|0={lows[i - 1]}|{lows[i]}")
-        if i + 1 < n:
-            feats.append(f"0|1={lows[i]}|{lows[i + 1]}")
-        out.append(feats)
+            if 0 <= i + d < n:
+                out[i] += [f"{d}:w={lows[i + d]}", f"{d}:c={summaries[i + d]}"]
+    for k, pair in enumerate(zip(lows, lows[1:])):
+        joined = "|".join(pair)
+        out[k + 1].append("-1|0=" + joined)
+        out[k].append("0|1=" + joined)
     return out
 
 
@@ -106,7 +103,7 @@ def test_crf_features_from_remembered_words_match_a_direct_build(texts):
         lows = [w.lower() for w in words]
         assert featurizer._phrase_tags(lows) == featurizer._phrase_tags(lows, [o[5] for o in map(
             featurizer._memo.get, words)])
-        context = _plain_context(words, lows, [featurizer._token(w)[1] for w in words])
+        context = _plain_context(lows, [featurizer._token(w)[1] for w in words])
         for feats, own_ctx in zip(warm, context):
             tail = [f for f in feats if f[:3] in ("-2:", "-1:", "1:w", "1:c", "2:w", "2:c", "-1|", "0|1")]
             assert tail == own_ctx
