@@ -1,5 +1,6 @@
 """The enrichment speed work changes no result: the remembered per-word features give the same
-matrices, CRF features, gazetteer matches and enriched tables as the plain computation."""
+matrices and CRF features as the plain computation, a warm gazetteer extractor the same matches as a
+fresh one, and the demo the same enriched tables."""
 from __future__ import annotations
 
 import csv
@@ -127,12 +128,11 @@ def test_gazetteer_tokens_remembered_give_the_same_mentions(texts):
 def test_gazetteer_possessive_keeps_its_offsets():
     text = "Google's model, Google’s cloud; Google again"
     warm = GazetteerExtractor()
-    for _ in range(2):  # the second pass reads every token from the memo
+    for _ in range(2):
         google, cloud = warm.extract(text)  # "Google’s cloud" is the product Google Cloud
         assert google.name == "Google" and google.aliases == ("Google",)
         assert google.positions == (0, text.index("Google again"))
         assert (cloud.name, cloud.surface, cloud.positions) == ("Google Cloud", "Google’s cloud", (16,))
-    assert warm._keys["Google's"] == ("Google", "google")
 
 
 def test_enriched_tables_unchanged_by_the_speed_work():

@@ -156,18 +156,15 @@ class GazetteerExtractor(EntityExtractor):
         table = self._tables()
         prefixes = self.prefixes_
         tokens = []  # (start, end, surface, key)
-        keys = self.__dict__.setdefault("_keys", {})  # token -> (surface, key), remembered
         for m in _TOKEN.finditer(text or ""):
-            word = m.group()
-            found = keys.get(word)
-            if found is None:
-                surface = word[:-2] if word.endswith(("'s", "’s", "'S", "’S")) else word
-                low = surface.lower()
-                found = (surface, low if low.isalnum() and low.isascii() else alias_key(surface))
-                if len(keys) < 200_000:
-                    keys[word] = found
-            surface, key = found
-            tokens.append((m.start(), m.end() - (len(word) - len(surface)), surface, key))
+            surface = m.group()
+            end = m.end()
+            if surface.endswith(("'s", "’s", "'S", "’S")):
+                surface = surface[:-2]
+                end -= 2
+            low = surface.lower()
+            key = low if low.isalnum() and low.isascii() else alias_key(surface)
+            tokens.append((m.start(), end, surface, key))
         found: dict[str, list] = {}
         used = [False] * len(tokens)
         i = 0
