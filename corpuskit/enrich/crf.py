@@ -143,8 +143,9 @@ class Featurizer:
         summary = ("C" if "cap" in feats else "c") + ("m" if core in self.common else "r")
         return feats, summary
 
-    def _phrase_tags(self, lows: list[str]) -> list[list[str]]:
-        """``B``/``I`` phrase-match features per token (longest match first, left to right)."""
+    def _phrase_tags(self, lows: list[str], keys: list[str] | None = None) -> list[list[str]]:
+        """``B``/``I`` phrase-match features per token (longest match first, left to right);
+        ``keys`` are the tokens' :func:`phrase_key` parts when the caller has them."""
         n = len(lows)
         out: list[list[str]] = [[] for _ in range(n)]
         phrases = self.phrases
@@ -158,7 +159,7 @@ class Featurizer:
             hit = None
             key = ""
             for j in range(i, min(n, i + _MAX_PHRASE)):
-                key += _PHRASE_DROP.sub("", lows[j])
+                key += _PHRASE_DROP.sub("", lows[j]) if keys is None else keys[j]
                 tags = phrases.get(key)
                 if tags is not None:
                     hit = (j, tags)
@@ -174,41 +175,49 @@ class Featurizer:
         return out
 
     def sentence(self, words: list[str]) -> list[list[str]]:
-        """Feature lists (crfsuite attribute strings) of a token sequence."""
+        """Feature lists (crfsuite attribute strings) of a token sequence.
+
+        A word's own features and the strings it gives its neighbours (``-2:w=...``) are
+        built once per distinct word and remembered (up to 200,000 words)."""
         memo = self.__dict__.setdefault("_memo", {})
         own = []
         for w in words:
             found = memo.get(w)
             if found is None:
-                found = self._token(w)
+                feats, summary = self._token(w)
+                low = w.lower()
+                found = (feats, summary, tuple(f"{d}:w={low}" for d in _OFFSETS),
+                         tuple(f"{d}:c={summary}" for d in _OFFSETS), low, _PHRASE_DROP.sub("", low))
                 if len(memo) < 200_000:
                     memo[w] = found
             own.append(found)
-        lows = [w.lower() for w in words]
-        phrase = self._phrase_tags(lows)
+        lows = [o[4] for o in own]
+        phrase = self._phrase_tags(lows, [o[5] for o in own])
         profile = _case_profile(words)
         n = len(words)
         out = []
         for i in range(n):
-            feats = list(own[i][0])
+            mine = own[i]
+            feats = list(mine[0])
             feats.append("bias")
             feats.append(profile)
             feats.extend(phrase[i])
             if i == 0:
                 feats.append("BOS")
-            elif words[i - 1] in (".", "!", "?", ":", "\"", "RT"):
+            elif words[i - 1] in _STOPS:
                 feats.append("after_stop")
             if i == n - 1:
                 feats.append("EOS")
-            kind = own[i][1][0]
+            kind = mine[1][0]
             feats.append(f"{profile}|{kind}")  # a capital in a lower-case post says more than in a headline
             if kind == "C" and i > 0 and words[i - 1][:1].isalpha() and own[i - 1][1][0] == "c":
                 feats.append("cap_mid")  # capitalised right after a lower-case word
-            for d in (-2, -1, 1, 2):
+            for k, d in enumerate(_OFFSETS):
                 j = i + d
                 if 0 <= j < n:
-                    feats.append(f"{d}:w={lows[j]}")
-                    feats.append(f"{d}:c={own[j][1]}")
+                    other = own[j]
+                    feats.append(other[2][k])
+                    feats.append(other[3][k])
             if i > 0:
                 feats.append(f"-1|0={lows[i - 1]}|{lows[i]}")
             if i + 1 < n:
@@ -217,6 +226,8 @@ class Featurizer:
         return out
 
 
+_OFFSETS = (-2, -1, 1, 2)
+_STOPS = frozenset((".", "!", "?", ":", "\"", "RT"))
 _MAX_PHRASE = 4
 _PHRASE_DROP = re.compile(r"[^\w+]|_")
 

@@ -22,6 +22,7 @@ and are plain arrays, so a fitted featurizer saves as numbers and strings.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 import scipy.sparse as sp
@@ -145,8 +146,6 @@ def clean_vader(raw: str) -> str:
 
 def _vocabulary(docs_tokens, min_df: int, max_features: int) -> list[str]:
     """Terms in at least ``min_df`` documents, the ``max_features`` most frequent (ties by term)."""
-    from collections import Counter
-
     df = Counter()
     for toks in docs_tokens:
         df.update(set(toks))
@@ -171,6 +170,23 @@ def _char_ngrams(clean: str, low: int, high: int) -> list[str]:
                 break
             out.extend(padded[i:i + n] for i in range(len(padded) - n + 1))
     return out
+
+
+#: distinct words whose char n-gram indices a fitted featurizer remembers
+_CHAR_MEMO = 300_000
+
+
+def _csr(docs_indices, n_columns: int):
+    """CSR counts (float32, column indices sorted per row) of one iterable of column indices per row."""
+    indptr, indices, data = [0], [], []
+    for ids in docs_indices:
+        seen = Counter(ids)
+        keys = sorted(seen)
+        indices.extend(keys)
+        data.extend(map(seen.__getitem__, keys))
+        indptr.append(len(indices))
+    return sp.csr_matrix((np.array(data, dtype=np.float32), np.array(indices, dtype=np.int32),
+                          np.array(indptr, dtype=np.int64)), shape=(len(indptr) - 1, n_columns))
 
 
 class TweetFeaturizer:
@@ -203,11 +219,13 @@ class TweetFeaturizer:
                 "lexicon_weight": self.lexicon_weight, "min_df": self.min_df,
                 "max_words": self.max_words, "max_chars": self.max_chars}
 
-    def _parts(self, texts):
+    def _parts(self, texts, char_grams: bool = True):
         cleaned = [clean_text(t) for t in texts]
         tokens = [word_tokens(c, self.negation) for c in cleaned]
         words = [_ngrams(t, *self.word_ngrams) for t in tokens]
-        chars = [_char_ngrams(c, *self.char_ngrams) for c in cleaned] if self.char_ngrams else None
+        chars = None
+        if self.char_ngrams:
+            chars = [_char_ngrams(c, *self.char_ngrams) for c in cleaned] if char_grams else cleaned
         dense = None
         if self.lexicon:
             marked = tokens if self.negation else [word_tokens(c, True) for c in cleaned]
@@ -252,34 +270,48 @@ class TweetFeaturizer:
     @staticmethod
     def _counts(docs, vocabulary, index=None):
         index = index if index is not None else {t: i for i, t in enumerate(vocabulary)}
-        indptr, indices, data = [0], [], []
-        for grams in docs:
-            seen = {}
-            for g in grams:
-                j = index.get(g)
-                if j is not None:
-                    seen[j] = seen.get(j, 0) + 1
-            keys = sorted(seen)
-            indices.extend(keys)
-            data.extend(seen[k] for k in keys)
-            indptr.append(len(indices))
-        return sp.csr_matrix((np.array(data, dtype=np.float32), np.array(indices, dtype=np.int32),
-                              np.array(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(vocabulary)))
+        get = index.get
+        return _csr(((j for j in map(get, grams) if j is not None) for grams in docs), len(vocabulary))
+
+    def _char_counts(self, cleaned):
+        """The char n-gram counts of cleaned texts, from each distinct word's vocabulary
+        indices (remembered: a corpus repeats its words), as :meth:`_counts` of
+        :func:`_char_ngrams` gives them."""
+        memo = self.__dict__.setdefault("_char_memo", {})
+        get, (low, high) = self.char_index_.get, self.char_ngrams
+
+        def doc(clean):
+            for word in clean.split():
+                ids = memo.get(word)
+                if ids is None:
+                    ids = [j for j in map(get, _char_ngrams(word, low, high)) if j is not None]
+                    if len(memo) < _CHAR_MEMO:
+                        memo[word] = ids
+                yield from ids
+
+        return _csr(map(doc, cleaned), len(self.chars_))
 
     @property
     def n_features_(self) -> int:
         return len(self.words_) + len(self.chars_) + len(self.dense_mean_)
 
     def transform(self, texts):
-        """The feature matrix (CSR, float32) of ``texts``."""
-        return self.transform_parts(self.parts(texts))
+        """The feature matrix (CSR, float32) of ``texts``: :meth:`transform_parts` of :meth:`parts`,
+        with the char n-grams counted word by word (the same matrix, faster)."""
+        words, cleaned, dense = self._parts(list(texts), char_grams=False)
+        chars = self._char_counts(cleaned) if cleaned is not None else None
+        return self._matrix(self._counts(words, self.words_, self.word_index_), chars, dense)
 
     def transform_parts(self, parts):
         """:meth:`transform` from :meth:`parts`."""
         words, chars, dense = parts
-        blocks = [self._weighted(self._counts(words, self.words_, self.word_index_), self.word_idf_)]
-        if chars is not None:
-            blocks.append(self._weighted(self._counts(chars, self.chars_, self.char_index_), self.char_idf_))
+        return self._matrix(self._counts(words, self.words_, self.word_index_),
+                            None if chars is None else self._counts(chars, self.chars_, self.char_index_), dense)
+
+    def _matrix(self, word_counts, char_counts, dense):
+        blocks = [self._weighted(word_counts, self.word_idf_)]
+        if char_counts is not None:
+            blocks.append(self._weighted(char_counts, self.char_idf_))
         if dense is not None:
             scaled = (dense - self.dense_mean_) / self.dense_scale_ * self.lexicon_weight
             blocks.append(sp.csr_matrix(scaled.astype(np.float32)))

@@ -1,0 +1,145 @@
+"""The enrichment speed work changes no result: the remembered per-word features give the same
+matrices and CRF features as the plain computation, a warm gazetteer extractor the same matches as a
+fresh one, and the demo the same enriched tables."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from corpuskit import open_corpus
+from corpuskit.enrich.base import record_text
+from corpuskit.enrich.crf import CrfTagger, Featurizer, tokenize
+from corpuskit.enrich.entities import GazetteerExtractor
+from corpuskit.enrich.tweet_model import TweetSentimentScorer
+from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
+
+# sha256 of the enrichment and mentions rows (query below) of the seed-7, 3,000-record, 30-day demo,
+# computed at the commit before the speed work (a2fcd33). Speed work must leave them unchanged; a
+# deliberate model change updates them, saying so in its commit.
+PINNED = {"enrichment": "893fde179c264a664f2dde64a3afb3461d0f166ce6f603d742bc3923bd3c0d1c",
+          "mentions": "451503c05e556a868283a51ffd5baa6a0b917409036ba65cc9c88ed4fcd2663d"}
+QUERIES = {
+    "enrichment": "SELECT record_id, sentiment_score, sentiment_label, topic_id, themes, entities_skipped "
+                  "FROM enrichment ORDER BY record_id",
+    "mentions": "SELECT m.record_id, e.slug, e.type, m.surface, m.mention_count, m.positions FROM mentions m "
+                "JOIN entities e ON e.id = m.entity_id ORDER BY m.record_id, e.slug"}
+
+
+def table_digests(corpus) -> dict:
+    return {name: hashlib.sha256(json.dumps([list(r) for r in corpus.conn.execute(q)]).encode()).hexdigest()
+            for name, q in QUERIES.items()}
+
+
+@pytest.fixture(scope="module")
+def demo_texts():
+    from corpuskit.ingest.demo import build_demo
+
+    c = open_corpus(":memory:")
+    build_demo(c, seed=7, records=1500, days=30, run_stages=False, progress=False)
+    texts = [record_text(t, b) for t, b in c.conn.execute("SELECT title, content_text FROM records ORDER BY id")]
+    c.close()
+    return texts
+
+
+def real_texts(path, limit=1500):
+    with open(need_shared(path), newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))[:limit]
+    keys = [k for k in ("title", "text", "selftext", "body") if k in rows[0]]
+    return [" \n".join(r[k] or "" for k in keys) for r in rows]
+
+
+@pytest.fixture(params=["demo", "hn", "reddit"])
+def texts(request, demo_texts):
+    if request.param == "demo":
+        return demo_texts
+    return real_texts(HN_CSV if request.param == "hn" else REDDIT_CSV)
+
+
+def test_sentiment_matrix_counted_per_word_is_the_plain_one(texts):
+    scorer = TweetSentimentScorer()
+    scorer._load()
+    featurizer = scorer.featurizer_
+    texts = [t[:1000] for t in texts if t.strip()]
+    plain = featurizer.transform_parts(featurizer.parts(texts))
+    for _ in range(2):  # cold, then every word remembered
+        fast = featurizer.transform(texts)
+        assert fast.shape == plain.shape and fast.nnz == plain.nnz > 0
+        assert np.array_equal(fast.indptr, plain.indptr) and np.array_equal(fast.indices, plain.indices)
+        assert np.array_equal(fast.data, plain.data)
+    assert featurizer._char_memo  # the per-word path ran
+
+
+def _plain_context(lows, summaries):
+    """The neighbour and bigram features of each token, built pair by pair (the test's oracle)."""
+    n = len(lows)
+    out = [[] for _ in range(n)]
+    for i in range(n):
+        for d in (-2, -1, 1, 2):
+            if 0 <= i + d < n:
+                out[i] += [f"{d}:w={lows[i + d]}", f"{d}:c={summaries[i + d]}"]
+    for k, pair in enumerate(zip(lows, lows[1:])):
+        joined = "|".join(pair)
+        out[k + 1].append("-1|0=" + joined)
+        out[k].append("0|1=" + joined)
+    return out
+
+
+def test_crf_features_from_remembered_words_match_a_direct_build(texts):
+    tagger = CrfTagger()
+    tagger._load()
+    featurizer: Featurizer = tagger.featurizer_
+    fresh = Featurizer(featurizer.gazetteer, featurizer.common, featurizer.first_names, featurizer.phrases,
+                       featurizer.lexicon, featurizer.demonyms)
+    checked = 0
+    for text in texts[:400]:
+        words = [t[2] for t in tokenize(text)]
+        if not words:
+            continue
+        warm = featurizer.sentence(words)
+        assert warm == featurizer.sentence(words) == fresh.sentence(words)
+        lows = [w.lower() for w in words]
+        assert featurizer._phrase_tags(lows) == featurizer._phrase_tags(lows, [o[5] for o in map(
+            featurizer._memo.get, words)])
+        context = _plain_context(lows, [featurizer._token(w)[1] for w in words])
+        for feats, own_ctx in zip(warm, context):
+            tail = [f for f in feats if f[:3] in ("-2:", "-1:", "1:w", "1:c", "2:w", "2:c", "-1|", "0|1")]
+            assert tail == own_ctx
+        checked += 1
+    assert checked > 300
+
+
+def test_gazetteer_tokens_remembered_give_the_same_mentions(texts):
+    warm, cold = GazetteerExtractor(), GazetteerExtractor()
+    for text in texts:  # fill the memo
+        warm.extract(text)
+    found = 0
+    for text in texts[:300]:
+        fresh = GazetteerExtractor()
+        a, b = warm.extract(text), fresh.extract(text)
+        assert a == b == cold.extract(text)
+        found += len(a)
+    assert found > 0
+
+
+def test_gazetteer_possessive_keeps_its_offsets():
+    text = "Google's model, Google’s cloud; Google again"
+    warm = GazetteerExtractor()
+    for _ in range(2):
+        google, cloud = warm.extract(text)  # "Google’s cloud" is the product Google Cloud
+        assert google.name == "Google" and google.aliases == ("Google",)
+        assert google.positions == (0, text.index("Google again"))
+        assert (cloud.name, cloud.surface, cloud.positions) == ("Google Cloud", "Google’s cloud", (16,))
+
+
+def test_enriched_tables_unchanged_by_the_speed_work():
+    from corpuskit.ingest.demo import build_demo
+
+    c = open_corpus(":memory:")
+    build_demo(c, seed=7, records=3000, days=30, run_stages=False, progress=False)
+    c.enrich(progress=False, workers=2)
+    assert table_digests(c) == PINNED
+    c.close()
