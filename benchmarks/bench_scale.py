@@ -1,12 +1,17 @@
 """Scale: every stage on an N-record demo corpus, with wall time and peak memory (RSS) per stage.
 
     python benchmarks/bench_scale.py --records 100000 --days 365 [--workdir /tmp/corpuskit-scale] [--keep]
+    python benchmarks/bench_scale.py --records 100000 300000    # both sizes, then the ratio table
 
 Each stage runs as its own process (the `corpuskit` command, or a short Python child), so its peak RSS is
 measured on its own (``os.wait4``'s ``ru_maxrss``). The last day of the corpus is held out, imported after
 the full run and processed by ``corpuskit run`` (incremental), to show what a new day costs against a full
 run. Prints: the stage table, the file's bytes per record and what dominates them, and search latency
 (p50/p99 over seeded queries, with filters) with recall@10 against an exact scan.
+
+Given several ``--records`` sizes, runs them one after the other (each in its own sub-folder of the work
+folder) and ends with the peak RSS of every stage at each size and the ratio of the largest size's to the
+smallest's: memory that stays flat as the corpus grows shows a ratio near 1.
 """
 from __future__ import annotations
 
@@ -131,7 +136,8 @@ print(json.dumps({"tables": [list(r) for r in rows[:8]], "records": c.count()}))
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--records", type=int, nargs="+", default=[100_000],
+                        help="corpus size; several sizes run one after the other and end with a ratio table")
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--workdir", type=Path)
@@ -140,7 +146,40 @@ def main() -> int:
                         help="reuse --workdir's enriched scale.db and last_day.jsonl (from an earlier run, "
                              "e.g. one stopped during analyse) and run from the full analyse on")
     args = parser.parse_args()
-    work = args.workdir or Path(tempfile.mkdtemp(prefix="corpuskit-scale-"))
+    if any(n < 1 for n in args.records):
+        parser.error("--records must be positive")
+    if len(args.records) > 1 and args.from_analyse:
+        parser.error("--from-analyse takes one --records size")
+    base = args.workdir or Path(tempfile.mkdtemp(prefix="corpuskit-scale-"))
+    peaks = {}
+    for records in args.records:
+        work = base if len(args.records) == 1 else base / f"r{records}"
+        peaks[records] = run_size(args, records, work)
+        if not args.keep and not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+        print()
+    if len(args.records) > 1:
+        print(ratio_table(peaks))
+    if not args.keep and not args.workdir:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def ratio_table(peaks: dict[int, dict[str, float]]) -> str:
+    """Markdown table: each stage's peak RSS (MiB) at every size, and the largest size's over the smallest's."""
+    sizes = sorted(peaks)
+    lo, hi = sizes[0], sizes[-1]
+    stages = [s for s in peaks[lo] if all(s in peaks[n] for n in sizes)]
+    head = "| stage | " + " | ".join(f"{n:,} rec (MiB)" for n in sizes) + f" | ratio {hi:,}/{lo:,} |"
+    lines = [head, "|" + "---|" * (len(sizes) + 2)]
+    for s in stages:
+        ratio = peaks[hi][s] / peaks[lo][s] if peaks[lo][s] else float("nan")
+        lines.append(f"| {s} | " + " | ".join(f"{peaks[n][s]:,.0f}" for n in sizes) + f" | {ratio:.2f} |")
+    return "\n".join(lines)
+
+
+def run_size(args, records: int, work: Path) -> dict[str, float]:
+    """One scale run of ``records`` records in ``work``; returns each stage's peak RSS (MiB) by stage key."""
     work.mkdir(parents=True, exist_ok=True)
     db, main_jsonl, last_jsonl = work / "scale.db", work / "main.jsonl", work / "last_day.jsonl"
     if args.from_analyse and not (db.exists() and last_jsonl.exists()):
@@ -151,15 +190,17 @@ def main() -> int:
     py = sys.executable
     cli = [py, "-m", "corpuskit"]
     rows = []
+    peaks = {}
 
-    def stage(name, argv, n=None):
+    def stage(name, argv, n=None, key=None):
         seconds, rss, out = run_measured(argv)
         rate = f"{n / seconds:,.0f}" if n else ""
         rows.append((name, seconds, rss, rate))
+        peaks[key or name] = rss
         print(f"  {name:<28} {seconds:>9.1f} s {rss:>9.0f} MiB {rate:>12}", flush=True)
         return out
 
-    print(f"corpuskit scale run: {args.records:,} records over {args.days} days, seed {args.seed}, in {work}")
+    print(f"corpuskit scale run: {records:,} records over {args.days} days, seed {args.seed}, in {work}")
     print(f"  {'stage':<28} {'wall':>11} {'peak RSS':>13} {'records/s':>12}")
     if args.from_analyse:
         import sqlite3
@@ -170,9 +211,9 @@ def main() -> int:
             info = {"main": n_main, "last": sum(1 for _ in fh)}
         print(f"  (generate, import and enrich: from the earlier run; {n_main:,} records)")
     else:
-        info = json.loads(stage("generate demo JSONL", [py, "-c", WRITE_JSONL, str(args.records), str(args.days),
+        info = json.loads(stage("generate demo JSONL", [py, "-c", WRITE_JSONL, str(records), str(args.days),
                                                         str(args.seed), str(main_jsonl), str(last_jsonl)],
-                                args.records))
+                                records))
         n_main = info["main"]
         stage("import (storing only)", cli + ["import", str(main_jsonl), "--db", str(db), "--quiet"], n_main)
         stage("enrich", cli + ["enrich", "--db", str(db), "--quiet"], n_main)
@@ -182,7 +223,7 @@ def main() -> int:
     analyse_s = rows[t_before][1]
     stage("narrate", cli + ["narrate", "--db", str(db), "--quiet"])
     stage(f"import new day ({info['last']} rec)", cli + ["import", str(last_jsonl), "--db", str(db), "--quiet"],
-          info["last"])
+          info["last"], key="import new day")
     stage("enrich new day", cli + ["enrich", "--db", str(db), "--quiet"], info["last"])
     t_before = len(rows)
     stage("analyse new day", cli + ["analyse", "--db", str(db), "--quiet"])
@@ -198,6 +239,7 @@ def main() -> int:
         print(f"  {name:<40} {nbytes / 2**20:>9.1f} MiB {100 * nbytes / max(size, 1):>5.1f}%")
 
     _, rss, out = run_measured([py, "-c", SEARCH_PROBE, str(db)])
+    peaks["search probe"] = rss
     s = json.loads(out)
     print(f"\nsearch over {s['vectors']:,} vectors (index build {s['indexBuildS']:.1f} s, "
           f"in-process matrix {s['matrixMiB']:,.0f} MiB, probe peak RSS {rss:,.0f} MiB):")
@@ -206,9 +248,7 @@ def main() -> int:
     print(f"  after the 200 served queries, the process held {s['servingAnonMiB']:,.0f} MiB of its own memory "
           f"and {s['servingFileMiB']:,.0f} MiB of mapped index pages (shared page cache)")
     print(f"  exact numpy scan: {s['exactScanMs']:.1f} ms/query; plain vec0 KNN: {s['vec0KnnMs']:.1f} ms/query")
-    if not args.keep and not args.workdir:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return peaks
 
 
 if __name__ == "__main__":

@@ -270,3 +270,33 @@ def test_cluster_terms_read_the_record_text_enrichment_reads(corpus_copy, monkey
     assert seen and not any(d.startswith(" ") for d in seen)       # an empty title adds nothing
     assert texts & set(seen)                                       # a title equal to the text is read once
     assert not any(d == f"{t} {t}" for t in texts for d in seen)
+
+
+def test_a_topic_over_the_sample_is_reduced_in_batches_from_its_sample_pca(corpus_copy, monkeypatch):
+    """reduce_topic: at most fit_sample records read whole and reduced exactly as before; a bigger
+    topic fits its PCA on a seeded sample and projects the rest batch by batch (the batch size, a
+    constant, changes a coordinate by float rounding at most), and cluster_corpus clusters it with every record assigned."""
+    import corpuskit.analysis.clusters as C
+
+    conn = corpus_copy.conn
+    ids = [r[0] for r in conn.execute("SELECT record_id FROM enrichment WHERE topic_id = 1 ORDER BY record_id")]
+    found, vectors = read_vectors(conn, ids)
+    small_ids, small, fitted = C.reduce_topic(conn, ids, 15, fit_sample=len(ids))
+    assert small_ids.tolist() == found.tolist() and fitted.all()
+    assert np.array_equal(small, reduce_dimensions(vectors, 15))  # unchanged at or under the sample
+    big_ids, big, fitted = C.reduce_topic(conn, ids, 15, fit_sample=40, seed=3)
+    assert big_ids.tolist() == found.tolist() and int(fitted.sum()) == 40
+    assert np.allclose(np.linalg.norm(big, axis=1), 1.0)
+    monkeypatch.setattr(C, "REDUCE_BATCH", 7)
+    again_ids, again, again_fitted = C.reduce_topic(conn, ids, 15, fit_sample=40, seed=3)
+    assert np.allclose(again, big, rtol=0, atol=1e-12) and np.array_equal(again_fitted, fitted)
+    # the sample's PCA: the same projection as one fitted on the sampled vectors alone
+    mean, components = C.fit_reduction(vectors[fitted], 15)
+    assert np.allclose(big, C.apply_reduction(vectors, mean, components))
+    first = cluster_corpus(corpus_copy, "sampled-1", seed=0, fit_sample=40)
+    second = cluster_corpus(corpus_copy, "sampled-2", seed=0, fit_sample=40, refit_growth=-1.0)
+    assert first["fitted"] == 3 and first["clusters"] >= 3 and first["clustered"] > 0.8 * first["records"]
+    members = lambda run: conn.execute(
+        "SELECT c.cluster_label, m.record_id FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
+        "WHERE c.run_id = ? ORDER BY 1, 2", (run,)).fetchall()
+    assert [tuple(r) for r in members("sampled-1")] == [tuple(r) for r in members("sampled-2")]  # seeded

@@ -101,10 +101,18 @@ def reduce_dimensions(vectors: np.ndarray, n_components: int) -> np.ndarray:
     ``n >> d``), with each component's sign fixed so its largest loading is
     positive: the same vectors always give the same coordinates.
     """
+    mean, components = fit_reduction(vectors, n_components)
+    return apply_reduction(vectors, mean, components)
+
+
+def fit_reduction(vectors: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean, components)`` of :func:`reduce_dimensions`'s PCA, to project other rows with
+    :func:`apply_reduction` (a large topic's rows, in batches, with the PCA of its sample)."""
     x = np.asarray(vectors, dtype=np.float32)
     n, d = x.shape
     k = max(1, min(n_components, n - 1, d))
-    centred = x - x.mean(axis=0, dtype=np.float64).astype(np.float32)
+    mean = x.mean(axis=0, dtype=np.float64).astype(np.float32)
+    centred = x - mean
     from scipy.linalg import eigh
     from threadpoolctl import threadpool_limits
 
@@ -114,10 +122,56 @@ def reduce_dimensions(vectors: np.ndarray, n_components: int) -> np.ndarray:
         values, vecs = eigh(cov, subset_by_index=(d - k, d - 1))
     components = vecs[:, np.argsort(values)[::-1]]
     signs = np.sign(components[np.abs(components).argmax(axis=0), np.arange(k)])
-    components = components * np.where(signs == 0, 1, signs)
-    reduced = centred.astype(np.float64) @ components
+    return mean, components * np.where(signs == 0, 1, signs)
+
+
+def apply_reduction(vectors: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """Rows projected on a :func:`fit_reduction` PCA and L2-normalised (float64)."""
+    reduced = (np.asarray(vectors, dtype=np.float32) - mean).astype(np.float64) @ components
     norms = np.linalg.norm(reduced, axis=1, keepdims=True)
     return reduced / np.where(norms > 0, norms, 1.0)
+
+
+#: a large topic's vectors are projected this many rows at a time
+REDUCE_BATCH = 8192
+
+
+def reduce_topic(conn, record_ids, n_components: int, fit_sample: int,
+                 seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(ids, reduced, fitted)`` of one topic's records, read from ``record_vectors``.
+
+    A topic of at most ``fit_sample`` records is read whole and reduced by
+    :func:`reduce_dimensions` (``fitted`` all True). A larger one never holds its
+    512-d vectors at once: the PCA is fitted on a seeded sample of ``fit_sample``
+    records (``fitted`` marks them; :class:`TopicClusterer` fits HDBSCAN on the same
+    sample), and the other records are read and projected ``REDUCE_BATCH`` at a time,
+    so memory grows with the topic by ``n_components`` floats a record, not 512.
+    """
+    ids = np.unique(np.fromiter((int(r) for r in record_ids), dtype=np.int64))
+    if len(ids) <= fit_sample:
+        found, vectors = read_vectors(conn, ids)
+        return found, (reduce_dimensions(vectors, n_components) if len(found) >= 2
+                       else np.zeros((len(found), 1))), np.ones(len(found), dtype=bool)
+    sample = np.zeros(len(ids), dtype=bool)
+    sample[np.random.default_rng(seed).choice(len(ids), fit_sample, replace=False)] = True
+    sample_ids, vectors = read_vectors(conn, ids[sample], scan_all=False)
+    mean, components = fit_reduction(vectors, n_components)
+    parts = [(sample_ids, apply_reduction(vectors, mean, components))]
+    del vectors
+    rest = ids[~sample]
+    for lo in range(0, len(rest), REDUCE_BATCH):
+        part_ids, part = read_vectors(conn, rest[lo:lo + REDUCE_BATCH], scan_all=False)
+        parts.append((part_ids, apply_reduction(part, mean, components)))
+    found = np.concatenate([p[0] for p in parts])
+    order = np.argsort(found, kind="stable")
+    reduced = np.concatenate([p[1] for p in parts])[order]
+    fitted = np.zeros(len(found), dtype=bool)
+    fitted[:len(sample_ids)] = True
+    return found[order], reduced, fitted[order]
+
+
+#: rows given a cluster by ``approximate_predict`` at a time
+PREDICT_BATCH = 50_000
 
 
 class TopicClusterer:
@@ -138,7 +192,9 @@ class TopicClusterer:
         (HDBSCAN's cost grows faster than its input: a 140,000-record topic took
         minutes); every other record then gets the cluster HDBSCAN's
         ``approximate_predict`` gives it (or none). Topics at or under it are
-        clustered whole, exactly as before.
+        clustered whole, exactly as before. :func:`cluster_corpus` also fits the
+        PCA of such a topic on the sample (:func:`reduce_topic`), so its memory
+        does not grow with the topic's 512-d vectors.
     seed : int
         Seeds the silhouette sample and the fit sample (the PCA is exact).
     """
@@ -155,28 +211,41 @@ class TopicClusterer:
 
     def fit(self, vectors: np.ndarray) -> "TopicClusterer":
         """Reduce and cluster; sets ``reduced_``, ``labels_``, ``coords_``, ``silhouettes_``."""
-        import hdbscan
-
         n = len(vectors)
         if n < 3:
             raise ValidationError(f"need at least 3 records to cluster, got {n}")
-        reduced = reduce_dimensions(vectors, self.n_components)
-        fitted = n if n <= self.fit_sample else self.fit_sample
-        mcs = self.min_cluster_size or int(np.clip(round(0.02 * fitted), 10, 100))
-        mcs = max(2, min(mcs, fitted))
+        fitted = np.ones(n, dtype=bool)
+        if n > self.fit_sample:
+            fitted = np.zeros(n, dtype=bool)
+            fitted[np.random.default_rng(self.seed).choice(n, self.fit_sample, replace=False)] = True
+        return self.fit_reduced(reduce_dimensions(vectors, self.n_components), fitted)
+
+    def fit_reduced(self, reduced: np.ndarray, fitted: np.ndarray) -> "TopicClusterer":
+        """Cluster rows already reduced (:func:`reduce_topic`): HDBSCAN is fitted on the rows
+        ``fitted`` marks, and when that is not all of them every other row gets the cluster
+        ``approximate_predict`` gives it (or none), ``PREDICT_BATCH`` rows at a time."""
+        import hdbscan
+
+        n = len(reduced)
+        if n < 3:
+            raise ValidationError(f"need at least 3 records to cluster, got {n}")
+        sample = np.flatnonzero(fitted)
+        mcs = self.min_cluster_size or int(np.clip(round(0.02 * len(sample)), 10, 100))
+        mcs = max(2, min(mcs, len(sample)))
         ms = self.min_samples or min(5, mcs)
-        if fitted == n:
+        if len(sample) == n:
             model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
             self.labels_ = model.fit_predict(reduced)
         else:
-            sample = np.sort(np.random.default_rng(self.seed).choice(n, fitted, replace=False))
             model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1,
                                     prediction_data=True)
             labels = np.full(n, -1, dtype=np.int64)
             labels[sample] = model.fit_predict(reduced[sample])
-            rest = np.setdiff1d(np.arange(n), sample, assume_unique=True)
+            rest = np.flatnonzero(~fitted)
             if len(rest) and (labels[sample] >= 0).any():
-                labels[rest], _ = hdbscan.approximate_predict(model, reduced[rest])
+                for lo in range(0, len(rest), PREDICT_BATCH):
+                    part = rest[lo:lo + PREDICT_BATCH]
+                    labels[part], _ = hdbscan.approximate_predict(model, reduced[part])
             self.labels_ = labels
         self.reduced_ = reduced
         self.coords_ = reduced[:, :2]
@@ -258,24 +327,21 @@ def cluster_corpus(corpus, run_id: str, seed: int = 0, progress: bool = False,
                         (run_id, tid)).fetchone()[0]
                     continue
             to_fit.append((tid, tname, ids))
-        wanted = [i for _, _, ids in to_fit for i in ids]
-        all_ids, all_vectors = read_vectors(conn, wanted)
         formats = corpus_formats(conn) if to_fit else []
         if progress:
             from tqdm.auto import tqdm
 
             to_fit = tqdm(to_fit, desc="clusters", unit="topic")
         for tid, tname, ids in to_fit:
-            pos = np.searchsorted(all_ids, np.asarray(ids, dtype=np.int64))
-            pos = pos[(pos < len(all_ids))]
-            pos = pos[np.isin(all_ids[pos], ids)]
-            found, vectors = all_ids[pos], all_vectors[pos]
+            # one topic's vectors at a time (a large topic's in batches): never the corpus's
+            found, reduced, fitted = reduce_topic(conn, ids, n_components, fit_sample, seed)
             if len(found) < min_topic_records:
                 summary["skipped"] += 1
                 continue
             model = TopicClusterer(n_components=n_components, min_cluster_size=min_cluster_size,
                                    min_samples=min_samples, silhouette_sample=silhouette_sample,
-                                   fit_sample=fit_sample, seed=seed).fit(vectors)
+                                   fit_sample=fit_sample, seed=seed).fit_reduced(reduced, fitted)
+            del reduced
             n, clustered = _store_topic(conn, corpus, run_id, tid, tname, found, model, top_terms,
                                         lineage_jaccard, now, formats)
             new_state[str(tid)] = {"params": params, "run_id": run_id, "fitted_count": len(ids),
@@ -358,16 +424,33 @@ def corpus_formats(conn) -> list[str]:
         "SELECT coalesce(nullif(title, ''), content_text) FROM records WHERE id % ? = 0 ORDER BY id", (stride,))])
 
 
+def _texts(conn, ids) -> dict[int, tuple]:
+    """``{id: (title, content_text)}`` of ``ids``, read 500 at a time."""
+    ids = [int(i) for i in ids]
+    out = {}
+    for lo in range(0, len(ids), 500):
+        part = ids[lo:lo + 500]
+        out.update((r[0], (r[1], r[2])) for r in conn.execute(
+            f"SELECT id, title, content_text FROM records WHERE id IN ({','.join('?' * len(part))})", part))
+    return out
+
+
+def _doc(texts, record_id) -> str:
+    """A record's text as enrichment reads it (a title equal to the text once)."""
+    return record_text(*texts[int(record_id)])
+
+
 def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, threshold, now, formats=()):
     labels = model.labels_
     clusters = sorted(set(labels.tolist()) - {-1})
     if not clusters:
         return 0, 0
-    texts = {r[0]: (r[1], r[2]) for r in conn.execute(
-        f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, ids.tolist()))})")}
-    docs = [record_text(*texts[i]) for i in ids.tolist()]  # as enrichment reads it: a title equal to the text once
+    # the texts read are the terms' sample and each cluster's first 400 members (the label's
+    # examples), never every member's: a large topic's texts took hundreds of MiB
     sample = _terms_sample(labels)
-    terms = class_tfidf_terms([docs[i] for i in sample], labels[sample], top_n=top_n)
+    firsts = {c: np.flatnonzero(labels == c)[:400] for c in clusters}
+    texts = _texts(conn, ids[np.union1d(sample, np.concatenate(list(firsts.values())))])
+    terms = class_tfidf_terms([_doc(texts, ids[i]) for i in sample], labels[sample], top_n=top_n)
     labels = np.where(np.isin(labels, [c for c in clusters if not terms.get(c)]), -1, labels)
     clusters = [c for c in clusters if terms.get(c)]
     if not clusters:
@@ -381,9 +464,10 @@ def _store_topic(conn, corpus, run_id, topic_id, topic_name, ids, model, top_n, 
         points = model.reduced_[mask]
         centroid = points.mean(axis=0)
         central = int(member_ids[np.argmin(np.linalg.norm(points - centroid, axis=1))])
-        title = (texts[central][0] or texts[central][1] or "").strip()
+        central_text = texts.get(central) or _texts(conn, [central])[central]
+        title = (central_text[0] or central_text[1] or "").strip()
         top = terms[c]
-        label_text = readable_label(top, [docs[i] for i in np.flatnonzero(mask)[:400]], formats=formats)
+        label_text = readable_label(top, [_doc(texts, ids[i]) for i in firsts[c]], formats=formats)
         lineage = lineages.get(c) or "lin-" + hashlib.sha256(
             f"{topic_name}|{run_id}|{c}|{_ids_hash(member_ids)}".encode()).hexdigest()[:12]
         xy = model.coords_[mask].mean(axis=0)
@@ -453,14 +537,14 @@ def cluster_points(corpus, topic: str, run_id: str | None = None):
     tid = topic_by_name(conn, topic)["id"]
     ids = [r[0] for r in conn.execute("SELECT record_id FROM enrichment WHERE topic_id = ? ORDER BY record_id",
                                       (tid,))]
-    found, vectors = read_vectors(conn, ids)
+    settings = corpus.get_meta(STATE_KEY, {}).get(str(tid), {}).get("params", {})
+    found, reduced, _ = reduce_topic(conn, ids, settings.get("n_components", 15),
+                                     settings.get("fit_sample", 20000), settings.get("seed", 0))
     labels = dict(conn.execute(
         "SELECT m.record_id, c.cluster_label FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
         "WHERE c.run_id = ? AND c.topic_id = ?", (run_id, tid)).fetchall())
-    settings = corpus.get_meta(STATE_KEY, {}).get(str(tid), {}).get("params", {})
     if len(found) < 3:
         return pd.DataFrame(columns=["record_id", "clusterLabel", "x", "y", "title"])
-    reduced = reduce_dimensions(vectors, settings.get("n_components", 15))
     titles = dict(conn.execute(f"SELECT id, title FROM records WHERE id IN ({','.join(map(str, found.tolist()))})"))
     return pd.DataFrame({"record_id": found, "clusterLabel": [labels.get(int(i), -1) for i in found],
                          "x": reduced[:, 0], "y": reduced[:, 1],

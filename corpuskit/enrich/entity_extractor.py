@@ -396,8 +396,11 @@ class HybridExtractor(EntityExtractor):
                 count[key] += 1
                 initial[key] += is_initial
                 surfaces[key][surface] += 1
-                who[key].add(author if author else ("text", n))
-                if days is not None:
+                # only whether a key reaches min_authors / min_days counts: a set stops growing
+                # there (a name every author writes held every author's name, a million at scale)
+                if len(who[key]) < self.min_authors:
+                    who[key].add(author if author else ("text", n))
+                if days is not None and len(when[key]) < self.min_days:
                     when[key].add(day)
         chosen = {}
         for key, c in count.items():

@@ -113,68 +113,87 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
     topic_labels = {r[0]: inline_label(r[2]) for r in topic_rows}  # as the label reads in a headline
     t_index = {t: i for i, t in enumerate(topics)}
 
-    frame = pd.DataFrame(
-        [tuple(r) for r in conn.execute(
-            "SELECT r.id, r.day, r.source, e.topic_id, e.sentiment_score, "
-            "CAST(substr(r.published_at, 12, 2) AS INTEGER) FROM records r "
-            "JOIN enrichment e ON e.record_id = r.id WHERE r.day >= ? AND r.day <= ?",
-            (first_day, last_day))],
-        columns=["record_id", "day", "source", "topic_id", "sentiment", "hour"])
-    sources = sorted(frame["source"].unique().tolist())
+    # every series is summed over the rows streamed ROWS_BATCH at a time, in the query's order
+    # (np.add.at adds in order: the sums equal one pass over every row); what is kept of each
+    # record is its id, day and topic row (16 bytes), never a frame of the loaded records
+    span = (first_day, last_day)
+    sources = [r[0] for r in conn.execute(
+        "SELECT DISTINCT r.source FROM records r JOIN enrichment e ON e.record_id = r.id "
+        "WHERE r.day >= ? AND r.day <= ? ORDER BY r.source", span)]
     s_index = {s: i for i, s in enumerate(sources)}
     n_t, n_s = len(topics), len(sources)
     d_index = {d: i for i, d in enumerate(days)}
-
-    frame["d"] = frame["day"].map(d_index).astype(int)
-    frame["s"] = frame["source"].map(s_index).astype(int)
-    frame["t"] = frame["topic_id"].map(t_index).fillna(-1).astype(int)
-    sent = frame["sentiment"].to_numpy(float)
-
     source_count = np.zeros((n_s, n_days))
-    np.add.at(source_count, (frame["s"].to_numpy(), frame["d"].to_numpy()), 1)
-
-    topical = frame[frame["t"] >= 0]
-    tt, ss, dd = topical["t"].to_numpy(), topical["s"].to_numpy(), topical["d"].to_numpy()
-    ts_sent = topical["sentiment"].to_numpy(float)
-    scored = ~np.isnan(ts_sent)  # NULL: the scorer does not cover the record's language
-    ts_sent = np.where(scored, ts_sent, 0.0)
     ts_count = np.zeros((n_t, n_s, n_days))
     ts_sum = np.zeros((n_t, n_s, n_days))
     ts_sq = np.zeros((n_t, n_s, n_days))
-    np.add.at(ts_count, (tt, ss, dd), 1)
     ts_scored = np.zeros((n_t, n_s, n_days))
-    np.add.at(ts_scored, (tt, ss, dd), scored.astype(float))
-    np.add.at(ts_sum, (tt, ss, dd), ts_sent)
-    np.add.at(ts_sq, (tt, ss, dd), ts_sent ** 2)
-    source_topic = _dominant(ts_count.transpose(1, 0, 2))
     topic_hour_count = np.zeros((n_t, n_days, 24))
-    np.add.at(topic_hour_count, (tt, dd, np.clip(topical["hour"].to_numpy(int), 0, 23)), 1)
-    del sent
+    rec_id, rec_d, rec_t = [], [], []
+    cursor = conn.execute(
+        "SELECT r.id, r.day, r.source, e.topic_id, e.sentiment_score, "
+        "CAST(substr(r.published_at, 12, 2) AS INTEGER) FROM records r "
+        "JOIN enrichment e ON e.record_id = r.id WHERE r.day >= ? AND r.day <= ?", span)
+    while rows := cursor.fetchmany(ROWS_BATCH):
+        dd = np.fromiter((d_index[r[1]] for r in rows), dtype=np.int64, count=len(rows))
+        ss = np.fromiter((s_index[r[2]] for r in rows), dtype=np.int64, count=len(rows))
+        tt = np.fromiter((t_index.get(r[3], -1) for r in rows), dtype=np.int64, count=len(rows))
+        rec_id.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+        rec_d.append(dd.astype(np.int32))
+        rec_t.append(tt.astype(np.int32))
+        np.add.at(source_count, (ss, dd), 1)
+        topical = tt >= 0
+        ts_sent = np.array([rows[i][4] for i in np.flatnonzero(topical)], dtype=float)
+        hours = np.array([rows[i][5] for i in np.flatnonzero(topical)], dtype=np.int64)
+        tt, ss, dd = tt[topical], ss[topical], dd[topical]
+        scored = ~np.isnan(ts_sent)  # NULL: the scorer does not cover the record's language
+        ts_sent = np.where(scored, ts_sent, 0.0)
+        np.add.at(ts_count, (tt, ss, dd), 1)
+        np.add.at(ts_scored, (tt, ss, dd), scored.astype(float))
+        np.add.at(ts_sum, (tt, ss, dd), ts_sent)
+        np.add.at(ts_sq, (tt, ss, dd), ts_sent ** 2)
+        np.add.at(topic_hour_count, (tt, dd, np.clip(hours, 0, 23)), 1)
+    source_topic = _dominant(ts_count.transpose(1, 0, 2))
+    ids = np.concatenate(rec_id) if rec_id else np.zeros(0, dtype=np.int64)
+    order = np.argsort(ids, kind="stable")
+    loaded = LoadedRecords(ids[order], (np.concatenate(rec_d) if rec_d else np.zeros(0, np.int32))[order],
+                           (np.concatenate(rec_t) if rec_t else np.zeros(0, np.int32))[order])
+    del rec_id, rec_d, rec_t, ids, order
 
-    mentions = pd.DataFrame(
-        [tuple(r) for r in conn.execute(
-            "SELECT m.record_id, m.entity_id FROM mentions m JOIN records r ON r.id = m.record_id "
-            "WHERE r.day >= ? AND r.day <= ?", (first_day, last_day))],
-        columns=["record_id", "entity_id"])
-    mentions = mentions.merge(frame[["record_id", "d", "t"]], on="record_id", how="inner")
     entities: list = []
     entity_count = np.zeros((0, n_days))
     entity_topic = np.zeros((0, n_days), dtype=int)
     entity_info: dict = {}
-    if len(mentions):
-        per_day = mentions.groupby(["entity_id", "d"]).size()
+    # (entity, topic row + 1, day) -> records mentioning the entity, summed batch by batch
+    width = (n_t + 1) * n_days
+    totals = pd.Series(dtype=np.int64)
+    cursor = conn.execute(
+        "SELECT m.record_id, m.entity_id FROM mentions m JOIN records r ON r.id = m.record_id "
+        "WHERE r.day >= ? AND r.day <= ?", span)
+    while rows := cursor.fetchmany(ROWS_BATCH):
+        rid = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        eid = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        pos, here = loaded.find(rid)
+        keys = eid[here] * width + (loaded.t[pos] + 1).astype(np.int64) * n_days + loaded.d[pos]
+        values, counts = np.unique(keys, return_counts=True)
+        totals = totals.add(pd.Series(counts, index=values), fill_value=0).astype(np.int64)
+    if len(totals):
+        keys = totals.index.to_numpy(np.int64)
+        ee, rest = np.divmod(keys, width)
+        t1, dd = np.divmod(rest, n_days)
+        n = totals.to_numpy()
+        per_day = pd.Series(n).groupby([ee, dd]).sum()
         busiest = per_day.groupby(level=0).max()
         entities = sorted(int(e) for e in busiest[busiest >= min_entity_count].index)
         if entities:
             e_index = {e: i for i, e in enumerate(entities)}
-            kept = mentions[mentions["entity_id"].isin(e_index)]
-            ee = kept["entity_id"].map(e_index).to_numpy()
+            kept = np.isin(ee, entities)
+            rows_e = np.array([e_index[int(e)] for e in ee[kept]], dtype=np.int64)
             entity_count = np.zeros((len(entities), n_days))
-            np.add.at(entity_count, (ee, kept["d"].to_numpy()), 1)
-            topical_m = kept[kept["t"] >= 0]
+            np.add.at(entity_count, (rows_e, dd[kept]), n[kept])
+            topical_m = t1[kept] >= 1
             et = np.zeros((len(entities), n_t + 1, n_days))
-            np.add.at(et, (topical_m["entity_id"].map(e_index).to_numpy(),
-                           topical_m["t"].to_numpy(), topical_m["d"].to_numpy()), 1)
+            np.add.at(et, (rows_e[topical_m], t1[kept][topical_m] - 1, dd[kept][topical_m]), n[kept][topical_m])
             entity_topic = _dominant(et[:, :n_t, :])
             for chunk_start in range(0, len(entities), 900):
                 chunk = entities[chunk_start:chunk_start + 900]
@@ -189,7 +208,7 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
 
         known = {r[0].lower() for r in conn.execute("SELECT name FROM entities")}
         known |= {r[0].lower() for r in conn.execute("SELECT alias_key FROM entity_aliases")}
-        term_list, term_count, term_topic = term_counts(conn, frame, n_days, n_t, min_entity_count, known)
+        term_list, term_count, term_topic = term_counts(conn, loaded, n_days, n_t, min_entity_count, known)
 
     return DailySeries(
         terms=term_list, term_count=term_count, term_topic=term_topic,
@@ -201,6 +220,26 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
         source_count=source_count, source_topic=source_topic,
         entity_count=entity_count, entity_topic=entity_topic,
     )
+
+
+#: rows of the records and mentions queries read at a time
+ROWS_BATCH = 50_000
+
+
+@dataclass
+class LoadedRecords:
+    """The loaded records' ids (sorted) with each one's day index ``d`` and topic row ``t`` (-1: none)."""
+
+    ids: np.ndarray
+    d: np.ndarray
+    t: np.ndarray
+
+    def find(self, record_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(positions, found)``: the positions of the loaded ones among ``record_ids`` (the mask)."""
+        pos = np.searchsorted(self.ids, record_ids)
+        pos = np.minimum(pos, max(len(self.ids) - 1, 0))
+        found = (self.ids[pos] == record_ids) if len(self.ids) else np.zeros(len(record_ids), dtype=bool)
+        return pos[found], found
 
 
 def _dominant(counts: np.ndarray) -> np.ndarray:

@@ -8,6 +8,8 @@ entity series.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import re
 
 import numpy as np
@@ -34,42 +36,51 @@ def proper_phrases(text: str) -> set[str]:
     return out
 
 
-def term_counts(conn, frame: pd.DataFrame, n_days: int, n_topics: int, min_count: int,
+def term_counts(conn, loaded, n_days: int, n_topics: int, min_count: int,
                 known: set[str]) -> tuple[list, np.ndarray, np.ndarray]:
     """``(terms, counts [terms, days], dominant topic row [terms, days])``.
 
-    ``frame`` has ``record_id, d, t`` (day and topic rows). Only terms whose
+    ``loaded`` holds the records' ids, day indexes ``d`` and topic rows ``t``
+    (:class:`~corpuskit.analysis.signals.series.LoadedRecords`). Only terms whose
     busiest day has ``min_count`` records and that are not in ``known``
-    (lower-cased entity names) are kept.
+    (lower-cased entity names) are kept. The texts are read 5,000 at a time and only
+    the counts per (term, day, topic row) are kept, never a row per phrase.
     """
     empty = ([], np.zeros((0, n_days)), np.zeros((0, n_days), dtype=int))
-    if frame.empty:
+    if not len(loaded.ids):
         return empty
-    rows = []
-    ids = frame["record_id"].tolist()
+    hits: Counter = Counter()
+    ids = loaded.ids.tolist()
     for start in range(0, len(ids), 5000):
-        chunk = ",".join(map(str, ids[start:start + 5000]))
+        chunk = ids[start:start + 5000]
+        where = dict(zip(chunk, zip(loaded.d[start:start + 5000].tolist(), loaded.t[start:start + 5000].tolist())))
         for rid, title, text in conn.execute(
-                f"SELECT id, title, content_text FROM records WHERE id IN ({chunk})"):
+                f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, chunk))})"):
+            d, t = where[rid]
             for phrase in proper_phrases(f"{title}. {text}"):
                 if phrase.lower() not in known:
-                    rows.append((rid, phrase))
-    if not rows:
+                    hits[phrase, d, t] += 1
+    if not hits:
         return empty
-    hits = pd.DataFrame(rows, columns=["record_id", "term"]).merge(
-        frame[["record_id", "d", "t"]], on="record_id")
-    busiest = hits.groupby(["term", "d"]).size().groupby(level=0).max()
-    terms = sorted(busiest[busiest >= min_count].index)
+    per_day: Counter = Counter()
+    for (term, d, _), n in hits.items():
+        per_day[term, d] += n
+    busiest: dict = {}
+    for (term, _), n in per_day.items():
+        busiest[term] = max(busiest.get(term, 0), n)
+    terms = sorted(t for t, n in busiest.items() if n >= min_count)
     if not terms:
         return empty
     index = {t: i for i, t in enumerate(terms)}
-    kept = hits[hits["term"].isin(index)]
-    rr = kept["term"].map(index).to_numpy()
     counts = np.zeros((len(terms), n_days))
-    np.add.at(counts, (rr, kept["d"].to_numpy()), 1)
     by_topic = np.zeros((len(terms), n_topics + 1, n_days))
-    topical = kept["t"].to_numpy() >= 0
-    np.add.at(by_topic, (rr[topical], kept["t"].to_numpy()[topical], kept["d"].to_numpy()[topical]), 1)
+    for (term, d, t), n in hits.items():
+        i = index.get(term)
+        if i is None:
+            continue
+        counts[i, d] += n
+        if t >= 0:
+            by_topic[i, t, d] += n
     best = by_topic[:, :n_topics, :].argmax(axis=1) if n_topics else np.zeros((len(terms), n_days), int)
     dominant = np.where(by_topic[:, :n_topics, :].max(axis=1) > 0, best, -1) if n_topics else best - 1
     return terms, counts, dominant
