@@ -9,6 +9,7 @@ import numpy as np
 
 from corpuskit import open_corpus
 from corpuskit.analysis.signals import detect_signals
+from corpuskit.analysis.signals.terms import proper_phrases
 from corpuskit.analysis.signals.naming import (MIN_RECORDS, MIN_SHARE, burst_terms, document_counts,
                                                subject_words, terms_suffix)
 from tests.signal_fixture import build_fixture
@@ -114,8 +115,11 @@ def test_headline_figures_are_those_of_the_time_stamp(demo_corpus):
             first = d["weekStart"]
         else:
             assert d["scale"] == "day"
-        if d["series"] == "term":   # a phrase that is no entity: counted from the term index, not a table
-            n = d["current"]
+        if d["series"] == "term":   # a phrase that is no entity: the enriched records that write it
+            term = re.match(r'Records writing "([^"]+)"', headline).group(1)
+            n = sum(term in proper_phrases(f"{title}. {text}") for title, text in conn.execute(
+                "SELECT r.title, r.content_text FROM records r JOIN enrichment e ON e.record_id = r.id "
+                "WHERE r.day BETWEEN ? AND ?", (first, day)))
         elif entity_id is not None:
             n = conn.execute("SELECT count(DISTINCT m.record_id) FROM mentions m JOIN records r "
                              "ON r.id = m.record_id JOIN enrichment e ON e.record_id = r.id "

@@ -36,11 +36,10 @@ _CAMEL_KEY = re.compile(r"\b[a-z]+(?:[A-Z][a-z]+)+\b")
 _SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 _LONG_FLOAT = re.compile(r"\d+\.\d{3,}")
 _HANDLE_RUN = re.compile(r"^(?:@\w+[\s,:]*){2,}")
+# camelCase words that are brand names, not keys: one lower-case letter before a capital (iPhone, eBay,
+# uBlock, mRNA), or one of the few written with more
 _BRAND_PREFIX = re.compile(r"[a-z][A-Z]")
-# camelCase words that are ordinary brand names, not keys
-_CAMEL_WORDS = frozenset({"iPhone", "iPad", "iPod", "iMac", "iOS", "eBay", "iCloud", "iTunes", "macOS",
-                          "mRNA", "tvOS", "watchOS", "iPadOS", "gRPC", "jQuery", "eSports", "eBook", "eBooks",
-                          "iPhones", "iPads", "youTube", "gitHub", "openSUSE", "pH", "mAh", "kWh"})
+_CAMEL_WORDS = frozenset({"youTube", "gitHub"})
 
 
 def fmt_count(n) -> str:
@@ -349,8 +348,8 @@ def prose_debris(text: str, slugs=(), keys=()) -> list[str]:
     """What in ``text`` is not prose: a list of findings (empty when clean).
 
     Debris is: a raw detail key (any of ``keys`` that is not a plain lower-case
-    word, or a camelCase word not in a
-    short list of brand names and not a brand written with one lower-case letter first, as "uBlock"), a snake_case identifier, a float with three or
+    word, or a camelCase word that is not a brand name: one lower-case letter first, as "uBlock",
+    or one of a short list), a snake_case identifier, a float with three or
     more decimals, a topic slug (any of ``slugs`` that contains a hyphen), URL
     parts (``http``, ``www``, ``.com``...), an HTML entity, or a leading run of
     two or more @handles.
@@ -362,9 +361,7 @@ def prose_debris(text: str, slugs=(), keys=()) -> list[str]:
         if re.search(rf"\b{re.escape(key)}\b", text):
             found.append(f"detail key {key!r}")
     for word in _CAMEL_KEY.findall(text):
-        if _BRAND_PREFIX.match(word):  # one lower-case letter before a capital: iPhone, eBay, uBlock
-            continue
-        if word not in _CAMEL_WORDS and word not in keys:
+        if not _BRAND_PREFIX.match(word) and word not in _CAMEL_WORDS and word not in keys:
             found.append(f"camelCase {word!r}")
     found += [f"snake_case {w!r}" for w in _SNAKE.findall(text)]
     found += [f"unrounded {w!r}" for w in _LONG_FLOAT.findall(text)]

@@ -8,9 +8,9 @@ entity series.
 """
 from __future__ import annotations
 
-from collections import Counter
-
+import json
 import re
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,8 @@ def term_counts(conn, loaded, n_days: int, n_topics: int, min_count: int,
         chunk = ids[start:start + 5000]
         where = dict(zip(chunk, zip(loaded.d[start:start + 5000].tolist(), loaded.t[start:start + 5000].tolist())))
         for rid, title, text in conn.execute(
-                f"SELECT id, title, content_text FROM records WHERE id IN ({','.join(map(str, chunk))})"):
+                "SELECT id, title, content_text FROM records WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(chunk),)):
             d, t = where[rid]
             for phrase in proper_phrases(f"{title}. {text}"):
                 if phrase.lower() not in known:
