@@ -84,9 +84,83 @@ def test_the_written_form_with_diacritics_wins_whichever_came_first():
     assert ents["mentions"].tolist() == [4]
 
 
-def test_first_name_alone_joins_the_one_full_name_that_owns_it(resolved):
-    assert aliases(resolved, "Elon Musk") == {("Elon", "first name")}
-    assert resolved.entity_profile("Elon")["name"] == "Elon Musk"
+def build_days(rows, table):
+    """A corpus of ``(day of January 2024, text)`` records resolved with ``Fixed(table)``."""
+    c = Corpus()
+    c.add_records([{"id": f"r{i}", "contentText": t, "publishedAt": f"2024-01-{d:02d}T{i % 24:02d}:00:00Z"}
+                   for i, (d, t) in enumerate(rows)], source="x")
+    c.enrich(extractor=Fixed(table), progress=False, n_topics=2)
+    return c
+
+
+def test_a_first_name_alone_joins_a_full_name_only_where_they_meet(resolved):
+    # in the shared fixture "Elon" and "Elon Musk" are on different days: no evidence, no link
+    assert resolved.entity_aliases("Elon Musk").empty
+    table = {"Elon Musk": "person", "Elon": "person", "Jordan Peterson": "person", "Jordan": "person",
+             "Chan Zuckerberg": "person", "Chan": "person"}
+    c = build_days([(1, "Elon Musk posts"), (1, "Elon again"), (2, "Jordan Peterson lectures"),
+                    (5, "Jordan wins the cup"), (3, "Chan Zuckerberg funds it"), (9, "Chan said")], table)
+    assert aliases(c, "Elon Musk") == {("Elon", "first name")}
+    assert c.entity_profile("Elon")["name"] == "Elon Musk"
+    names = set(c.entities()["name"])
+    assert {"Jordan", "Chan", "Jordan Peterson", "Chan Zuckerberg"} <= names
+    # in one record they meet: linked
+    c = build_days([(2, "Jordan Peterson and Jordan, again")], table)
+    assert aliases(c, "Jordan Peterson") == {("Jordan", "first name")}
+
+
+def test_a_first_name_two_people_share_a_place_or_a_common_word_links_nowhere():
+    table = {"Mark Cuban": "person", "Mark Twain": "person", "Mark": "person", "Georgia Lane": "person",
+             "Georgia": "person", "Will Hunt": "person", "Will": "person", "Bernie Sanders": "person",
+             "Bernie": "person"}
+    c = build_days([(1, "Mark Cuban and Mark Twain"), (1, "Mark said"), (1, "Georgia Lane sings"),
+                    (1, "Georgia votes"), (1, "Will Hunt runs"), (1, "Will knows"),
+                    (1, "Bernie Sanders speaks"), (1, "Bernie again")], table)
+    names = set(c.entities()["name"])
+    assert {"Mark", "Georgia", "Will"} <= names  # two owners; a gazetteer place; a common word
+    assert aliases(c, "Bernie Sanders") == {("Bernie", "first name")}
+
+
+def test_a_surname_needs_a_person_who_owns_it():
+    table = {"Prince Charles": "person", "Charles": "person", "Brain Drain": "person", "Brain": "person",
+             "CloudBoost.io Parse": "person", "Parse": "person", "Bernie Sanders": "person",
+             "Sanders": "person", "Chris Brown": "person", "Brown": "person"}
+    c = build_days([(1, "Prince Charles visits"), (2, "Charles Darwin wrote, Charles said"),
+                    (3, "Brain Drain in Europe"), (4, "Brain scans"), (5, "CloudBoost.io Parse hosting"),
+                    (6, "Parse shuts down"), (6, "we parse the logs and parse json"), (7, "Bernie Sanders wins"),
+                    (9, "Sanders leads"), (10, "Chris Brown resigns"), (12, "Brown said")], table)
+    ents = c.entities().set_index("name")
+    # a title and one word owns no surname; a fragment is no person and owns none; a common word
+    # ("brown") needs the full name beside it
+    for alone in ("Charles", "Brain", "Parse", "Brown"):
+        assert alone in ents.index
+    assert aliases(c, "Bernie Sanders") == {("Sanders", "surname")}
+    assert ents.loc["Brain Drain", "type"] == "concept" and ents.loc["CloudBoost.io Parse", "type"] == "concept"
+    assert ents.loc["Prince Charles", "type"] == "person" and ents.loc["Chris Brown", "type"] == "person"
+    c = build_days([(10, "Chris Brown resigns"), (10, "Brown said")], table)
+    assert aliases(c, "Chris Brown") == {("Brown", "surname")}
+
+
+def test_a_person_needs_evidence_of_being_one():
+    table = {"Cable Robot": "person", "Deep Fake": "person", "All-electric Mini Cooper": "person",
+             "Bounty Hunter": "person", "Katalin Karikó": "person", "Dr Zara Quill": "person",
+             "Anderson Cooper": "person", "Bayesian Optimization": "person"}
+    c = build_days([(1, "Cable Robot demo"), (1, "a robot on a cable"), (2, "Deep Fake videos"),
+                    (3, "All-electric Mini Cooper"), (4, "Bounty Hunter game, the bounty hunter"),
+                    (5, "Katalin Karikó speaks"), (6, "Dr Zara Quill operates"), (7, "Anderson Cooper hosts"),
+                    (8, "Bayesian Optimization, an optimization method")], table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    for fragment in ("Cable Robot", "Deep Fake", "All-electric Mini Cooper", "Bounty Hunter", "Bayesian Optimization"):
+        assert types[fragment] == "concept", fragment
+    for person in ("Katalin Karikó", "Dr Zara Quill", "Anderson Cooper"):
+        assert types[person] == "person", person
+
+
+def test_the_canonical_name_keeps_an_inner_capital_the_corpus_writes():
+    c = build_days([(1, "Iphone sales"), (2, "Iphone again"), (3, "the iPhone"), (4, "IPHONE!!")],
+                   {"Iphone": "product", "iPhone": "product", "IPHONE": "product"})
+    ents = c.entities()
+    assert list(ents["name"]) == ["iPhone"] and ents["mentions"].tolist() == [4]
 
 
 def test_handle_and_absorbed_fragment(resolved):

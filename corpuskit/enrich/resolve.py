@@ -16,15 +16,31 @@ Rules, in order:
    (:func:`corpuskit.text.hashtags.segment_hashtag`) are covered by entities of the corpus:
    ``#PfizerBioNTech`` -> Pfizer + BioNTech. A tag that names no thing (``#CovidVaccine``) gives no
    entity mention (reason ``hashtag only``); it stays in the ``hashtags`` table.
-3. **Surname or first name alone**, linked to the full name of a person when exactly one full
-   name in the corpus owns it (``surname``, ``first name``).
-4. **Short forms**: a two-word name with that surname whose first word starts the full name's
+3. **Surname alone**, linked to the full name of a person (a name with person evidence, below)
+   when it is the last word of exactly one such name in the corpus (``surname``). A full name
+   that is a title and one word ("Prince Charles") owns no surname. A surname the corpus writes
+   in lower case as often as capitalised, or a common English word, links only as a first name
+   does (with the full name in the same record or on the same day).
+4. **First name alone**, linked when it is the first word of exactly one full name of a person,
+   no full name owns it as a surname, it is neither a gazetteer name nor a common English word
+   (``corpuskit/data/common_english_words.txt``) nor written in lower case as often as
+   capitalised in the corpus, and it co-occurs with that full name in one record or on one day
+   (``first name``): "Elon" joins "Elon Musk" only where the corpus shows them together.
+5. **Short forms**: a two-word name with that surname whose first word starts the full name's
    first word (``Kati Kariko`` -> ``Katalin Karikó``; ``short form``).
-5. **Absorbed fragments**: a name that is another entity plus a leading or trailing word that is a
+6. **Absorbed fragments**: a name that is another entity plus a leading or trailing word that is a
    place of the gazetteers, when that entity is not a place (``Russia SputnikV`` -> ``SputnikV``; ``absorbed fragment``).
 
+**Person evidence.** A name of two or more words is a person only when it starts with a title
+("Dr", "Senator", "Prince"...), or its first word is on the public first-name list, or every word
+is written like a name; and, in every case, none of its words is a common English word or one the
+corpus writes in lower case as often as capitalised ("Brain Drain", "Cable Robot", "Deep Fake",
+"All-electric Mini Cooper" are not people). A group whose extracted type is person without that
+evidence takes the type of its other forms, else ``concept``; it owns no surname or first name.
+
 The canonical name of a group is its best-written form: not a hashtag or handle, several words
-over one, with its diacritics, properly cased, then the most mentioned. The type is the one most
+over one, with its diacritics, properly cased (a form with an inner capital, "iPhone", over its
+capitalised spelling "Iphone" whenever the corpus writes it so at all), then the most mentioned. The type is the one most
 mentions carry over all of the group's forms (hashtag forms count only when the group has no other).
 """
 from __future__ import annotations
@@ -41,6 +57,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.query.keys import alias_key, entity_slug
 from corpuskit.text.hashtags import segment_hashtag
 from corpuskit.text.patterns import HASHTAG
+from corpuskit.text.terms import COMMON_WORDS, STOP_WORDS
 
 _TYPE_ORDER = ("person", "org", "product", "place", "concept")
 _HANDLE_TAILS = {"group", "official", "hq", "inc", "team", "news", "global", "uk", "us", "corp", "co"}
@@ -83,12 +100,18 @@ class _Origin:
         return self.name.startswith("@") or all(f.startswith("@") for f in self.forms) and bool(self.forms)
 
 
+def _inner_capital(word: str) -> bool:
+    """A capital after a lower-case letter: "iPhone", "GitHub", "BioNTech" (not "Iphone", not "NASA")."""
+    return any(a.islower() and b.isupper() for a, b in zip(word, word[1:]))
+
+
 def _form_score(form: str, from_tag: bool, mentions: int):
     words = _words(form)
     letters = [c for c in form if c.isalpha()]
-    proper = all(w[:1].isupper() for w in words) and not (len(letters) > 5 and all(c.isupper() for c in letters))
+    shouted = len(letters) > 5 and all(c.isupper() for c in letters)
+    proper = all(w[:1].isupper() or _inner_capital(w) for w in words) and not shouted
     return (not from_tag and not form.startswith("@"), len(words) > 1, any(ord(c) > 127 for c in letters),
-            proper, mentions, form)
+            proper, any(_inner_capital(w) for w in words), mentions, form)
 
 
 class _Groups:
@@ -127,13 +150,18 @@ def _load(conn) -> dict[int, _Origin]:
     return origins
 
 
-def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=frozenset()) -> dict:
+def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=frozenset(),
+         first_names=frozenset(), common=frozenset(), together=None, lowered=frozenset()) -> dict:
     """The resolution of ``origins``: ``{origin id: (target origin ids, reason or None)}`` plus the
     canonical name and type of every target, as ``{"map": ..., "names": ..., "types": ...}``.
 
     ``overrides`` are ``(action, target origin ids, alias origin ids)``; ``places`` folded place
     names (a word that is one may be an absorbed fragment); ``known`` folded names of the
-    gazetteers (a known name is never a surname, first name or fragment of another).
+    gazetteers (a known name is never a surname, first name or fragment of another);
+    ``first_names`` folded first names of the public list; ``common`` lower-case words that name
+    nothing alone (common English words); ``lowered`` words the corpus writes in lower case as
+    often as capitalised; ``together(origin id, origin ids)`` tells whether the first origin shares a
+    record or a day with any of the others (None: never, so no first name links).
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -157,12 +185,21 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     # canonical form and type of each group of plain names
     names, types = _canonical(origins, groups)
     roots = {groups.find(i) for i in by_key.values()}
+    members = defaultdict(list)
+    for o in origins.values():
+        members[groups.find(o.id)].append(o)
+    for root in roots:
+        if types[root] == "person" and not _person_evidence(members[root], first_names, common, lowered):
+            types[root] = _fallback_type(members[root])
     surname, first = defaultdict(set), defaultdict(set)
     for root in roots:
-        words = _words(names[root])
+        words = _untitled(_words(names[root]))
         if types[root] == "person" and len(words) >= 2:
             surname[fold(words[-1])].add(root)
             first[fold(words[0])].add(root)
+
+    def shown_together(oid, owner):
+        return together is not None and together(oid, sorted(o.id for o in members[owner]))
     for root in sorted(roots, key=lambda r: (-_group_mentions(origins, groups, r), r)):
         if root in split or groups.find(root) != root:
             continue
@@ -170,18 +207,23 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         target, reason = None, None
         if fold(names[root]) in known:
             continue
-        if len(words) == 1 and types[root] in ("person", "concept") and _name_like(words[0]):
+        if len(words) == 1 and types[root] == "person" and _name_like(words[0]):
             key = fold(words[0])
+            bare = words[0].lower() in common | lowered  # a common word links only where shown with the name
             if len(surname.get(key, ())) == 1:
-                target, reason = next(iter(surname[key])), "surname"
-            elif key not in surname and len(first.get(key, ())) == 1:
-                target, reason = next(iter(first[key])), "first name"
+                owner = next(iter(surname[key]))
+                if not bare or shown_together(root, owner):
+                    target, reason = owner, "surname"
+            elif key not in surname and len(first.get(key, ())) == 1 and not bare:
+                owner = next(iter(first[key]))
+                if shown_together(root, owner):
+                    target, reason = owner, "first name"
         elif len(words) == 2 and types[root] != "person" or len(words) == 2 and root not in surname.get(
                 fold(words[-1]), ()):
             owners = surname.get(fold(words[-1]), set()) - {root}
             if len(owners) == 1:
                 owner = next(iter(owners))
-                short, full = fold(words[0]), fold(_words(names[owner])[0])
+                short, full = fold(words[0]), fold(_untitled(_words(names[owner]))[0])
                 if 2 <= len(short) < len(full) and full.startswith(short[:3]) and short[0] == full[0]:
                     target, reason = owner, "short form"
         if target is None and len(words) >= 2:
@@ -222,7 +264,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                 reasons[a] = "user merge"
                 if root != a:
                     reasons.setdefault(root, "user merge")
-    names, types = _canonical(origins, groups, names)
+    names, types = _canonical(origins, groups, names, first_names, common, lowered)
     out = {}
     for o in origins.values():
         if o.id in tag_targets:
@@ -250,8 +292,61 @@ def _group_mentions(origins, groups, root) -> int:
     return sum(o.mentions for o in origins.values() if groups.find(o.id) == root)
 
 
-def _canonical(origins, groups, previous=None):
-    """Best-written form and evidence-weighted type of every group; a group keeps a name it already had."""
+_PERSON_TITLES = {t.lower() for t in ("Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen",
+                                      "Rep", "Judge", "Governor", "Gov", "Minister", "Chancellor", "Sir", "Dame",
+                                      "Prince", "Princess", "King", "Queen", "Pope", "Lord", "Lady", "Saint")}
+
+
+def _untitled(words: list[str]) -> list[str]:
+    """``words`` without leading titles ("Prince Charles" -> ["Charles"])."""
+    i = 0
+    while i < len(words) - 1 and words[i].rstrip(".").lower() in _PERSON_TITLES:
+        i += 1
+    return words[i:]
+
+
+def _name_parts(words) -> list[str]:
+    """The lower-case parts of ``words`` split at hyphens, apostrophes and dots."""
+    return [p.lower() for w in words for p in re.split(r"[-'\u2019.]", w) if p]
+
+
+def _person_evidence(group, first_names, common, lowered=frozenset()) -> bool:
+    """Whether a group's names show a person. A name of two or more words does when it starts
+    with a title or a first name of the public list and no later word is one the corpus writes in
+    lower case (``lowered``: "Julia Observations"), or when every word is written like a name and
+    none is a common word (``common``) either ("Brain Drain", "Cable Robot" are not people).
+    A one-word name keeps its extracted type."""
+    found = False
+    for o in group:
+        if o.hashtag:
+            continue
+        words = _words(o.name.lstrip("@"))
+        if len(words) < 2:
+            continue
+        rest = _untitled(words)
+        if any(p in lowered for p in _name_parts(rest[1:])):
+            return False
+        if len(rest) < len(words) or fold(rest[0]) in first_names:
+            found = True
+            continue
+        if any(p in common or p in lowered for p in _name_parts(rest)):
+            return False
+        found = found or all(_name_like(w) or len(w) == 2 and w[0].isupper() and w[1].islower() for w in rest)
+    return found or all(len(_words(o.name)) < 2 for o in group if not o.hashtag)
+
+
+def _fallback_type(group) -> str:
+    """The type most mentions of a group carry other than person, else concept."""
+    votes = Counter()
+    for o in group:
+        if o.type != "person":
+            votes[o.type] += o.mentions
+    return max(votes, key=lambda t: (votes[t], -_TYPE_ORDER.index(t))) if votes else "concept"
+
+
+def _canonical(origins, groups, previous=None, first_names=frozenset(), common=frozenset(), lowered=frozenset()):
+    """Best-written form and evidence-weighted type of every group; a group keeps a name it already
+    had. A group typed person without person evidence (:func:`_person_evidence`) is retyped."""
     members = defaultdict(list)
     for o in origins.values():
         members[groups.find(o.id)].append(o)
@@ -277,6 +372,8 @@ def _canonical(origins, groups, previous=None):
         for o in evidence:
             votes[o.type] += o.mentions
         types[root] = max(votes, key=lambda t: (votes[t], -_TYPE_ORDER.index(t)))
+        if types[root] == "person" and not _person_evidence(group, first_names, common, lowered):
+            types[root] = _fallback_type(group)
     return names, types
 
 
@@ -323,6 +420,36 @@ def _overrides(conn, origins) -> list:
     return found
 
 
+def _lowered(conn, origins) -> frozenset:
+    """Words of person-typed names that the corpus writes in lower case at least as often as
+    capitalised ("drain", "robot", "parse"): common words here, whatever a word list says."""
+    wanted = {p for o in origins.values() if o.type == "person" and not o.hashtag
+              for p in _name_parts(_words(o.name))}
+    lower, upper = Counter(), Counter()
+    word = re.compile(r"[^\W\d_]+")
+    for title, text in conn.execute("SELECT title, content_text FROM records ORDER BY id"):
+        for token in word.findall(f"{title or ''} {text or ''}"):
+            key = token.lower()
+            if key in wanted:
+                if token.islower():
+                    lower[key] += 1
+                else:
+                    upper[key] += 1
+    return frozenset(k for k, n in lower.items() if n >= upper[k])
+
+
+def _together(conn):
+    """``together(origin id, origin ids)``: whether the origin is mentioned in a record, or on a
+    day, where one of the others is."""
+    def together(oid, others) -> bool:
+        return conn.execute(
+            "SELECT 1 FROM mention_origins a JOIN records ra ON ra.id = a.record_id "
+            "WHERE a.origin_id = ? AND EXISTS (SELECT 1 FROM records rb JOIN mention_origins b "
+            "ON b.record_id = rb.id WHERE rb.day = ra.day AND b.origin_id IN "
+            "(SELECT value FROM json_each(?))) LIMIT 1", (oid, json.dumps(others))).fetchone() is not None
+    return together
+
+
 def _vocabulary() -> tuple[frozenset, frozenset]:
     """Folded place names of the gazetteers (the corpus's own place guesses proved too noisy: "Lambda",
     "Earth", "CPUs") and every folded gazetteer name."""
@@ -342,7 +469,11 @@ def resolve_entities(corpus) -> dict:
     with corpus.transaction():
         origins = _load(conn)
         places, known = _vocabulary()
-        result = plan(origins, _overrides(conn, origins), places, known)
+        from corpuskit.enrich.entities import load_gazetteers
+
+        first_names = frozenset(fold(n) for n in load_gazetteers()[1])
+        result = plan(origins, _overrides(conn, origins), places, known, first_names, COMMON_WORDS | STOP_WORDS,
+                      _together(conn), _lowered(conn, origins))
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         _write_mentions(conn, mapping)
