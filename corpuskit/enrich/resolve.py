@@ -18,9 +18,11 @@ Rules, in order:
    entity mention (reason ``hashtag only``); it stays in the ``hashtags`` table.
 3. **Surname alone**, linked to the full name of a person (a name with person evidence, below)
    when it is the last word of exactly one such name in the corpus (``surname``). A full name
-   that is a title and one word ("Prince Charles") owns no surname. A surname the corpus writes
-   in lower case as often as capitalised, or a common English word, links only as a first name
-   does (with the full name in the same record or on the same day).
+   that is a title and one word ("Prince Charles") owns no surname. The link needs the two in one
+   record or on one day, as a first name does, unless the full name starts with a title or a
+   first name of the public list and the surname is neither a common English word nor one the
+   corpus writes in lower case as often as capitalised ("Princeton Bitcoin" does not take every
+   "Bitcoin"; "Bernie Sanders" takes "Sanders").
 4. **First name alone**, linked when it is the first word of exactly one full name of a person,
    no full name owns it as a surname, it is neither a gazetteer name nor a common English word
    (``corpuskit/data/common_english_words.txt``) nor written in lower case as often as
@@ -29,18 +31,25 @@ Rules, in order:
 5. **Short forms**: a two-word name with that surname whose first word starts the full name's
    first word (``Kati Kariko`` -> ``Katalin Karikó``; ``short form``).
 6. **Absorbed fragments**: a name that is another entity plus a leading or trailing word that is a
-   place of the gazetteers, when that entity is not a place (``Russia SputnikV`` -> ``SputnikV``; ``absorbed fragment``).
+   place of the gazetteers, when that entity is not a place, nor one word that is a common English
+   word or one the corpus writes in lower case as often as capitalised (``Russia SputnikV`` ->
+   ``SputnikV``; "China Censor" stays; ``absorbed fragment``).
 
-**Person evidence.** A name of two or more words is a person only when it starts with a title
-("Dr", "Senator", "Prince"...), or its first word is on the public first-name list, or every word
-is written like a name; and, in every case, none of its words is a common English word or one the
-corpus writes in lower case as often as capitalised ("Brain Drain", "Cable Robot", "Deep Fake",
-"All-electric Mini Cooper" are not people). A group whose extracted type is person without that
-evidence takes the type of its other forms, else ``concept``; it owns no surname or first name.
+**Person evidence.** A name of two or more words is a person when it starts with a title ("Dr",
+"Senator", "Prince"...) or a first name of the public list ("Steve Jobs"), or when every word is
+written like a name and none is a common English word or one the corpus writes in lower case as
+often as capitalised ("Katalin Karikó" is; "Brain Drain", "Cable Robot", "Deep Fake", "All-electric
+Mini Cooper" are not). A group typed person without evidence from any of its names takes the
+type of its other forms, else ``concept``, and owns no surname or first name. A one-word name
+stays a person only when it is a first name of the public list, or the first or last word of a
+full name of a person that starts with a title or such a first name, or is mentioned at least
+twice ("Bitcoin", typed person by the labeller in headlines and once seen as "Princeton Bitcoin",
+is not).
 
 The canonical name of a group is its best-written form: not a hashtag or handle, several words
-over one, with its diacritics, properly cased (a form with an inner capital, "iPhone", over its
-capitalised spelling "Iphone" whenever the corpus writes it so at all), then the most mentioned. The type is the one most
+over one, with its diacritics, properly cased (a lower-case start with an inner capital,
+"iPhone", over the capitalised "Iphone" whenever the corpus writes it so at all), then the most
+mentioned. The type is the one most
 mentions carry over all of the group's forms (hashtag forms count only when the group has no other).
 """
 from __future__ import annotations
@@ -105,13 +114,19 @@ def _inner_capital(word: str) -> bool:
     return any(a.islower() and b.isupper() for a, b in zip(word, word[1:]))
 
 
+def _lower_camel(word: str) -> bool:
+    """Written on purpose with a lower-case start and an inner capital ("iPhone", "eBay", "iOS"):
+    a headline's "Iphone" is that name capitalised."""
+    return word[:1].islower() and (_inner_capital(word) or word[1:2].isupper())
+
+
 def _form_score(form: str, from_tag: bool, mentions: int):
     words = _words(form)
     letters = [c for c in form if c.isalpha()]
     shouted = len(letters) > 5 and all(c.isupper() for c in letters)
-    proper = all(w[:1].isupper() or _inner_capital(w) for w in words) and not shouted
+    proper = all(w[:1].isupper() or _lower_camel(w) for w in words) and not shouted
     return (not from_tag and not form.startswith("@"), len(words) > 1, any(ord(c) > 127 for c in letters),
-            proper, any(_inner_capital(w) for w in words), mentions, form)
+            proper, any(_lower_camel(w) for w in words), mentions, form)
 
 
 class _Groups:
@@ -159,9 +174,10 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     names (a word that is one may be an absorbed fragment); ``known`` folded names of the
     gazetteers (a known name is never a surname, first name or fragment of another);
     ``first_names`` folded first names of the public list; ``common`` lower-case words that name
-    nothing alone (common English words); ``lowered`` words the corpus writes in lower case as
-    often as capitalised; ``together(origin id, origin ids)`` tells whether the first origin shares a
-    record or a day with any of the others (None: never, so no first name links).
+    nothing alone (common English words the corpus also writes in lower case); ``lowered`` words
+    the corpus writes in lower case as often as capitalised; ``together(origin id, origin ids)``
+    tells whether the first origin shares a record or a day with any of the others (None: never,
+    so no first name links).
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -191,6 +207,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     for root in roots:
         if types[root] == "person" and not _person_evidence(members[root], first_names, common, lowered):
             types[root] = _fallback_type(members[root])
+    strong = {root for root in roots if _person_evidence(members[root], first_names, common, lowered) == 2}
     surname, first = defaultdict(set), defaultdict(set)
     for root in roots:
         words = _untitled(_words(names[root]))
@@ -212,7 +229,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
             bare = words[0].lower() in common | lowered  # a common word links only where shown with the name
             if len(surname.get(key, ())) == 1:
                 owner = next(iter(surname[key]))
-                if not bare or shown_together(root, owner):
+                if owner in strong and not bare or shown_together(root, owner):
                     target, reason = owner, "surname"
             elif key not in surname and len(first.get(key, ())) == 1 and not bare:
                 owner = next(iter(first[key]))
@@ -227,7 +244,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                 if 2 <= len(short) < len(full) and full.startswith(short[:3]) and short[0] == full[0]:
                     target, reason = owner, "short form"
         if target is None and len(words) >= 2:
-            target = _absorbed(words, by_key, groups, places, types, root)
+            target = _absorbed(words, by_key, groups, places, types, root, common | lowered)
             reason = "absorbed fragment" if target is not None else None
         if target is not None and groups.find(target) != root:
             groups.union(groups.find(target), root)
@@ -264,7 +281,10 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                 reasons[a] = "user merge"
                 if root != a:
                     reasons.setdefault(root, "user merge")
-    names, types = _canonical(origins, groups, names, first_names, common, lowered)
+    # words of full names that are people by a title or a listed first name, or seen at least twice
+    seen = {r for r in roots if r in strong or _group_mentions(origins, groups, r) >= 2}
+    backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
+    names, types = _canonical(origins, groups, names, first_names, common, lowered, backed)
     out = {}
     for o in origins.values():
         if o.id in tag_targets:
@@ -310,29 +330,32 @@ def _name_parts(words) -> list[str]:
     return [p.lower() for w in words for p in re.split(r"[-'\u2019.]", w) if p]
 
 
-def _person_evidence(group, first_names, common, lowered=frozenset()) -> bool:
-    """Whether a group's names show a person. A name of two or more words does when it starts
-    with a title or a first name of the public list and no later word is one the corpus writes in
-    lower case (``lowered``: "Julia Observations"), or when every word is written like a name and
-    none is a common word (``common``) either ("Brain Drain", "Cable Robot" are not people).
-    A one-word name keeps its extracted type."""
-    found = False
+def _person_evidence(group, first_names, common, lowered=frozenset(), name_words=None) -> int:
+    """How strongly a group's names show a person, the best of its names of two or more words:
+    2 for one that starts with a title or a first name of the public list; 1 for one whose words
+    are all written like a name and none is a common word (``common``) or one the corpus writes in
+    lower case as often as capitalised (``lowered``): "Brain Drain", "Cable Robot" give 0.
+    A group of one-word names gives 1 when ``name_words`` is None (it keeps its extracted type),
+    else when its word is a listed first name or in ``name_words`` (folded words of the corpus's
+    full names of people: "Bitcoin" alone is no person)."""
+    found, multi = 0, False
     for o in group:
         if o.hashtag:
             continue
         words = _words(o.name.lstrip("@"))
         if len(words) < 2:
             continue
+        multi = True
         rest = _untitled(words)
-        if any(p in lowered for p in _name_parts(rest[1:])):
-            return False
         if len(rest) < len(words) or fold(rest[0]) in first_names:
-            found = True
-            continue
-        if any(p in common or p in lowered for p in _name_parts(rest)):
-            return False
-        found = found or all(_name_like(w) or len(w) == 2 and w[0].isupper() and w[1].islower() for w in rest)
-    return found or all(len(_words(o.name)) < 2 for o in group if not o.hashtag)
+            return 2
+        if not any(p in common or p in lowered for p in _name_parts(rest)) and all(
+                _name_like(w) or len(w) == 2 and w[0].isupper() and w[1].islower() for w in rest):
+            found = 1
+    if multi:
+        return found
+    single = [o.name.lstrip("@") for o in group if not o.hashtag]
+    return int(name_words is None or any(fold(n) in first_names or fold(n) in name_words for n in single))
 
 
 def _fallback_type(group) -> str:
@@ -344,7 +367,8 @@ def _fallback_type(group) -> str:
     return max(votes, key=lambda t: (votes[t], -_TYPE_ORDER.index(t))) if votes else "concept"
 
 
-def _canonical(origins, groups, previous=None, first_names=frozenset(), common=frozenset(), lowered=frozenset()):
+def _canonical(origins, groups, previous=None, first_names=frozenset(), common=frozenset(), lowered=frozenset(),
+               name_words=None):
     """Best-written form and evidence-weighted type of every group; a group keeps a name it already
     had. A group typed person without person evidence (:func:`_person_evidence`) is retyped."""
     members = defaultdict(list)
@@ -372,15 +396,18 @@ def _canonical(origins, groups, previous=None, first_names=frozenset(), common=f
         for o in evidence:
             votes[o.type] += o.mentions
         types[root] = max(votes, key=lambda t: (votes[t], -_TYPE_ORDER.index(t)))
-        if types[root] == "person" and not _person_evidence(group, first_names, common, lowered):
+        if types[root] == "person" and not _person_evidence(group, first_names, common, lowered, name_words):
             types[root] = _fallback_type(group)
     return names, types
 
 
-def _absorbed(words, by_key, groups, places, types, root):
+def _absorbed(words, by_key, groups, places, types, root, bare=frozenset()):
     """The entity a name is made of plus one leading or trailing gazetteer place word ("Russia SputnikV"),
-    when that entity is not a place itself ("North Korea", "Arctic Canada" stay)."""
+    when that entity is not a place itself ("North Korea", "Arctic Canada" stay) nor a bare word of
+    ``bare`` ("China Censor" is no fragment of "Censor")."""
     for rest, dropped in ((words[1:], words[0]), (words[:-1], words[-1])):
+        if len(rest) == 1 and rest[0].lower() in bare:
+            continue
         found = by_key.get(fold(" ".join(rest)))
         if found is None or groups.find(found) == root or fold(dropped) not in places:
             continue
@@ -420,10 +447,12 @@ def _overrides(conn, origins) -> list:
     return found
 
 
-def _lowered(conn, origins) -> frozenset:
-    """Words of person-typed names that the corpus writes in lower case at least as often as
-    capitalised ("drain", "robot", "parse"): common words here, whatever a word list says."""
-    wanted = {p for o in origins.values() if o.type == "person" and not o.hashtag
+def _case_use(conn, origins) -> tuple[frozenset, frozenset]:
+    """``(lowered, written lower)`` over the words of person-typed names and one-word names:
+    those the corpus writes in lower case at least as often as capitalised ("drain", "robot",
+    "parse", "censor": common words here, whatever a word list says), and those it writes in lower
+    case at all (a word list's "obama" or "louis", never written so, is a name here)."""
+    wanted = {p for o in origins.values() if not o.hashtag and (o.type == "person" or len(_words(o.name)) == 1)
               for p in _name_parts(_words(o.name))}
     lower, upper = Counter(), Counter()
     word = re.compile(r"[^\W\d_]+")
@@ -435,7 +464,7 @@ def _lowered(conn, origins) -> frozenset:
                     lower[key] += 1
                 else:
                     upper[key] += 1
-    return frozenset(k for k, n in lower.items() if n >= upper[k])
+    return frozenset(k for k, n in lower.items() if n >= upper[k]), frozenset(lower)
 
 
 def _together(conn):
@@ -472,8 +501,9 @@ def resolve_entities(corpus) -> dict:
         from corpuskit.enrich.entities import load_gazetteers
 
         first_names = frozenset(fold(n) for n in load_gazetteers()[1])
-        result = plan(origins, _overrides(conn, origins), places, known, first_names, COMMON_WORDS | STOP_WORDS,
-                      _together(conn), _lowered(conn, origins))
+        lowered, written_lower = _case_use(conn, origins)
+        result = plan(origins, _overrides(conn, origins), places, known, first_names,
+                      (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered)
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         _write_mentions(conn, mapping)
