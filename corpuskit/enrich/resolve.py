@@ -447,16 +447,19 @@ def _overrides(conn, origins) -> list:
     return found
 
 
-def _case_use(conn, origins) -> tuple[frozenset, frozenset]:
-    """``(lowered, written lower)`` over the words of person-typed names and one-word names:
+def _case_use(conn, origins, sample: int = 100_000) -> tuple[frozenset, frozenset]:
+    """``(lowered, written lower)`` over the words of the extracted names:
     those the corpus writes in lower case at least as often as capitalised ("drain", "robot",
     "parse", "censor": common words here, whatever a word list says), and those it writes in lower
-    case at all (a word list's "obama" or "louis", never written so, is a name here)."""
-    wanted = {p for o in origins.values() if not o.hashtag and (o.type == "person" or len(_words(o.name)) == 1)
-              for p in _name_parts(_words(o.name))}
+    case at all (a word list's "obama" or "louis", never written so, is a name here). Read from
+    every record, or from every k-th record id of a corpus of more than ``sample`` records (about
+    ``sample`` of them: how a word is written shows long before a million records)."""
+    wanted = {p for o in origins.values() if not o.hashtag for p in _name_parts(_words(o.name))}
     lower, upper = Counter(), Counter()
     word = re.compile(r"[^\W\d_]+")
-    for title, text in conn.execute("SELECT title, content_text FROM records ORDER BY id"):
+    step = max(1, conn.execute("SELECT count(*) FROM records").fetchone()[0] // sample)
+    for title, text in conn.execute("SELECT title, content_text FROM records WHERE id % ? = 0 ORDER BY id",
+                                    (step,)):
         for token in word.findall(f"{title or ''} {text or ''}"):
             key = token.lower()
             if key in wanted:
