@@ -145,6 +145,17 @@ def test_a_surname_needs_a_person_who_owns_it():
     assert aliases(c, "Princeton Bitcoin") == {("Bitcoin", "surname")}
 
 
+def test_a_listed_first_name_is_a_surname_and_a_lower_case_word_a_surname_only_where_shown():
+    table = {"Martin David": "person", "David": "person", "Joshua Trees": "person", "Joshua": "person"}
+    rows = [(1, "Martin David sings"), (2, "David said"), (3, "Joshua Trees burn"), (3, "Joshua again"),
+            (4, "trees and more trees")]
+    c = build_days(rows, table)
+    names = set(c.entities()["name"])
+    assert {"David", "Joshua"} <= names  # no link: a first name alone; a full name ending in "trees"
+    c = build_days([(1, "Martin David sings"), (1, "David said")], table)
+    assert aliases(c, "Martin David") == {("David", "surname")}
+
+
 def test_a_person_needs_evidence_of_being_one():
     table = {"Cable Robot": "person", "Deep Fake": "person", "All-electric Mini Cooper": "person",
              "Bounty Hunter": "person", "Katalin Karikó": "person", "Dr Zara Quill": "person",

@@ -20,10 +20,12 @@ Rules, in order:
    when it is the last word of exactly one such name in the corpus (``surname``). A full name
    that is a title and one word ("Prince Charles") owns no surname. The link needs the two in one
    record or on one day, as a first name does, unless the full name starts with a title or a
-   first name of the public list and the surname is neither a common English word nor one the
-   corpus writes in lower case as often as capitalised ("Princeton Bitcoin" does not take every
-   "Bitcoin"; "Bernie Sanders" takes "Sanders").
-4. **First name alone**, linked when it is the first word of exactly one full name of a person,
+   first name of the public list and the surname is neither a common English word, nor one the
+   corpus writes in lower case as often as capitalised, nor itself a listed first name
+   ("Princeton Bitcoin" does not take every "Bitcoin", nor "Martin David" every "David";
+   "Elizabeth Warren" takes "Warren").
+4. **First name alone**, linked when it is the first word of exactly one full name of a person
+   whose last word is no common or corpus-lower-case word ("Joshua Trees" owns no "Joshua"),
    no full name owns it as a surname, it is neither a gazetteer name nor a common English word
    (``corpuskit/data/common_english_words.txt``) nor written in lower case as often as
    capitalised in the corpus, and it co-occurs with that full name in one record or on one day
@@ -213,7 +215,8 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         words = _untitled(_words(names[root]))
         if types[root] == "person" and len(words) >= 2:
             surname[fold(words[-1])].add(root)
-            first[fold(words[0])].add(root)
+            if words[-1].lower() not in common | lowered:  # "Joshua Trees" owns no "Joshua"
+                first[fold(words[0])].add(root)
 
     def shown_together(oid, owner):
         return together is not None and together(oid, sorted(o.id for o in members[owner]))
@@ -229,7 +232,8 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
             bare = words[0].lower() in common | lowered  # a common word links only where shown with the name
             if len(surname.get(key, ())) == 1:
                 owner = next(iter(surname[key]))
-                if owner in strong and not bare or shown_together(root, owner):
+                # a listed first name alone ("David") is a surname only where shown with the full name
+                if owner in strong and not bare and key not in first_names or shown_together(root, owner):
                     target, reason = owner, "surname"
             elif key not in surname and len(first.get(key, ())) == 1 and not bare:
                 owner = next(iter(first[key]))
