@@ -171,6 +171,31 @@ def test_a_person_needs_evidence_of_being_one():
         assert types[person] == "person", person
 
 
+def test_a_census_first_name_is_person_evidence_unless_a_common_word_or_a_demo_name():
+    # "Larry" is in the Census list, not the curated one; "page" is a common word the corpus writes
+    # in lower case, so only the Census first name keeps "Larry Page" a person. "Hope" is a Census
+    # name but a common word written in lower case here; "Brick" is no first name; "Taylor" is a
+    # Census name the demo writes, so the list leaves it out.
+    table = {"Larry Page": "person", "Hope Diamond": "person", "Brick Page": "person", "Taylor Swift": "person",
+             "Pearl Quill": "person"}
+    c = build_days([(1, "Larry Page founded it"), (1, "a page of notes, the page"), (2, "Hope Diamond on show"),
+                    (2, "we hope so, a diamond ring"), (3, "Brick Page reviews"), (3, "a brick wall"),
+                    (4, "Taylor Swift tour, swift and fast"), (5, "Pearl Quill hosts")], table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    assert types["Larry Page"] == "person" and types["Pearl Quill"] == "person"
+    for fragment in ("Hope Diamond", "Brick Page", "Taylor Swift"):
+        assert types[fragment] == "concept", fragment
+
+
+def test_the_census_names_are_person_evidence_only():
+    from corpuskit.enrich.entities import load_gazetteers
+    from corpuskit.enrich.resolve import _census_names
+
+    census, curated = _census_names(), {fold(n) for n in load_gazetteers()[1]}
+    assert len(census) > 4000 and "larry" in census and "larry" not in curated
+    assert "taylor" not in census and "wells" not in census
+
+
 def test_one_word_is_a_person_only_as_a_first_name_or_part_of_a_full_name():
     table = {"Bitcoin": "person", "Julia": "person", "Quill": "person", "Zara Quill": "person", "Lambda": "person"}
     c = build_days([(1, "Bitcoin falls"), (2, "Julia spoke"), (3, "Zara Quill operates"), (3, "Quill again"),

@@ -90,6 +90,23 @@ def test_every_first_name_of_the_person_rule_is_a_census_name(sources):
     assert "Aalto" not in first and "Min-jun" not in first
 
 
+def test_the_census_list_holds_census_names_and_no_demo_word(sources):
+    _, _, census = sources
+    folder = resources.files("corpuskit.enrich").joinpath("gazetteers")
+    shipped = folder.joinpath("census_first_names.txt").read_text(encoding="utf-8").split()
+    assert shipped == sorted(shipped) and len(shipped) > 4000 and "Larry" in shipped
+    assert sorted(n for n in shipped if n not in census) == []
+    parts = {alias_key(w) for n in demo_names().values() for w in n.replace("-", " ").split()}
+    assert sorted(n for n in shipped if alias_key(n) in parts | set(demo_name_parts())) == []
+    assert "Taylor" not in shipped and "Daniel" in census
+
+
+def test_the_census_build_leaves_out_the_excluded_words(sources):
+    _, _, census = sources
+    assert B.build_census_first_names({"Larry", "Taylor", "Hope"}, {"Taylor"}) == ["Hope", "Larry"]
+    assert "Taylor" in B.demo_words() and "Aalto" in B.demo_words() and "Min-jun" in B.demo_words()
+
+
 def test_every_place_is_a_geonames_or_iso_place(sources):
     keys, _, _ = sources
     assert sorted(a for _, kind, a in shipped_entries() if kind == "place" and B._key(a) not in keys) == []

@@ -13,7 +13,11 @@ when its name is one of those places, and an alias only when it is a name or cod
 same place (or itself a place name); a first name of ``gazetteers/first_names.txt`` stays
 only when the Census files hold it. Nothing is added: the lists stay curated, and every
 name in them has a public source. ``--check`` rewrites nothing and exits 1 when the shipped
-files differ from what the sources give. The other gazetteers (orgs, products, people,
+files differ from what the sources give. ``gazetteers/census_first_names.txt`` is generated
+whole: every first name of the Census files except any word of a name of the demo generator's
+vocabulary (its people, author name parts, entities, places, outlets, channels), so that the
+demo cannot grade its own names; entity resolution alone reads it, as person evidence (the
+extractor and the CRF read only the curated list). The other gazetteers (orgs, products, people,
 concepts) are compiled by hand from the English Wikipedia; see ``gazetteers/README.md``.
 The runtime never needs these packages: the generated files are committed.
 """
@@ -88,6 +92,23 @@ def census_first_names() -> set:
     return out
 
 
+def demo_words() -> set:
+    """Every word (capitalised) of a name the demo generator writes or uses: its entities, places,
+    novel names, author first and last names, outlets and channels."""
+    from corpuskit.ingest import demo_vocab as V
+
+    names = [n for beat in V.ENTITIES.values() for kind in beat.values() for n in kind]
+    names += V.COMMON_PLACES + [n for n, _ in V.NOVEL_ENTITIES] + V.FIRST_NAMES + V.LAST_NAMES
+    names += [n for n, _ in V.NEWS_OUTLETS] + list(V.YOUTUBE_CHANNELS)
+    return {w.capitalize() for n in names for w in n.replace("-", " ").split()} | {
+        w.capitalize() for n in names for w in n.split()}
+
+
+def build_census_first_names(census: set, excluded: set) -> list:
+    """The Census first names that are no word of ``excluded`` (the demo's), sorted."""
+    return sorted(n for n in census if n not in excluded)
+
+
 def build_places(entries: list, keys: set, groups: list) -> list:
     """The place entries whose name is a GeoNames or ISO 3166 place; aliases of the same place."""
     out = []
@@ -113,13 +134,15 @@ def _dump_places(entries: list) -> str:
 
 
 def build(folder: Path = FOLDER) -> dict:
-    """``{file name: new text}`` for ``places.json`` and ``first_names.txt`` in ``folder``."""
+    """``{file name: new text}`` for ``places.json``, ``first_names.txt`` and
+    ``census_first_names.txt`` in ``folder``."""
     keys, groups = place_sources()
     places = json.loads((folder / "places.json").read_text(encoding="utf-8"))["entities"]
     first = (folder / "first_names.txt").read_text(encoding="utf-8").splitlines()
     census = census_first_names()
     return {"places.json": _dump_places(build_places(places, keys, groups)),
-            "first_names.txt": "".join(" ".join(build_first_names(line.split(), census)) + "\n" for line in first)}
+            "first_names.txt": "".join(" ".join(build_first_names(line.split(), census)) + "\n" for line in first),
+            "census_first_names.txt": "".join(n + "\n" for n in build_census_first_names(census, demo_words()))}
 
 
 def main(argv=None) -> int:
@@ -131,7 +154,7 @@ def main(argv=None) -> int:
     changed = []
     for name, text in build(folder).items():
         path = folder / name
-        if path.read_text(encoding="utf-8") != text:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
             changed.append(name)
             if not args.check:
                 path.write_text(text, encoding="utf-8")

@@ -38,8 +38,11 @@ Rules, in order:
    ``SputnikV``; "China Censor" stays; ``absorbed fragment``).
 
 **Person evidence.** A name of two or more words is a person when it starts with a title ("Dr",
-"Senator", "Prince"...) or a first name of the public list ("Steve Jobs"), or when every word is
-written like a name and none is a common English word or one the corpus writes in lower case as
+"Senator", "Prince"...) or a first name of the public list ("Steve Jobs") or of the larger Census
+list (``gazetteers/census_first_names.txt``: every US Census 1990 first name but the demo
+vocabulary's words, less those that are common English words the corpus writes in lower case or
+words it writes in lower case as often as capitalised: "Larry Page" is, "Will Power" is not;
+that list links no surname or first name), or when every word is written like a name and none is a common English word or one the corpus writes in lower case as
 often as capitalised ("Katalin Karikó" is; "Brain Drain", "Cable Robot", "Deep Fake", "All-electric
 Mini Cooper" are not). A group typed person without evidence from any of its names takes the
 type of its other forms, else ``concept``, and owns no surname or first name. A one-word name
@@ -168,7 +171,8 @@ def _load(conn) -> dict[int, _Origin]:
 
 
 def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=frozenset(),
-         first_names=frozenset(), common=frozenset(), together=None, lowered=frozenset()) -> dict:
+         first_names=frozenset(), common=frozenset(), together=None, lowered=frozenset(),
+         census_names=frozenset()) -> dict:
     """The resolution of ``origins``: ``{origin id: (target origin ids, reason or None)}`` plus the
     canonical name and type of every target, as ``{"map": ..., "names": ..., "types": ...}``.
 
@@ -179,7 +183,10 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     nothing alone (common English words the corpus also writes in lower case); ``lowered`` words
     the corpus writes in lower case as often as capitalised; ``together(origin id, origin ids)``
     tells whether the first origin shares a record or a day with any of the others (None: never,
-    so no first name links).
+    so no first name links); ``census_names`` folded first names of the larger Census list
+    (``gazetteers/census_first_names.txt``), person evidence only: a name starting with one that is
+    not in ``common`` or ``lowered`` ("Larry Page") is a person as one starting with a listed first
+    name is, but it links no surname or first name that the listed names would not.
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -202,13 +209,15 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
             by_key[key] = o.id
     # canonical form and type of each group of plain names
     names, types = _canonical(origins, groups)
+    evidence = first_names | (census_names - common - lowered)
     roots = {groups.find(i) for i in by_key.values()}
     members = defaultdict(list)
     for o in origins.values():
         members[groups.find(o.id)].append(o)
     for root in roots:
-        if types[root] == "person" and not _person_evidence(members[root], first_names, common, lowered):
+        if types[root] == "person" and not _person_evidence(members[root], evidence, common, lowered):
             types[root] = _fallback_type(members[root])
+    # surnames and first names link as before: only the listed first names make a name strong
     strong = {root for root in roots if _person_evidence(members[root], first_names, common, lowered) == 2}
     surname, first = defaultdict(set), defaultdict(set)
     for root in roots:
@@ -288,7 +297,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     # words of full names that are people by a title or a listed first name, or seen at least twice
     seen = {r for r in roots if r in strong or _group_mentions(origins, groups, r) >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
-    names, types = _canonical(origins, groups, names, first_names, common, lowered, backed)
+    names, types = _canonical(origins, groups, names, evidence, common, lowered, backed)
     out = {}
     for o in origins.values():
         if o.id in tag_targets:
@@ -498,6 +507,16 @@ def _vocabulary() -> tuple[frozenset, frozenset]:
     return frozenset(places), frozenset(fold(k) for k in known)
 
 
+def _census_names() -> frozenset:
+    """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
+    but the demo vocabulary's words; built by ``python -m corpuskit.enrich.build_gazetteers``)."""
+    from importlib import resources
+
+    text = resources.files("corpuskit.enrich").joinpath("gazetteers", "census_first_names.txt").read_text(
+        encoding="utf-8")
+    return frozenset(fold(n) for n in text.split())
+
+
 def resolve_entities(corpus) -> dict:
     """Resolve the corpus's extracted entities and rebuild ``mentions``, ``entity_merges`` and the
     ``hashtags`` table; returns ``{"origins", "entities", "merged", "hashtagOnly"}``."""
@@ -510,7 +529,7 @@ def resolve_entities(corpus) -> dict:
         first_names = frozenset(fold(n) for n in load_gazetteers()[1])
         lowered, written_lower = _case_use(conn, origins)
         result = plan(origins, _overrides(conn, origins), places, known, first_names,
-                      (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered)
+                      (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered, _census_names())
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         _write_mentions(conn, mapping)
