@@ -176,14 +176,20 @@ def test_a_census_first_name_is_person_evidence_unless_a_common_word_or_a_demo_n
     # in lower case, so only the Census first name keeps "Larry Page" a person. "Hope" is a Census
     # name but a common word written in lower case here; "Brick" is no first name; "Taylor" is a
     # Census name the demo writes, so the list leaves it out.
+    # "Ruby" is a Census name the corpus also has as a one-word entity: it backs no "Ruby Bug";
+    # "Mitch McConnell" passes with its inner capital, "Travis CI" and "Lloyd S" do not.
     table = {"Larry Page": "person", "Hope Diamond": "person", "Brick Page": "person", "Taylor Swift": "person",
-             "Pearl Quill": "person"}
+             "Pearl Quill": "person", "Ruby Bug": "person", "Ruby": "product", "Mitch McConnell": "person",
+             "Travis CI": "person", "Lloyd S": "person"}
     c = build_days([(1, "Larry Page founded it"), (1, "a page of notes, the page"), (2, "Hope Diamond on show"),
                     (2, "we hope so, a diamond ring"), (3, "Brick Page reviews"), (3, "a brick wall"),
-                    (4, "Taylor Swift tour, swift and fast"), (5, "Pearl Quill hosts")], table)
+                    (4, "Taylor Swift tour, swift and fast"), (5, "Pearl Quill hosts"),
+                    (6, "Ruby Bug fixed, a bug in Ruby"), (7, "Mitch McConnell said"), (8, "Travis CI is down"),
+                    (9, "Lloyd S files")], table)
     types = c.entities().set_index("name")["type"].to_dict()
-    assert types["Larry Page"] == "person" and types["Pearl Quill"] == "person"
-    for fragment in ("Hope Diamond", "Brick Page", "Taylor Swift"):
+    for person in ("Larry Page", "Pearl Quill", "Mitch McConnell"):
+        assert types[person] == "person", person
+    for fragment in ("Hope Diamond", "Brick Page", "Taylor Swift", "Ruby Bug", "Travis CI", "Lloyd S"):
         assert types[fragment] == "concept", fragment
 
 

@@ -38,13 +38,16 @@ Rules, in order:
    ``SputnikV``; "China Censor" stays; ``absorbed fragment``).
 
 **Person evidence.** A name of two or more words is a person when it starts with a title ("Dr",
-"Senator", "Prince"...) or a first name of the public list ("Steve Jobs") or of the larger Census
-list (``gazetteers/census_first_names.txt``: every US Census 1990 first name but the demo
-vocabulary's words, less those that are common English words the corpus writes in lower case or
-words it writes in lower case as often as capitalised: "Larry Page" is, "Will Power" is not;
-that list links no surname or first name), or when every word is written like a name and none is a common English word or one the corpus writes in lower case as
+"Senator", "Prince"...) or a first name of the public list ("Steve Jobs"), or when every word is
+written like a name and none is a common English word or one the corpus writes in lower case as
 often as capitalised ("Katalin Karikó" is; "Brain Drain", "Cable Robot", "Deep Fake", "All-electric
-Mini Cooper" are not). A group typed person without evidence from any of its names takes the
+Mini Cooper" are not), or when it has two or three words, the first a name of the larger Census
+list (``gazetteers/census_first_names.txt``: every US Census 1990 first name but the demo
+vocabulary's words; here without the common English words the corpus writes in lower case, the
+words it writes in lower case as often as capitalised, the gazetteer names, the listed first
+names and the one-word names of the corpus's entities of other types: "Ruby", "Chase") written like a name, the others capitalised words ("Larry Page", "Mitch McConnell" are;
+"Hope Diamond", "Travis CI", "TED Talks", "Ruby Bug" are not). That list backs no one-word name
+and links no surname or first name. A group typed person without evidence from any of its names takes the
 type of its other forms, else ``concept``, and owns no surname or first name. A one-word name
 stays a person only when it is a first name of the public list, or the first or last word of a
 full name of a person that starts with a title or such a first name, or is mentioned at least
@@ -184,9 +187,10 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     the corpus writes in lower case as often as capitalised; ``together(origin id, origin ids)``
     tells whether the first origin shares a record or a day with any of the others (None: never,
     so no first name links); ``census_names`` folded first names of the larger Census list
-    (``gazetteers/census_first_names.txt``), person evidence only: a name starting with one that is
-    not in ``common`` or ``lowered`` ("Larry Page") is a person as one starting with a listed first
-    name is, but it links no surname or first name that the listed names would not.
+    (``gazetteers/census_first_names.txt``), weak person evidence only (see :func:`_person_evidence`;
+    those in ``common``, ``lowered`` or ``known``, and those the corpus has as a one-word entity of
+    another type, do not count): "Larry Page" is a person; it backs
+    no one-word name and links no surname or first name that the listed names would not.
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -209,13 +213,17 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
             by_key[key] = o.id
     # canonical form and type of each group of plain names
     names, types = _canonical(origins, groups)
-    evidence = first_names | (census_names - common - lowered)
+    # a Census name the corpus also has as a one-word entity ("Ruby", "Chase", "Mario", whatever its
+    # extracted type) backs no person: a first name is rarely written alone, a language or a bank is
+    things = {fold(origins[i].name) for i in by_key.values() if len(_words(origins[i].name)) == 1}
+    census = census_names - common - lowered - known - first_names - things
     roots = {groups.find(i) for i in by_key.values()}
     members = defaultdict(list)
     for o in origins.values():
         members[groups.find(o.id)].append(o)
     for root in roots:
-        if types[root] == "person" and not _person_evidence(members[root], evidence, common, lowered):
+        if types[root] == "person" and not _person_evidence(members[root], first_names, common, lowered,
+                                                            census=census):
             types[root] = _fallback_type(members[root])
     # surnames and first names link as before: only the listed first names make a name strong
     strong = {root for root in roots if _person_evidence(members[root], first_names, common, lowered) == 2}
@@ -297,7 +305,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     # words of full names that are people by a title or a listed first name, or seen at least twice
     seen = {r for r in roots if r in strong or _group_mentions(origins, groups, r) >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
-    names, types = _canonical(origins, groups, names, evidence, common, lowered, backed)
+    names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
     out = {}
     for o in origins.values():
         if o.id in tag_targets:
@@ -343,14 +351,18 @@ def _name_parts(words) -> list[str]:
     return [p.lower() for w in words for p in re.split(r"[-'\u2019.]", w) if p]
 
 
-def _person_evidence(group, first_names, common, lowered=frozenset(), name_words=None) -> int:
+def _person_evidence(group, first_names, common, lowered=frozenset(), name_words=None, census=frozenset()) -> int:
     """How strongly a group's names show a person, the best of its names of two or more words:
     2 for one that starts with a title or a first name of the public list; 1 for one whose words
     are all written like a name and none is a common word (``common``) or one the corpus writes in
     lower case as often as capitalised (``lowered``): "Brain Drain", "Cable Robot" give 0.
     A group of one-word names gives 1 when ``name_words`` is None (it keeps its extracted type),
     else when its word is a listed first name or in ``name_words`` (folded words of the corpus's
-    full names of people: "Bitcoin" alone is no person)."""
+    full names of people: "Bitcoin" alone is no person).
+    ``census`` (folded Census first names, already without common, corpus-lower-case and gazetteer
+    words) gives 1 to a name of two or three words that starts with one written like a name and whose
+    other words are capitalised words ("Larry Page", "Mitch McConnell"; not "Travis CI", "TED Talks",
+    "Lloyd S"); it never backs a one-word name."""
     found, multi = 0, False
     for o in group:
         if o.hashtag:
@@ -365,10 +377,21 @@ def _person_evidence(group, first_names, common, lowered=frozenset(), name_words
         if not any(p in common or p in lowered for p in _name_parts(rest)) and all(
                 _name_like(w) or len(w) == 2 and w[0].isupper() and w[1].islower() for w in rest):
             found = 1
+        elif len(rest) == len(words) <= 3 and fold(words[0]) in census and _name_like(words[0]) and all(
+                _surname_like(w) for w in words[1:]):
+            found = 1
     if multi:
         return found
     single = [o.name.lstrip("@") for o in group if not o.hashtag]
     return int(name_words is None or any(fold(n) in first_names or fold(n) in name_words for n in single))
+
+
+def _surname_like(word: str) -> bool:
+    """A capital, a lower-case letter, then letters, each hyphenated part capitalised ("Page",
+    "McConnell", "O'Brien", "Smith-Jones"; not "CI", "ISPs", "S" or "Gates-funded")."""
+    parts = word.split("-")
+    return len(word) > 1 and word[1].islower() and all(
+        p[:1].isupper() and p.replace("'", "").replace("\u2019", "").isalpha() for p in parts)
 
 
 def _fallback_type(group) -> str:
@@ -381,7 +404,7 @@ def _fallback_type(group) -> str:
 
 
 def _canonical(origins, groups, previous=None, first_names=frozenset(), common=frozenset(), lowered=frozenset(),
-               name_words=None):
+               name_words=None, census=frozenset()):
     """Best-written form and evidence-weighted type of every group; a group keeps a name it already
     had. A group typed person without person evidence (:func:`_person_evidence`) is retyped."""
     members = defaultdict(list)
@@ -409,7 +432,8 @@ def _canonical(origins, groups, previous=None, first_names=frozenset(), common=f
         for o in evidence:
             votes[o.type] += o.mentions
         types[root] = max(votes, key=lambda t: (votes[t], -_TYPE_ORDER.index(t)))
-        if types[root] == "person" and not _person_evidence(group, first_names, common, lowered, name_words):
+        if types[root] == "person" and not _person_evidence(group, first_names, common, lowered, name_words,
+                                                            census):
             types[root] = _fallback_type(group)
     return names, types
 
