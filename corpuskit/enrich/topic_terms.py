@@ -400,20 +400,36 @@ def slug(terms, parts: int = 2) -> str:
 FORMAT_SHARE = 0.01
 FORMAT_MIN = 20
 FORMAT_OPENING = 0.8
+#: a rarer prefix shaped like a format ("Offer HN:" beside "Ask HN:") is one when it opens at least half
+#: of the texts that say it: on Hacker News "Offer HN" opens 2 of the 3 titles that say it (the third
+#: reports on an offer: "Results: Offer HN ...")
+FAMILY_OPENING = 0.5
 _PREFIX = re.compile(r"^\s*([^\W\d_][\w'&.\-]*(?:[ \t]+[\w'&.\-]+){0,2})[ \t]*:\s")
 
 
 def format_prefixes(texts) -> list[str]:
-    """The title prefixes that are the texts' format (see ``FORMAT_SHARE``), lowercase, sorted."""
+    """The title prefixes that are the texts' format, lowercase, sorted.
+
+    A prefix is a format when it opens at least ``FORMAT_SHARE`` of the texts (see there), or when it
+    has the structure of one: a word followed by the words that end a format found so ("Offer HN:",
+    "Tell HN:", "Launch HN:" beside "Ask HN:" and "Show HN:"), however rare, provided it opens at
+    least ``FAMILY_OPENING`` of the texts that say it (so a "Tesla HN" said mid-title would not be).
+    """
     texts = [t or "" for t in texts]
     opened = Counter(m.group(1).lower() for t in texts if (m := _PREFIX.match(t)))
     floor = max(FORMAT_MIN, FORMAT_SHARE * len(texts))
-    out = []
-    for prefix, count in opened.items():
-        if count < floor:
-            continue
-        said = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, prefix.split())) + r"(?![\w])", re.IGNORECASE)
-        if count >= FORMAT_OPENING * sum(1 for t in texts if said.search(t)):
-            out.append(prefix)
+    opening = _opening_share(texts, opened)
+    out = {prefix for prefix, count in opened.items() if count >= floor and opening(prefix) >= FORMAT_OPENING}
+    tails = {tuple(prefix.split()[1:]) for prefix in out if len(prefix.split()) > 1}
+    out |= {prefix for prefix in opened if prefix not in out and len(prefix.split()) > 1
+            and tuple(prefix.split()[1:]) in tails and opening(prefix) >= FAMILY_OPENING}
     return sorted(out)
+
+
+def _opening_share(texts, opened):
+    """``share(prefix)``: of the texts that say ``prefix`` anywhere, the share it opens."""
+    def share(prefix: str) -> float:
+        said = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, prefix.split())) + r"(?![\w])", re.IGNORECASE)
+        return opened[prefix] / max(1, sum(1 for t in texts if said.search(t)))
+    return share
 
