@@ -376,6 +376,61 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 
 
+#: a label term is held by at least this share of the records that hold the topic's best-held term: a
+#: term said by few of the topic's records does not name it (Hacker News: "uber" in 3% of a topic whose
+#: "work" is in 29%)
+LABEL_SUPPORT = 0.25
+#: a topic whose best-held term is in fewer than this share of its records is a catch-all: it is labelled
+#: "Miscellaneous: a, b" from its top two distinct terms (Hacker News: "data" in 7% of 3,740 records)
+MISC_SUPPORT = 0.1
+#: a label term is said by at least this many distinct authors and by distinct authors for at least
+#: LABEL_AUTHOR_SHARE of the records saying it: a phrase pushed by a few accounts names no topic
+LABEL_MIN_AUTHORS = 5
+LABEL_AUTHOR_SHARE = 0.25
+MISCELLANEOUS = "Miscellaneous"
+
+
+def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
+    """The label of a discovered topic from its distinct ``terms`` (best first) and its records' ``texts``.
+
+    The label's terms are chosen among the terms that are distinctive of the topic (its c-TF-IDF terms)
+    and said widely in it: by at least ``LABEL_SUPPORT`` of the share of records that hold its
+    best-held term, by at least ``LABEL_MIN_AUTHORS`` distinct ``authors`` (one per text; None or ""
+    counts as a distinct unknown author; no ``authors``, no author rule) for at least
+    ``LABEL_AUTHOR_SHARE`` of the records saying it, and not the name of one of the corpus's
+    ``sources`` (a term that is the platform's own name, "Hacker News" on Hacker News, says nothing
+    about a topic). From those, :func:`readable_label` writes the label. A topic whose best-held term is
+    in fewer than ``MISC_SUPPORT`` of its records, or with no such term that can stand in a label, is a
+    catch-all: ``"Miscellaneous: a, b"`` from its top two distinct terms.
+    """
+    texts = list(texts)
+    analyse = term_analyzer((1, 2))
+    held = [set(analyse(t)) for t in texts]
+    n = max(1, len(held))
+    support = {t: sum(t in h for h in held) / n for t in terms}
+    best = max(support.values(), default=0.0)
+    platforms = {re.sub(r"[^a-z0-9]", "", fold(str(s))) for s in sources if s}
+    named = [t for t in terms if re.sub(r"[^a-z0-9]", "", fold(t)) not in platforms]
+    if authors is not None:
+        authors = list(authors)
+        named = [t for t in named if _author_backed(t, held, authors)]
+    strong = [t for t in named if support[t] >= LABEL_SUPPORT * best]
+    if best >= MISC_SUPPORT and any(label_word(t) and t not in set(formats) for t in strong):
+        label = readable_label(strong, texts, formats=formats)
+        if label:
+            return label
+    sample = _CasingSample(texts[:400])
+    pool = named or list(terms)
+    parts = label_terms(pool, 2, formats, names=set(pool))   # its top two, as they come
+    return f"{MISCELLANEOUS}: {', '.join(_surface_form(t, sample) for t in parts)}" if parts else MISCELLANEOUS
+
+
+def _author_backed(term: str, held, authors) -> bool:
+    said = [i for i, h in enumerate(held) if term in h]
+    who = {authors[i] if authors[i] else ("", i) for i in said}
+    return len(who) >= LABEL_MIN_AUTHORS and len(who) >= LABEL_AUTHOR_SHARE * len(said)
+
+
 def inline_label(label: str) -> str:
     """A ``"Head: second, third"`` label as it reads inside a sentence: ``"Head (second, third)"``.
 
