@@ -16,7 +16,8 @@ setting of the grid (cut-off ``min_confidence``, keyword weight ``w_kw`` with th
 
 The rule (no labels): among the settings whose held-out NPMI is within one standard error of the best
 (the one-standard-error rule of cross-validation) and whose stability is within one standard error of
-the best, the one with the highest coverage. ``--nmi`` then prints the NMI of the chosen setting (and of
+the best, the one with the highest coverage; for one default on every corpus, the setting eligible on
+each with the highest mean coverage (printed last). ``--nmi`` then prints the NMI of the chosen setting (and of
 the current one) against the corpus's labels (subreddit, the demo's planted beat), measured once.
 """
 from __future__ import annotations
@@ -128,7 +129,7 @@ def run(name, path, show_nmi):
         for label, r in (("current", current), ("chosen", chosen)):
             print(f"{name}: NMI of the {label} setting (cut {r['cut']}, w_kw {r['w_kw']}, keep {r['keep']}): "
                   f"{nmi(truth, r['primary']):.3f}")
-    return chosen
+    return chosen, [(r["cut"], r["w_kw"], r["keep"], r["coverage"]) for r in eligible]
 
 
 def main(argv=None) -> int:
@@ -137,12 +138,19 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="demo,hn,reddit")
     parser.add_argument("--nmi", action="store_true", help="measure the chosen setting's NMI once")
     args = parser.parse_args(argv)
+    eligible = []
     for name in args.only.split(","):
         path = Path(args.cache) / f"{name}.run.db"
         if not path.exists():
             print(f"{name}: {path} missing (run benchmarks/bench_topics.py --cache {args.cache} first)")
             continue
-        run(name, path, args.nmi)
+        eligible.append(run(name, path, args.nmi)[1])
+    if eligible:  # one default for every corpus: eligible on each, the highest mean coverage
+        common = set.intersection(*[{r[:3] for r in rows} for rows in eligible])
+        cover = {key: np.mean([r[3] for rows in eligible for r in rows if r[:3] == key]) for key in common}
+        for key in sorted(common, key=lambda k: (-cover[k], k)):
+            print(f"eligible on every corpus: cut {key[0]}, w_kw {key[1]}, keep {key[2]}: mean coverage "
+                  f"{cover[key]:.3f}")
     return 0
 
 
