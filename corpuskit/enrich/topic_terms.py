@@ -376,13 +376,17 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 
 
-#: a label term is held by at least this share of the records that hold the topic's best-held term: a
-#: term said by few of the topic's records does not name it (Hacker News: "uber" in 3% of a topic whose
-#: "work" is in 29%)
-LABEL_SUPPORT = 0.25
-#: a topic whose best-held term is in fewer than this share of its records is a catch-all: it is labelled
-#: "Miscellaneous: a, b" from its top two distinct terms (Hacker News: "data" in 7% of 3,740 records)
-MISC_SUPPORT = 0.1
+#: a label's head is held by at least this share of the topic's records: a name said by few of the topic's
+#: records does not name it (Hacker News: "uber" in 3% of a topic about work and money), and a topic with no
+#: term that can head a label held that widely is a catch-all, "Miscellaneous: a, b" (Hacker News: "data"
+#: in 7% of 3,740 records). The bar is a share of the topic's size, not of its best-held term's share: the
+#: best-held term is often a word that cannot stand in a label ("says" in 80% of a Reddit topic, "new" in
+#: 96% of a Hacker News one), and a bar set by it turned away "NASA" (10%) there
+HEAD_SUPPORT = 0.1
+#: the second and third terms of a label qualify its head and may be rarer: each is held by at least this
+#: share of the topic's records (a quarter of the head's bar) so that a term said in a handful of records
+#: does not stand there
+LABEL_SUPPORT = 0.025
 #: a label term is said by at least this many distinct authors and by distinct authors for at least
 #: LABEL_AUTHOR_SHARE of the records saying it: a phrase pushed by a few accounts names no topic
 LABEL_MIN_AUTHORS = 5
@@ -393,33 +397,37 @@ MISCELLANEOUS = "Miscellaneous"
 def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
     """The label of a discovered topic from its distinct ``terms`` (best first) and its records' ``texts``.
 
-    The label's terms are chosen among the terms that are distinctive of the topic (its c-TF-IDF terms)
-    and said widely in it: by at least ``LABEL_SUPPORT`` of the share of records that hold its
-    best-held term, by at least ``LABEL_MIN_AUTHORS`` distinct ``authors`` (one per text; None or ""
+    A label term is said by at least ``LABEL_MIN_AUTHORS`` distinct ``authors`` (one per text; None or ""
     counts as a distinct unknown author; no ``authors``, no author rule) for at least
-    ``LABEL_AUTHOR_SHARE`` of the records saying it, and not the name of one of the corpus's
-    ``sources`` (a term that is the platform's own name, "Hacker News" on Hacker News, says nothing
-    about a topic). From those, :func:`readable_label` writes the label. A topic whose best-held term is
-    in fewer than ``MISC_SUPPORT`` of its records, or with no such term that can stand in a label, is a
-    catch-all: ``"Miscellaneous: a, b"`` from its top two distinct terms.
+    ``LABEL_AUTHOR_SHARE`` of the records saying it, is not the name of one of the corpus's ``sources``
+    (a term that is the platform's own name, "Hacker News" on Hacker News, says nothing about a topic),
+    is no light verb, weak word or title format (:func:`label_terms`). The head is the most distinctive
+    such term that is not a word common in general English (unless the texts or gazetteers make it a
+    name, :func:`name_terms`: "Google", "Earth") and that is held by at least ``HEAD_SUPPORT`` of the
+    topic's records; after it come up to two more such terms held by at least ``LABEL_SUPPORT`` of the
+    records (:func:`readable_label`). A topic with no term that can head its label is a catch-all:
+    ``"Miscellaneous: a, b"`` from its top two distinct terms.
     """
     texts = list(texts)
     analyse = term_analyzer((1, 2))
     held = [set(analyse(t)) for t in texts]
     n = max(1, len(held))
     support = {t: sum(t in h for h in held) / n for t in terms}
-    best = max(support.values(), default=0.0)
     platforms = {re.sub(r"[^a-z0-9]", "", fold(str(s))) for s in sources if s}
     named = [t for t in terms if re.sub(r"[^a-z0-9]", "", fold(t)) not in platforms]
     if authors is not None:
         authors = list(authors)
         named = [t for t in named if _author_backed(t, held, authors)]
-    strong = [t for t in named if support[t] >= LABEL_SUPPORT * best]
-    if best >= MISC_SUPPORT and any(label_word(t) and t not in set(formats) for t in strong):
-        label = readable_label(strong, texts, formats=formats)
+    skip = set(formats)
+    usable = [t for t in named if t and label_word(t) and t not in skip]
+    sample = _CasingSample(texts[:400])
+    names = name_terms(usable, sample)
+    head = next((t for t in usable if support[t] >= HEAD_SUPPORT and (not generic_word(t) or t in names)), None)
+    if head is not None:
+        rest = [t for t in usable if t != head and support[t] >= LABEL_SUPPORT]
+        label = readable_label([head] + rest, texts, formats=formats)
         if label:
             return label
-    sample = _CasingSample(texts[:400])
     pool = named or list(terms)
     parts = label_terms(pool, 2, formats, names=set(pool))   # its top two, as they come
     return f"{MISCELLANEOUS}: {', '.join(_surface_form(t, sample) for t in parts)}" if parts else MISCELLANEOUS
