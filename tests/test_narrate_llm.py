@@ -128,7 +128,8 @@ def test_a_good_draft_is_accepted_and_cites_only_given_records(fake):
     out = writer.write(_evidence())
     assert out["writer"] == "llm:fake-7b"
     assert out["writerNote"]["support"] and min(out["writerNote"]["support"]) >= 0.6
-    assert out["body"].startswith("Zephyr Labs was mentioned 9 times")  # the framing paragraph comes first
+    assert out["lede"].startswith("Zephyr Labs was mentioned 9 times")  # the framing is the lede
+    assert out["lede"] not in out["body"]  # and the body does not repeat it
     assert re.findall(r"\[(\d+)\]", out["body"])
     req = fake.requests[0]
     assert req["path"] == "/v1/chat/completions" and req["auth"] == f"Bearer {KEY}"

@@ -201,4 +201,7 @@ def test_a_discovered_label_never_nests_colons_in_a_headline():
     assert prose.topic_name({"display_name": "Vaccines: https, sore arm"}) == "Vaccines (sore arm)"
     assert prose.topic_name({"display_name": "Vaccines: https"}) == "Vaccines"
     assert prose.topic_name({"display_name": "Markets & Economy"}) == "Markets & Economy"
+    # a catch-all topic names its terms even in a headline: "Miscellaneous" alone says nothing
+    assert prose.topic_name({"display_name": "Miscellaneous: data, science"}, short=True) == \
+        "Miscellaneous (data, science)"
     assert prose.topic_name({"name": "ai-policy", "display_name": ""}) == "ai policy"

@@ -136,3 +136,37 @@ def test_a_headline_says_talk_of_once():
     assert headline.count("talk of") == 1 and headline.endswith("; also lawsuit"), headline
     ev.cluster = None   # the volume headline has no "talk of" of its own: the key terms bring it
     assert ExtractiveWriter().write(ev)["headline"].endswith("; talk of lawsuit")
+
+
+def test_a_title_is_reported_news_not_a_claim():
+    """A post's title is the headline it reports: quoted as "was headlined", never "claimed"; the same
+    sentence in a post's own body is still a claim."""
+    title = "To Woo Apple, Foxconn Bets $3.5B on Sharp"
+    assert is_claim(title)
+    assert attribute(title, ["Hacker News"], title=True) == (
+        "A Hacker News post was headlined: “To Woo Apple, Foxconn Bets $3.5B on Sharp”")
+    assert attribute(title, ["Hacker News", "Reddit"], title=True).startswith(
+        "Two posts (Hacker News, Reddit) were headlined: “")
+    assert attribute("Why does Foxconn bet $3.5B on Sharp?", ["Reddit"], title=True).startswith("A Reddit post asked:")
+    unit = attribute(title, ["Hacker News"], title=True)
+    assert quoted_text(unit) == title  # still traceable
+    titled = [EvidenceRecord(1, "hackernews", title, title, "", "a", "2016-03-01T10:00:00Z", "{}"),
+              EvidenceRecord(2, "hackernews", "Foxconn and Sharp",
+                             "Sharp shareholders backed the Foxconn deal with 60 percent of the vote.", "", "b",
+                             "2016-03-02T10:00:00Z", "{}")]
+    body = ExtractiveWriter().write(_story(titled, terms=("foxconn",)))["body"]
+    assert "was headlined: “To Woo Apple" in body
+    assert "claimed: “Sharp shareholders backed the Foxconn deal" in body  # a body sentence is the poster's
+    assert "claimed: “To Woo" not in body
+
+
+def test_a_story_body_does_not_repeat_its_opening_sentence():
+    records = [_rec(i, f"The reactor restart in Ohio drew protests, said group {i}.") for i in range(1, 5)]
+    ev = StoryEvidence(kind="entity_narrative", story_key="entity:x", records=records,
+                       entity={"id": 1, "slug": "ohio", "name": "Ohio", "type": "loc", "aliases": []},
+                       figures={"mentions": 4, "records": 4, "windowDays": 7,
+                                "change": {"mentions": 4, "previousMentions": 1, "windowDays": 7, "records": 4}})
+    out = ExtractiveWriter().write(ev)
+    assert out["framing"] and out["lede"] == out["framing"][0]["text"]
+    assert out["lede"] not in out["body"]
+    assert trace_body(out["body"], {i + 1: r.text for i, r in enumerate(records)}, []) == []

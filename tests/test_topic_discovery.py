@@ -135,6 +135,28 @@ def test_a_title_format_does_not_label_a_topic():
     assert format_prefixes(names) == [] and format_prefixes(["Show Board: a thing"] * 30) == ["show board"]
 
 
+def test_a_rare_title_format_is_found_by_its_structure():
+    """"Offer Board:" opens 0.5% of the titles, under the share rule, but has the structure of the corpus's
+    formats ("Ask Board:", "Show Board:"): it is a format too, and never a topic term; a prefix of
+    another shape ("Tesla:") or one said mostly mid-title is not."""
+    from corpuskit.enrich.topic_terms import class_tfidf_terms, format_prefixes
+
+    texts, labels = _texts([SPACE, ENERGY, MARKETS], 600, debris=False)
+    texts = [f"Ask Board: {t}" if i % 4 == 0 else f"Show Board: {t}" if i % 4 == 1 else t
+             for i, t in enumerate(texts)]
+    offers = [f"Offer Board: free {w} review for open projects" for w in SPACE[:3]]
+    tesla = [f"Tesla: {w} deliveries" for w in SPACE[:3]]
+    mid = ["Review Board: the panel met", "why the review board met", "what the review board said"]
+    corpus = texts + offers + tesla + mid
+    assert len(offers) / len(corpus) < 0.01
+    assert format_prefixes(corpus) == ["ask board", "offer board", "show board"]
+    assert format_prefixes(offers + tesla) == []  # no common format, no family
+    words = {w for f in format_prefixes(corpus) for w in f.split()}
+    topic = np.array([0] * len(texts) + [1] * len(offers) + [0] * (len(tesla) + len(mid)))
+    terms = class_tfidf_terms(corpus, topic, exclude=words)
+    assert "offer board" not in terms[1] and "offer" not in terms[1] and "free" in " ".join(terms[1])
+
+
 def test_cluster_labels_know_the_corpus_formats(corpus):
     from corpuskit.analysis.clusters import corpus_formats
 

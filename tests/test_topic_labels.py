@@ -54,3 +54,71 @@ def test_a_title_format_is_never_a_keyword_or_a_label():
     for beat in beats:
         words = {w.strip(":,").lower() for t in beat.keywords + [beat.display_name] for w in t.split()}
         assert not words & {"ask", "show", "board"}, (beat.display_name, beat.keywords)
+
+
+def test_a_label_is_said_widely_by_many_authors_and_not_the_platform_name():
+    from corpuskit.enrich.topic_terms import topic_label
+
+    # a topic about ferries; three accounts push "ferry strike" 40 times in varied posts
+    organic = [f"The harbour ferry {w} changes this week" for w in
+               ("timetable", "fares", "terminal", "crews", "rosters", "routes", "boats", "tickets")] * 5
+    pushed = [f"Ferry strike {i}: tell everyone about the ferry strike, day {i} of {w}"
+              for i, w in zip(range(40), ["action", "anger", "protest", "rage"] * 10)]
+    texts = organic + pushed
+    authors = [f"user{i}" for i in range(len(organic))] + [f"push{i % 3}" for i in range(40)]
+    terms = ["ferry strike", "ferry", "harbour", "timetable"]
+    assert topic_label(terms, texts).startswith("Ferry strike")  # without authors: the pushed phrase
+    label = topic_label(terms, texts, authors=authors)
+    assert "strike" not in label.lower() and label.startswith("Ferry")
+    # the corpus's own platform name names nothing
+    hn = [f"Hacker News thread on the {w} ferry" for w in ("night", "day", "cheap", "fast")] * 10
+    assert topic_label(["hacker news", "ferry"], hn, sources=["hackernews"]).startswith("Ferry")
+    assert topic_label(["hacker news", "ferry"], hn).startswith("Hacker News")
+
+
+def test_a_catch_all_topic_is_labelled_miscellaneous():
+    from corpuskit.enrich.topic_terms import topic_label
+
+    # no term held by a tenth of the records: a catch-all, named from its top two terms
+    texts = [f"thing {i} about topic{i % 40} and word{i % 37}" for i in range(400)]
+    texts[:20] = [f"the data story {i}" for i in range(20)]
+    texts[20:35] = [f"science notes {i}" for i in range(15)]
+    assert topic_label(["data", "science", "uber"], texts) == "Miscellaneous: data, science"
+    # a term said by few of the topic's records does not name it, even a name
+    work = [f"work day {i}" for i in range(60)] + [f"Uber ride {i}" for i in range(4)]
+    assert "Uber" not in topic_label(["work", "uber"], work)
+
+
+def test_a_generic_head_falls_back_to_the_next_term_that_can_name_the_topic():
+    from corpuskit.enrich.topic_terms import topic_label
+
+    # "data" is in every record but common in general English (and never capitalised): it cannot head
+    texts = ([f"the privacy of data sold by broker {i}" for i in range(30)]
+             + [f"data on location {i} sold to insurers" for i in range(50)]
+             + [f"customers lose data in leak {i}" for i in range(20)])
+    label = topic_label(["data", "privacy", "location", "customers"], texts, authors=[f"u{i}" for i in range(100)])
+    assert label.startswith("Privacy") and "Data" not in label
+    # no term that can head is held widely enough: a catch-all, not a weak word as head
+    weak = [f"people likely to {w} more, study {i}" for i, w in zip(range(100), ["sleep", "eat", "walk", "read"] * 25)]
+    weak[:5] = [f"privacy study {i}" for i in range(5)]
+    assert topic_label(["likely", "study", "privacy"], weak).startswith("Miscellaneous")
+
+
+def test_a_weak_best_held_term_does_not_raise_the_bar_for_a_name():
+    from corpuskit.enrich.topic_terms import topic_label
+
+    # "says" is in 80% of the records but cannot stand in a label; "NASA" (held by 10%) names the topic
+    texts = ([f"NASA says the Mars rover {i} found water" for i in range(10)]
+             + [f"report says the moon base {i} is late" for i in range(70)]
+             + [f"a rocket {i} launch is late" for i in range(20)])
+    assert topic_label(["says", "nasa", "mars", "moon"], texts).startswith("NASA")
+
+
+def test_a_strong_topic_keeps_its_second_term():
+    from corpuskit.enrich.topic_terms import topic_label
+
+    # "google" in every record; "chrome" in 12% still qualifies it, "gmail" in 2% does not
+    texts = ([f"Google Chrome {i} adds tab groups" for i in range(12)] + [f"Google Gmail outage {i}" for i in range(2)]
+             + [f"Google loses antitrust case number {i}" for i in range(86)])
+    label = topic_label(["google", "chrome", "gmail"], texts, authors=[f"u{i}" for i in range(100)])
+    assert label == "Google: Chrome"

@@ -84,12 +84,17 @@ def _hand_enriched(records, topic_of):
     return c
 
 
+#: five different posts on one subject (not near duplicates of each other)
+VARIED = ("The harbour ferry timetable changes next week", "Ferry crews at the harbour voted on new rosters",
+          "A new harbour ferry terminal opens in spring", "Harbour ferry fares rise for weekend trips",
+          "Commuters praise the faster harbour ferry service")
+
+
 def test_a_copy_paste_flood_does_not_name_the_period():
     # a campaign: 30 accounts post one text, word for word, over three days
     flood = [{"contentText": "Toll exceeds199 importing15 shocking news thi", "author": f"account{i}",
               "publishedAt": f"2024-01-0{1 + i % 3}"} for i in range(30)]
-    varied = [{"contentText": f"The harbour ferry timetable changes on route {w}", "publishedAt": "2024-01-02"}
-              for w in ("north", "south", "east", "west", "central")]
+    varied = [{"contentText": t, "publishedAt": "2024-01-02"} for t in VARIED]
     other = [{"contentText": f"Garden tomatoes and {w} grow well", "publishedAt": "2024-01-02"}
              for w in ("beans", "peas", "onions", "leeks", "kale")]
     c = _hand_enriched(flood + varied + other, ["alpha"] * 35 + ["beta"] * 5)
@@ -98,6 +103,23 @@ def test_a_copy_paste_flood_does_not_name_the_period():
         alpha = frame[frame["topic"] == "alpha"].iloc[0]
         assert alpha["count"] == 35 and alpha["total"] == 40
         assert not any(w in " ".join(alpha["terms"]) for w in ("exceeds199", "importing15", "toll", "thi"))
+        assert any("ferry" in t or "harbour" in t for t in alpha["terms"])
+    finally:
+        c.close()
+
+
+def test_a_flood_with_small_edits_counts_once_per_period():
+    # a campaign that varies its copies (a number, a glued word, a cut last word) is still one text
+    flood = [{"contentText": f"Shocking toll exceeds {190 + i} as importers warn crowds of new{i} losses",
+              "author": f"account{i}", "publishedAt": f"2024-01-0{1 + i % 3}"} for i in range(30)]
+    varied = [{"contentText": t, "publishedAt": "2024-01-02"} for t in VARIED]
+    other = [{"contentText": f"Garden tomatoes and {w} grow well", "publishedAt": "2024-01-02"}
+             for w in ("beans", "peas", "onions", "leeks", "kale")]
+    c = _hand_enriched(flood + varied + other, ["alpha"] * 35 + ["beta"] * 5)
+    try:
+        alpha = c.topics_over_time(freq="M", terms=5).query("topic == 'alpha'").iloc[0]
+        assert alpha["count"] == 35  # every copy still counts as a record of the topic
+        assert not any(w in " ".join(alpha["terms"]) for w in ("toll", "importers", "shocking", "crowds"))
         assert any("ferry" in t or "harbour" in t for t in alpha["terms"])
     finally:
         c.close()

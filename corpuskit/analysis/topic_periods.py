@@ -13,16 +13,16 @@ own terms are (no word twice; a phrase in place of its words). So a topic's term
 December each say what set it apart then, not what sets it apart over the whole corpus.
 
 Terms come from :func:`corpuskit.text.term_analyzer` (words and adjacent-word bigrams, no URL
-parts, stop words or numbers). A text repeated word for word (after case folding and spacing)
-counts once per period, so a copy-paste flood does not name a period's topic; title formats the
-corpus uses ("Ask HN") are never terms (:func:`corpuskit.enrich.topic_terms.format_prefixes`).
+parts, stop words or numbers). A text repeated word for word or with small edits (a group of near
+duplicates, :mod:`corpuskit.text.near_duplicates`) counts once per period, so a copy-paste flood
+does not name a period's topic; title formats the corpus uses ("Ask HN", and rarer ones of the same
+shape such as "Offer HN") are never terms (:func:`corpuskit.enrich.topic_terms.format_prefixes`).
 
 :func:`topic_document_matrix` gives the stored confidences of every record for every topic (0
 where a record was not assigned to the topic), for a researcher's own model.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
@@ -44,7 +44,6 @@ CANDIDATES = 40
 PERIOD_COLUMNS = ["period", "topic", "label", "count", "total", "share", "share_low", "share_high",
                   "terms"]
 
-_SPACE = re.compile(r"\s+")
 
 
 def _check(freq, terms: int) -> str:
@@ -78,14 +77,17 @@ def _term_counts(texts):
 
 
 def _first_copies(texts, periods) -> np.ndarray:
-    """True for the first record of each (period, folded text): later word-for-word copies in the
-    same period are left out of the term counts."""
+    """True for the first record of each (period, group of near-duplicate texts): later copies in the
+    same period, word for word or with small edits (:func:`corpuskit.text.near_duplicates.near_duplicate_groups`),
+    are left out of the term counts."""
+    from corpuskit.text.near_duplicates import near_duplicate_groups
+
+    groups = near_duplicate_groups(texts)
     seen: set = set()
     keep = np.zeros(len(texts), dtype=bool)
-    for i, (text, period) in enumerate(zip(texts, periods)):
-        key = (period, _SPACE.sub(" ", text.casefold()).strip())
-        if key not in seen:
-            seen.add(key)
+    for i, (group, period) in enumerate(zip(groups.tolist(), periods)):
+        if (period, group) not in seen:
+            seen.add((period, group))
             keep[i] = True
     return keep
 

@@ -55,7 +55,7 @@ def _load_blas() -> None:
 
 
 def _fetch(conn, ids=None):
-    sql = "SELECT id, title, content_text, subreddit, published_at, language FROM records"
+    sql = "SELECT id, title, content_text, subreddit, published_at, language, author, source FROM records"
     if ids is None:
         return conn.execute(sql + " ORDER BY id").fetchall()
     return conn.execute(sql + " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
@@ -232,7 +232,9 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         texts = [record_text(r["title"], r["content_text"]) for r in rows]
         details: dict = {}
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
-                                                        details=details, seed_words=seeds)
+                                                        details=details, seed_words=seeds,
+                                                        authors=[r["author"] for r in rows],
+                                                        sources=sorted({r["source"] for r in rows if r["source"]}))
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"], "nearDuplicates": details.get("nearDuplicates", 0),

@@ -376,6 +376,69 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     return head if len(forms) == 1 else f"{head}: {', '.join(forms[1:])}"
 
 
+#: a label's head is held by at least this share of the topic's records: a name said by few of the topic's
+#: records does not name it (Hacker News: "uber" in 3% of a topic about work and money), and a topic with no
+#: term that can head a label held that widely is a catch-all, "Miscellaneous: a, b" (Hacker News: "data"
+#: in 7% of 3,740 records). The bar is a share of the topic's size, not of its best-held term's share: the
+#: best-held term is often a word that cannot stand in a label ("says" in 80% of a Reddit topic, "new" in
+#: 96% of a Hacker News one), and a bar set by it turned away "NASA" (10%) there
+HEAD_SUPPORT = 0.1
+#: the second and third terms of a label qualify its head and may be rarer: each is held by at least this
+#: share of the topic's records (a quarter of the head's bar) so that a term said in a handful of records
+#: does not stand there
+LABEL_SUPPORT = 0.025
+#: a label term is said by at least this many distinct authors and by distinct authors for at least
+#: LABEL_AUTHOR_SHARE of the records saying it: a phrase pushed by a few accounts names no topic
+LABEL_MIN_AUTHORS = 5
+LABEL_AUTHOR_SHARE = 0.25
+MISCELLANEOUS = "Miscellaneous"
+
+
+def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
+    """The label of a discovered topic from its distinct ``terms`` (best first) and its records' ``texts``.
+
+    A label term is said by at least ``LABEL_MIN_AUTHORS`` distinct ``authors`` (one per text; None or ""
+    counts as a distinct unknown author; no ``authors``, no author rule) for at least
+    ``LABEL_AUTHOR_SHARE`` of the records saying it, is not the name of one of the corpus's ``sources``
+    (a term that is the platform's own name, "Hacker News" on Hacker News, says nothing about a topic),
+    is no light verb, weak word or title format (:func:`label_terms`). The head is the most distinctive
+    such term that is not a word common in general English (unless the texts or gazetteers make it a
+    name, :func:`name_terms`: "Google", "Earth") and that is held by at least ``HEAD_SUPPORT`` of the
+    topic's records; after it come up to two more such terms held by at least ``LABEL_SUPPORT`` of the
+    records (:func:`readable_label`). A topic with no term that can head its label is a catch-all:
+    ``"Miscellaneous: a, b"`` from its top two distinct terms.
+    """
+    texts = list(texts)
+    analyse = term_analyzer((1, 2))
+    held = [set(analyse(t)) for t in texts]
+    n = max(1, len(held))
+    support = {t: sum(t in h for h in held) / n for t in terms}
+    platforms = {re.sub(r"[^a-z0-9]", "", fold(str(s))) for s in sources if s}
+    named = [t for t in terms if re.sub(r"[^a-z0-9]", "", fold(t)) not in platforms]
+    if authors is not None:
+        authors = list(authors)
+        named = [t for t in named if _author_backed(t, held, authors)]
+    skip = set(formats)
+    usable = [t for t in named if t and label_word(t) and t not in skip]
+    sample = _CasingSample(texts[:400])
+    names = name_terms(usable, sample)
+    head = next((t for t in usable if support[t] >= HEAD_SUPPORT and (not generic_word(t) or t in names)), None)
+    if head is not None:
+        rest = [t for t in usable if t != head and support[t] >= LABEL_SUPPORT]
+        label = readable_label([head] + rest, texts, formats=formats)
+        if label:
+            return label
+    pool = named or list(terms)
+    parts = label_terms(pool, 2, formats, names=set(pool))   # its top two, as they come
+    return f"{MISCELLANEOUS}: {', '.join(_surface_form(t, sample) for t in parts)}" if parts else MISCELLANEOUS
+
+
+def _author_backed(term: str, held, authors) -> bool:
+    said = [i for i, h in enumerate(held) if term in h]
+    who = {authors[i] if authors[i] else ("", i) for i in said}
+    return len(who) >= LABEL_MIN_AUTHORS and len(who) >= LABEL_AUTHOR_SHARE * len(said)
+
+
 def inline_label(label: str) -> str:
     """A ``"Head: second, third"`` label as it reads inside a sentence: ``"Head (second, third)"``.
 
@@ -400,20 +463,36 @@ def slug(terms, parts: int = 2) -> str:
 FORMAT_SHARE = 0.01
 FORMAT_MIN = 20
 FORMAT_OPENING = 0.8
+#: a rarer prefix shaped like a format ("Offer HN:" beside "Ask HN:") is one when it opens at least half
+#: of the texts that say it: on Hacker News "Offer HN" opens 2 of the 3 titles that say it (the third
+#: reports on an offer: "Results: Offer HN ...")
+FAMILY_OPENING = 0.5
 _PREFIX = re.compile(r"^\s*([^\W\d_][\w'&.\-]*(?:[ \t]+[\w'&.\-]+){0,2})[ \t]*:\s")
 
 
 def format_prefixes(texts) -> list[str]:
-    """The title prefixes that are the texts' format (see ``FORMAT_SHARE``), lowercase, sorted."""
+    """The title prefixes that are the texts' format, lowercase, sorted.
+
+    A prefix is a format when it opens at least ``FORMAT_SHARE`` of the texts (see there), or when it
+    has the structure of one: a word followed by the words that end a format found so ("Offer HN:",
+    "Tell HN:", "Launch HN:" beside "Ask HN:" and "Show HN:"), however rare, provided it opens at
+    least ``FAMILY_OPENING`` of the texts that say it (so a "Tesla HN" said mid-title would not be).
+    """
     texts = [t or "" for t in texts]
     opened = Counter(m.group(1).lower() for t in texts if (m := _PREFIX.match(t)))
     floor = max(FORMAT_MIN, FORMAT_SHARE * len(texts))
-    out = []
-    for prefix, count in opened.items():
-        if count < floor:
-            continue
-        said = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, prefix.split())) + r"(?![\w])", re.IGNORECASE)
-        if count >= FORMAT_OPENING * sum(1 for t in texts if said.search(t)):
-            out.append(prefix)
+    opening = _opening_share(texts, opened)
+    out = {prefix for prefix, count in opened.items() if count >= floor and opening(prefix) >= FORMAT_OPENING}
+    tails = {tuple(prefix.split()[1:]) for prefix in out if len(prefix.split()) > 1}
+    out |= {prefix for prefix in opened if prefix not in out and len(prefix.split()) > 1
+            and tuple(prefix.split()[1:]) in tails and opening(prefix) >= FAMILY_OPENING}
     return sorted(out)
+
+
+def _opening_share(texts, opened):
+    """``share(prefix)``: of the texts that say ``prefix`` anywhere, the share it opens."""
+    def share(prefix: str) -> float:
+        said = re.compile(r"(?<![\w])" + r"\s+".join(map(re.escape, prefix.split())) + r"(?![\w])", re.IGNORECASE)
+        return opened[prefix] / max(1, sum(1 for t in texts if said.search(t)))
+    return share
 

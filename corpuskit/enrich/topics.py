@@ -372,11 +372,18 @@ class BeatAssigner(Estimator):
             return data["names"].tolist(), data["centroids"]
 
 
-#: assigner settings for discovered topics (see the module docstring). On the Reddit file, of the
-#: records whose best topic scores under 0.2 at most 3% hold one of its top-10 terms, from 0.25 up
-#: 83-100% do: below 0.25 a record is an outlier. Second topics at 0.5 or more are held by 95-100%
-#: of their records (0.3-0.5: 88-96%), so a second topic needs 0.5.
-DISCOVERED_ASSIGNMENT = {"min_confidence": 0.25, "secondary_confidence": 0.5, "weights": (0.3, 0.0, 0.7),
+#: assigner settings for discovered topics (see the module docstring), chosen by cross-validation on
+#: unlabelled criteria only (``benchmarks/cv_topic_assignment.py``: held-out NPMI of the terms each
+#: topic's records give, stability of the primary topics across three discovery seeds, coverage): of the
+#: cut-offs 0.05-0.3 and keyword weights 0-0.5 (similarity weight the rest), the settings within one
+#: standard error of the best held-out NPMI and of the best stability on all of the demo, Hacker News and
+#: Reddit are 0.1/0, 0.15/0, 0.15/0.15 and 0.2/0.15; 0.1 with similarity alone covers most records
+#: (demo 97%, Reddit 96%, Hacker News 67%; was 92%, 83%, 57% at 0.25 with keyword weight 0.3). Keeping
+#: the topic discovery placed a record in was stable only on the demo. A second topic needs 0.6: with
+#: similarity alone, of the second topics scoring 0.6 or more 90% (Hacker News) to 98% (demo) of the
+#: records hold one of the topic's top-10 terms, of those at 0.5-0.6 only 57% to 92%
+#: (``benchmarks/bench_topics.py``).
+DISCOVERED_ASSIGNMENT = {"min_confidence": 0.1, "secondary_confidence": 0.6, "weights": (0.0, 0.0, 1.0),
                          "max_topics": 3}
 
 
@@ -576,7 +583,8 @@ def _split_seeded(members, seeded) -> list[list[int]]:
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
                    details: dict | None = None, seed_words=None,
-                   dedupe: bool = True) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   dedupe: bool = True, authors=None,
+                   sources=()) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
 
     0. with ``dedupe`` (the default), each group of near-duplicate texts
@@ -600,8 +608,10 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        (they join a topic that fits, or none);
     4. a topic's centroid is the mean embedding of its members that hold one of its terms;
        each topic is described by its ``n_terms`` distinct c-TF-IDF terms
-       (:mod:`corpuskit.enrich.topic_terms`) and labelled from those that name something
-       (:func:`~corpuskit.enrich.topic_terms.readable_label`).
+       (:mod:`corpuskit.enrich.topic_terms`) and labelled from those that are said widely in it,
+       by enough distinct ``authors`` (one per text, when given), are not the name of one of the
+       corpus's ``sources`` and name something; a catch-all topic is labelled "Miscellaneous: a, b"
+       (:func:`~corpuskit.enrich.topic_terms.topic_label`).
 
     ``seed_words`` (:func:`load_seed_words`) guide discovery: each record saying a seed topic's
     words is that seed topic's before NMF runs on the others (with ``k`` less the seed topics); a
@@ -620,8 +630,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
         class_tfidf_terms,
         format_prefixes,
         label_terms,
-        readable_label,
         slug,
+        topic_label,
     )
 
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -637,7 +647,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             beats, centroids, rep_labels = discover_beats(
                 [texts[i] for i in reps], vectors[reps] if len(vectors) else vectors, n_topics=n_topics,
                 seed=seed, n_terms=n_terms, min_topic_share=min_topic_share, details=inner,
-                seed_words=seed_words, dedupe=False)
+                seed_words=seed_words, dedupe=False, sources=sources,
+                authors=None if authors is None else [authors[i] for i in reps])
             inner["nearDuplicates"] = int(n - len(reps))
             if details is not None:
                 details.update(inner)
@@ -711,9 +722,11 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
         while name in used:
             name, suffix = f"{base}-{suffix}", suffix + 1
         used.add(name)
-        examples = [texts[i] for i in np.flatnonzero(members)[:400]]
+        rows = np.flatnonzero(members)
+        display = given or topic_label(top, [texts[i] for i in rows], formats=formats, sources=sources,
+                                       authors=None if authors is None else [authors[i] for i in rows])
         beats.append(Beat(
-            name=name, display_name=given or readable_label(top, examples, formats=formats),
+            name=name, display_name=display,
             description=f"Discovered from the corpus: {int(sizes[c])} records about {', '.join(top)}.",
             category="discovered", keywords=top, subreddits=[], active=True, discovered=True))
         if len(vectors):

@@ -10,7 +10,9 @@ Rules, stated once (the extractive writer follows them; :func:`quoted_text` undo
 - **Claims are claims.** A quote that makes a factual claim (:func:`is_claim`: a
   number that is not a year or a version, a comparison in "times", or a word of :data:`CLAIM_CUES` such as
   "causes", "proves", "study") is introduced with *claimed*; a question with
-  *asked*; anything else with *said*.
+  *asked*; anything else with *said*. A record's **title** is reported news (the headline of
+  what was linked), not the poster's claim: a quote from a title is introduced with *was
+  headlined* (or *asked* for a question), never *claimed*.
 - **Whole.** A quote is a whole sentence as the sentence splitter found it (it
   starts with a capital letter, digit or quotation mark, and its source did not cut
   it), or it is visibly an excerpt: ``said, in part: “... …”``. A source text cut
@@ -50,7 +52,7 @@ _MASKED = re.compile(r"\b[fs]\*+[a-z]*\b|\bf[u*]c?k\w*\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
 _TIMES = re.compile(r"\b\d+(?:\.\d+)?\s*(?:x|times)\b|\b(?:twice|half)\s+as\b", re.IGNORECASE)
 _WHOLE_START = re.compile(r"^[\"'(\[]?[^\W_a-z]")
-_UNIT = re.compile(r"^(?P<lead>[A-Z0-9][^“”]*? post[^“”]*? (?:said|claimed|asked)(?:, in part)?): “(?P<quote>.*)”$", re.S)
+_UNIT = re.compile(r"^(?P<lead>[A-Z0-9][^“”]*? post[^“”]*? (?:said|claimed|asked|(?:was|were) headlined)(?:, in part)?): “(?P<quote>.*)”$", re.S)
 
 
 def _words(text: str) -> list[str]:
@@ -102,14 +104,20 @@ def _number_word(n: int) -> str:
     return {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}.get(n, str(n))
 
 
-def attribute(sentence: str, sources: list[str]) -> str:
+def attribute(sentence: str, sources: list[str], title: bool = False) -> str:
     """The quote as the story writes it (without its marker): ``<who> <verb>: “<text>”``.
 
     ``sources``: the display names of the source kinds of the posts that said it (one per post; the quoted
-    post first).
+    post first). ``title``: the sentence is (part of) the post's title, a headline the post reports,
+    so it ``was headlined`` rather than ``claimed``.
     """
     text, is_whole = whole(sentence)
-    verb = "asked" if text.rstrip("\"')").endswith("?") else "claimed" if is_claim(text) else "said"
+    if text.rstrip("\"')").endswith("?"):
+        verb = "asked"
+    elif title:
+        verb = "was headlined" if len(sources) <= 1 else "were headlined"
+    else:
+        verb = "claimed" if is_claim(text) else "said"
     if not is_whole:
         verb += ", in part"
         text = f"{text} …" if not text.endswith("…") else text

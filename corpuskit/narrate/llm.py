@@ -324,7 +324,7 @@ class LLMWriter(StoryWriter):
         content = json.dumps(payload)
         self.tokens_ += tokens if tokens is not None else (len(json.dumps(body)) + len(content)) // 4
         checked = check_draft(draft, given, facts, self.min_support)
-        paragraphs = ([framing["text"]] if framing else []) + [checked["body"]]
+        paragraphs = [checked["body"]]   # the framing is the lede: the body does not repeat it
         first = split_sentences(_MARK.sub("", checked["body"].split("\n\n")[0]))[0]
         headline = checked["headline"] or (framing["headline"] if framing else " ".join(first.split()[:14]))
         lede = framing["text"] if framing else first

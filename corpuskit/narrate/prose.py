@@ -101,8 +101,11 @@ def topic_name(beat: dict | None, short: bool = False) -> str:
 
     A discovered label reads ``"Head: second, third"``: its short name is the head
     and its full name ``"Head (second, third)"``, so a headline never nests colons
-    ("Google: Chrome: 7 posts") and a sentence never runs the head into its terms.
+    ("Google: Chrome: 7 posts") and a sentence never runs the head into its terms. A catch-all
+    topic ("Miscellaneous: data, science") keeps its terms even when short: its head names nothing.
     """
+    from corpuskit.enrich.topic_terms import MISCELLANEOUS
+
     if beat is None:
         return ""
     label = beat.get("display_name") or ""
@@ -110,7 +113,7 @@ def topic_name(beat: dict | None, short: bool = False) -> str:
     if sep and clean_label(head, 1):
         head = clean_label(head, 1)[0]
         terms = [p for p in clean_label(rest) if p.lower() != head.lower()]
-        if short or not terms:
+        if (short and head != MISCELLANEOUS) or not terms:
             return head
         return f"{head} ({', '.join(terms)})"
     parts = clean_label(label) or clean_label((beat.get("name") or "").replace("-", " "))

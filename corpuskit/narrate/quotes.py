@@ -174,16 +174,25 @@ class Candidate:
     source: str
     relevance: float = 0.0
     on_subject: bool = False
+    from_title: bool = False
 
 
 def candidates(records) -> list[Candidate]:
     """Every quotable sentence of ``records`` (EvidenceRecord objects), in record then sentence order."""
     out = []
     for ordinal, rec in enumerate(records, 1):
+        title = " ".join(tokens_of(getattr(rec, "title", "") or ""))
         for pos, sentence in enumerate(record_sentences(rec.text)):
-            out.append(Candidate(ordinal, pos, sentence, tokens_of(sentence),
-                                 (rec.author or "").lower(), rec.source))
+            tokens = tokens_of(sentence)
+            out.append(Candidate(ordinal, pos, sentence, tokens, (rec.author or "").lower(), rec.source,
+                                 from_title=in_title(tokens, title)))
     return out
+
+
+def in_title(tokens: tuple, title: str) -> bool:
+    """Whether a sentence (its ``tokens_of``) is the record's title or part of it (``title``: the title's
+    tokens joined by spaces). Reddit and Hacker News posts without a body store their title as the text."""
+    return bool(tokens) and bool(title) and f" {' '.join(tokens)} " in f" {title} "
 
 
 def _tfidf(texts):

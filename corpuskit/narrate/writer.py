@@ -13,11 +13,12 @@ never cites are not citations (unless it cites fewer than two, see
 The default, :class:`ExtractiveWriter`, needs no network and no model. It
 writes only sentences taken verbatim from the cited records' display text
 (see :mod:`corpuskit.narrate.quotes`), each followed by its marker, plus one
-*framing* paragraph in plain English built from the development the story is
+*framing* sentence in plain English built from the development the story is
 about (the signal's numbers, the beat's fastest-growing cluster, what changed
-for the entity; see :func:`framing_sentence`). The framing stands alone in the
-first paragraph, carries no marker, and is recorded in ``metadata.framing``
-with what it is traced to. A writer may also return ``writerNote`` (a dict,
+for the entity; see :func:`framing_sentence`). The framing is the story's lede
+(its opening sentence), carries no marker, and is recorded in ``metadata.framing``
+with what it is traced to; the body does not repeat it (it holds the quotes, so a
+reader of the lede and the body reads the opening sentence once). A writer may also return ``writerNote`` (a dict,
 stored as ``metadata.writerNote``) and ``writer`` (the name of the writer that
 actually wrote the text, e.g. after a fallback).
 """
@@ -108,8 +109,8 @@ def story_terms(evidence: StoryEvidence) -> set[str]:
 class ExtractiveWriter(StoryWriter):
     """Writes stories from the cited records' own sentences (no network, no model).
 
-    The body is a framing paragraph in plain English (:func:`framing_sentence`)
-    followed by quoted sentences, each with its marker. Quotes are chosen by
+    The lede is a framing sentence in plain English (:func:`framing_sentence`);
+    the body is the quoted sentences, each with its marker. Quotes are chosen by
     :mod:`corpuskit.narrate.quotes`: relevant to the story's subject, no near
     duplicates, no fragments, spread over authors and sources. The headline
     and the lede are the framing's headline and sentence; the summary is the
@@ -164,12 +165,12 @@ class ExtractiveWriter(StoryWriter):
 
     def write(self, evidence: StoryEvidence) -> dict:
         chosen = self.choose(evidence)
-        quoted = [f"{attribution.attribute(c.text, self._sayers(evidence, c))} [{c.ordinal}]" for c in chosen]
+        quoted = [f"{attribution.attribute(c.text, self._sayers(evidence, c), title=c.from_title)} [{c.ordinal}]"
+                  for c in chosen]
         paragraphs = [" ".join(quoted[j:j + self.paragraph_sentences])
                       for j in range(0, len(quoted), self.paragraph_sentences)]
         framing = framing_sentence(evidence)
-        if framing is not None:
-            paragraphs.insert(0, framing["text"])
+        if framing is not None:  # the lede: the body does not say it again
             headline, lede = framing["headline"], framing["text"]
             headline_source = dict(framing["tracedTo"])
             key = [t for t in evidence.figures.get("keyTerms") or [] if t.lower() not in headline.lower()]
@@ -179,7 +180,7 @@ class ExtractiveWriter(StoryWriter):
                 headline = f"{headline}; {joint} {prose.join_words(key)}"
                 headline_source["keyTerms"] = key
         else:
-            lede = attribution.attribute(chosen[0].text, self._sayers(evidence, chosen[0]))
+            lede = attribution.attribute(chosen[0].text, self._sayers(evidence, chosen[0]), title=chosen[0].from_title)
             headline = " ".join(attribution.whole(chosen[0].text)[0].rstrip(".!?").split()[:self.headline_words])
             headline_source = {"record": evidence.records[chosen[0].ordinal - 1].id}
         framings = [{"text": framing["text"], "tracedTo": framing["tracedTo"]}] if framing else []
