@@ -31,7 +31,7 @@ import numpy as np
 from scipy import sparse
 
 from corpuskit.text import term_analyzer
-from corpuskit.text.terms import generic_word, label_word
+from corpuskit.text.terms import MISCELLANEOUS, generic_word, label_word
 from corpuskit.text.unicode import fold
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
@@ -391,7 +391,6 @@ LABEL_SUPPORT = 0.025
 #: LABEL_AUTHOR_SHARE of the records saying it: a phrase pushed by a few accounts names no topic
 LABEL_MIN_AUTHORS = 5
 LABEL_AUTHOR_SHARE = 0.25
-MISCELLANEOUS = "Miscellaneous"
 
 
 def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from corpuskit.text import display_text, term_tokens
+from corpuskit.text.terms import MISCELLANEOUS
 
 SOURCE_NAMES = {
     "hackernews": "Hacker News", "reddit": "Reddit", "bluesky": "Bluesky", "youtube": "YouTube",
@@ -104,8 +105,6 @@ def topic_name(beat: dict | None, short: bool = False) -> str:
     ("Google: Chrome: 7 posts") and a sentence never runs the head into its terms. A catch-all
     topic ("Miscellaneous: data, science") keeps its terms even when short: its head names nothing.
     """
-    from corpuskit.enrich.topic_terms import MISCELLANEOUS
-
     if beat is None:
         return ""
     label = beat.get("display_name") or ""

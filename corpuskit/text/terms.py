@@ -65,6 +65,9 @@ WEAK_WORDS = frozenset(
     "new old big best good better great high higher low long little real time times year years day days "
     "people way ways lot lots different".split()
 )
+#: The head of a catch-all topic's label ("Miscellaneous: data, science"): a topic no term names.
+MISCELLANEOUS = "Miscellaneous"
+
 COMMON_WORDS = frozenset(
     line.strip() for line in resources.files("corpuskit").joinpath("data", "common_english_words.txt")
     .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#"))
