@@ -56,7 +56,7 @@ from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, NOVELTY_MAX_BASELINE,
-                                        OPEN_SIGMA, WEEK_WINDOW)
+                                        OPEN_SIGMA, WEEK_MULTIPLIER, WEEK_WINDOW)
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
 
 #: Days in a week, the second scale.
@@ -84,8 +84,9 @@ class VolumeSpikeDetector(Detector):
     weekly : bool
         Also test each series at the week: the seven days ending on each day against the same seven
         days of the ``week_window`` weeks before (at least ``min_week_periods`` of them), at
-        ``week_multiplier`` times its expected count or more (a week's sum is smooth: a dense series
-        would find 1.5x weeks significant, which is a trend, not an event).
+        ``week_multiplier`` times its expected count or more (``WEEK_MULTIPLIER`` of
+        :mod:`corpuskit.stats.thresholds`; a week's sum is smooth: a dense series would find 1.5x weeks
+        significant, which is a trend, not an event).
     """
 
     kind = "volume_spike"
@@ -94,7 +95,8 @@ class VolumeSpikeDetector(Detector):
                  min_multiplier: float = 1.5, min_baseline: float = 0.0,
                  min_entity_baseline: float = 0.0, entities: bool = True,
                  floor_share: float = FLOOR_SHARE, min_extra: int = MIN_EXTRA, weekly: bool = True,
-                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4, week_multiplier: float = 3.0):
+                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4,
+                 week_multiplier: float = WEEK_MULTIPLIER):
         self.window = window
         self.min_periods = min_periods
         self.min_count = min_count
