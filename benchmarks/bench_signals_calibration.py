@@ -45,16 +45,13 @@ POOL_DAYS, POOL_MIN = 28, 200
 def ungated(counts: np.ndarray, floor: float, scale: str, det) -> np.ndarray:
     """The count model's sigma of every testable period (no gates) at ``scale``."""
     from corpuskit.analysis.signals.surge import surge_baseline, surge_sigma
-    from corpuskit.analysis.signals.volume import WEEK
-    from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma
-    from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
+    from corpuskit.stats.count_model import tail_sigma
+    from corpuskit.stats.thresholds import WEEK_RATE_FLOOR
 
     if scale == "day":
         base = surge_baseline(counts, det.window, floor)
         return surge_sigma(counts, base, base.n >= det.min_periods)
-    week = trailing_sum(counts, WEEK)
-    n, mean, extra = baseline_stats(lagged(week, seasonal_lags(WEEK, det.week_window)))
-    mu, var = predictive(n, mean, extra, rate_floor=floor)
+    week, n, _, _, mu, var = det.week_baseline(counts, WEEK_RATE_FLOOR if floor else 0.0)
     ok = (n >= det.min_week_periods) & np.isfinite(week)
     sigma = np.full(counts.shape, np.nan)
     sigma[ok] = tail_sigma(week[ok], mu[ok], var[ok])

@@ -9,7 +9,8 @@ import pytest
 
 from corpuskit.analysis.signals import NoveltyDetector, VolumeSpikeDetector
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.stats.thresholds import FLOOR_SHARE, MIN_EXTRA, OPEN_SIGMA
+from corpuskit.stats.count_model import tail_sigma
+from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, OPEN_SIGMA, WEEK_RATE_FLOOR
 
 N_DAYS = 120
 DAYS = [(date(2016, 1, 1) + timedelta(days=i)).isoformat() for i in range(N_DAYS)]
@@ -101,3 +102,40 @@ def test_a_week_novelty_can_claim_is_left_to_novelty():
     volume, novelty = VolumeSpikeDetector(), NoveltyDetector(terms=False)
     assert any(90 in _fired(t) for t in novelty.tracks(series, [volume, novelty]))
     assert not any(_fired(t) for t in volume.tracks(series, [volume, novelty]) if t.subject == "entity:name")
+
+
+def _name_series(counts: np.ndarray) -> DailySeries:
+    series = _series(np.zeros((1, N_DAYS)), other=50)
+    series.entities, series.entity_info = [7], {7: ("Name", "name", "org")}
+    series.entity_count, series.entity_topic = counts[None, :], np.full((1, N_DAYS), -1)
+    return series
+
+
+@pytest.mark.parametrize("total, fires", [(5, False), (6, False), (10, True)])
+def test_a_silent_names_week_needs_the_weekly_rate_floor(total, fires):
+    """After eight silent weeks a name written 5 or 6 times in a week (at most 1 a day, so no day
+    and no novelty claim) is chance among thousands of names: the week's expected count is floored
+    at WEEK_RATE_FLOOR; 10 in a week, the smallest weekly event the signals must find, still opens."""
+    counts = np.zeros(N_DAYS)
+    days = np.linspace(90, 96, total).round().astype(int)
+    np.add.at(counts, days, 1)
+    series = _name_series(counts)
+    det = VolumeSpikeDetector()
+    fired = [d for t in det.tracks(series) if t.subject == "entity:name" for d in _fired(t)]
+    assert bool(fired) is fires
+    if fires:
+        assert det.tracks(series)[0].describe(fired[0])[0]["scale"] == "week"
+    _, mu, _ = det.score_week(counts[None, :], None, WEEK_RATE_FLOOR)
+    assert mu[0, 96] == WEEK_RATE_FLOOR
+
+
+def test_the_weekly_rate_floor_finds_ten_from_silence_where_seven_daily_floors_would_not():
+    """WEEK_RATE_FLOOR's stated derivation: 10 from eight silent weeks reaches OPEN_SIGMA at the
+    floor and would not at seven days of the daily floor."""
+    det = VolumeSpikeDetector()
+    counts = np.zeros((1, 70))
+    counts[0, 63:70] = [2, 1, 2, 1, 2, 1, 1]
+    for floor, opens in ((WEEK_RATE_FLOOR, True), (7 * ENTITY_RATE_FLOOR, False)):
+        week, n, mean, extra, mu, var = det.week_baseline(counts, floor)
+        assert n[0, -1] == det.week_window and week[0, -1] == 10
+        assert bool(tail_sigma(10, mu[0, -1], var[0, -1]) >= OPEN_SIGMA) is opens

@@ -25,8 +25,17 @@ The surge scorer's ranges (:mod:`corpuskit.analysis.signals.surge`): a name
 (an entity or a term) with at most ``NOVELTY_MAX_BASELINE`` mentions in its
 baseline is new (``novelty``), above it the same test speaks of a
 ``volume_spike``; a name's expected count is never below ``ENTITY_RATE_FLOOR``
-mentions a day (thousands of names are tested: one can turn up a few times by
-chance).
+mentions a day, nor ``WEEK_RATE_FLOOR`` mentions a week at the week scale
+(thousands of names are tested: one can turn up a few times by chance).
+
+``WEEK_RATE_FLOOR`` is the largest floor at which the smallest weekly event
+the signals must find, a new name written 10 times in a week after eight
+silent weeks, still reaches ``OPEN_SIGMA`` (3.06 sigma at 3.0; 2.71 at seven
+days of the daily floor, 3.5). The floor it replaced, ``ENTITY_RATE_FLOOR``
+per week (a seventh of the day's), let a silent name reach 3 sigma on 4
+mentions: the week scale fired on 0.010 (Hacker News) and 0.021 (Reddit) of a
+thin name's testable days against the model's one-sided 0.00135; at 3.0 it
+fires on 0.0008 and 0.0013 (``benchmarks/bench_signals_calibration.py``).
 
 Materiality is relative to the corpus: a volume surge must add at least
 ``FLOOR_SHARE`` of all the corpus's records in its period (the day, or the
@@ -54,6 +63,7 @@ OPEN_SIGMA = 3.0
 QUIET_DAYS = 2
 NOVELTY_MAX_BASELINE = 1     # baseline mentions up to which a name is new
 ENTITY_RATE_FLOOR = 0.5      # mentions a day: the floor of an entity's or term's expected count
+WEEK_RATE_FLOOR = 3.0        # mentions a week: the same floor at the week scale (see above)
 FLOOR_SHARE = 0.0025         # materiality: a surge adds at least this share of the corpus's records of its period
 MIN_EXTRA = 3                # ... and never fewer records than this above its expected count
 WEEK_WINDOW = 8              # weeks in a weekly baseline
@@ -77,4 +87,4 @@ def thresholds() -> dict:
     """The thresholds as a plain dict (for run settings, notebooks and benchmarks)."""
     return {"high": HIGH_SIGMA, "medium": MEDIUM_SIGMA, "low": OPEN_SIGMA,
             "quietDays": QUIET_DAYS, "floorShare": FLOOR_SHARE, "minExtra": MIN_EXTRA,
-            "weekWindow": WEEK_WINDOW, "weekMultiplier": WEEK_MULTIPLIER}
+            "weekWindow": WEEK_WINDOW, "weekMultiplier": WEEK_MULTIPLIER, "weekRateFloor": WEEK_RATE_FLOOR}

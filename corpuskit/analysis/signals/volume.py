@@ -20,8 +20,8 @@ the run's ``NoveltyDetector.max_baseline`` mentions in the window, see
 :func:`~corpuskit.analysis.signals.surge.in_novelty_range`) are left to
 novelty, and so are the weeks holding a day novelty can claim (in its range
 and at its ``min_count``), so a name is never both new and spiking; name series have the
-stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names are tested: one
-can turn up a few times by chance).
+stated rate floors ``ENTITY_RATE_FLOOR`` a day and ``WEEK_RATE_FLOOR`` a week
+(thousands of names are tested: one can turn up a few times by chance).
 
 Scales: each series is tested at the day and at the week (the seven days
 ending on each day, against the same seven days of the ``week_window`` weeks
@@ -56,7 +56,7 @@ from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, NOVELTY_MAX_BASELINE,
-                                        OPEN_SIGMA, WEEK_MULTIPLIER, WEEK_WINDOW)
+                                        OPEN_SIGMA, WEEK_MULTIPLIER, WEEK_RATE_FLOOR, WEEK_WINDOW)
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
 
 #: Days in a week, the second scale.
@@ -146,27 +146,34 @@ class VolumeSpikeDetector(Detector):
             return float(self.min_extra)
         return np.maximum(self.floor_share * np.asarray(totals, dtype=float), self.min_extra)
 
-    def score_week(self, counts: np.ndarray, totals: np.ndarray | None, rate_floor: float = 0.0):
-        """Sigma per row and day of the week ending that day, with its expected count and week sums.
+    def week_baseline(self, counts: np.ndarray, rate_floor: float = 0.0):
+        """The week ending on each day and its predictive: ``(week, n, mean, extra, mu, var)`` per row and day.
 
-        The week's count (the seven days ending on the day) is tested by the count model against
-        the same seven days of each of the ``week_window`` weeks before; gates: at least
-        ``min_week_periods`` baseline weeks, ``week_multiplier`` times the expected count, and the
-        materiality floor of the week's corpus records. ``rate_floor`` is the floor of the week's
-        expected count (per tested period, as at the day: a name is tested once a period either way;
-        the materiality floor, not the rate floor, keeps a thin week from firing on a handful).
+        The week's count (the seven days ending on the day) against the same seven days of each of
+        the ``week_window`` weeks before (see :mod:`corpuskit.stats.count_model`). ``rate_floor`` is
+        the floor of the week's expected count (names: ``WEEK_RATE_FLOOR`` of
+        :mod:`corpuskit.stats.thresholds`, which says how it was set and what it replaced).
         """
         counts = np.asarray(counts, dtype=float)
         week = trailing_sum(counts, WEEK)
-        windows = lagged(week, seasonal_lags(WEEK, self.week_window))
-        n, mean, extra = baseline_stats(windows)
+        n, mean, extra = baseline_stats(lagged(week, seasonal_lags(WEEK, self.week_window)))
         mu, var = predictive(n, mean, extra, rate_floor=rate_floor)
+        return week, n, mean, extra, mu, var
+
+    def score_week(self, counts: np.ndarray, totals: np.ndarray | None, rate_floor: float = 0.0):
+        """Sigma per row and day of the week ending that day, with its expected count and week sums.
+
+        The week is tested by :meth:`week_baseline` (``rate_floor`` a week); gates: at least
+        ``min_week_periods`` baseline weeks, ``week_multiplier`` times the expected count, and the
+        materiality floor of the week's corpus records.
+        """
+        week, n, _, _, mu, var = self.week_baseline(counts, rate_floor)
         week_totals = None if totals is None else trailing_sum(np.asarray(totals, dtype=float), WEEK)
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = week / np.maximum(mu, 1.0)
         ok = ((n >= self.min_week_periods) & (mult >= self.week_multiplier) & (week >= self.min_extra)
               & (week - mu >= self.floor(week_totals)) & np.isfinite(week))
-        sigma = np.full(counts.shape, np.nan)
+        sigma = np.full(week.shape, np.nan)
         if ok.any():
             sigma[ok] = tail_sigma(week[ok], mu[ok], var[ok])
         return sigma, mu, week
@@ -193,7 +200,7 @@ class VolumeSpikeDetector(Detector):
                 continue
             named = group in ("entity", "term")
             sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound, totals)
-            week = self.score_week(counts, totals, floor) if self.weekly else None
+            week = self.score_week(counts, totals, WEEK_RATE_FLOOR if named else 0.0) if self.weekly else None
             if week is not None and named and claim is not None:
                 # a week holding a day that novelty can claim (a new name written at least its
                 # min_count times) is novelty's: a name is never both new and spiking
