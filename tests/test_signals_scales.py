@@ -2,6 +2,7 @@
 scale it fired at, and the materiality floor is a share of the corpus's records of the period."""
 from __future__ import annotations
 
+import math
 from datetime import date, timedelta
 
 import numpy as np
@@ -9,7 +10,8 @@ import pytest
 
 from corpuskit.analysis.signals import NoveltyDetector, VolumeSpikeDetector
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.stats.thresholds import FLOOR_SHARE, MIN_EXTRA, OPEN_SIGMA
+from corpuskit.stats.count_model import tail_sigma
+from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, OPEN_SIGMA, WEEK_DAY_Z
 
 N_DAYS = 120
 DAYS = [(date(2016, 1, 1) + timedelta(days=i)).isoformat() for i in range(N_DAYS)]
@@ -101,3 +103,46 @@ def test_a_week_novelty_can_claim_is_left_to_novelty():
     volume, novelty = VolumeSpikeDetector(), NoveltyDetector(terms=False)
     assert any(90 in _fired(t) for t in novelty.tracks(series, [volume, novelty]))
     assert not any(_fired(t) for t in volume.tracks(series, [volume, novelty]) if t.subject == "entity:name")
+
+
+def _name_series(counts: np.ndarray) -> DailySeries:
+    series = _series(np.zeros((1, N_DAYS)), other=50)
+    series.entities, series.entity_info = [7], {7: ("Name", "name", "org")}
+    series.entity_count, series.entity_topic = counts[None, :], np.full((1, N_DAYS), -1)
+    return series
+
+
+def test_a_one_day_clump_is_not_a_week():
+    """A silent name written 4 times on one day (below the day's threshold) and once more that week:
+    the week counts the clump's day at 2 (WEEK_DAY_Z scales above an empty baseline) and stays
+    quiet; the same 5 records on 5 days open the week; uncapped, the clump opened it too."""
+    clump, spread = np.zeros(N_DAYS), np.zeros(N_DAYS)
+    clump[[92, 95]] = [4, 1]
+    spread[92:97] = 1
+    det, uncapped = VolumeSpikeDetector(), VolumeSpikeDetector(week_day_z=math.inf)
+
+    def week_fired(d, counts):
+        return [x for t in d.tracks(_name_series(counts)) if t.subject == "entity:name" for x in _fired(t)]
+
+    assert not week_fired(det, clump)
+    assert week_fired(uncapped, clump)
+    days = week_fired(det, spread)
+    assert days and det.tracks(_name_series(spread))[0].describe(days[0])[0]["scale"] == "week"
+    assert det.week_days(clump[None, :])[0, 92] == 2 and det.week_days(clump[None, :])[0, 95] == 1
+    # the signal reports the week's records, not the capped sum it tested
+    _, _, records = det.score_week(clump[None, :], None, 0.5)
+    assert records[0, 95] == 5
+
+
+def test_clumped_days_of_a_stationary_name_rarely_fire_at_the_week():
+    """Names whose mentions come in same-day clumps of 3 to 5 at a constant rate: with the day cap the
+    week fires on at most 0.5% of testable days; uncapped it read the clumps as arrivals."""
+    rng = np.random.default_rng(7)
+    counts = rng.binomial(1, 0.04, (60, N_DAYS)) * rng.integers(3, 6, (60, N_DAYS))
+    shares = []
+    for z in (WEEK_DAY_Z, math.inf):
+        det = VolumeSpikeDetector(week_day_z=z)
+        week, n, _, _, mu, var = det.week_baseline(counts.astype(float), ENTITY_RATE_FLOOR)
+        testable = n >= det.min_week_periods
+        shares.append(float((tail_sigma(week, mu, var)[testable] >= OPEN_SIGMA).mean()))
+    assert shares[0] <= 0.005 < shares[1]

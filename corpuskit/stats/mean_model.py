@@ -44,8 +44,9 @@ def mean_shift(count, total, sq=None, *, k: int, window: int, min_periods: int,
 
     Returns ``after``, ``before`` (record-weighted baseline mean), ``z``,
     ``n_after``, ``n_base``, ``days`` (baseline periods with at least
-    ``min_day_records`` records), ``s2``, ``tau2`` and ``var`` (the per-record
-    variance ``s2 + tau2``, for callers that combine two series). ``z`` is NaN
+    ``min_day_records`` records), ``s2``, ``tau2``, ``var_shift`` (the variance of
+    after minus before) and ``df`` (Satterthwaite's degrees of freedom ``t`` is read
+    with: a shift of ``x`` standard errors scores ``norm.isf(t.sf(x, df))``). ``z`` is NaN
     where fewer than ``min_periods`` baseline periods or ``min_records``
     after-records exist.
     """
@@ -101,7 +102,7 @@ def mean_shift(count, total, sq=None, *, k: int, window: int, min_periods: int,
                      np.sign(t) * norm.isf(np.clip(student_t.sf(np.abs(t), df), 1e-300, 1.0)), t)
     ok = (days >= min_periods) & (n_after >= max(min_records, 1)) & np.isfinite(z)
     return {"after": after, "before": before, "z": np.where(ok, z, np.nan), "n_after": n_after,
-            "n_base": n_base, "days": days, "s2": s2, "tau2": tau2, "var_shift": var}
+            "n_base": n_base, "days": days, "s2": s2, "tau2": tau2, "var_shift": var, "df": df}
 
 
 def shift_sigma(count, total, sq=None, *, after_days=(1, 2), window: int = 21, min_periods: int = 7,

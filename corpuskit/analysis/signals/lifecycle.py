@@ -120,14 +120,16 @@ def end_of_day(day: str) -> str:
     return f"{day}T23:59:59Z"
 
 
-def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names: dict) -> dict:
+def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names: dict,
+               formats=()) -> dict:
     """The desired ``signals`` row for an episode (without evidence).
 
     The headline, detail and topic are those of the episode's first day, the day of
     ``detected_at`` (the signal's time stamp): a headline's figures are the stamp's. When the episode
     peaked later, ``detail.peak`` holds the peak day's figures and the headline says so
     (``"; strongest on 2021-01-16 (21)"``). The headline ends with the terms that name the burst
-    (:mod:`~corpuskit.analysis.signals.naming`), listed in ``detail.terms``.
+    (:mod:`~corpuskit.analysis.signals.naming`; ``formats``: the corpus's title formats, which
+    name nothing), listed in ``detail.terms``.
     """
     d_start = series.day_index[episode.start]
     d_peak = series.day_index[episode.peak_day]
@@ -152,7 +154,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
                             track.evidence.get("term"), track.source)
     detail["terms"] = burst_terms([t for t, _ in texts],
                                   baseline_texts(conn, track.evidence, first, int(detail.get("windowDays") or 21)),
-                                  exclude)
+                                  exclude, formats=formats)
     headline += terms_suffix(detail["terms"])
     crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start)) \
         if track.kind in ("volume_spike", "novelty") else None

@@ -18,7 +18,13 @@ A term names the burst when
   :data:`MIN_RECORDS` of them,
 * its adjusted p-value is below :data:`MAX_P`,
 * it holds no word of the signal's own subject (the topic label, entity name or term the headline
-  already says).
+  already says),
+* it names something, by the topic labels' own tests (:func:`weak_term`): not a weak word or light
+  verb ("time", "wants", :func:`corpuskit.text.terms.label_word`), not a word common in general
+  English ("following", :func:`corpuskit.text.terms.generic_word`) unless the burst's texts write it
+  as a name (:func:`corpuskit.enrich.topic_terms.name_terms`: "Google", "China"), and not the
+  corpus's title format or a phrase of it and common words ("ask hn", "apply hn": the formats of
+  :func:`corpuskit.analysis.clusters.corpus_formats`).
 
 The first :data:`MAX_TERMS` by G² are kept, a single word dropped when a kept phrase holds it (and a
 phrase dropped when its words are both kept already). ``detail.terms`` lists them with their
@@ -33,8 +39,10 @@ from collections import Counter
 
 from corpuskit.analysis.signals.evidence import _series_filter
 from corpuskit.analysis.signals.series import shift_day
+from corpuskit.enrich.topic_terms import name_terms
 from corpuskit.stats.keyness import benjamini_hochberg, keyness_table
 from corpuskit.text import term_phrases
+from corpuskit.text.terms import generic_word, label_word
 
 #: Baseline records read at most (the latest first).
 BASELINE_SAMPLE = 2000
@@ -68,12 +76,26 @@ def subject_words(*names) -> set[str]:
     return out
 
 
-def burst_terms(burst_texts, baseline_texts, exclude=frozenset(), max_terms: int = MAX_TERMS) -> list[dict]:
+def weak_term(term: str, names=frozenset(), formats=()) -> bool:
+    """True when ``term`` names nothing (see the module docstring): a weak word or clause, a common
+    word that is not among ``names``, or a title format (``formats``) alone or with common words."""
+    if not label_word(term):
+        return True
+    format_words = {w for f in formats for w in f.split()}
+    words = term.split()
+    if term in formats or (format_words.intersection(words)
+                           and all(w in format_words or generic_word(w) for w in words)):
+        return True
+    return generic_word(term) and term not in names
+
+
+def burst_terms(burst_texts, baseline_texts, exclude=frozenset(), max_terms: int = MAX_TERMS,
+                formats=()) -> list[dict]:
     """The terms naming a burst: ``[{"term", "records", "baselineRecords", "G2"}]``, most key first.
 
     ``burst_texts`` are the burst's record texts, ``baseline_texts`` the baseline's;
-    ``exclude`` the words of the subject (see the module docstring for the rule). Empty when
-    either side is empty or no term passes.
+    ``exclude`` the words of the subject, ``formats`` the corpus's title formats (see the module
+    docstring for the rule). Empty when either side is empty or no term passes.
     """
     burst_texts, baseline_texts = list(burst_texts), list(baseline_texts)
     n_a, n_b = len(burst_texts), len(baseline_texts)
@@ -89,8 +111,12 @@ def burst_terms(burst_texts, baseline_texts, exclude=frozenset(), max_terms: int
     # adjust over every term the burst holds at the threshold, not only the kept ones
     table["p_adjusted"] = benjamini_hochberg(table["p"].to_numpy())
     table = table[(table["direction"] == "a") & (table["p_adjusted"] < MAX_P)]
+    candidates = list(table["term"])
+    names = name_terms(candidates, burst_texts)
     chosen: list[str] = []
-    for term in table["term"]:
+    for term in candidates:
+        if weak_term(term, names, formats):
+            continue
         words = set(term.split())
         if any(term in c.split() for c in chosen if " " in c):
             continue                                    # a word of a kept phrase

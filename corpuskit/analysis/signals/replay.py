@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
+from corpuskit.analysis.clusters import corpus_formats
 from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
@@ -143,6 +144,7 @@ class SignalReplay:
         last = len(days) - 1
         through_index = series.day_index.get(through, first - 1)
         rows, new_open = [], {}
+        formats = corpus_formats(conn) if tracks else []
         iterator = sorted(tracks.items())
         if progress:
             from tqdm.auto import tqdm
@@ -154,7 +156,7 @@ class SignalReplay:
             if snapshot is not None:
                 new_open[key] = snapshot.to_state()
             for episode in touched:
-                rows.append((signal_row(conn, track, episode, series, now_iso, series.topic_names),
+                rows.append((signal_row(conn, track, episode, series, now_iso, series.topic_names, formats),
                              track, episode))
         counts = write_signals(corpus, rows, run_id, now_iso, evidence_limit=self.evidence_limit,
                                withdraw_missing=self.mode_ == "full")

@@ -24,7 +24,8 @@ stated rate floor ``ENTITY_RATE_FLOOR`` (thousands of names are tested: one
 can turn up a few times by chance).
 
 Scales: each series is tested at the day and at the week (the seven days
-ending on each day, against the same seven days of the ``week_window`` weeks
+ending on each day, each day counted up to ``WEEK_DAY_Z`` scales above its own
+baseline's median, against the same seven days of the ``week_window`` weeks
 before: a thin corpus's biggest events are a few records a day for a few
 days); the hour is :mod:`.hourly`'s. One track per series, at the finest
 scale that finds the surge: a day scores at the week only when none of the
@@ -56,8 +57,8 @@ from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, NOVELTY_MAX_BASELINE,
-                                        OPEN_SIGMA, WEEK_WINDOW)
-from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
+                                        OPEN_SIGMA, WEEK_DAY_Z, WEEK_MULTIPLIER, WEEK_WINDOW)
+from corpuskit.stats.windows import lagged, rolling_median_mad, seasonal_lags, trailing_sum
 
 #: Days in a week, the second scale.
 WEEK = 7
@@ -84,8 +85,10 @@ class VolumeSpikeDetector(Detector):
     weekly : bool
         Also test each series at the week: the seven days ending on each day against the same seven
         days of the ``week_window`` weeks before (at least ``min_week_periods`` of them), at
-        ``week_multiplier`` times its expected count or more (a week's sum is smooth: a dense series
-        would find 1.5x weeks significant, which is a trend, not an event).
+        ``week_multiplier`` times its expected count or more (``WEEK_MULTIPLIER`` of
+        :mod:`corpuskit.stats.thresholds`; a week's sum is smooth: a dense series would find 1.5x weeks
+        significant, which is a trend, not an event); each day counts in a week up to ``week_day_z``
+        scales above its own baseline's median (:meth:`week_days`; ``math.inf``: uncapped).
     """
 
     kind = "volume_spike"
@@ -94,7 +97,8 @@ class VolumeSpikeDetector(Detector):
                  min_multiplier: float = 1.5, min_baseline: float = 0.0,
                  min_entity_baseline: float = 0.0, entities: bool = True,
                  floor_share: float = FLOOR_SHARE, min_extra: int = MIN_EXTRA, weekly: bool = True,
-                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4, week_multiplier: float = 3.0):
+                 week_window: int = WEEK_WINDOW, min_week_periods: int = 4,
+                 week_multiplier: float = WEEK_MULTIPLIER, week_day_z: float = WEEK_DAY_Z):
         self.window = window
         self.min_periods = min_periods
         self.min_count = min_count
@@ -108,6 +112,7 @@ class VolumeSpikeDetector(Detector):
         self.week_window = week_window
         self.min_week_periods = min_week_periods
         self.week_multiplier = week_multiplier
+        self.week_day_z = week_day_z
 
     @property
     def lookback(self) -> int:
@@ -144,30 +149,57 @@ class VolumeSpikeDetector(Detector):
             return float(self.min_extra)
         return np.maximum(self.floor_share * np.asarray(totals, dtype=float), self.min_extra)
 
-    def score_week(self, counts: np.ndarray, totals: np.ndarray | None, rate_floor: float = 0.0):
-        """Sigma per row and day of the week ending that day, with its expected count and week sums.
+    def week_days(self, counts: np.ndarray) -> np.ndarray:
+        """Each day's share of the weeks that hold it: its count, at most ``week_day_z`` scales above its
+        own baseline's median (the ``window`` days before; uncapped before ``min_periods`` of them).
 
-        The week's count (the seven days ending on the day) is tested by the count model against
-        the same seven days of each of the ``week_window`` weeks before; gates: at least
-        ``min_week_periods`` baseline weeks, ``week_multiplier`` times the expected count, and the
-        materiality floor of the week's corpus records. ``rate_floor`` is the floor of the week's
-        expected count (per tested period, as at the day: a name is tested once a period either way;
-        the materiality floor, not the rate floor, keeps a thin week from firing on a handful).
+        The week scale is for a few records a day over several days; a single day far above its
+        baseline is the day scale's. Uncapped, one day's clump (a thread writing a silent name five
+        times) counted as five independent arrivals in the week's Poisson test, and the week fired
+        on 0.002-0.025 of testable days against the model's 0.00135 even with the days of each
+        series shuffled (no events, no trend; ``benchmarks/bench_signals_calibration.py``). The
+        scale is the count model's own (:func:`~corpuskit.stats.count_model.baseline_stats`): the
+        larger of ``1.4826 MAD``, ``sqrt(median)`` and 1, so a silent name counts at most 2 a day.
         """
         counts = np.asarray(counts, dtype=float)
-        week = trailing_sum(counts, WEEK)
-        windows = lagged(week, seasonal_lags(WEEK, self.week_window))
-        n, mean, extra = baseline_stats(windows)
+        if not math.isfinite(self.week_day_z):
+            return counts
+        med, mad, _ = rolling_median_mad(counts, self.window, self.min_periods)
+        scale = np.maximum.reduce([1.4826 * np.nan_to_num(mad), np.sqrt(np.maximum(np.nan_to_num(med), 0.0)),
+                                   np.ones_like(counts)])
+        cap = np.where(np.isfinite(med), np.floor(np.nan_to_num(med) + self.week_day_z * scale), np.inf)
+        return np.minimum(counts, cap)
+
+    def week_baseline(self, counts: np.ndarray, rate_floor: float = 0.0):
+        """The week ending on each day and its predictive: ``(week, n, mean, extra, mu, var)`` per row and day.
+
+        The week's count (the sum of :meth:`week_days` over the seven days ending on the day) against
+        the same sum over the same seven days of each of the ``week_window`` weeks before (see
+        :mod:`corpuskit.stats.count_model`); ``rate_floor`` is the floor of the week's expected count.
+        """
+        week = trailing_sum(self.week_days(counts), WEEK)
+        n, mean, extra = baseline_stats(lagged(week, seasonal_lags(WEEK, self.week_window)))
         mu, var = predictive(n, mean, extra, rate_floor=rate_floor)
+        return week, n, mean, extra, mu, var
+
+    def score_week(self, counts: np.ndarray, totals: np.ndarray | None, rate_floor: float = 0.0):
+        """Sigma per row and day of the week ending that day, with its expected count and records.
+
+        The week is tested by :meth:`week_baseline` (``rate_floor`` a week); gates on the tested sum:
+        at least ``min_week_periods`` baseline weeks, ``week_multiplier`` times the expected count,
+        and the materiality floor of the week's corpus records. The third value is the week's records
+        (uncapped), as the signal reports them.
+        """
+        week, n, _, _, mu, var = self.week_baseline(counts, rate_floor)
         week_totals = None if totals is None else trailing_sum(np.asarray(totals, dtype=float), WEEK)
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = week / np.maximum(mu, 1.0)
         ok = ((n >= self.min_week_periods) & (mult >= self.week_multiplier) & (week >= self.min_extra)
               & (week - mu >= self.floor(week_totals)) & np.isfinite(week))
-        sigma = np.full(counts.shape, np.nan)
+        sigma = np.full(week.shape, np.nan)
         if ok.any():
             sigma[ok] = tail_sigma(week[ok], mu[ok], var[ok])
-        return sigma, mu, week
+        return sigma, mu, trailing_sum(np.asarray(counts, dtype=float), WEEK)
 
     def tracks(self, series: DailySeries, peers=()) -> list[Track]:
         """Volume tracks for every topic, source and (optionally) entity and term.
