@@ -122,3 +122,44 @@ def test_a_strong_topic_keeps_its_second_term():
              + [f"Google loses antitrust case number {i}" for i in range(86)])
     label = topic_label(["google", "chrome", "gmail"], texts, authors=[f"u{i}" for i in range(100)])
     assert label == "Google: Chrome"
+
+
+def test_a_topic_is_labelled_from_the_records_the_assigner_keeps_not_from_nmf_members():
+    """NMF places 110 stray records (a shared word, but unlike any topic in meaning) in the computer
+    topic; the assigner leaves them out, and the label is read on the 100 records it keeps: "Windows"
+    is held by 17% of those (a head), by 8% of NMF's 210 members (none: a catch-all)."""
+    from corpuskit.enrich.topic_terms import topic_label
+    from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, BeatAssigner
+
+    rng = np.random.default_rng(0)
+    pools = [["computer", "fix", "slow", "screen", "start", "driver"],
+             ["rocket", "orbit", "satellite", "astronaut", "capsule", "lunar"],
+             ["inflation", "bond", "yields", "earnings", "payrolls", "fed"]]
+    texts, vectors, dim = [], [], 64
+    for i in range(300):
+        t = i % 3
+        words = " ".join(rng.choice(pools[t], 3, replace=False))
+        texts.append(f"I put Windows on it, {words}" if t == 0 and i % 18 == 0 else words)
+        v = np.zeros(dim)
+        v[t], v[3:8] = 1.0, rng.normal(0, 0.1, 5)
+        vectors.append(v)
+    junk = [f"zz{a}{b}" for a in "abcdefghij" for b in "klmnopqrst"]
+    for i in range(110):   # strays: a computer word, otherwise unlike anything (orthogonal vectors)
+        texts.append(f"my {pools[0][i % 6]} and {junk[i % 100]} {junk[(i * 7 + 3) % 100]}")
+        v = np.zeros(dim)
+        v[8:] = rng.normal(0, 1, dim - 8)
+        vectors.append(v / np.linalg.norm(v))
+    vectors = np.asarray(vectors, dtype=np.float32)
+    beats, centroids, labels = discover_beats(texts, vectors, n_topics=3, seed=0, dedupe=False)
+    computer = next(b for b, beat in enumerate(beats) if "computer" in beat.keywords)
+    members = np.flatnonzero(labels == computer)
+    picks = BeatAssigner(**DISCOVERED_ASSIGNMENT).fit(beats, [], [], None, centroids=centroids) \
+        .assign(texts, [None] * len(texts), vectors)
+    kept = [i for i, p in enumerate(picks) if p and p[0][0] == computer]
+    assert len(members) == 210 and len(kept) == 100 and max(kept) < 300
+    on_members = topic_label(beats[computer].keywords, [texts[i] for i in members])
+    assert on_members.startswith("Miscellaneous")
+    assert beats[computer].display_name.startswith("Windows")
+    assert beats[computer].display_name == topic_label(beats[computer].keywords, [texts[i] for i in kept])
+    # the other topics kept all their members: their labels are as before
+    assert {beats[b].display_name.split(":")[0] for b in range(3) if b != computer} == {"Fed", "Lunar"}
