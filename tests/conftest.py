@@ -70,6 +70,21 @@ def demo_corpus(demo_path):
     c.close()
 
 
+@pytest.fixture(scope="session")
+def demo_merged(demo_corpus, tmp_path_factory):
+    """A copy of the session demo corpus with one researcher merge, so that every exported table has
+    rows (resolution links nothing by itself in the demo: no short form meets its full name there).
+    Read it; do not write to it."""
+    path = tmp_path_factory.mktemp("merged") / "merged.db"
+    demo_corpus.conn.execute("VACUUM INTO ?", (str(path),))
+    corpus = open_corpus(path)
+    a, b = (row[0] for row in corpus.conn.execute(
+        "SELECT name FROM entities WHERE type = 'person' ORDER BY name LIMIT 2"))
+    corpus.merge_entities(a, b)
+    yield corpus
+    corpus.close()
+
+
 @pytest.fixture()
 def demo_copy(demo_corpus, tmp_path):
     """A private file copy of the session demo corpus (write to it freely)."""

@@ -83,12 +83,12 @@ def test_enriched_export_carries_enrichment_and_round_trips_exactly(demo_corpus,
 
 # the demo has no hand codes: codes and gold are exported in tests/test_validate_codes.py
 @pytest.mark.parametrize("table", [t for t in TABLES if t not in ("records", "codes", "gold")])
-def test_export_each_table(demo_corpus, tmp_path, table):
+def test_export_each_table(demo_merged, tmp_path, table):
     names = [c.name for c in columns(table, frozenset())]
     counts = []
     for fmt in ("jsonl", "csv", "parquet"):
         out = tmp_path / f"{table}.{fmt}"
-        counts.append(demo_corpus.export(out, table=table))
+        counts.append(demo_merged.export(out, table=table))
         if fmt == "jsonl":
             back = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
             assert list(back[0]) == names

@@ -149,9 +149,9 @@ def test_cited_sentences():
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
-def test_codebook_names_every_exported_column(demo_corpus, tmp_path, fmt):
+def test_codebook_names_every_exported_column(demo_merged, tmp_path, fmt):
     path = tmp_path / "b"
-    demo_corpus.export_bundle(path, format=fmt)
+    demo_merged.export_bundle(path, format=fmt)
     listed = codebook_columns((path / "codebook.md").read_text(encoding="utf-8"))
     assert sorted(listed) == sorted(TABLES)
     for table in TABLES:
@@ -171,7 +171,7 @@ def test_codebook_names_every_exported_column(demo_corpus, tmp_path, fmt):
             exported = list(json.loads(lines[0]))
         assert exported == listed[table], table      # both directions, and in order
     manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["records"]["count"] == demo_corpus.count()
+    assert manifest["records"]["count"] == demo_merged.count()
     assert manifest["export"]["format"] == fmt and manifest["export"]["pseudonymised"] is False
     text = (path / "codebook.md").read_text(encoding="utf-8")
     assert "enrich (enrich-1, corpuskit" in text and "Filters: none" in text
