@@ -180,13 +180,20 @@ class Featurizer:
         A word's own features and the strings it gives its neighbours (``-2:w=...``) are
         built once per distinct word and remembered (up to 200,000 words)."""
         memo = self.__dict__.setdefault("_memo", {})
+        weighed = self.__dict__.get("weighed")  # the attributes a model has weights for, when known
         own = []
         for w in words:
             found = memo.get(w)
             if found is None:
                 feats, summary = self._token(w)
                 low = w.lower()
-                found = (feats, summary, tuple(f"{d}:w={low}" for d in _OFFSETS),
+                near = tuple(f"{d}:w={low}" for d in _OFFSETS)
+                if weighed is not None:
+                    # crfsuite skips an attribute with no state feature when it sets a sequence,
+                    # so dropping it here leaves every score and marginal bit for bit the same
+                    feats = [f for f in feats if f in weighed]
+                    near = tuple(f if f in weighed else None for f in near)
+                found = (feats, summary, near,
                          tuple(f"{d}:c={summary}" for d in _OFFSETS), low, _PHRASE_DROP.sub("", low))
                 if len(memo) < 200_000:
                     memo[w] = found
@@ -216,7 +223,8 @@ class Featurizer:
                 j = i + d
                 if 0 <= j < n:
                     other = own[j]
-                    feats.append(other[2][k])
+                    if other[2][k] is not None:
+                        feats.append(other[2][k])
                     feats.append(other[3][k])
             if i > 0:
                 feats.append(f"-1|0={lows[i - 1]}|{lows[i]}")
@@ -402,6 +410,7 @@ class CrfTagger:
                 with resources.as_file(ref) as path:
                     tagger.open(str(path))
             self.featurizer_ = build_featurizer(load_common_words())
+            self.featurizer_.weighed = frozenset(attr for attr, _ in tagger.info().state_features)
             self.all_labels_ = sorted(tagger.labels())
             self.max_outside_ = float(load_info().get("max_outside", 1.0)) if self.model_path is None else 1.0
             self.tagger_ = tagger
