@@ -107,7 +107,7 @@ def test_crf_features_from_remembered_words_match_a_direct_build(texts):
         warm = featurizer.sentence(words)
         assert warm == featurizer.sentence(words) == fresh.sentence(words)
         lows = [w.lower() for w in words]
-        assert featurizer._phrase_tags(lows) == featurizer._phrase_tags(lows, [o[5] for o in map(
+        assert featurizer._phrase_tags(lows) == featurizer._phrase_tags(lows, [o[4] for o in map(
             featurizer._memo.get, words)])
         context = _plain_context(lows, [featurizer._token(w)[1] for w in words])
         for feats, own_ctx in zip(warm, context):

@@ -187,28 +187,31 @@ class Featurizer:
             if found is None:
                 feats, summary = self._token(w)
                 low = w.lower()
-                near = tuple(f"{d}:w={low}" for d in _OFFSETS)
+                near = [f"{d}:w={low}" for d in _OFFSETS]
                 if weighed is not None:
                     # crfsuite skips an attribute with no state feature when it sets a sequence,
                     # so dropping it here leaves every score and marginal bit for bit the same
                     feats = [f for f in feats if f in weighed]
-                    near = tuple(f if f in weighed else None for f in near)
-                found = (feats, summary, near,
-                         tuple(f"{d}:c={summary}" for d in _OFFSETS), low, _PHRASE_DROP.sub("", low))
+                    near = [f if f in weighed else None for f in near]
+                # what the word gives the token at each offset: its word (when kept), its case summary
+                near = tuple((f"{d}:c={summary}",) if kept is None else (kept, f"{d}:c={summary}")
+                             for kept, d in zip(near, _OFFSETS))
+                found = (list(feats), summary, near, low, _PHRASE_DROP.sub("", low))
                 if len(memo) < 200_000:
                     memo[w] = found
             own.append(found)
-        lows = [o[4] for o in own]
-        phrase = self._phrase_tags(lows, [o[5] for o in own])
+        lows = [o[3] for o in own]
+        phrase = self._phrase_tags(lows, [o[4] for o in own])
         profile = _case_profile(words)
+        by_case = profile + "|"
         n = len(words)
+        pairs = [f"{lows[i]}|{lows[i + 1]}" for i in range(n - 1)]
         out = []
         for i in range(n):
             mine = own[i]
-            feats = list(mine[0])
-            feats.append("bias")
-            feats.append(profile)
-            feats.extend(phrase[i])
+            feats = mine[0] + ["bias", profile]
+            if phrase[i]:
+                feats += phrase[i]
             if i == 0:
                 feats.append("BOS")
             elif words[i - 1] in _STOPS:
@@ -216,20 +219,21 @@ class Featurizer:
             if i == n - 1:
                 feats.append("EOS")
             kind = mine[1][0]
-            feats.append(f"{profile}|{kind}")  # a capital in a lower-case post says more than in a headline
+            feats.append(by_case + kind)  # a capital in a lower-case post says more than in a headline
             if kind == "C" and i > 0 and words[i - 1][:1].isalpha() and own[i - 1][1][0] == "c":
                 feats.append("cap_mid")  # capitalised right after a lower-case word
-            for k, d in enumerate(_OFFSETS):
-                j = i + d
-                if 0 <= j < n:
-                    other = own[j]
-                    if other[2][k] is not None:
-                        feats.append(other[2][k])
-                    feats.append(other[3][k])
-            if i > 0:
-                feats.append(f"-1|0={lows[i - 1]}|{lows[i]}")
+            if i >= 2:
+                feats += own[i - 2][2][0]
+            if i >= 1:
+                feats += own[i - 1][2][1]
             if i + 1 < n:
-                feats.append(f"0|1={lows[i]}|{lows[i + 1]}")
+                feats += own[i + 1][2][2]
+            if i + 2 < n:
+                feats += own[i + 2][2][3]
+            if i > 0:
+                feats.append("-1|0=" + pairs[i - 1])
+            if i + 1 < n:
+                feats.append("0|1=" + pairs[i])
             out.append(feats)
         return out
 
