@@ -178,7 +178,10 @@ class Featurizer:
         """Feature lists (crfsuite attribute strings) of a token sequence.
 
         A word's own features and the strings it gives its neighbours (``-2:w=...``) are
-        built once per distinct word and remembered (up to 200,000 words)."""
+        built once per distinct word and remembered (up to 200,000 words). When ``weighed``
+        is set (the shipped tagger sets it to the attributes its model has a state feature
+        for), a word's attributes outside it are left out: crfsuite would skip them, so the
+        tags and marginals are the same and the tagger reads fewer strings."""
         memo = self.__dict__.setdefault("_memo", {})
         weighed = self.__dict__.get("weighed")  # the attributes a model has weights for, when known
         own = []
