@@ -23,13 +23,18 @@ opened, so even a killed process leaves nothing behind).
 from __future__ import annotations
 
 import itertools
+from contextlib import nullcontext
 
 from corpuskit.ingest.records import (BASE_COLUMNS, STORED_COLUMNS, base_row, content_hash,
                                      has_engagement, record_row)
 from corpuskit.store import fulltext, transaction
+from corpuskit.store.bulk import deferred_indexes
 
 _names = itertools.count(1)
 _STORE_CACHE_KIB = 256 * 1024
+#: an import adding at least this many rows per record already stored drops the secondary
+#: indexes of ``records`` for its insert and rebuilds them after (see :meth:`Stage.store`)
+BULK_RATIO = 1.0
 _COLUMNS = ", ".join(STORED_COLUMNS)
 _TYPES = {"likes": "INTEGER", "reposts": "INTEGER", "replies": "INTEGER", "quotes": "INTEGER",
           "views": "INTEGER", "is_repost": "INTEGER NOT NULL DEFAULT 0"}
@@ -135,8 +140,12 @@ class Stage:
         """Copy the unmarked rows into ``records``; call inside the corpus transaction.
 
         Rows stored by another process since :meth:`mark_stored` are marked
-        again first. Returns ``{"added": n, "id": n, "content": n}`` (the
-        duplicates by rule).
+        again first. When the rows to add are at least :data:`BULK_RATIO` times the
+        records stored (an empty corpus, a first large import), the secondary indexes
+        of ``records`` are dropped for the insert and rebuilt from their stored DDL
+        after it, in the same transaction (see :mod:`corpuskit.store.bulk`): one sort
+        per index instead of row-by-row inserts in random order. Returns
+        ``{"added": n, "id": n, "content": n}`` (the duplicates by rule).
         """
         conn = self.conn
         if self._version is None or self._data_version() != self._version:
@@ -149,9 +158,11 @@ class Stage:
         columns = _COLUMNS if self._typed else ", ".join(BASE_COLUMNS)   # the rest: defaults
         try:
             before = conn.execute("SELECT coalesce(max(id), 0) FROM main.records").fetchone()[0]
-            added = conn.execute(
-                f"INSERT INTO main.records ({columns}, run_id) SELECT {columns}, ? "
-                f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
+            bulk = self._is_bulk(before)
+            with deferred_indexes(conn, "records") if bulk else nullcontext():
+                added = conn.execute(
+                    f"INSERT INTO main.records ({columns}, run_id) SELECT {columns}, ? "
+                    f"FROM {self.table} WHERE dup IS NULL ORDER BY seq", (run_id,)).rowcount
             self._index(before, added)
         finally:
             conn.execute(f"PRAGMA main.cache_size = {int(cache)}")
@@ -160,6 +171,15 @@ class Stage:
                                     "WHERE dup IS NOT NULL GROUP BY dup"):
             counts[rule] = n
         return counts
+
+    def _is_bulk(self, largest_id: int) -> bool:
+        """Whether the rows to add are at least :data:`BULK_RATIO` times the records stored.
+
+        The largest id is at least the number of records stored (and costs one page to read,
+        not a count); a corpus that lost rows is judged as if it still held them.
+        """
+        pending = self.conn.execute(f"SELECT count(*) FROM {self.table} WHERE dup IS NULL").fetchone()[0]
+        return pending > 0 and pending >= BULK_RATIO * largest_id
 
     def _index(self, before: int, added: int) -> None:
         """Index the ``added`` rows just stored (ids above ``before``) from the columns staged for them.
