@@ -49,14 +49,15 @@ def test_bulk_and_row_by_row_store_the_same_file(tmp_path, monkeypatch):
 
 
 def test_the_ratio_decides(tmp_path, monkeypatch):
+    assert 0.25 < staging.BULK_RATIO <= 1.0
     used = _spy(monkeypatch)
     corpus = open_corpus(tmp_path / "c.db")
-    corpus.import_file(_csv(tmp_path / "a.csv", _ROWS[:2]))      # into an empty corpus: bulk
-    corpus.import_file(_csv(tmp_path / "b.csv", _ROWS[2:3]))     # 1 row into 2: row by row
-    corpus.import_file(_csv(tmp_path / "c.csv", _ROWS[3:]))      # 2 rows into 3: row by row
-    corpus.import_file(_csv(tmp_path / "a.csv", _ROWS[:2]))      # nothing new: row by row
+    corpus.import_file(_csv(tmp_path / "a.csv", _ROWS[:4]))      # into an empty corpus: bulk
+    corpus.import_file(_csv(tmp_path / "b.csv", _ROWS[4:]))      # 1 row into 4: row by row
+    corpus.import_file(_csv(tmp_path / "a.csv", _ROWS[:4]))      # nothing new: row by row
     assert used == ["records"]
     assert corpus.count() == 5
+    _index_matches_text(corpus)
     corpus.close()
 
 
