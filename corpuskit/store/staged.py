@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
+from corpuskit.store.bulk import secondary_indexes
 from corpuskit.store.transaction import transaction
 
 _PREFIX = "_staged_"
@@ -100,9 +101,7 @@ def staged_writes(conn, tables):
             sql = conn.execute("SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?",
                                (table,)).fetchone()[0]
             conn.execute(_temp_ddl(sql, staged))
-            for (index_sql,) in conn.execute(
-                    "SELECT sql FROM main.sqlite_master WHERE type = 'index' AND tbl_name = ? "
-                    "AND sql IS NOT NULL ORDER BY name", (table,)).fetchall():
+            for _, index_sql in secondary_indexes(conn, table):
                 conn.execute(_temp_index_ddl(index_sql))
             conn.execute(f'INSERT INTO temp."{table}" SELECT * FROM main."{table}"')
         _copy_sequences(conn, tables)
