@@ -222,6 +222,35 @@ def test_read_vectors_by_id_and_by_scan_match_the_stored_rows(corpus_copy):
     assert len(ids) == 0 and matrix.shape == (0, 512)
 
 
+def test_read_vectors_reads_the_chunk_tables_and_falls_back_when_their_layout_differs(corpus_copy,
+                                                                                     monkeypatch):
+    import corpuskit.analysis.clusters as C
+
+    conn = corpus_copy.conn
+    stored = {rid: np.frombuffer(blob, dtype=np.float32)
+              for rid, blob in conn.execute("SELECT record_id, embedding FROM record_vectors")}
+    present = sorted(stored)
+    wanted = present[::5] + [max(present) + 5, -3] + present[3:40]
+    expect = sorted(set(wanted) & set(stored))
+    direct = C._read_chunks(conn, np.unique(wanted))
+    assert direct is not None and direct[0].sum() == len(expect)  # the chunk path is the one taken
+    ids, matrix = read_vectors(conn, wanted)
+    assert ids.tolist() == expect and np.array_equal(matrix, np.stack([stored[i] for i in expect]))
+    monkeypatch.setattr(C, "VECTOR_CHUNKS", "no_such_chunks")  # another layout: read through vec0
+    assert C._read_chunks(conn, np.unique(wanted)) is None
+    ids, again = read_vectors(conn, wanted)
+    assert ids.tolist() == expect and np.array_equal(again, matrix)
+    monkeypatch.undo()
+    first = present[0]  # a chunk row that disagrees with the virtual table is caught by the probe
+    real = conn.execute(f"SELECT chunk_offset FROM {C.VECTOR_ROWIDS} WHERE rowid = ?", (first,)).fetchone()[0]
+    monkeypatch.setattr(C, "VECTOR_ROWIDS", "shifted_rowids")
+    conn.execute(f"CREATE TEMP TABLE shifted_rowids AS SELECT rowid AS rowid, id, chunk_id, "
+                 f"chunk_offset + (rowid = {first}) AS chunk_offset FROM record_vectors_rowids")
+    assert real is not None and C._read_chunks(conn, np.array([first, present[1]])) is None
+    ids, again = read_vectors(conn, [first, present[1]])
+    assert np.array_equal(again, np.stack([stored[first], stored[present[1]]]))
+
+
 def test_a_cluster_whose_words_are_all_stop_words_or_debris_is_not_reported(corpus_copy):
     from corpuskit.analysis.clusters import STATE_KEY
 
