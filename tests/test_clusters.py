@@ -329,3 +329,26 @@ def test_a_topic_over_the_sample_is_reduced_in_batches_from_its_sample_pca(corpu
         "SELECT c.cluster_label, m.record_id FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
         "WHERE c.run_id = ? ORDER BY 1, 2", (run,)).fetchall()
     assert [tuple(r) for r in members("sampled-1")] == [tuple(r) for r in members("sampled-2")]  # seeded
+
+
+def test_assign_nearest_keeps_the_noise_rule_and_is_deterministic():
+    from corpuskit.analysis.clusters import assign_nearest
+
+    rng = np.random.default_rng(5)
+    a = rng.normal(0, 0.1, size=(200, 3))
+    b = rng.normal(0, 0.1, size=(200, 3)) + [5, 0, 0]
+    stray = np.array([[0, 9, 0]])
+    points = np.vstack([a, b, stray])
+    labels = np.array([0] * 200 + [1] * 200 + [-1])
+    queries = np.array([[0.01, 0.02, 0.0],   # inside cluster 0
+                        [5.02, 0.01, 0.0],   # inside cluster 1
+                        [0, 9.01, 0],        # nearest point is noise
+                        [2.5, 0, 0],         # between the clusters, farther than either's spread
+                        [0, 0, 30]])         # far from everything
+    out = assign_nearest(points, labels, queries, min_samples=5, batch=2)
+    assert out.tolist() == [0, 1, -1, -1, -1]
+    assert (assign_nearest(points, labels, queries, 5) == out).all()
+    # a query at a member's own position is that member's cluster; all-noise points give all noise
+    assert assign_nearest(points, labels, points[:400], 5).tolist() == labels[:400].tolist()
+    assert assign_nearest(points, np.full(len(points), -1), queries, 5).tolist() == [-1] * 5
+    assert assign_nearest(points, labels, np.zeros((0, 3)), 5).shape == (0,)

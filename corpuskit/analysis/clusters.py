@@ -230,8 +230,40 @@ def reduce_topic(conn, record_ids, n_components: int, fit_sample: int,
     return found[order], reduced, fitted[order]
 
 
-#: rows given a cluster by ``approximate_predict`` at a time
+#: rows outside a large topic's sample given a cluster by :func:`assign_nearest` at a time
 PREDICT_BATCH = 50_000
+
+
+def assign_nearest(points: np.ndarray, labels: np.ndarray, queries: np.ndarray, min_samples: int,
+                   batch: int = PREDICT_BATCH) -> np.ndarray:
+    """Cluster labels of ``queries`` from the clustered ``points`` (HDBSCAN's ``labels``, -1 noise).
+
+    A query takes the label of its nearest point (Euclidean, in the reduced space) unless that
+    point is noise or farther from it than the cluster's own spread, then it is noise (-1). A
+    cluster's spread is the largest core distance of its points: the distance to a point's
+    ``min_samples``-th nearest point, itself counted, as HDBSCAN measures density. One KD-tree
+    over ``points``, queried ``batch`` rows at a time; deterministic (no randomness, ties fixed
+    by the tree built from the same points).
+    """
+    from sklearn.neighbors import KDTree
+
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    out = np.full(len(queries), -1, dtype=np.int64)
+    clusters = labels[labels >= 0]
+    if not len(clusters) or not len(queries):
+        return out
+    tree = KDTree(points)
+    k = max(1, min(int(min_samples), len(points)))
+    core = tree.query(points, k=k)[0][:, -1]
+    spread = np.zeros(int(clusters.max()) + 1)
+    np.maximum.at(spread, clusters, core[labels >= 0])
+    for lo in range(0, len(queries), batch):
+        dist, nearest = tree.query(np.asarray(queries[lo:lo + batch], dtype=np.float64), k=1)
+        found = labels[nearest[:, 0]]
+        inside = (found >= 0) & (dist[:, 0] <= spread[np.maximum(found, 0)])
+        out[lo:lo + batch] = np.where(inside, found, -1)
+    return out
 
 
 class TopicClusterer:
@@ -250,8 +282,8 @@ class TopicClusterer:
     fit_sample : int
         A topic with more records is clustered on a seeded sample of this many
         (HDBSCAN's cost grows faster than its input: a 140,000-record topic took
-        minutes); every other record then gets the cluster HDBSCAN's
-        ``approximate_predict`` gives it (or none). Topics at or under it are
+        minutes); every other record then gets the cluster of its nearest sample
+        point in the reduced space, or none (:func:`assign_nearest`). Topics at or under it are
         clustered whole, exactly as before. :func:`cluster_corpus` also fits the
         PCA of such a topic on the sample (:func:`reduce_topic`), so its memory
         does not grow with the topic's 512-d vectors.
@@ -282,8 +314,8 @@ class TopicClusterer:
 
     def fit_reduced(self, reduced: np.ndarray, fitted: np.ndarray) -> "TopicClusterer":
         """Cluster rows already reduced (:func:`reduce_topic`): HDBSCAN is fitted on the rows
-        ``fitted`` marks, and when that is not all of them every other row gets the cluster
-        ``approximate_predict`` gives it (or none), ``PREDICT_BATCH`` rows at a time."""
+        ``fitted`` marks, and when that is not all of them every other row gets the cluster of
+        its nearest fitted row, or none (:func:`assign_nearest`, ``PREDICT_BATCH`` rows at a time)."""
         import hdbscan
 
         n = len(reduced)
@@ -297,15 +329,11 @@ class TopicClusterer:
             model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
             self.labels_ = model.fit_predict(reduced)
         else:
-            model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1,
-                                    prediction_data=True)
+            model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
             labels = np.full(n, -1, dtype=np.int64)
             labels[sample] = model.fit_predict(reduced[sample])
             rest = np.flatnonzero(~fitted)
-            if len(rest) and (labels[sample] >= 0).any():
-                for lo in range(0, len(rest), PREDICT_BATCH):
-                    part = rest[lo:lo + PREDICT_BATCH]
-                    labels[part], _ = hdbscan.approximate_predict(model, reduced[part])
+            labels[rest] = assign_nearest(reduced[sample], labels[sample], reduced[rest], ms)
             self.labels_ = labels
         self.reduced_ = reduced
         self.coords_ = reduced[:, :2]
