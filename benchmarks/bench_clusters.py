@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import resource
 import sys
 import tempfile
 import time
@@ -60,6 +61,12 @@ def build(corpus, records: int, topics: int, seed: int = 0) -> dict:
     return truth
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=50000)
@@ -75,9 +82,10 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         truth = build(corpus, args.records, args.topics)
         built = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         summary = cluster_corpus(corpus, "analyse-1", seed=0)
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         t0 = time.perf_counter()
         again = cluster_corpus(corpus, "analyse-2", seed=0)
         rerun = time.perf_counter() - t0
@@ -90,7 +98,8 @@ def main(argv=None) -> int:
         sil = float(np.mean([c["metadata"]["silhouetteScore"] for c in clusters]))
         corpus.close()
     rows = [("records", f"{args.records:,}"), ("topics", args.topics), ("build corpus (s)", f"{built:.1f}"),
-            ("cluster_corpus (s)", f"{elapsed:.1f}"), ("floor (s)", "60"),
+            ("cluster_corpus (s)", f"{elapsed:.1f}"), ("cluster_corpus CPU (s)", f"{cpu:.1f}"),
+            ("peak RSS, whole run (MiB)", f"{peak:.0f}"), ("floor (s)", "60"),
             ("unchanged rerun (s)", f"{rerun:.2f}"), ("rerun carried topics", again["carried"]),
             ("clusters", summary["clusters"]), ("records clustered", f"{summary['clustered'] / summary['records']:.1%}"),
             ("mean silhouette", f"{sil:.3f}"), ("ARI vs planted sub-themes", f"{ari:.3f}")]

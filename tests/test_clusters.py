@@ -222,6 +222,35 @@ def test_read_vectors_by_id_and_by_scan_match_the_stored_rows(corpus_copy):
     assert len(ids) == 0 and matrix.shape == (0, 512)
 
 
+def test_read_vectors_reads_the_chunk_tables_and_falls_back_when_their_layout_differs(corpus_copy,
+                                                                                     monkeypatch):
+    import corpuskit.analysis.clusters as C
+
+    conn = corpus_copy.conn
+    stored = {rid: np.frombuffer(blob, dtype=np.float32)
+              for rid, blob in conn.execute("SELECT record_id, embedding FROM record_vectors")}
+    present = sorted(stored)
+    wanted = present[::5] + [max(present) + 5, -3] + present[3:40]
+    expect = sorted(set(wanted) & set(stored))
+    direct = C._read_chunks(conn, np.unique(wanted))
+    assert direct is not None and direct[0].sum() == len(expect)  # the chunk path is the one taken
+    ids, matrix = read_vectors(conn, wanted)
+    assert ids.tolist() == expect and np.array_equal(matrix, np.stack([stored[i] for i in expect]))
+    monkeypatch.setattr(C, "VECTOR_CHUNKS", "no_such_chunks")  # another layout: read through vec0
+    assert C._read_chunks(conn, np.unique(wanted)) is None
+    ids, again = read_vectors(conn, wanted)
+    assert ids.tolist() == expect and np.array_equal(again, matrix)
+    monkeypatch.undo()
+    first = present[0]  # a chunk row that disagrees with the virtual table is caught by the probe
+    real = conn.execute(f"SELECT chunk_offset FROM {C.VECTOR_ROWIDS} WHERE rowid = ?", (first,)).fetchone()[0]
+    monkeypatch.setattr(C, "VECTOR_ROWIDS", "shifted_rowids")
+    conn.execute(f"CREATE TEMP TABLE shifted_rowids AS SELECT rowid AS rowid, id, chunk_id, "
+                 f"chunk_offset + (rowid = {first}) AS chunk_offset FROM record_vectors_rowids")
+    assert real is not None and C._read_chunks(conn, np.array([first, present[1]])) is None
+    ids, again = read_vectors(conn, [first, present[1]])
+    assert np.array_equal(again, np.stack([stored[first], stored[present[1]]]))
+
+
 def test_a_cluster_whose_words_are_all_stop_words_or_debris_is_not_reported(corpus_copy):
     from corpuskit.analysis.clusters import STATE_KEY
 
@@ -300,3 +329,26 @@ def test_a_topic_over_the_sample_is_reduced_in_batches_from_its_sample_pca(corpu
         "SELECT c.cluster_label, m.record_id FROM clusters c JOIN cluster_members m ON m.cluster_id = c.id "
         "WHERE c.run_id = ? ORDER BY 1, 2", (run,)).fetchall()
     assert [tuple(r) for r in members("sampled-1")] == [tuple(r) for r in members("sampled-2")]  # seeded
+
+
+def test_assign_nearest_keeps_the_noise_rule_and_is_deterministic():
+    from corpuskit.analysis.clusters import assign_nearest
+
+    rng = np.random.default_rng(5)
+    a = rng.normal(0, 0.1, size=(200, 3))
+    b = rng.normal(0, 0.1, size=(200, 3)) + [5, 0, 0]
+    stray = np.array([[0, 9, 0]])
+    points = np.vstack([a, b, stray])
+    labels = np.array([0] * 200 + [1] * 200 + [-1])
+    queries = np.array([[0.01, 0.02, 0.0],   # inside cluster 0
+                        [5.02, 0.01, 0.0],   # inside cluster 1
+                        [0, 9.01, 0],        # nearest point is noise
+                        [2.5, 0, 0],         # between the clusters, farther than either's spread
+                        [0, 0, 30]])         # far from everything
+    out = assign_nearest(points, labels, queries, min_samples=5, batch=2)
+    assert out.tolist() == [0, 1, -1, -1, -1]
+    assert (assign_nearest(points, labels, queries, 5) == out).all()
+    # a query at a member's own position is that member's cluster; all-noise points give all noise
+    assert assign_nearest(points, labels, points[:400], 5).tolist() == labels[:400].tolist()
+    assert assign_nearest(points, np.full(len(points), -1), queries, 5).tolist() == [-1] * 5
+    assert assign_nearest(points, labels, np.zeros((0, 3)), 5).shape == (0,)

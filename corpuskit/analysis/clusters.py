@@ -45,17 +45,68 @@ STATE_KEY = "clusters_state"
 DIMENSIONS = 512
 
 
+#: sqlite-vec's own tables behind ``record_vectors``: where each row is, and its vectors 1,024 a blob
+VECTOR_ROWIDS, VECTOR_CHUNKS = "record_vectors_rowids", "record_vectors_vector_chunks00"
+
+
+def _read_chunks(conn, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(found, matrix)`` of the sorted ids ``wanted`` read from sqlite-vec's chunk tables: each
+    row's chunk and offset looked up by id, then each chunk's blob read once and its wanted rows
+    copied out (a lookup through the virtual table reads a chunk for every row: ~12x slower than
+    a scan, ~100x slower than this). None when the tables are not there or a probe of up to 16
+    rows disagrees with the virtual table (the caller then reads through it)."""
+    try:
+        chunk = np.full(len(wanted), -1, dtype=np.int64)
+        offset = np.zeros(len(wanted), dtype=np.int64)
+        for lo in range(0, len(wanted), 500):
+            part = wanted[lo:lo + 500].tolist()
+            rows = conn.execute(
+                f"SELECT rowid, chunk_id, chunk_offset FROM {VECTOR_ROWIDS} WHERE rowid IN "
+                f"({','.join('?' * len(part))}) AND id IS NULL AND chunk_id IS NOT NULL", part).fetchall()
+            if rows:
+                where = np.array([tuple(r) for r in rows], dtype=np.int64)
+                pos = np.searchsorted(wanted, where[:, 0])
+                chunk[pos], offset[pos] = where[:, 1], where[:, 2]
+        found = chunk >= 0
+        matrix = None
+        for cid in np.unique(chunk[found]).tolist():
+            blob = conn.execute(f"SELECT vectors FROM {VECTOR_CHUNKS} WHERE rowid = ?", (cid,)).fetchone()[0]
+            if matrix is None:
+                dims = conn.execute("SELECT length(embedding) FROM record_vectors WHERE record_id = ?",
+                                    (int(wanted[np.argmax(found)]),)).fetchone()[0] // 4
+                matrix = np.empty((len(wanted), dims), dtype=np.float32)
+            rows = np.flatnonzero(chunk == cid)
+            matrix[rows] = np.frombuffer(blob, dtype=np.float32).reshape(-1, matrix.shape[1])[offset[rows]]
+        if matrix is None:
+            return found, np.zeros((len(wanted), DIMENSIONS), dtype=np.float32)
+        probe = np.flatnonzero(found)
+        for i in probe[np.linspace(0, len(probe) - 1, num=min(len(probe), 16)).astype(np.int64)].tolist():
+            row = conn.execute("SELECT embedding FROM record_vectors WHERE record_id = ?",
+                               (int(wanted[i]),)).fetchone()
+            if row is None or not np.array_equal(np.frombuffer(row[0], dtype=np.float32), matrix[i]):
+                return None
+        return found, matrix
+    except Exception:  # noqa: BLE001 - another sqlite-vec layout: read through the virtual table
+        return None
+
+
 def read_vectors(conn, record_ids, scan_all: bool | None = None,
                  batch: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """``(ids, matrix)`` of the stored embeddings of ``record_ids`` (ids without one are dropped).
 
-    Reads by id for a few records and scans the whole table (faster per row)
-    when ``record_ids`` is a large share of it, or when ``scan_all`` says so.
+    Reads sqlite-vec's chunk tables directly, each chunk once (:func:`_read_chunks`); when
+    their layout is not the expected one, reads through the virtual table: by id for a few
+    records and a whole-table scan (faster per row) when ``record_ids`` is a large share of
+    it, or when ``scan_all`` says so (``scan_all=False`` always reads by id).
     Rows are copied in batches into one preallocated float32 matrix, so peak
     memory is the matrix itself plus one batch (not every blob, their join and
     a reordered copy, which was three times the matrix at a million records).
     """
     wanted = np.unique(np.fromiter((int(r) for r in record_ids), dtype=np.int64))
+    direct = _read_chunks(conn, wanted) if scan_all is None and len(wanted) else None
+    if direct is not None:
+        found, matrix = direct
+        return wanted[found], (matrix if found.all() else matrix[found])
     if scan_all is None:
         total = conn.execute("SELECT count(*) FROM record_vectors").fetchone()[0]
         scan_all = len(wanted) > 0.2 * total
@@ -134,6 +185,8 @@ def apply_reduction(vectors: np.ndarray, mean: np.ndarray, components: np.ndarra
 
 #: a large topic's vectors are projected this many rows at a time
 REDUCE_BATCH = 8192
+#: and read this many at a time (64 MiB of 512-d float32 vectors)
+READ_BATCH = 32768
 
 
 def reduce_topic(conn, record_ids, n_components: int, fit_sample: int,
@@ -154,14 +207,21 @@ def reduce_topic(conn, record_ids, n_components: int, fit_sample: int,
                        else np.zeros((len(found), 1))), np.ones(len(found), dtype=bool)
     sample = np.zeros(len(ids), dtype=bool)
     sample[np.random.default_rng(seed).choice(len(ids), fit_sample, replace=False)] = True
-    sample_ids, vectors = read_vectors(conn, ids[sample], scan_all=False)
+    sample_ids, vectors = read_vectors(conn, ids[sample])
     mean, components = fit_reduction(vectors, n_components)
     parts = [(sample_ids, apply_reduction(vectors, mean, components))]
     del vectors
     rest = ids[~sample]
-    for lo in range(0, len(rest), REDUCE_BATCH):
-        part_ids, part = read_vectors(conn, rest[lo:lo + REDUCE_BATCH], scan_all=False)
-        parts.append((part_ids, apply_reduction(part, mean, components)))
+    # read READ_BATCH rows at a time (each read touches most of the store's chunks), projected
+    # REDUCE_BATCH at a time: the same products, bit for bit, as reading REDUCE_BATCH at a time
+    step = max(REDUCE_BATCH, READ_BATCH // REDUCE_BATCH * REDUCE_BATCH)
+    for lo in range(0, len(rest), step):
+        block = rest[lo:lo + step]
+        block_ids, block_vectors = read_vectors(conn, block)
+        for sub in range(0, len(block), REDUCE_BATCH):
+            keep = np.isin(block_ids, block[sub:sub + REDUCE_BATCH])
+            parts.append((block_ids[keep], apply_reduction(block_vectors[keep], mean, components)))
+        del block_vectors
     found = np.concatenate([p[0] for p in parts])
     order = np.argsort(found, kind="stable")
     reduced = np.concatenate([p[1] for p in parts])[order]
@@ -170,8 +230,40 @@ def reduce_topic(conn, record_ids, n_components: int, fit_sample: int,
     return found[order], reduced, fitted[order]
 
 
-#: rows given a cluster by ``approximate_predict`` at a time
+#: rows outside a large topic's sample given a cluster by :func:`assign_nearest` at a time
 PREDICT_BATCH = 50_000
+
+
+def assign_nearest(points: np.ndarray, labels: np.ndarray, queries: np.ndarray, min_samples: int,
+                   batch: int = PREDICT_BATCH) -> np.ndarray:
+    """Cluster labels of ``queries`` from the clustered ``points`` (HDBSCAN's ``labels``, -1 noise).
+
+    A query takes the label of its nearest point (Euclidean, in the reduced space) unless that
+    point is noise or farther from it than the cluster's own spread, then it is noise (-1). A
+    cluster's spread is the largest core distance of its points: the distance to a point's
+    ``min_samples``-th nearest point, itself counted, as HDBSCAN measures density. One KD-tree
+    over ``points``, queried ``batch`` rows at a time; deterministic (no randomness, ties fixed
+    by the tree built from the same points).
+    """
+    from sklearn.neighbors import KDTree
+
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    out = np.full(len(queries), -1, dtype=np.int64)
+    clusters = labels[labels >= 0]
+    if not len(clusters) or not len(queries):
+        return out
+    tree = KDTree(points)
+    k = max(1, min(int(min_samples), len(points)))
+    core = tree.query(points, k=k)[0][:, -1]
+    spread = np.zeros(int(clusters.max()) + 1)
+    np.maximum.at(spread, clusters, core[labels >= 0])
+    for lo in range(0, len(queries), batch):
+        dist, nearest = tree.query(np.asarray(queries[lo:lo + batch], dtype=np.float64), k=1)
+        found = labels[nearest[:, 0]]
+        inside = (found >= 0) & (dist[:, 0] <= spread[np.maximum(found, 0)])
+        out[lo:lo + batch] = np.where(inside, found, -1)
+    return out
 
 
 class TopicClusterer:
@@ -190,8 +282,8 @@ class TopicClusterer:
     fit_sample : int
         A topic with more records is clustered on a seeded sample of this many
         (HDBSCAN's cost grows faster than its input: a 140,000-record topic took
-        minutes); every other record then gets the cluster HDBSCAN's
-        ``approximate_predict`` gives it (or none). Topics at or under it are
+        minutes); every other record then gets the cluster of its nearest sample
+        point in the reduced space, or none (:func:`assign_nearest`). Topics at or under it are
         clustered whole, exactly as before. :func:`cluster_corpus` also fits the
         PCA of such a topic on the sample (:func:`reduce_topic`), so its memory
         does not grow with the topic's 512-d vectors.
@@ -222,8 +314,8 @@ class TopicClusterer:
 
     def fit_reduced(self, reduced: np.ndarray, fitted: np.ndarray) -> "TopicClusterer":
         """Cluster rows already reduced (:func:`reduce_topic`): HDBSCAN is fitted on the rows
-        ``fitted`` marks, and when that is not all of them every other row gets the cluster
-        ``approximate_predict`` gives it (or none), ``PREDICT_BATCH`` rows at a time."""
+        ``fitted`` marks, and when that is not all of them every other row gets the cluster of
+        its nearest fitted row, or none (:func:`assign_nearest`, ``PREDICT_BATCH`` rows at a time)."""
         import hdbscan
 
         n = len(reduced)
@@ -237,15 +329,11 @@ class TopicClusterer:
             model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
             self.labels_ = model.fit_predict(reduced)
         else:
-            model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1,
-                                    prediction_data=True)
+            model = hdbscan.HDBSCAN(min_cluster_size=mcs, min_samples=ms, core_dist_n_jobs=1)
             labels = np.full(n, -1, dtype=np.int64)
             labels[sample] = model.fit_predict(reduced[sample])
             rest = np.flatnonzero(~fitted)
-            if len(rest) and (labels[sample] >= 0).any():
-                for lo in range(0, len(rest), PREDICT_BATCH):
-                    part = rest[lo:lo + PREDICT_BATCH]
-                    labels[part], _ = hdbscan.approximate_predict(model, reduced[part])
+            labels[rest] = assign_nearest(reduced[sample], labels[sample], reduced[rest], ms)
             self.labels_ = labels
         self.reduced_ = reduced
         self.coords_ = reduced[:, :2]
