@@ -5,7 +5,7 @@ from scipy import stats
 
 from corpuskit.errors import ValidationError
 from corpuskit.stats.comparisons import (FISHER_TEST, PROPORTION_Z_TEST, RATE_TEST, WELCH_TEST,
-                                         two_proportion_test, two_rate_test, welch_test)
+                                         rank_effect, two_proportion_test, two_rate_test, welch_test)
 from corpuskit.stats.intervals import mean_interval, mean_interval_from_moments
 
 
@@ -58,3 +58,20 @@ def test_mean_interval_from_moments_equals_the_interval_of_the_values():
     assert wide[0] < low[1]
     with pytest.raises(ValidationError, match="level"):
         mean_interval_from_moments(4, 0, 1, level=0)
+
+
+def test_the_rank_effect_is_the_share_of_pairs_and_a_one_sided_p_value():
+    assert rank_effect([1, 2, 3], [4, 5, 6]) == (0.0, 0.05)
+    effect, p = rank_effect([4, 5, 6], [1, 2, 3])
+    assert effect == 1.0 and p == 1.0
+    assert rank_effect([1, 2], [2, 1])[0] == 0.5
+    assert rank_effect([1, 3], [2])[0] == 0.5                      # one pair of two above, one below
+    assert rank_effect([2], [2])[0] == 0.5                         # a tie counts half
+    assert all(np.isnan(rank_effect([], [1.0])))
+    # against scipy on random samples: A = U / (n1 n2), p the one-sided "less" p-value
+    rng = np.random.default_rng(0)
+    a, c = rng.normal(0, 1, 40), rng.normal(0.5, 1, 60)
+    test = stats.mannwhitneyu(a, c, alternative="less")
+    assert rank_effect(a, c) == pytest.approx((test.statistic / 2400, test.pvalue))
+    with pytest.raises(ValidationError):
+        rank_effect([np.nan], [1.0])

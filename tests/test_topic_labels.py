@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from corpuskit.enrich.embeddings import TfidfSvdEmbedder
 from corpuskit.enrich.topic_terms import label_terms, name_terms, readable_label
 from corpuskit.enrich.topics import discover_beats
+from corpuskit.errors import ValidationError
 from corpuskit.text.terms import COMMON_WORDS, generic_word
 
 
@@ -163,3 +165,53 @@ def test_a_topic_is_labelled_from_the_records_the_assigner_keeps_not_from_nmf_me
     assert beats[computer].display_name == topic_label(beats[computer].keywords, [texts[i] for i in kept])
     # the other topics kept all their members: their labels are as before
     assert {beats[b].display_name.split(":")[0] for b in range(3) if b != computer} == {"Fed", "Lunar"}
+
+
+def _name_in_topic(name, others, share, n=400, seed=0):
+    """``n`` texts about work and money, ``share`` of them also saying ``name``."""
+    rng = np.random.default_rng(seed)
+    words = ["work", "day", "make", "know", "better", "company", "money", "want"]
+    texts = []
+    for i in range(n):
+        t = " ".join(rng.choice(words, 3, replace=False)) + f" {others[i % len(others)]}"
+        texts.append(f"{name} {rng.choice(['drivers', 'raises', 'expands'])} {t}" if i % round(1 / share) == 0 else t)
+    return texts
+
+
+def test_a_catch_all_with_one_frequent_name_in_a_pocket_is_miscellaneous():
+    """The Hacker News catch-all: "uber" said by 10% of a topic about work and money (at the head bar),
+    its records far from the topic's centre: no head; the same records at the centre name the topic."""
+    from corpuskit.enrich.topic_terms import HEAD_SUPPORT, topic_label
+
+    others = ["Venezuela to shut down", "reasons I moved to Switzerland", "the case for wooden skyscrapers",
+              "a history of the spreadsheet", "why we sleep", "learning to draw at forty"]
+    texts = _name_in_topic("Uber", others, 0.1)
+    terms = ["work", "day", "make", "know", "better", "company", "money", "uber", "want"]
+    says = np.array(["Uber" in t for t in texts])
+    assert says.mean() >= HEAD_SUPPORT
+    rng = np.random.default_rng(1)
+    pocket = np.where(says, rng.uniform(0.0, 0.15, len(texts)), rng.uniform(0.15, 0.4, len(texts)))
+    assert topic_label(terms, texts).startswith("Uber")                      # shares alone: a head
+    assert topic_label(terms, texts, closeness=pocket).startswith("Miscellaneous")
+    centre = np.where(says, rng.uniform(0.3, 0.5, len(texts)), rng.uniform(0.1, 0.4, len(texts)))
+    assert topic_label(terms, texts, closeness=centre).startswith("Uber")
+    # no pocket effect (closeness unrelated to the name): the name stays
+    assert topic_label(terms, texts, closeness=rng.uniform(0.1, 0.4, len(texts))).startswith("Uber")
+
+
+def test_a_real_topic_with_a_dominant_name_keeps_its_label():
+    """"Google" in 45% of its topic, its records at the centre (cosine 0.48 against 0.14 on Hacker News)."""
+    from corpuskit.enrich.topic_terms import topic_label
+
+    rng = np.random.default_rng(2)
+    texts = []
+    for i in range(300):
+        extra = ["Chrome", "search results", "AI project", "internet court"][i % 4]
+        texts.append(f"Google {extra} news {i % 7}" if i % 20 < 9 else f"{extra} update {i % 11}")
+    says = np.array(t.startswith("Google") for t in texts)
+    closeness = np.where(says, rng.uniform(0.35, 0.6, len(texts)), rng.uniform(0.05, 0.25, len(texts)))
+    terms = ["google", "search", "chrome", "internet", "ai", "results"]
+    assert topic_label(terms, texts, closeness=closeness).startswith("Google: ")
+    with pytest.raises(ValidationError, match="closeness"):
+        topic_label(terms, texts, closeness=closeness[:-1])
+

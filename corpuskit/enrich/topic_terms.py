@@ -30,6 +30,8 @@ from collections import Counter
 import numpy as np
 from scipy import sparse
 
+from corpuskit.errors import ValidationError
+from corpuskit.stats.comparisons import VD_LARGE, rank_effect
 from corpuskit.text import term_analyzer
 from corpuskit.text.terms import MISCELLANEOUS, generic_word, label_word
 from corpuskit.text.unicode import fold
@@ -387,13 +389,22 @@ HEAD_SUPPORT = 0.1
 #: share of the topic's records (a quarter of the head's bar) so that a term said in a handful of records
 #: does not stand there
 LABEL_SUPPORT = 0.025
+#: a head names the topic's core, not a pocket of it: a term whose records sit farther from the topic's
+#: centroid than its other records, by a large effect (Vargha-Delaney A at most 1 - VD_LARGE = 0.29: a
+#: record saying it is nearer the centre than one that does not in under 29% of pairs) shown at the 5%
+#: level (one-sided Mann-Whitney), cannot head the label. A catch-all holds a frequent name in a pocket
+#: (Hacker News: "uber" in 10.1% of a topic about work and money, its records at mean cosine 0.09 from the
+#: centroid against 0.26 for the others, A = 0.06 by median split); a real topic's name is its centre
+#: ("google": 0.48 against 0.14)
+HEAD_POCKET_EFFECT = 1 - VD_LARGE
+HEAD_POCKET_P = 0.05
 #: a label term is said by at least this many distinct authors and by distinct authors for at least
 #: LABEL_AUTHOR_SHARE of the records saying it: a phrase pushed by a few accounts names no topic
 LABEL_MIN_AUTHORS = 5
 LABEL_AUTHOR_SHARE = 0.25
 
 
-def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
+def topic_label(terms, texts, authors=None, formats=(), sources=(), closeness=None) -> str:
     """The label of a discovered topic from its distinct ``terms`` (best first) and its records' ``texts``.
 
     A label term is said by at least ``LABEL_MIN_AUTHORS`` distinct ``authors`` (one per text; None or ""
@@ -403,7 +414,9 @@ def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
     is no light verb, weak word or title format (:func:`label_terms`). The head is the most distinctive
     such term that is not a word common in general English (unless the texts or gazetteers make it a
     name, :func:`name_terms`: "Google", "Earth") and that is held by at least ``HEAD_SUPPORT`` of the
-    topic's records; after it come up to two more such terms held by at least ``LABEL_SUPPORT`` of the
+    topic's records and, given ``closeness`` (per text, its cosine to the topic's centroid), whose
+    records are not a pocket far from the topic's centre (``HEAD_POCKET_EFFECT``, :func:`_pocket`);
+    after it come up to two more such terms held by at least ``LABEL_SUPPORT`` of the
     records (:func:`readable_label`). A topic with no term that can head its label is a catch-all:
     ``"Miscellaneous: a, b"`` from its top two distinct terms.
     """
@@ -421,7 +434,8 @@ def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
     usable = [t for t in named if t and label_word(t) and t not in skip]
     sample = _CasingSample(texts[:400])
     names = name_terms(usable, sample)
-    head = next((t for t in usable if support[t] >= HEAD_SUPPORT and (not generic_word(t) or t in names)), None)
+    head = next((t for t in usable if support[t] >= HEAD_SUPPORT and (not generic_word(t) or t in names)
+                 and not _pocket(t, held, closeness)), None)
     if head is not None:
         rest = [t for t in usable if t != head and support[t] >= LABEL_SUPPORT]
         label = readable_label([head] + rest, texts, formats=formats)
@@ -430,6 +444,20 @@ def topic_label(terms, texts, authors=None, formats=(), sources=()) -> str:
     pool = named or list(terms)
     parts = label_terms(pool, 2, formats, names=set(pool))   # its top two, as they come
     return f"{MISCELLANEOUS}: {', '.join(_surface_form(t, sample) for t in parts)}" if parts else MISCELLANEOUS
+
+
+def _pocket(term: str, held, closeness) -> bool:
+    """Whether the records saying ``term`` sit farther from the topic's centroid than its other records
+    (``closeness``: per record, its cosine to the centroid; None, no test), by at least the effect and
+    at the level of ``HEAD_POCKET_EFFECT`` and ``HEAD_POCKET_P``."""
+    if closeness is None:
+        return False
+    closeness = np.asarray(closeness, dtype=float)
+    if len(closeness) != len(held):
+        raise ValidationError(f"closeness has {len(closeness)} values for {len(held)} texts")
+    says = np.fromiter((term in h for h in held), dtype=bool, count=len(held))
+    effect, p = rank_effect(closeness[says], closeness[~says])
+    return bool(effect <= HEAD_POCKET_EFFECT and p < HEAD_POCKET_P)
 
 
 def _author_backed(term: str, held, authors) -> bool:

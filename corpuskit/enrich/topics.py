@@ -586,7 +586,10 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, formats=(), 
     makes its primary topic, not from NMF's member set: NMF places every record somewhere, the
     assigner leaves those that fit no topic out (a third of Hacker News), and those strays dilute
     every term's share of the topic (Windows held by 13% of the records the assigner keeps, under
-    10% of NMF's members). A beat the assigner keeps no record for keeps its NMF-member label."""
+    10% of NMF's members). Each kept record's cosine to the beat's centroid (``centroids``, unit
+    length) lets the label pass over a name said in a pocket far from the beat's centre
+    (:data:`~corpuskit.enrich.topic_terms.HEAD_POCKET_EFFECT`). A beat the assigner keeps no record for
+    keeps its NMF-member label."""
     from corpuskit.enrich.topic_terms import topic_label
 
     assigner = BeatAssigner(**DISCOVERED_ASSIGNMENT).fit(beats, [], [], None, centroids=centroids)
@@ -598,7 +601,8 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, formats=(), 
             continue
         beat.display_name = topic_label(beat.keywords, [texts[i] for i in rows], formats=formats,
                                         sources=sources,
-                                        authors=None if authors is None else [authors[i] for i in rows])
+                                        authors=None if authors is None else [authors[i] for i in rows],
+                                        closeness=l2_normalise(np.asarray(vectors)[rows]) @ centroids[b])
 
 
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
