@@ -394,8 +394,8 @@ LABEL_SUPPORT = 0.025
 #: record saying it is nearer the centre than one that does not in under 29% of pairs) shown at the 5%
 #: level (one-sided Mann-Whitney), cannot head the label. A catch-all holds a frequent name in a pocket
 #: (Hacker News: "uber" in 10.1% of a topic about work and money, its records at mean cosine 0.09 from the
-#: centroid against 0.26 for the others, A = 0.06 by median split); a real topic's name is its centre
-#: ("google": 0.48 against 0.14)
+#: centroid against 0.26 for the others, A = 0.15); a real topic's name is its centre ("google": 0.48
+#: against 0.14, A = 0.99; the least central head kept there, "python", A = 0.59)
 HEAD_POCKET_EFFECT = 1 - VD_LARGE
 HEAD_POCKET_P = 0.05
 #: a label term is said by at least this many distinct authors and by distinct authors for at least
