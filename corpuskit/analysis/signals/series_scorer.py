@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import f as f_dist
 
-from corpuskit.stats.calibration import calibrated_sigma
+from corpuskit.stats.calibration import REFERENCE_TAIL, calibrated_sigma
 from corpuskit.stats.correction import sidak
 from corpuskit.stats.count_model import count_sigma
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
@@ -80,6 +80,7 @@ class Plan:
     refractory: int = 0
     materiality: float = 0.0
     calibrate: bool = True
+    calibration_tail: float = REFERENCE_TAIL
 
     def calibration_window(self) -> int:
         """Periods of score history the calibration reads."""
@@ -192,7 +193,8 @@ def score_counts(values: np.ndarray, plan: Plan) -> dict:
     sigma[np.isnan(values)] = np.nan
     factor = np.ones(n)
     if plan.calibrate:
-        sigma, factor = calibrated_sigma(sigma, plan.calibration_window(), CALIBRATION_MIN_HISTORY)
+        sigma, factor = calibrated_sigma(sigma, plan.calibration_window(), CALIBRATION_MIN_HISTORY,
+                                         plan.calibration_tail)
     material = np.isfinite(sigma)
     if plan.materiality > 0:
         material &= material_excess(values, plan.step) >= plan.materiality
