@@ -145,7 +145,7 @@ def headline(series: dict, nab: Path, ours: dict) -> None:
     from nab_lofo import lofo
 
     candidates = {name: nab_variants.variant_scores(series, settings, to_score)
-                  for name, settings in nab_variants.VARIANTS.items() if nab_variants.causal(settings)}
+                  for name, settings in nab_variants.lofo_candidates().items()}
     in_sample = score_detector(ours, nab)
     figures, fixed, folds = {}, {}, None
     for profile in PROFILES:

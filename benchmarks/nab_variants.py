@@ -56,22 +56,43 @@ class _LongerBaseline:
         return scale * np.arange(1, span + 1)
 
 
-VARIANTS = {
-    "detect defaults (5 min + 2 h, materiality 3%)": {},
+VARIANTS = {  # the settings before 2026-11-26 (materiality 3%) are kept, so the candidate set is unchanged
+    "detect defaults (5 min + 2 h, materiality 6%, calibration tail 0.1%)": {},
+    "materiality 3% (default before 2026-11-26)": {"materiality": 0.03},
     "no materiality gate": {"materiality": 0.0},
     "materiality 1%": {"materiality": 0.01},
-    "materiality 6%": {"materiality": 0.06},
     "scales 5 min + 1 h, no gate (defaults before 2026-11-25)": {"scales": (1, 12), "materiality": 0.0},
-    "scales 5 min + 1 h": {"scales": (1, 12)},
-    "scale 5 min only": {"scales": (1,)},
-    "scales 5 min + 3 h": {"scales": (1, 36)},
-    "scale 2 h only (a lasting rise)": {"scales": (24,)},
-    "same time on 14 previous days (all files)": {"rhythm": "daily"},
-    "previous 24 h (all files)": {"rhythm": "none"},
-    "previous 4 days (no-rhythm files)": {"baseline_days": 4},
-    "defaults + 30-min suppression": {"suppress": SUPPRESS},
+    "scales 5 min + 1 h, materiality 3%": {"scales": (1, 12), "materiality": 0.03},
+    "scale 5 min only, materiality 3%": {"scales": (1,), "materiality": 0.03},
+    "scales 5 min + 3 h, materiality 3%": {"scales": (1, 36), "materiality": 0.03},
+    "scale 2 h only (a lasting rise), materiality 3%": {"scales": (24,), "materiality": 0.03},
+    "same time on 14 previous days (all files), materiality 3%": {"rhythm": "daily", "materiality": 0.03},
+    "previous 24 h (all files), materiality 3%": {"rhythm": "none", "materiality": 0.03},
+    "previous 4 days (no-rhythm files), materiality 3%": {"baseline_days": 4, "materiality": 0.03},
+    "30-min suppression, materiality 3%": {"suppress": SUPPRESS, "materiality": 0.03},
     "defaults + whole-file range gate (not causal)": {"file_range": 0.075},
 }
+
+
+#: Calibration tails the leave-one-file-out procedure chooses among, crossed with every causal
+#: variant: the default (0.1%, checked near the thresholds that open anomalies, sigma 3 to 4
+#: here), 0.5%, and 2.3% (where the model's sigma 2 is checked; the default before 2026-11-26).
+CALIBRATION_TAILS = (0.001, 0.005, 0.02275)
+
+
+def lofo_candidates() -> dict:
+    """``{name: settings}``: every causal variant at every calibration tail (the default tail keeps
+    the variant's own name)."""
+    out = {}
+    for tail in CALIBRATION_TAILS:
+        for name, settings in VARIANTS.items():
+            if not causal(settings):
+                continue
+            if tail == CALIBRATION_TAILS[0]:
+                out[name] = settings
+            else:
+                out[f"{name}; calibration tail {tail:.1%}"] = {**settings, "calibration_tail": tail}
+    return out
 
 
 def causal(settings: dict) -> bool:
@@ -91,6 +112,8 @@ def variant_scores(series: dict, settings: dict, to_score) -> dict:
                                materiality=settings.get("materiality"))
         if "scales" in settings:
             plan = dataclasses.replace(plan, scales=settings["scales"])
+        if "calibration_tail" in settings:
+            plan = dataclasses.replace(plan, calibration_tail=settings["calibration_tail"])
         if "baseline_days" in settings:
             plan = _LongerBaseline(plan, settings["baseline_days"])
         out = engine.score_counts(values, plan)

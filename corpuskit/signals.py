@@ -70,7 +70,7 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
         ``volume_spike`` on a series finer than a day: the share of a mean
         day's volume that the last two hours must hold above the same two
         hours on the previous 7 days (their median) for a period to fire.
-        Default 0.03 (3%); 0 turns the gate off. A 5-minute blip at night can
+        Default 0.06 (6%); 0 turns the gate off. A 5-minute blip at night can
         be improbable and still add nothing a reader of the day would see.
         Ignored for daily and coarser series, and for steps that do not
         divide a day (no "same two hours on the previous days" to compare).

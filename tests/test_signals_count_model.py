@@ -124,12 +124,12 @@ def _five_minute(days=12, rate=50.0, seed=6):
 
 def test_detect_materiality_gate_on_sub_daily_series():
     """A 5-minute blip at 4x is very improbable but adds 1% of a 14,400-record day: not fired by
-    default; a two-hour rise adding 5% of a day is. ``materiality=0`` turns the gate off."""
+    default (6%); a two-hour rise adding 7.5% of a day is. ``materiality=0`` turns the gate off."""
     s = _five_minute()
     blip = 288 * 9 + 36                           # 03:00 on day 10
     s.iloc[blip] += 150
     rise = slice(288 * 10 + 120, 288 * 10 + 144)  # two hours on day 11
-    s.iloc[rise] += 30
+    s.iloc[rise] += 45
     out = detect(s)
     assert out["sigma"].iloc[blip] > 10
     assert not out["material"].iloc[blip] and not out["fired"].iloc[blip]
@@ -137,6 +137,10 @@ def test_detect_materiality_gate_on_sub_daily_series():
     assert out["material"].iloc[rise].any()
     off = detect(s, materiality=0)
     assert off["fired"].iloc[blip] and off["material"].iloc[blip]
+    smaller = _five_minute()
+    smaller.iloc[rise] += 30                      # 5% of a day: under the default 6%, over 3%
+    assert not detect(smaller)["fired"].iloc[rise].any()
+    assert detect(smaller, materiality=0.03)["fired"].iloc[rise].any()
     # the gate reads the past only: changing later days changes nothing before them
     later = s.copy()
     later.iloc[288 * 11:] *= 4

@@ -79,3 +79,17 @@ def test_one_earlier_spike_does_not_raise_the_baseline(monkeypatch):
     monkeypatch.setattr(count_model, "WINSOR_Z", np.inf)
     unclipped = detect(series, rhythm="none")["sigma"].iloc[40]
     assert unclipped < 2.5 and clipped - unclipped > 3.0
+
+
+def test_calibration_tail_is_a_setting_and_is_checked():
+    """A smaller tail reads a higher quantile of the same history (a different factor, still
+    causal, still at least 1); a tail outside (0, 0.5) is refused."""
+    rng = np.random.default_rng(7)
+    sigma = rng.standard_t(3, 3000) * 1.5        # heavier-tailed than the model promises
+    wide = calibration_factor(sigma, 500, 200)
+    narrow = calibration_factor(sigma, 500, 200, tail=0.001)
+    assert np.all(narrow >= 1.0) and not np.array_equal(wide, narrow)
+    assert np.array_equal(calibration_factor(sigma, 500, 200, tail=0.02275), wide)
+    for bad in (0.0, 0.5, -0.1, 1.2):
+        with pytest.raises(ValueError, match="tail"):
+            calibration_factor(sigma, 500, 200, tail=bad)

@@ -29,18 +29,27 @@ REFERENCE_TAIL = 0.02275
 MAX_FACTOR = 3.0
 
 
-def calibration_factor(sigma: np.ndarray, window: int, min_history: int) -> np.ndarray:
-    """Per period, the factor its sigma is divided by (1 where the history is short)."""
+def calibration_factor(sigma: np.ndarray, window: int, min_history: int,
+                       tail: float = REFERENCE_TAIL) -> np.ndarray:
+    """Per period, the factor its sigma is divided by (1 where the history is short).
+
+    ``tail``: the upper share at which the earlier sigmas are compared with the
+    model (default :data:`REFERENCE_TAIL`; a smaller one compares nearer the
+    thresholds that open signals, and needs more history to be read).
+    """
     if window < 1 or min_history < 1:
         raise ValueError("window and min_history must be positive")
+    if not 0.0 < tail < 0.5:
+        raise ValueError(f"tail must be in (0, 0.5); got {tail!r}")
     s = pd.Series(np.asarray(sigma, dtype=float)).shift(1)
-    q = s.rolling(window, min_periods=min_history).quantile(1.0 - REFERENCE_TAIL).to_numpy()
-    factor = np.clip(q / norm.isf(REFERENCE_TAIL), 1.0, MAX_FACTOR)
+    q = s.rolling(window, min_periods=min_history).quantile(1.0 - tail).to_numpy()
+    factor = np.clip(q / norm.isf(tail), 1.0, MAX_FACTOR)
     return np.where(np.isfinite(factor), factor, 1.0)
 
 
-def calibrated_sigma(sigma: np.ndarray, window: int, min_history: int) -> tuple[np.ndarray, np.ndarray]:
+def calibrated_sigma(sigma: np.ndarray, window: int, min_history: int,
+                     tail: float = REFERENCE_TAIL) -> tuple[np.ndarray, np.ndarray]:
     """``(sigma / factor, factor)``; see the module docstring. NaN sigmas stay NaN."""
-    factor = calibration_factor(sigma, window, min_history)
+    factor = calibration_factor(sigma, window, min_history, tail)
     sigma = np.asarray(sigma, dtype=float)
     return np.where(sigma > 0, sigma / factor, sigma), factor
