@@ -316,7 +316,7 @@ def test_load_series_streamed_in_small_batches_gives_the_same_series(fixture_cor
 
 
 def test_volume_scored_in_row_blocks_gives_the_same_tracks_and_signals(planted, tmp_path, monkeypatch):
-    """Volume scores each group's rows a block at a time (the score is row-wise): blocks of one or two
+    """Volume scores each group's rows a block of cells at a time (the score is row-wise): blocks of one or two
     rows give the tracks of the whole matrix, sigma for sigma, and the same stored signals."""
     import corpuskit.analysis.signals.volume as volume
 
@@ -340,7 +340,7 @@ def test_volume_scored_in_row_blocks_gives_the_same_tracks_and_signals(planted, 
     for k in range(len(full)):
         assert np.array_equal(full[k], np.concatenate([p[k] for p in parts]), equal_nan=True), k
     for block in (1, 2):
-        monkeypatch.setattr(volume, "SCORE_BLOCK", block)
+        monkeypatch.setattr(volume, "SCORE_CELLS", block * len(series.days))
         blocked = VolumeSpikeDetector().tracks(series, peers=peers)
         assert [t.key for t in blocked] == [t.key for t in whole]
         for a, b in zip(whole, blocked):

@@ -62,10 +62,11 @@ from corpuskit.stats.windows import lagged, rolling_median_mad, seasonal_lags, t
 
 #: Days in a week, the second scale.
 WEEK = 7
-#: Rows of one group (topics, sources, entities, terms) scored at a time. Every statistic is row-wise
-#: (each row's own days), so blocks give the same sigmas as the whole matrix, while the score's
-#: temporaries stay the size of a block instead of growing with the corpus's names.
-SCORE_BLOCK = 1024
+#: Cells (rows x days) of one group (topics, sources, entities, terms) scored at a time. Every
+#: statistic is row-wise (each row's own days), so blocks give the same sigmas as the whole matrix,
+#: while the score's temporaries (windows of ``window`` days per cell: 226 MiB for 830 entities over
+#: 365 days) stay the size of a block (about 40 MiB) instead of growing with the corpus's names.
+SCORE_CELLS = 1 << 16
 
 
 class VolumeSpikeDetector(Detector):
@@ -226,15 +227,15 @@ class VolumeSpikeDetector(Detector):
             if counts.shape[0] == 0:
                 continue
             named = group in ("entity", "term")
-            for lo in range(0, counts.shape[0], SCORE_BLOCK):
-                out.extend(self._block_tracks(series, group, counts, lo, min_base, floor, named, bound,
-                                              totals, claim))
+            block = max(1, SCORE_CELLS // max(counts.shape[1], 1))
+            for lo in range(0, counts.shape[0], block):
+                out.extend(self._block_tracks(series, group, counts[lo:lo + block], lo, min_base, floor,
+                                              named, bound, totals, claim))
         return out
 
-    def _block_tracks(self, series, group, all_counts, lo, min_base, floor, named, bound, totals,
+    def _block_tracks(self, series, group, counts, lo, min_base, floor, named, bound, totals,
                       claim) -> list[Track]:
-        """The tracks of rows ``lo`` to ``lo + SCORE_BLOCK`` of one group's counts."""
-        counts = all_counts[lo:lo + SCORE_BLOCK]
+        """The tracks of one block of a group's rows, ``counts`` (its first row is the group's row ``lo``)."""
         sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound, totals)
         week = self.score_week(counts, totals, floor) if self.weekly else None
         if week is not None and named and claim is not None:
