@@ -313,3 +313,40 @@ def test_load_series_streamed_in_small_batches_gives_the_same_series(fixture_cor
             assert value.shape == other.shape and np.array_equal(value, other), name
         else:
             assert value == other, name
+
+
+def test_volume_scored_in_row_blocks_gives_the_same_tracks_and_signals(planted, tmp_path, monkeypatch):
+    """Volume scores each group's rows a block of cells at a time (the score is row-wise): blocks of one or two
+    rows give the tracks of the whole matrix, sigma for sigma, and the same stored signals."""
+    import corpuskit.analysis.signals.volume as volume
+
+    path = tmp_path / "blocks.db"
+    src = open_corpus(planted[0])
+    src.conn.execute(f"VACUUM INTO '{path}'")
+    src.close()
+    c = open_corpus(path)
+    series = load_series(c, min_entity_count=2)
+    peers = [VolumeSpikeDetector(), NoveltyDetector()]
+    whole = VolumeSpikeDetector().tracks(series, peers=peers)
+    assert len(series.entities) > 2 and {t.subject.split(":")[0] for t in whole} >= {"topic", "source"}
+    det, counts = VolumeSpikeDetector(), series.entity_count  # no entity fires here: compare its scores
+    totals = series.source_count.sum(axis=0)
+    def scores(rows):
+        return (*det.score(rows, 1.0, 0.5, True, totals=totals)[:2], *det.score_week(rows, totals, 0.5))
+
+    full = scores(counts)
+    parts = [scores(counts[i:i + 2]) for i in range(0, len(counts), 2)]
+    assert np.isfinite(full[1]).any() and np.isfinite(full[3]).any()  # expected counts, day and week
+    for k in range(len(full)):
+        assert np.array_equal(full[k], np.concatenate([p[k] for p in parts]), equal_nan=True), k
+    for block in (1, 2):
+        monkeypatch.setattr(volume, "SCORE_CELLS", block * len(series.days))
+        blocked = VolumeSpikeDetector().tracks(series, peers=peers)
+        assert [t.key for t in blocked] == [t.key for t in whole]
+        for a, b in zip(whole, blocked):
+            assert np.array_equal(a.sigma, b.sigma, equal_nan=True), a.key
+            assert [a.describe(d) for d in range(len(series.days)) if a.sigma[d] >= OPEN_SIGMA] == \
+                [b.describe(d) for d in range(len(series.days)) if b.sigma[d] >= OPEN_SIGMA]
+    detect_signals(c, "analyse-2", incremental=False)
+    assert _signals(c) == _signals(open_corpus(planted[0]))
+    c.close()

@@ -62,6 +62,11 @@ from corpuskit.stats.windows import lagged, rolling_median_mad, seasonal_lags, t
 
 #: Days in a week, the second scale.
 WEEK = 7
+#: Cells (rows x days) of one group (topics, sources, entities, terms) scored at a time. Every
+#: statistic is row-wise (each row's own days), so blocks give the same sigmas as the whole matrix,
+#: while the score's temporaries (windows of ``window`` days per cell: 226 MiB for 830 entities over
+#: 365 days) stay the size of a block (about 40 MiB) instead of growing with the corpus's names.
+SCORE_CELLS = 1 << 16
 
 
 class VolumeSpikeDetector(Detector):
@@ -222,24 +227,36 @@ class VolumeSpikeDetector(Detector):
             if counts.shape[0] == 0:
                 continue
             named = group in ("entity", "term")
-            sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound, totals)
-            week = self.score_week(counts, totals, floor) if self.weekly else None
-            if week is not None and named and claim is not None:
-                # a week holding a day that novelty can claim (a new name written at least its
-                # min_count times) is novelty's: a name is never both new and spiking
-                new = in_novelty_range(baseline_total(counts, self.window), bound) & (counts >= claim)
-                claimed = trailing_sum(new.astype(float), WEEK) > 0
-                week = (np.where(claimed, np.nan, week[0]), week[1], week[2])
-            for row in range(counts.shape[0]):
-                weekly = None
-                fired = np.any(sigma[row] >= OPEN_SIGMA)
-                if week is not None and np.any(week[0][row] >= OPEN_SIGMA):
-                    weekly = (week[0][row], week[1][row], week[2][row])
-                    fired = True
-                if not fired:
-                    continue
-                stats = (n[row], mean[row], extra[row], floor)
-                out.append(self._track(series, group, row, counts[row], sigma[row], mean[row], stats, weekly))
+            block = max(1, SCORE_CELLS // max(counts.shape[1], 1))
+            for lo in range(0, counts.shape[0], block):
+                out.extend(self._block_tracks(series, group, counts[lo:lo + block], lo, min_base, floor,
+                                              named, bound, totals, claim))
+        return out
+
+    def _block_tracks(self, series, group, counts, lo, min_base, floor, named, bound, totals,
+                      claim) -> list[Track]:
+        """The tracks of one block of a group's rows, ``counts`` (its first row is the group's row ``lo``)."""
+        sigma, mu, (n, mean, extra) = self.score(counts, min_base, floor, named, bound, totals)
+        week = self.score_week(counts, totals, floor) if self.weekly else None
+        if week is not None and named and claim is not None:
+            # a week holding a day that novelty can claim (a new name written at least its
+            # min_count times) is novelty's: a name is never both new and spiking
+            new = in_novelty_range(baseline_total(counts, self.window), bound) & (counts >= claim)
+            claimed = trailing_sum(new.astype(float), WEEK) > 0
+            week = (np.where(claimed, np.nan, week[0]), week[1], week[2])
+        out = []
+        for i in range(counts.shape[0]):
+            weekly = None
+            fired = np.any(sigma[i] >= OPEN_SIGMA)
+            if week is not None and np.any(week[0][i] >= OPEN_SIGMA):
+                # copies: a track keeps its own row, not a view holding the block's arrays
+                weekly = (week[0][i].copy(), week[1][i].copy(), week[2][i].copy())
+                fired = True
+            if not fired:
+                continue
+            stats = (n[i].copy(), mean[i].copy(), extra[i].copy(), floor)
+            out.append(self._track(series, group, lo + i, counts[i], sigma[i].copy(), mean[i].copy(),
+                                   stats, weekly))
         return out
 
     def _track(self, series, group, row, counts, sigma, med, stats, weekly=None) -> Track:
