@@ -580,7 +580,8 @@ def _split_seeded(members, seeded) -> list[list[int]]:
     return [first] + [[c] for c in seeds[1:]]
 
 
-def _label_kept_members(beats, centroids, texts, vectors, given_at, formats=(), sources=(), authors=None):
+def _label_kept_members(beats, centroids, texts, vectors, given_at, member_rows, formats=(), sources=(),
+                        authors=None):
     """Label each discovered beat (but the seed topics at ``given_at``, which keep their given label)
     from the records the discovered-topic assigner (``DISCOVERED_ASSIGNMENT`` with these ``centroids``)
     makes its primary topic, not from NMF's member set: NMF places every record somewhere, the
@@ -589,20 +590,24 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, formats=(), 
     10% of NMF's members). Each kept record's cosine to the beat's centroid (``centroids``, unit
     length) lets the label pass over a name said in a pocket far from the beat's centre
     (:data:`~corpuskit.enrich.topic_terms.HEAD_POCKET_EFFECT`). A beat the assigner keeps no record for
-    keeps its NMF-member label."""
+    is labelled from its NMF members (``member_rows``)."""
     from corpuskit.enrich.topic_terms import topic_label
 
     assigner = BeatAssigner(**DISCOVERED_ASSIGNMENT).fit(beats, [], [], None, centroids=centroids)
     picks = assigner.assign(texts, [None] * len(texts), vectors)
     primary = np.array([p[0][0] if p else -1 for p in picks], dtype=np.int64)
     for b, beat in enumerate(beats):
-        rows = np.flatnonzero(primary == b)
-        if b in given_at or not len(rows):
+        if b in given_at and beat.display_name:
             continue
+        # a seed topic without a given label is labelled from its NMF members, as before the assigner
+        rows = np.flatnonzero(primary == b) if b not in given_at else primary[:0]
+        closeness = l2_normalise(np.asarray(vectors)[rows]) @ centroids[b] if len(rows) else None
+        if not len(rows):
+            rows = member_rows[b]
         beat.display_name = topic_label(beat.keywords, [texts[i] for i in rows], formats=formats,
                                         sources=sources,
                                         authors=None if authors is None else [authors[i] for i in rows],
-                                        closeness=l2_normalise(np.asarray(vectors)[rows]) @ centroids[b])
+                                        closeness=closeness)
 
 
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
@@ -737,7 +742,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
         terms[c] = (words + [t for t in terms.get(c, []) if not set(t.split()) & set(" ".join(words).split())])[:max(n_terms, len(words))]
     sizes = np.bincount(labels[labels >= 0], minlength=max(terms, default=-1) + 1)
     order = [c for c in np.argsort(-sizes, kind="stable") if sizes[c] > 0 and terms.get(int(c))]
-    beats, centroids, used = [], [], set()
+    beats, centroids, used, member_rows = [], [], set(), []
     for c in order:
         top = terms[int(c)]
         members = labels == c
@@ -748,8 +753,12 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             name, suffix = f"{base}-{suffix}", suffix + 1
         used.add(name)
         rows = np.flatnonzero(members)
-        display = given or topic_label(top, [texts[i] for i in rows], formats=formats, sources=sources,
-                                       authors=None if authors is None else [authors[i] for i in rows])
+        member_rows.append(rows)
+        # with vectors, a discovered topic is labelled once, from the records the assigner keeps
+        # (:func:`_label_kept_members`); without them, from NMF's members here
+        display = given or (None if len(vectors) else topic_label(
+            top, [texts[i] for i in rows], formats=formats, sources=sources,
+            authors=None if authors is None else [authors[i] for i in rows]))
         beats.append(Beat(
             name=name, display_name=display,
             description=f"Discovered from the corpus: {int(sizes[c])} records about {', '.join(top)}.",
@@ -758,7 +767,6 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             # the centroid of the members that say one of the topic's terms: records NMF placed
             # here only weakly (no term of the topic) do not pull the topic towards themselves
             wanted = set(top)
-            rows = np.flatnonzero(members)
             vouched = [i for i in rows if wanted.intersection(analyse(texts[i]))]
             centroids.append(vectors[vouched if len(vouched) >= 3 else rows].mean(axis=0))
         else:
@@ -772,7 +780,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     new_labels = np.array([remap.get(int(x), -1) for x in labels], dtype=np.int64)
     if order and len(vectors):
         given_at = {i for i, c in enumerate(order) if int(c) in seed_of}
-        _label_kept_members(beats, l2_normalise(np.vstack(centroids)), texts, vectors, given_at,
+        _label_kept_members(beats, l2_normalise(np.vstack(centroids)), texts, vectors, given_at, member_rows,
                             formats=formats, sources=sources, authors=authors)
     info["seconds"] = round(time.perf_counter() - started, 1)
     if details is not None:
