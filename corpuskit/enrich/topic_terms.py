@@ -379,7 +379,7 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
 
 
 #: a label's head is held by at least this share of the topic's records: a name said by few of the topic's
-#: records does not name it (Hacker News: "uber" in 3% of a topic about work and money), and a topic with no
+#: records does not name it, and a topic with no
 #: term that can head a label held that widely is a catch-all, "Miscellaneous: a, b" (Hacker News: "data"
 #: in 7% of 3,740 records). The bar is a share of the topic's size, not of its best-held term's share: the
 #: best-held term is often a word that cannot stand in a label ("says" in 80% of a Reddit topic, "new" in
