@@ -455,7 +455,10 @@ class Corpus:
         ``severity`` (high, medium, low), ``sigmaScore, headline, detail``
         (dict; keys per kind: baseline, test, sigma, peakDay, ...),
         ``detectedAt, status`` (open, resolved), ``resolvedAt, acknowledged,
-        narrativeId`` (the story it triggered), ``runId``.
+        narrativeId`` (the story it triggered), ``runId``, ``event`` (the id of
+        the linked event the signal belongs to: the ``signal_key`` of the event's
+        strongest signal, or the signal's own key when nothing is linked to it; see
+        :mod:`corpuskit.analysis.signals.linking`).
 
         Filters: ``kind`` (``velocity``, the ``/v1`` name, means
         volume_spike), ``topic`` (a topic name), ``severity``, ``status``,

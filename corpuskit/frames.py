@@ -165,12 +165,14 @@ def topic_document_matrix(corpus, active_only: bool = True) -> pd.DataFrame:
 # -- signals ---------------------------------------------------------------------------
 SIGNAL_COLUMNS = ["id", "kind", "topic", "entity", "source", "severity", "sigmaScore", "headline",
                   "detail", "detectedAt", "status", "resolvedAt", "acknowledged", "narrativeId",
-                  "runId"]
+                  "runId", "event"]
 
 
 def signals(corpus, kind=None, topic=None, severity=None, status=None, since=None,
             until=None) -> pd.DataFrame:
     """Signals of every kind, oldest detection first (see ``Corpus.signals``)."""
+    from corpuskit.analysis.signals.linking import event_id
+
     kind = choice(kind, "kind", SIGNAL_KINDS, SIGNAL_ALIASES)
     severity = choice(severity, "severity", SEVERITIES)
     status = choice(status, "status", SIGNAL_STATUSES)
@@ -181,12 +183,13 @@ def signals(corpus, kind=None, topic=None, severity=None, status=None, since=Non
     for bound, name in ((since, "since"), (until, "until")):
         where.bound("s.detected_at", name, timestamp(bound, name))
     sql = ("SELECT s.id, s.kind, t.name, en.name, s.source, s.severity, s.sigma_score, s.headline, "
-           "s.detail, s.detected_at, s.status, s.resolved_at, s.acknowledged, s.narrative_id, s.run_id "
-           "FROM signals s LEFT JOIN topics t ON t.id = s.topic_id "
+           "s.detail, s.detected_at, s.status, s.resolved_at, s.acknowledged, s.narrative_id, s.run_id, "
+           "s.signal_key FROM signals s LEFT JOIN topics t ON t.id = s.topic_id "
            "LEFT JOIN entities en ON en.id = s.entity_id")
     rows = corpus.conn.execute(sql + where.sql() + " ORDER BY s.detected_at, s.id", where.args).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=SIGNAL_COLUMNS)
     frame["detail"] = frame["detail"].map(json.loads)
+    frame["event"] = [event_id(d, k) for d, k in zip(frame["detail"], frame["event"])]
     frame["acknowledged"] = frame["acknowledged"].astype(bool)
     return _times(frame, "detectedAt", "resolvedAt")
 

@@ -369,12 +369,20 @@ def strongest_between(conn, start: str, until: str, topic_id=None, entity_id=Non
 
 
 def notable_signals(conn, severities=NOTABLE_SEVERITIES) -> list[dict]:
-    """Signals that get a dispatch, in ``signal_key`` order."""
+    """Signals that get a dispatch, in ``signal_key`` order: one per linked event.
+
+    A signal linked into an event (``detail.event``, see
+    :mod:`corpuskit.analysis.signals.linking`) gets a dispatch only when it is the
+    event's lead; the lead is the event's strongest signal, so it is notable
+    whenever any member is.
+    """
     marks = ",".join("?" for _ in severities)
     rows = conn.execute(
         f"SELECT * FROM signals WHERE severity IN ({marks}) ORDER BY signal_key", list(severities)
     ).fetchall()
-    return [signal_dict(r) for r in rows]
+    signals = [signal_dict(r) for r in rows]
+    return [s for s in signals if not isinstance(s["detail"].get("event"), dict)
+            or s["detail"]["event"].get("id") == s["signal_key"]]
 
 
 def topic_dict(conn, topic_id) -> dict | None:

@@ -10,7 +10,8 @@ the one surge scorer (:mod:`.surge`). The statistics they run live in
 :mod:`corpuskit.stats.thresholds`; the open/update/resolve rule and the
 change log for the stream are in :mod:`.lifecycle`; :mod:`.replay` walks the
 series day by day up to the corpus clock and resumes where the last run
-stopped.
+stopped; :mod:`.linking` then links the signals that share their evidence
+into events.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from corpuskit.analysis.signals.detector import Detector
 from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.evidence import get_signal_evidence
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
+from corpuskit.analysis.signals.linking import LINK_SHARE, LINK_WINDOW_DAYS, check_link_settings, link_signals
 from corpuskit.analysis.signals.novelty import NoveltyDetector
 from corpuskit.analysis.signals.replay import SignalReplay, default_detectors
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
@@ -25,7 +27,7 @@ from corpuskit.analysis.signals.series import DailySeries, load_series
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.stats.thresholds import severity_for, thresholds
 
-__all__ = ["detect_signals", "get_signal_evidence", "SignalReplay", "Detector", "VolumeSpikeDetector",
+__all__ = ["detect_signals", "link_signals", "get_signal_evidence", "SignalReplay", "Detector", "VolumeSpikeDetector",
            "HourlyVolumeDetector",
            "SentimentShiftDetector", "NoveltyDetector", "DivergenceDetector", "DailySeries",
            "load_series", "default_detectors", "severity_for", "thresholds"]
@@ -33,18 +35,24 @@ __all__ = ["detect_signals", "get_signal_evidence", "SignalReplay", "Detector", 
 
 def detect_signals(corpus, run_id: str, progress: bool = False, detectors=None,
                    quiet_days: int | None = None, evidence_limit: int = 10,
-                   incremental: bool = True) -> dict:
-    """Replay every detector up to the corpus clock and store the signals.
+                   incremental: bool = True, link_share: float = LINK_SHARE,
+                   link_window_days: int = LINK_WINDOW_DAYS) -> dict:
+    """Replay every detector up to the corpus clock, store the signals, and link them into events.
 
     Writes ``signals``, ``signal_evidence`` and ``signal_events`` in one
     transaction and returns a summary (mode ``full`` or ``resume``, counts of
-    new, updated, unchanged and withdrawn signals, by kind and severity).
-    See :class:`SignalReplay` for the parameters.
+    new, updated, unchanged and withdrawn signals, by kind and severity, and
+    ``events``: the :func:`~.linking.link_signals` counts over every stored signal,
+    with ``link_share`` and ``link_window_days`` as its ``share`` and ``window_days``).
+    See :class:`SignalReplay` for the other parameters.
     """
     from corpuskit.stats.thresholds import QUIET_DAYS
 
+    check_link_settings(link_share, link_window_days)
     replay = SignalReplay(detectors=detectors,
                           quiet_days=QUIET_DAYS if quiet_days is None else quiet_days,
                           evidence_limit=evidence_limit, incremental=incremental)
     with corpus.transaction():
-        return replay.run(corpus, run_id, progress=progress)
+        summary = replay.run(corpus, run_id, progress=progress)
+        summary["events"] = link_signals(corpus, share=link_share, window_days=link_window_days)
+        return summary

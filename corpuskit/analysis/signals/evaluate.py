@@ -10,7 +10,11 @@ Rules (the quality floors of the issue are stated in these terms):
   detected between one day before the event's first day and one day after
   its last. ``strict`` matching also asks for the same kind; the loose rule
   accepts any kind, because one planted event moves several series at once
-  (a sentiment shift about Moderna is also a burst of Moderna mentions).
+  (a sentiment shift about Moderna is also a burst of Moderna mentions);
+* the **linked events** of a planted event are the distinct ``event`` ids
+  (:mod:`.linking`) of the signals that match it (loosely, any severity); a
+  linked event is **merged** when its signals match two different planted
+  events and no signal of it matches both.
 """
 from __future__ import annotations
 
@@ -22,14 +26,17 @@ import pandas as pd
 
 def signals_frame(corpus) -> pd.DataFrame:
     """Every signal with its topic name, detected day and decoded detail."""
+    from corpuskit.analysis.signals.linking import event_id
+
     rows = corpus.conn.execute(
         "SELECT s.id, s.kind, t.name AS topic, s.entity_id, s.source, s.severity, s.sigma_score, "
-        "s.headline, s.detail, s.detected_at, s.status, s.resolved_at FROM signals s "
+        "s.headline, s.detail, s.detected_at, s.status, s.resolved_at, s.signal_key FROM signals s "
         "LEFT JOIN topics t ON t.id = s.topic_id ORDER BY s.detected_at, s.id").fetchall()
     frame = pd.DataFrame([dict(r) for r in rows],
                          columns=["id", "kind", "topic", "entity_id", "source", "severity", "sigma_score",
-                                  "headline", "detail", "detected_at", "status", "resolved_at"])
+                                  "headline", "detail", "detected_at", "status", "resolved_at", "signal_key"])
     frame["detail"] = frame["detail"].map(json.loads)
+    frame["event"] = [event_id(d, k) for d, k in zip(frame["detail"], frame["signal_key"])]
     frame["day"] = frame["detected_at"].str[:10]
     return frame
 
@@ -62,7 +69,8 @@ def signal_matches(signal: dict, event: dict, strict: bool = False) -> bool:
 def evaluate(corpus, truth: dict | None = None) -> dict:
     """Recall per planted event and precision of high/medium signals.
 
-    Returns ``{events: [{id, kind, beat, start, detected, signal}], recall,
+    Returns ``{events: [{id, kind, beat, start, detected, signal, severity, matching,
+    linkedEvents}], mergedEvents, recall,
     strong, matched, matchedStrict, precision, precisionStrict,
     highPerBeatPer30Days: {beat: rate}, signals}``.
     """
@@ -76,10 +84,18 @@ def evaluate(corpus, truth: dict | None = None) -> dict:
     events = []
     for event in truth["events"]:
         hits = [s for s in records if event_detected(event, s)]
+        matching = [s for s in records if signal_matches(s, event)]
         events.append({"id": event["id"], "kind": event["kind"], "beat": event["beat"],
                        "start": event["start"], "detected": bool(hits),
                        "signal": hits[0]["headline"] if hits else None,
-                       "severity": hits[0]["severity"] if hits else None})
+                       "severity": hits[0]["severity"] if hits else None,
+                       "matching": len(matching), "linkedEvents": len({s["event"] for s in matching})})
+    planted_of = {s["id"]: {e["id"] for e in truth["events"] if signal_matches(s, e)} for s in records}
+    by_event: dict = {}
+    for s in records:
+        by_event.setdefault(s["event"], []).append(planted_of[s["id"]])
+    merged = sorted(k for k, sets in by_event.items()
+                    if len(set().union(*sets)) > 1 and not any(len(p) > 1 for p in sets))
     strong = [s for s in records if s["severity"] in ("high", "medium")]
     matched = [s for s in strong if any(signal_matches(s, e) for e in truth["events"])]
     strict = [s for s in strong if any(signal_matches(s, e, strict=True) for e in truth["events"])]
@@ -88,6 +104,7 @@ def evaluate(corpus, truth: dict | None = None) -> dict:
     per_beat = {beat: round(float(high.get(beat, 0)) * 30 / days, 2) for beat in truth.get("beats", [])}
     return {
         "events": events,
+        "mergedEvents": merged,
         "recall": sum(e["detected"] for e in events) / len(events) if events else 1.0,
         "strong": len(strong), "matched": len(matched), "matchedStrict": len(strict),
         "precision": len(matched) / len(strong) if strong else 1.0,

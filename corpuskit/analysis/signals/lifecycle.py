@@ -17,7 +17,8 @@ A signal's identity is its ``signal_key``, ``kind|topic|subject|start day``:
 re-running detection updates the row with that key instead of adding one.
 Every inserted signal appends a ``signal_events`` row ``new``; every real
 change of severity, sigma, status, detail or headline appends ``updated``;
-an unchanged rerun appends nothing.
+an unchanged rerun appends nothing. ``detail.event`` (the linked event, written after
+the replay by :mod:`.linking`) is not the replay's: comparisons leave it out.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
+from corpuskit.analysis.signals.linking import without_event
 from corpuskit.analysis.signals.naming import baseline_texts, burst_terms, subject_words, terms_suffix
 from corpuskit.analysis.signals.quality import campaign_cap, quality_flags, signal_texts
 from corpuskit.analysis.signals.series import shift_day
@@ -208,7 +210,8 @@ def write_signals(corpus, rows: list[tuple[dict, object, Episode]], run_id: str,
                          (signal_id, now_iso))
             counts["new"] += 1
             continue
-        changed = [f for f in CHANGE_FIELDS if old[f] != row[f]]
+        stored = dict(old, detail=without_event(old["detail"]))
+        changed = [f for f in CHANGE_FIELDS if stored[f] != row[f]]
         if not changed:
             counts["unchanged"] += 1
             continue

@@ -142,9 +142,9 @@ def signal_detail(corpus, row) -> dict:
     """The list fields, headline, topic/entity ids, resolution time, and the kind's detail keys.
 
     Divergence: ``sourceA``, ``sourceB``, ``divergencePoints``, ``summary``
-    and the quality flags ``quality`` at the top level. Velocity and novelty:
-    their stored detail object (quality flags included) under ``detail``
-    (keys as the analysis stage writes them).
+    and the quality flags ``quality`` (and ``event``, for a linked signal) at the top level.
+    Velocity and novelty: their stored detail object (quality flags and ``event``
+    included) under ``detail`` (keys as the analysis stage writes them).
     """
     item = signal_item(corpus, row)
     detail = json_field(row["detail"], {})
@@ -163,6 +163,8 @@ def signal_detail(corpus, row) -> dict:
         if item["summary"] is None:
             item["summary"] = row["headline"]
         item["quality"] = detail.get("quality") if isinstance(detail.get("quality"), dict) else None
+        if isinstance(detail.get("event"), dict):
+            item["event"] = detail["event"]
     else:
         item["detail"] = detail
     return item

@@ -101,7 +101,11 @@ def _schemas() -> dict:
             "summary": string(description="divergence only"),
             "quality": nullable({"type": "object", "description": "divergence only: the quality flags "
                                  "(baselineDays, corpusEdge, gap, duplicateShare, recordsChecked)"}),
-            "detail": {"type": "object", "description": "velocity and novelty: the stored detail"},
+            "event": obj({"id": string(), "lead": boolean(), "related": array(string())},
+                         description="divergence only, when linked: the linked event (velocity and "
+                         "novelty carry it as detail.event)"),
+            "detail": {"type": "object", "description": "velocity and novelty: the stored detail "
+                       "(detail.event: the linked event, when the signal is linked)"},
         }, required=["headline", "resolvedAt", "topicId", "entityId", "source"])]},
         "SignalEvidence": obj({
             "signalId": _id("sig"),

@@ -128,7 +128,8 @@ def _schemas() -> dict:
         "detail": {"type": "object",
                    "description": "volume_spike: baseline, current, multiplier; sentiment_shift: "
                                   "before, after; divergence: sourceA, sourceB, divergencePoints, "
-                                  "summary; novelty: what became newly prominent"},
+                                  "summary; novelty: what became newly prominent; any kind, when "
+                                  "linked: event {id, lead, related}"},
         "detectedAt": timestamp(),
         "acknowledged": boolean(),
         "narrativeId": nullable(integer(1)),
