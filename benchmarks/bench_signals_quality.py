@@ -8,8 +8,9 @@ Builds two demo corpora (``build_demo``: one with the planted events, one with
 * one row per planted event: detected or not (same kind, beat, day within
   +-1; a divergence with the right sources, a novelty with the right name),
   with the signal that detected it;
-* per planted event, the signals matching it (any severity) and the linked events they
-  form (:mod:`corpuskit.analysis.signals.linking`; 1 means the event reads as one);
+* per planted event, the signals matching it (any severity, then high and medium only) and
+  the linked events they form (:mod:`corpuskit.analysis.signals.linking`; 1 means the
+  event reads as one);
 * precision of high and medium signals: the share that match a planted
   event (on its beat, from the day before it starts to the day after it
   ends), loosely (any kind) and strictly (same kind);
@@ -66,10 +67,11 @@ def main(argv=None) -> int:
         full_time = time.perf_counter() - t0
         result = evaluate(demo)
         rows = [(e["id"], e["kind"], e["beat"], e["start"], "yes" if e["detected"] else "NO",
-                 e["severity"] or "-", f"{e['matching']}/{e['linkedEvents']}", (e["signal"] or "")[:60])
+                 e["severity"] or "-", f"{e['matching']}/{e['linkedEvents']}",
+                 f"{e['matchingStrong']}/{e['linkedEventsStrong']}", (e["signal"] or "")[:50])
                 for e in result["events"]]
-        print(table(rows, ["event", "kind", "beat", "start", "detected", "severity", "signals/linked events",
-                           "signal"]))
+        print(table(rows, ["event", "kind", "beat", "start", "detected", "severity", "signals/events",
+                           "high+medium signals/events", "signal"]))
         print()
         precision_rows = [
             ("planted events detected", f"{result['recall']:.0%}", "100%"),

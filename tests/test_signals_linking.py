@@ -160,6 +160,14 @@ def test_pairs_need_both_time_and_shared_records():
     groups = group_events(signals, linked_pairs(signals, 0.5, 7))
     assert [[signals[i]["signal_key"] for i in g] for g in groups] == [["b", "a"], ["c"], ["d"]]
     assert evidence_share(set(), {1}) == 0.0
+    # a new name and the surge of its mentions the next day keep other records, yet are one event;
+    # two surges of one name are linked only by their records
+    new = dict(sig("new", "2020-03-01", "2020-03-01", range(200, 210)), kind="novelty", entity_id=5)
+    surge = dict(sig("surge", "2020-03-02", "2020-03-04", range(210, 220)), kind="volume_spike", entity_id=5)
+    later = dict(sig("later", "2020-03-20", "2020-03-20", range(230, 240)), kind="volume_spike", entity_id=5)
+    again = dict(sig("again", "2020-03-03", "2020-03-03", range(240, 250)), kind="volume_spike", entity_id=5)
+    other = dict(sig("other", "2020-03-02", "2020-03-02", range(250, 260)), kind="volume_spike", entity_id=6)
+    assert linked_pairs([new, surge, later, again, other], 0.3, 7) == [(0, 1, 0.0), (0, 3, 0.0)]
     week = episode_span({"scale": "week", "weekStart": "2020-01-01", "day": "2020-01-07",
                          "peakDay": "2020-01-09"}, "2020-01-07T00:00:00Z")
     assert week == ("2020-01-01", "2020-01-09")

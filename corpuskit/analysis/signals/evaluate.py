@@ -12,7 +12,8 @@ Rules (the quality floors of the issue are stated in these terms):
   accepts any kind, because one planted event moves several series at once
   (a sentiment shift about Moderna is also a burst of Moderna mentions);
 * the **linked events** of a planted event are the distinct ``event`` ids
-  (:mod:`.linking`) of the signals that match it (loosely, any severity); a
+  (:mod:`.linking`) of the signals that match it (loosely; any severity, and
+  high and medium only); a
   linked event is **merged** when its signals match two different planted
   events and no signal of it matches both.
 """
@@ -70,7 +71,7 @@ def evaluate(corpus, truth: dict | None = None) -> dict:
     """Recall per planted event and precision of high/medium signals.
 
     Returns ``{events: [{id, kind, beat, start, detected, signal, severity, matching,
-    linkedEvents}], mergedEvents, recall,
+    linkedEvents, matchingStrong, linkedEventsStrong}], mergedEvents, recall,
     strong, matched, matchedStrict, precision, precisionStrict,
     highPerBeatPer30Days: {beat: rate}, signals}``.
     """
@@ -89,7 +90,10 @@ def evaluate(corpus, truth: dict | None = None) -> dict:
                        "start": event["start"], "detected": bool(hits),
                        "signal": hits[0]["headline"] if hits else None,
                        "severity": hits[0]["severity"] if hits else None,
-                       "matching": len(matching), "linkedEvents": len({s["event"] for s in matching})})
+                       "matching": len(matching), "linkedEvents": len({s["event"] for s in matching}),
+                       "matchingStrong": sum(s["severity"] in ("high", "medium") for s in matching),
+                       "linkedEventsStrong": len({s["event"] for s in matching
+                                                  if s["severity"] in ("high", "medium")})})
     planted_of = {s["id"]: {e["id"] for e in truth["events"] if signal_matches(s, e)} for s in records}
     by_event: dict = {}
     for s in records:

@@ -9,7 +9,11 @@ Cybertruck). Two signals are **linked** when
   to ``detail.peakDay``, and the gap between the two spans is at most
   ``window_days`` days (the week scale's window); and
 * their record evidence overlaps: the records both keep as evidence are at
-  least ``share`` of the smaller evidence set (|A ∩ B| / min(|A|, |B|)).
+  least ``share`` of the smaller evidence set (|A ∩ B| / min(|A|, |B|)); or one
+  is the ``novelty`` of a name and the other a signal on the same name (its
+  arrival and its growth: a novelty keeps the records of its first day, a
+  surge of the name the records of a later one, so their evidence cannot
+  overlap).
 
 An **event** is a connected group of linked signals (a signal linked to one
 member joins it). Its **lead** is its strongest signal: severity first
@@ -74,12 +78,12 @@ def load_signals(conn) -> list[dict]:
             "SELECT signal_id, ref_id FROM signal_evidence WHERE ref_kind = 'record'"):
         evidence.setdefault(signal_id, set()).add(record_id)
     out = []
-    for row in conn.execute("SELECT id, signal_key, severity, sigma_score, detected_at, detail FROM signals "
-                            "ORDER BY signal_key"):
+    for row in conn.execute("SELECT id, signal_key, severity, sigma_score, detected_at, detail, kind, entity_id "
+                            "FROM signals ORDER BY signal_key"):
         detail = json.loads(row[5] or "{}")
         out.append({"id": row[0], "signal_key": row[1], "severity": row[2], "sigma_score": row[3],
                     "detected_at": row[4], "detail": detail, "span": episode_span(detail, row[4]),
-                    "records": evidence.get(row[0], set())})
+                    "records": evidence.get(row[0], set()), "kind": row[6], "entity_id": row[7]})
     return out
 
 
@@ -91,15 +95,21 @@ def linked_pairs(signals: list[dict], share: float = LINK_SHARE,
     for i, signal in enumerate(signals):
         for record in signal["records"]:
             by_record.setdefault(record, []).append(i)
+    by_entity: dict[int, list[int]] = {}
+    for i, signal in enumerate(signals):
+        if signal.get("entity_id") is not None:
+            by_entity.setdefault(signal["entity_id"], []).append(i)
+    same_name = {(i, j) for members in by_entity.values() for x, i in enumerate(members) for j in members[x + 1:]
+                 if "novelty" in (signals[i].get("kind"), signals[j].get("kind"))}
     candidates = sorted({(i, j) for members in by_record.values()
-                         for x, i in enumerate(members) for j in members[x + 1:]})
+                         for x, i in enumerate(members) for j in members[x + 1:]} | same_name)
     out = []
     for i, j in candidates:
         a, b = signals[i], signals[j]
         if _gap_days(a["span"], b["span"]) > window_days:
             continue
         s = evidence_share(a["records"], b["records"])
-        if s >= share:
+        if s >= share or (i, j) in same_name:
             out.append((i, j, round(s, 4)))
     return out
 
