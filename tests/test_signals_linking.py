@@ -18,24 +18,17 @@ from corpuskit.narrate.evidence import notable_signals
 from tests.http_client import call
 from tests.openapi_check import checked_call
 from tests.signal_fixture import build_fixture
+from tests.test_signals import _add_day
 
 MARKETS = 3
 
 
-def _add_burst(c, day: str, n: int, start_id: int, entity_id: int | None) -> None:
-    """``n`` markets records on ``day``; each mentions ``entity_id`` when given."""
+def _add_burst(c, day: str, n: int, start_id: int, entity_id: int) -> None:
+    """``n`` markets records on ``day``, each mentioning ``entity_id``."""
+    _add_day(c, day, MARKETS, n, 0.05, start_id)
     with c.transaction():
-        for i in range(n):
-            rid = start_id + i
-            ts = f"{day}T{(i % 24):02d}:{i % 60:02d}:00Z"
-            c.conn.execute("INSERT INTO records(id, source, source_id, content_hash, title, content_text, "
-                           "published_at, captured_at) VALUES (?,?,?,?,?,?,?,?)",
-                           (rid, "news", f"b{rid}", f"hb{rid}", "omega story", f"omega corp deal {rid}", ts, ts))
-            c.conn.execute("INSERT INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, run_id) "
-                           "VALUES (?,?,?,?,?)", (rid, 0.05, "neutral", MARKETS, "enrich-2"))
-            if entity_id is not None:
-                c.conn.execute("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
-                               "VALUES (?,?,?,?,?)", (rid, entity_id, "Omega Corp", 1, "[0]"))
+        c.conn.executemany("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
+                           "VALUES (?,?,?,?,?)", [(start_id + i, entity_id, "Omega Corp", 1, "[0]") for i in range(n)])
 
 
 @pytest.fixture(scope="module")
