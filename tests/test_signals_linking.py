@@ -200,6 +200,13 @@ def test_both_apis_carry_the_link(linked, linked_corpus):
         assert status == 200
         found.append(json.loads(raw)["detail"].get("event"))
     assert event in found
+    # a linked divergence (the fixture's reddit turn on markets raises two divergences and a shift)
+    pair = next(r for r in _rows(c) if r["kind"] == "divergence" and "event" in json.loads(r["detail"]))
+    status, _, raw = call(app, "GET", "/v1/signals?kind=divergence&limit=100", {"Authorization": f"Bearer {bearer}"})
+    details = [checked_call(app, "bearer", f"/v1/signals/{it['id']}", {"Authorization": f"Bearer {bearer}"})[2]
+               for it in json.loads(raw)["items"]]
+    assert json.loads(pair["detail"])["event"] in [d.get("event") for d in details]
+    assert all("detail" not in d for d in details)
     clear_cache()
 
 
