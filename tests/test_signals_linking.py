@@ -1,4 +1,4 @@
-"""Linked events: signals that share their evidence records read as one event (issue 31)."""
+"""Linked events: signals whose episodes share their records read as one event (issue 31)."""
 from __future__ import annotations
 
 import json
@@ -9,8 +9,9 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.analysis.signals import detect_signals, link_signals
-from corpuskit.analysis.signals.linking import (episode_span, evidence_share, group_events, linked_pairs,
-                                                without_event)
+from corpuskit.analysis.signals.evidence import _series_filter
+from corpuskit.analysis.signals.linking import (episode_overlaps, episode_series, episode_span, evidence_share,
+                                                group_events, linked_pairs, load_signals, without_event)
 from corpuskit.api import create_app
 from corpuskit.api.auth import clear_cache
 from corpuskit.errors import ValidationError
@@ -117,21 +118,77 @@ def test_rerun_is_identical(linked_corpus):
     assert linked_corpus.conn.execute("SELECT count(*) FROM signal_events").fetchone()[0] == n_events
 
 
-def test_relinking_follows_the_evidence(linked_corpus):
+def test_relinking_follows_the_episode_records(linked, linked_corpus):
     c = linked_corpus
+    burst = linked[3]
     members = [r for r in _rows(c) if "event" in json.loads(r["detail"])]
     assert len(members) >= 2
-    cut = members[0]["id"]
-    with c.transaction():     # a signal that keeps no record evidence shares none: it leaves its event
-        c.conn.execute("DELETE FROM signal_evidence WHERE signal_id = ? AND ref_kind = 'record'", (cut,))
+    keep = members[0]["id"]
+    with c.transaction():     # the kept evidence is not the basis: without it a signal stays linked
+        c.conn.execute("DELETE FROM signal_evidence WHERE signal_id = ? AND ref_kind = 'record'", (keep,))
+        assert link_signals(c)["changed"] == 0
+    novelty = next(r for r in _rows(c) if r["kind"] == "novelty" and r["detected_at"][:10] == burst)
+    with c.transaction():     # a name whose mentions are gone holds no records: it leaves its event
+        c.conn.execute("DELETE FROM mentions WHERE entity_id = ?", (novelty["entity_id"],))
         counts = link_signals(c)
         again = link_signals(c)
     assert counts["changed"] >= 1 and again["changed"] == 0
     after = {r["id"]: json.loads(r["detail"]) for r in _rows(c)}
-    assert "event" not in after[cut]
-    assert all(members[0]["signal_key"] not in d.get("event", {}).get("related", []) for d in after.values())
+    assert "event" not in after[novelty["id"]]
+    assert all(novelty["signal_key"] not in d.get("event", {}).get("related", []) for d in after.values())
     assert counts["events"] == again["events"] == counts["signals"] - counts["linked"] + len(
         {d["event"]["id"] for d in after.values() if "event" in d})
+
+
+def test_episode_overlaps_are_the_full_episode_sets(linked_corpus):
+    """The SQL overlaps equal those of the episodes' record sets loaded one by one, and they are
+    built from every record of the episode, not the ten kept as evidence."""
+    c = linked_corpus
+    signals = load_signals(c.conn)
+    overlaps = episode_overlaps(c.conn, signals)
+    full = []
+    for signal in signals:
+        ids = set()
+        for evidence, first, last in episode_series(signal) or []:
+            joins, where, args = _series_filter(evidence)
+            ids |= {r[0] for r in c.conn.execute(f"SELECT r.id FROM records r {joins} WHERE {where} "
+                                                 "AND r.day BETWEEN ? AND ?", (*args, first, last))}
+        full.append(ids or signal["records"])
+    expected = {(i, j): evidence_share(full[i], full[j]) for i in range(len(full)) for j in range(i + 1, len(full))
+                if full[i] & full[j]}
+    assert overlaps.keys() == expected.keys() and overlaps
+    assert all(abs(overlaps[k] - expected[k]) < 1e-12 for k in expected)
+    assert max(len(f) for f in full) > 10 >= max(len(s["records"]) for s in signals)
+    assert not c.conn.execute("SELECT name FROM sqlite_temp_master WHERE name = 'link_episode'").fetchall()
+
+
+def test_episode_series_per_kind():
+    def sig(kind, detail, **row):
+        detail = {"day": "2020-01-05", "peakDay": "2020-01-06", **detail}
+        return {"kind": kind, "detail": detail, "span": episode_span(detail, "2020-01-05T10:00:00Z"),
+                "records": set(), **row}
+
+    assert episode_series(sig("volume_spike", {"series": "topic"}, topic_id=3)) == [
+        ({"topic_id": 3}, "2020-01-05", "2020-01-06")]
+    week = sig("volume_spike", {"series": "entity", "scale": "week", "weekStart": "2019-12-30"}, entity_id=9,
+               topic_id=3)
+    assert episode_series(week) == [({"entity_id": 9}, "2019-12-30", "2020-01-06")]
+    # a source's surge: its records in the topic that led it
+    assert episode_series(sig("volume_spike", {"series": "source"}, source="hn", topic_id=4)) == [
+        ({"source": "hn", "topic_id": 4}, "2020-01-05", "2020-01-06")]
+    assert episode_series(sig("volume_spike", {"series": "source"}, source="hn", topic_id=None)) == [
+        ({"source": "hn"}, "2020-01-05", "2020-01-06")]
+    # a volume surge of a term: its row does not hold the term, so its kept evidence is compared
+    assert episode_series(sig("volume_spike", {"series": "term"}, topic_id=3)) is None
+    assert episode_series(sig("novelty", {"term": "Steam Deck"}, entity_id=None)) == [
+        ({"term": "Steam Deck"}, "2020-01-05", "2020-01-06")]
+    # sentiment: the after windows of the episode's days; divergence: the topic from either source
+    assert episode_series(sig("sentiment_shift", {"afterDays": 3}, topic_id=2)) == [
+        ({"topic_id": 2}, "2020-01-03", "2020-01-06")]
+    assert episode_series(sig("divergence", {"afterDays": 2, "sourceA": "x", "sourceB": "a"}, topic_id=2)) == [
+        ({"topic_id": 2, "source": "a"}, "2020-01-04", "2020-01-06"),
+        ({"topic_id": 2, "source": "x"}, "2020-01-04", "2020-01-06")]
+    assert episode_series(sig("sentiment_shift", {}, topic_id=None)) is None
 
 
 def test_pairs_need_both_time_and_shared_records():

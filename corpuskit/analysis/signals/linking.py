@@ -8,12 +8,28 @@ Cybertruck). Two signals are **linked** when
   its evidence days, from ``detail.weekStart`` (a weekly surge) or ``detail.day``
   to ``detail.peakDay``, and the gap between the two spans is at most
   ``window_days`` days (the week scale's window); and
-* their record evidence overlaps: the records both keep as evidence are at
-  least ``share`` of the smaller evidence set (|A ∩ B| / min(|A|, |B|)); or one
-  is the ``novelty`` of a name and the other a signal on the same name (its
-  arrival and its growth: a novelty keeps the records of its first day, a
-  surge of the name the records of a later one, so their evidence cannot
-  overlap).
+* their episodes' records overlap: the records both episodes hold are at least
+  ``share`` of the smaller episode (|A ∩ B| / min(|A|, |B|)); or one is the
+  ``novelty`` of a name and the other a signal on the same name (its arrival
+  and its growth: a novelty holds the records of its first day, a surge of the
+  name those of later ones, so their episodes cannot overlap).
+
+An episode's records are **all** the records of the signal's series on its
+episode's days, not the ten it keeps as evidence: the topic's records, the
+records mentioning the name, the source's records or the records writing the
+term, from the first to the last day of the episode (for a source, its records
+in the topic that led its surge, the ``topic_id`` its headline names: a
+source's day holds every topic's records, so any signal of that day would be
+contained in it); for a sentiment shift the
+topic's records in the after windows of its episode's days (from ``afterDays``
+before its first day through ``peakDay``), for a divergence those of the topic
+from either of its two sources. (Evidence is
+chosen per kind, the first records of a day or the most extreme of a window,
+so two signals of one burst rarely keep the same ten.) The sets are built and
+intersected in SQL, in a temporary table, so memory does not grow with the
+corpus. A signal whose stored row does not name its series (a volume surge of
+a term: its row holds the term's slug, not the term) is compared by its kept
+evidence records.
 
 An **event** is a connected group of linked signals (a signal linked to one
 member joins it). Its **lead** is its strongest signal: severity first
@@ -33,7 +49,10 @@ from __future__ import annotations
 import json
 from datetime import date
 
-#: Share of the smaller evidence set two signals must both keep to be linked (chosen on HN and
+from corpuskit.analysis.signals.evidence import _series_filter
+from corpuskit.analysis.signals.series import shift_day
+
+#: Share of the smaller episode's records two signals must share to be linked (chosen on HN and
 #: Reddit, see docs/api.md "Linked events").
 LINK_SHARE = 0.3
 #: Largest gap, in days, between two signals' episodes for them to be linked (the week scale).
@@ -72,43 +91,109 @@ def strength_key(signal: dict) -> tuple:
 
 
 def load_signals(conn) -> list[dict]:
-    """Every stored signal with what linking reads: key, severity, sigma, span, evidence records."""
+    """Every stored signal with what linking reads: key, severity, sigma, span, kept evidence records."""
     evidence: dict[int, set] = {}
     for signal_id, record_id in conn.execute(
             "SELECT signal_id, ref_id FROM signal_evidence WHERE ref_kind = 'record'"):
         evidence.setdefault(signal_id, set()).add(record_id)
     out = []
-    for row in conn.execute("SELECT id, signal_key, severity, sigma_score, detected_at, detail, kind, entity_id "
-                            "FROM signals ORDER BY signal_key"):
+    for row in conn.execute("SELECT id, signal_key, severity, sigma_score, detected_at, detail, kind, entity_id, "
+                            "topic_id, source FROM signals ORDER BY signal_key"):
         detail = json.loads(row[5] or "{}")
         out.append({"id": row[0], "signal_key": row[1], "severity": row[2], "sigma_score": row[3],
                     "detected_at": row[4], "detail": detail, "span": episode_span(detail, row[4]),
-                    "records": evidence.get(row[0], set()), "kind": row[6], "entity_id": row[7]})
+                    "records": evidence.get(row[0], set()), "kind": row[6], "entity_id": row[7],
+                    "topic_id": row[8], "source": row[9]})
     return out
 
 
-def linked_pairs(signals: list[dict], share: float = LINK_SHARE,
-                 window_days: int = LINK_WINDOW_DAYS) -> list[tuple[int, int, float]]:
-    """``(i, j, share)`` for every pair of ``signals`` (indices, i < j) that links."""
+def episode_series(signal: dict) -> list[tuple[dict, str, str]] | None:
+    """``[(series filter, first day, last day), ...]`` whose records make a signal's episode.
+
+    The filter is the one :mod:`.evidence` selects a series' records by (``topic_id``,
+    ``entity_id``, ``source`` or ``term``). ``None`` when the stored row does not name its series.
+    """
+    detail, kind = signal["detail"], signal.get("kind")
+    first, last = signal["span"]
+    if kind in ("sentiment_shift", "divergence"):
+        if signal.get("topic_id") is None:
+            return None
+        peak = detail.get("peakDay") or last
+        start = shift_day(first, -(int(detail.get("afterDays", 1)) - 1))
+        if kind == "sentiment_shift":
+            return [({"topic_id": signal["topic_id"]}, start, peak)]
+        sources = sorted({detail.get("sourceA"), detail.get("sourceB")} - {None})
+        return [({"topic_id": signal["topic_id"], "source": s}, start, peak) for s in sources] or None
+    series = detail.get("series") if kind == "volume_spike" else ("entity" if signal.get("entity_id") else "term")
+    if series == "topic" and signal.get("topic_id") is not None:
+        return [({"topic_id": signal["topic_id"]}, first, last)]
+    if series == "source" and signal.get("source"):
+        led = {"topic_id": signal["topic_id"]} if signal.get("topic_id") is not None else {}
+        return [({"source": signal["source"], **led}, first, last)]
+    if series == "entity" and signal.get("entity_id") is not None:
+        return [({"entity_id": signal["entity_id"]}, first, last)]
+    if series == "term" and detail.get("term"):
+        return [({"term": detail["term"]}, first, last)]
+    return None
+
+
+def episode_overlaps(conn, signals: list[dict]) -> dict[tuple[int, int], float]:
+    """``{(i, j): |A ∩ B| / min(|A|, |B|)}`` over the episode records of ``signals`` (i < j, shared > 0).
+
+    Built in a temporary table (one ``INSERT … SELECT`` per signal, see :func:`episode_series`) and
+    intersected by a self-join on the record, so no episode is loaded into Python.
+    """
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_episode(signal INTEGER NOT NULL, record INTEGER NOT NULL)")
+    conn.execute("DELETE FROM temp.link_episode")
+    try:
+        for i, signal in enumerate(signals):
+            parts = episode_series(signal)
+            if parts is None:
+                conn.executemany("INSERT INTO temp.link_episode VALUES (?, ?)",
+                                 [(i, r) for r in sorted(signal["records"])])
+                continue
+            for evidence, first, last in parts:
+                joins, where, args = _series_filter(evidence)
+                conn.execute(f"INSERT INTO temp.link_episode SELECT DISTINCT ?, r.id FROM records r {joins} "
+                             f"WHERE {where} AND r.day BETWEEN ? AND ?", (i, *args, first, last))
+        conn.execute("CREATE INDEX IF NOT EXISTS temp.link_episode_record ON link_episode(record, signal)")
+        sizes = dict(conn.execute("SELECT signal, count(DISTINCT record) FROM temp.link_episode GROUP BY signal"))
+        shared = conn.execute(
+            "SELECT a.signal, b.signal, count(DISTINCT a.record) FROM temp.link_episode a "
+            "JOIN temp.link_episode b ON b.record = a.record AND b.signal > a.signal "
+            "GROUP BY a.signal, b.signal ORDER BY a.signal, b.signal").fetchall()
+    finally:
+        conn.execute("DROP TABLE IF EXISTS temp.link_episode")
+    return {(i, j): n / min(sizes[i], sizes[j]) for i, j, n in shared}
+
+
+def linked_pairs(signals: list[dict], share: float = LINK_SHARE, window_days: int = LINK_WINDOW_DAYS,
+                 overlaps: dict[tuple[int, int], float] | None = None) -> list[tuple[int, int, float]]:
+    """``(i, j, share)`` for every pair of ``signals`` (indices, i < j) that links.
+
+    ``overlaps``: the pairs' record shares (:func:`episode_overlaps`); by default computed from each
+    signal's ``records`` set.
+    """
     check_link_settings(share, window_days)
-    by_record: dict[int, list[int]] = {}
-    for i, signal in enumerate(signals):
-        for record in signal["records"]:
-            by_record.setdefault(record, []).append(i)
+    if overlaps is None:
+        by_record: dict[int, list[int]] = {}
+        for i, signal in enumerate(signals):
+            for record in signal["records"]:
+                by_record.setdefault(record, []).append(i)
+        overlaps = {(i, j): evidence_share(signals[i]["records"], signals[j]["records"])
+                    for members in by_record.values() for x, i in enumerate(members) for j in members[x + 1:]}
     by_entity: dict[int, list[int]] = {}
     for i, signal in enumerate(signals):
         if signal.get("entity_id") is not None:
             by_entity.setdefault(signal["entity_id"], []).append(i)
     same_name = {(i, j) for members in by_entity.values() for x, i in enumerate(members) for j in members[x + 1:]
                  if "novelty" in (signals[i].get("kind"), signals[j].get("kind"))}
-    candidates = sorted({(i, j) for members in by_record.values()
-                         for x, i in enumerate(members) for j in members[x + 1:]} | same_name)
     out = []
-    for i, j in candidates:
+    for i, j in sorted(set(overlaps) | same_name):
         a, b = signals[i], signals[j]
         if _gap_days(a["span"], b["span"]) > window_days:
             continue
-        s = evidence_share(a["records"], b["records"])
+        s = overlaps.get((i, j), 0.0)
         if s >= share or (i, j) in same_name:
             out.append((i, j, round(s, 4)))
     return out
@@ -156,7 +241,7 @@ def link_signals(corpus, share: float = LINK_SHARE, window_days: int = LINK_WIND
     check_link_settings(share, window_days)
     conn = corpus.conn
     signals = load_signals(conn)
-    groups = group_events(signals, linked_pairs(signals, share, window_days))
+    groups = group_events(signals, linked_pairs(signals, share, window_days, episode_overlaps(conn, signals)))
     changed = linked = 0
     for group in groups:
         lead_key = signals[group[0]]["signal_key"]
