@@ -10,7 +10,7 @@ the one surge scorer (:mod:`.surge`). The statistics they run live in
 :mod:`corpuskit.stats.thresholds`; the open/update/resolve rule and the
 change log for the stream are in :mod:`.lifecycle`; :mod:`.replay` walks the
 series day by day up to the corpus clock and resumes where the last run
-stopped; :mod:`.linking` then links the signals that share their evidence
+stopped; :mod:`.linking` then links the signals whose episodes share their records
 into events.
 """
 from __future__ import annotations
