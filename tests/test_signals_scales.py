@@ -211,3 +211,15 @@ def test_clumped_days_of_a_stationary_name_rarely_fire_at_the_week():
         testable = n >= det.min_week_periods
         shares.append(float((tail_sigma(week, mu, var)[testable] >= OPEN_SIGMA).mean()))
     assert shares[0] <= 0.005 < shares[1]
+
+
+def test_the_run_settings_carry_the_floor_so_a_new_floor_replays():
+    """The floor's form and scale are in the thresholds, and so in the replay's settings (a stored replay
+    state made under the share floor no longer matches: the first analyse replays in full)."""
+    from corpuskit.analysis.signals.replay import SignalReplay
+    from corpuskit.stats.thresholds import thresholds
+
+    assert thresholds()["floorForm"] == FLOOR_FORM and thresholds()["floorScale"] == FLOOR_SCALE
+    settings = SignalReplay().settings()
+    assert settings["thresholds"]["floorForm"] == FLOOR_FORM
+    assert settings["thresholds"]["floorScale"] == FLOOR_SCALE
