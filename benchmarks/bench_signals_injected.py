@@ -3,10 +3,10 @@
 Usage: ``python benchmarks/bench_signals_injected.py [--trials 40] [--seed 18] [--cache /tmp/h18]
 [--datasets ../shared/datasets] [--sentiment model|vader]``
 
-First: the leave-one-file-out choice of the two corpus-stage settings
-``FLOOR_SHARE`` and the weekly multiplier over the three backgrounds (see
-``signals_lofo.py``): for each background, the pair chosen on the other two and
-its figures there, beside the pair chosen on all three (in-sample, the shipped
+First: the leave-one-file-out choice of the corpus-stage settings, the
+materiality floor (``FLOOR_FORM`` and ``FLOOR_SCALE``) and the weekly multiplier over the three backgrounds (see
+``signals_lofo.py``): for each background, the setting chosen on the other two and
+its figures there, beside the setting chosen on all three (in-sample, the shipped
 defaults) and the figures at the defaults the run uses.
 
 Backgrounds: the demo corpus without its planted events (``DEMO``) and the
@@ -433,7 +433,6 @@ def main(argv=None) -> int:
                ("new entity", "10/week"): 0.9}
     ok = True
     import signals_lofo
-    from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 
     t0 = time.perf_counter()
     scores = {}
@@ -442,18 +441,25 @@ def main(argv=None) -> int:
         scores[name] = signals_lofo.score_file(signals_lofo.load_background_series(corpus), args.trials,
                                                args.seed)
         corpus.close()
-    folds, chosen = signals_lofo.lofo(scores)
-    default = VolumeSpikeDetector()
-    current = (default.floor_share, default.week_multiplier)
-    print(f"FLOOR_SHARE and the weekly multiplier, leave-one-file-out over {len(scores)} backgrounds "
-          f"({len(signals_lofo.GRID)} candidate pairs, {args.trials} seeded trials per row; "
+    form, per_form = signals_lofo.choose_form(scores)
+    folds, chosen = per_form[form]
+    every_form, _ = signals_lofo.lofo(scores)
+    current = signals_lofo.current_setting()
+    print(f"The materiality floor (form and scale) and the weekly multiplier, leave-one-file-out over "
+          f"{len(scores)} backgrounds ({len(signals_lofo.GRID)} candidates, {args.trials} seeded trials per row; "
           f"{time.perf_counter() - t0:.0f} s)\n")
-    print(table(signals_lofo.rows(folds, chosen, scores, current), signals_lofo.HEADERS))
+    for name, (f_folds, f_chosen) in per_form.items():
+        met = sum(signals_lofo.meets(r) for _, _, r in f_folds)
+        print(f"form {name}: targets met on {met} of {len(f_folds)} held-out files (chosen without each: "
+              + ", ".join(f"{h} {s[1]:g}/{s[2]:g}x" for h, s, _ in f_folds)
+              + f"); on every file: {f_chosen[1]:g}, {f_chosen[2]:g}x")
+    print(f"form chosen: {form}\n")
+    print(table(signals_lofo.rows(folds, chosen, scores, current, every_form), signals_lofo.HEADERS))
     held_ok = sum(signals_lofo.meets(r) for _, _, r in folds)
     print(f"\nLOFO: targets met on {held_ok} of {len(folds)} held-out files; in-sample (chosen on all "
-          f"three): floor share {chosen[0]:g}, week multiplier {chosen[1]:g}; the run's defaults: "
-          f"{current[0]:g}, {current[1]:g}" + ("" if chosen == current else " (NOT the in-sample choice)"))
-    ok &= chosen == current
+          f"three): floor {chosen[0]} {chosen[1]:g}, week multiplier {chosen[2]:g}; the run's defaults: "
+          f"{current[0]} {current[1]:g}, {current[2]:g}" + ("" if chosen == current else " (NOT the in-sample choice)"))
+    ok &= chosen == current and held_ok == len(folds)
     print()
     for name in ("demo", *FILES):
         t0 = time.perf_counter()

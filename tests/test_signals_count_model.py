@@ -238,7 +238,7 @@ def test_stage_and_detect_are_the_same_code():
     rng = np.random.default_rng(2)
     x = rng.poisson(6, 80).astype(float)
     x[60] = 30
-    stage, _, _ = VolumeSpikeDetector(min_count=0, min_multiplier=0, min_extra=0).score(x[None], 0.0)
+    stage, _, _ = VolumeSpikeDetector(min_count=0, min_multiplier=0, min_extra=0, floor_scale=0).score(x[None], 0.0)
     series = pd.Series(x, index=pd.date_range("2024-01-01", periods=80, freq="D"))
     ours = detect(series, rhythm="none", cycles=21, min_history=7)["sigma"].to_numpy()
     np.testing.assert_allclose(stage[0, 7:], ours[7:])

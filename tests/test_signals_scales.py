@@ -1,5 +1,6 @@
 """The time scale a corpus supports: volume is tested at the day and at the week, the signal records the
-scale it fired at, and the materiality floor is a share of the corpus's records of the period."""
+scale it fired at, and the materiality floor is on the scale of the series' own expected count, so a thin and
+a dense corpus both surface a new name."""
 from __future__ import annotations
 
 import math
@@ -11,7 +12,8 @@ import pytest
 from corpuskit.analysis.signals import NoveltyDetector, VolumeSpikeDetector
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.stats.count_model import tail_sigma
-from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, OPEN_SIGMA, WEEK_DAY_Z
+from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_FORM, FLOOR_SCALE, MIN_EXTRA, OPEN_SIGMA, WEEK_DAY_Z,
+                                        materiality_floor)
 
 N_DAYS = 120
 DAYS = [(date(2016, 1, 1) + timedelta(days=i)).isoformat() for i in range(N_DAYS)]
@@ -70,18 +72,81 @@ def test_a_day_that_fires_is_reported_at_the_day_not_again_at_the_week():
     assert all(track.describe(d)[0]["scale"] == "day" for d in days if d <= 86)
 
 
-def test_the_floor_is_a_share_of_the_corpus():
-    """The same 12-record burst is material in a corpus of 50 a day and not in one of 5,000 a day."""
+def test_the_floor_is_on_the_expected_counts_scale():
+    """The floor is FLOOR_SCALE square roots of the expected count (at least 1), never below MIN_EXTRA, and
+    does not read the corpus's volume: the same 12-record burst on a quiet topic is material in a corpus of
+    50 a day and in one of 5,000 a day."""
+    assert FLOOR_FORM == "expected"
+    det = VolumeSpikeDetector(entities=False)
+    expected = np.array([0.0, 0.5, 4.0, 400.0])
+    assert det.floor(np.array([50.0, 50.0, 5000.0, 5000.0]), expected).tolist() == \
+        [MIN_EXTRA, MIN_EXTRA, max(FLOOR_SCALE * 2, MIN_EXTRA), FLOOR_SCALE * 20]
+    assert det.floor(None) == MIN_EXTRA and det.floor(np.array([50.0]), None) == MIN_EXTRA
     counts = _thin(2)
     counts[0, 70] += 12
-    det = VolumeSpikeDetector(entities=False)
-    thin = [t for t in det.tracks(_series(counts, other=50)) if t.subject == "topic:t1"]
-    dense = [t for t in det.tracks(_series(counts, other=5000)) if t.subject == "topic:t1"]
-    assert thin and 70 in _fired(thin[0])
+    for other in (50, 5000):
+        tracks = [t for t in det.tracks(_series(counts, other=other)) if t.subject == "topic:t1"]
+        assert tracks and 70 in _fired(tracks[0])
+    # the share of the corpus (the form before) hides it in the dense corpus
+    share = VolumeSpikeDetector(entities=False, floor_form="share", floor_scale=0.0025)
+    dense = [t for t in share.tracks(_series(counts, other=5000)) if t.subject == "topic:t1"]
     assert not dense or 70 not in _fired(dense[0])
-    assert det.floor(np.array([50.0, 5000.0])).tolist() == [max(FLOOR_SHARE * 50, MIN_EXTRA),
-                                                            FLOOR_SHARE * 5000]
-    assert det.floor(None) == MIN_EXTRA
+
+
+def test_the_floor_forms_and_bad_settings():
+    totals, expected = np.array([400.0, 10000.0]), np.array([9.0, 9.0])
+    assert materiality_floor("share", 0.01, 3, totals).tolist() == [4.0, 100.0]
+    assert materiality_floor("sqrt", 0.5, 3, totals).tolist() == [10.0, 50.0]
+    assert materiality_floor("expected", 2.0, 3, totals, expected).tolist() == [6.0, 6.0]
+    assert materiality_floor("sqrt", 0.5, 3, None) == 3.0
+    for form, scale, extra in (("half", 1.0, 3), ("share", -0.1, 3), ("sqrt", math.nan, 3), ("expected", 1.0, -1)):
+        with pytest.raises(ValueError):
+            materiality_floor(form, scale, extra, totals, expected)
+    with pytest.raises(ValueError, match="unknown materiality floor form"):
+        VolumeSpikeDetector(floor_form="corpus")
+
+
+def _names_series(counts: np.ndarray, other: float, topic_rate: float = 0.0, seed: int = 0) -> DailySeries:
+    """Name rows ``counts`` in a corpus of ``other`` records a day (one busy topic at ``topic_rate``)."""
+    topic = np.random.default_rng(seed).poisson(topic_rate, (1, N_DAYS)).astype(float)
+    series = _series(topic, other=other)
+    series.entities = list(range(1, counts.shape[0] + 1))
+    series.entity_info = {i: (f"Name {i}", f"name-{i}", "org") for i in series.entities}
+    series.entity_count, series.entity_topic = counts, np.full(counts.shape, -1)
+    return series
+
+
+@pytest.mark.parametrize("other", [50, 10000])
+def test_a_new_name_at_10_a_week_surfaces_in_a_thin_and_a_dense_corpus(other):
+    """A name never seen before, written 10 times over a week (1 or 2 a day), is found by the volume
+    detector's week or by novelty in a corpus of 50 records a day and in one of 10,000; the share floor
+    found it only in the thin one."""
+    counts = np.zeros((1, N_DAYS))
+    counts[0, 90:97] = [2, 2, 1, 2, 1, 1, 1]
+    series = _names_series(counts, other)
+
+    def found(volume):
+        novelty = NoveltyDetector(terms=False)
+        peers = [volume, novelty]
+        return any(90 <= d <= 100 for det in peers for t in det.tracks(series, peers)
+                   if t.subject == "entity:name-1" for d in _fired(t))
+
+    assert found(VolumeSpikeDetector())
+    assert found(VolumeSpikeDetector(floor_form="share", floor_scale=0.0025)) == (other == 50)
+
+
+def test_a_dense_corpus_is_not_flooded():
+    """In a corpus of 10,000 records a day, stationary names (0.3 to 3 a day) and a busy topic
+    (400 a day) fire on at most 0.5% of their testable days, at either scale."""
+    rng = np.random.default_rng(11)
+    counts = rng.poisson(np.repeat([0.3, 1.0, 3.0], 20)[:, None], (60, N_DAYS)).astype(float)
+    series = _names_series(counts, other=10000, topic_rate=400.0, seed=12)
+    det = VolumeSpikeDetector()
+    tracks = det.tracks(series, peers=[det, NoveltyDetector(terms=False)])
+    names = sum(len(_fired(t)) for t in tracks if t.subject.startswith("entity:"))
+    topic = sum(len(_fired(t)) for t in tracks if t.subject == "topic:t1")
+    testable = N_DAYS - 63
+    assert names / (60 * testable) <= 0.005 and topic / testable <= 0.005
 
 
 @pytest.mark.parametrize("rate", [0.3, 3.0, 30.0])
@@ -146,3 +211,15 @@ def test_clumped_days_of_a_stationary_name_rarely_fire_at_the_week():
         testable = n >= det.min_week_periods
         shares.append(float((tail_sigma(week, mu, var)[testable] >= OPEN_SIGMA).mean()))
     assert shares[0] <= 0.005 < shares[1]
+
+
+def test_the_run_settings_carry_the_floor_so_a_new_floor_replays():
+    """The floor's form and scale are in the thresholds, and so in the replay's settings (a stored replay
+    state made under the share floor no longer matches: the first analyse replays in full)."""
+    from corpuskit.analysis.signals.replay import SignalReplay
+    from corpuskit.stats.thresholds import thresholds
+
+    assert thresholds()["floorForm"] == FLOOR_FORM and thresholds()["floorScale"] == FLOOR_SCALE
+    settings = SignalReplay().settings()
+    assert settings["thresholds"]["floorForm"] == FLOOR_FORM
+    assert settings["thresholds"]["floorScale"] == FLOOR_SCALE

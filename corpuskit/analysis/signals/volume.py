@@ -32,10 +32,9 @@ scale that finds the surge: a day scores at the week only when none of the
 week's seven days fired on its own; the signal records its scale
 (``scale``).
 
-Materiality (relative to the corpus): a surge must add at least
-``floor_share`` of the corpus's records of its period (``FLOOR_SHARE`` of
-:mod:`corpuskit.stats.thresholds`) and ``min_extra`` records above its
-expected count.
+Materiality: a surge must add at least the materiality floor of its period
+(``FLOOR_FORM`` at ``FLOOR_SCALE`` of :mod:`corpuskit.stats.thresholds`) and
+``min_extra`` records above its expected count.
 
 Detail: ``{baseline, current, multiplier, windowDays, series, scale}``
 (``baseline`` is the baseline days' winsorised mean; at the week, the week's
@@ -56,8 +55,9 @@ from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, 
 from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
-from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_SHARE, MIN_EXTRA, NOVELTY_MAX_BASELINE,
-                                        OPEN_SIGMA, WEEK_DAY_Z, WEEK_MULTIPLIER, WEEK_WINDOW)
+from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_FORM, FLOOR_SCALE, MIN_EXTRA,
+                                        NOVELTY_MAX_BASELINE, OPEN_SIGMA, WEEK_DAY_Z, WEEK_MULTIPLIER,
+                                        WEEK_WINDOW, materiality_floor)
 from corpuskit.stats.windows import lagged, rolling_median_mad, seasonal_lags, trailing_sum
 
 #: Days in a week, the second scale.
@@ -84,9 +84,11 @@ class VolumeSpikeDetector(Detector):
         Smallest baseline median for topic/source series and for entity and term series.
     entities : bool
         Also test per-entity (and per-term, when the series hold terms) mention volume.
-    floor_share, min_extra : float, int
-        Materiality: a surge adds at least ``floor_share`` of the corpus's records of its period
-        (day or week) and at least ``min_extra`` records above its expected count.
+    floor_form, floor_scale, min_extra : str, float, int
+        Materiality: a surge adds at least the floor of form ``floor_form`` at ``floor_scale``
+        (:func:`~corpuskit.stats.thresholds.materiality_floor`: ``"share"`` of the corpus's records
+        of its period, ``"sqrt"`` times their square root, or ``"expected"`` times the square root of
+        the series' own expected count) and at least ``min_extra`` records above its expected count.
     weekly : bool
         Also test each series at the week: the seven days ending on each day against the same seven
         days of the ``week_window`` weeks before (at least ``min_week_periods`` of them), at
@@ -101,7 +103,8 @@ class VolumeSpikeDetector(Detector):
     def __init__(self, window: int = 21, min_periods: int = 7, min_count: int = 8,
                  min_multiplier: float = 1.5, min_baseline: float = 0.0,
                  min_entity_baseline: float = 0.0, entities: bool = True,
-                 floor_share: float = FLOOR_SHARE, min_extra: int = MIN_EXTRA, weekly: bool = True,
+                 floor_form: str = FLOOR_FORM, floor_scale: float = FLOOR_SCALE,
+                 min_extra: int = MIN_EXTRA, weekly: bool = True,
                  week_window: int = WEEK_WINDOW, min_week_periods: int = 4,
                  week_multiplier: float = WEEK_MULTIPLIER, week_day_z: float = WEEK_DAY_Z):
         self.window = window
@@ -111,7 +114,9 @@ class VolumeSpikeDetector(Detector):
         self.min_baseline = min_baseline
         self.min_entity_baseline = min_entity_baseline
         self.entities = entities
-        self.floor_share = floor_share
+        materiality_floor(floor_form, floor_scale, min_extra, None)      # a bad form or scale raises here
+        self.floor_form = floor_form
+        self.floor_scale = floor_scale
         self.min_extra = min_extra
         self.weekly = weekly
         self.week_window = week_window
@@ -141,18 +146,17 @@ class VolumeSpikeDetector(Detector):
             mult = counts / np.maximum(base.mu, 1.0)
         ok = ((counts >= self.min_count) & (mult >= self.min_multiplier) & (base.mu >= min_baseline)
               & (base.n >= self.min_periods))
-        floor = self.floor(totals)
+        floor = self.floor(totals, base.mu)
         ok &= (counts - base.mu >= floor) | (np.asarray(floor) <= 0)      # a zero floor is no floor
         if novelty_range:
             ok &= ~in_novelty_range(baseline_total(counts, self.window), novelty_max_baseline)
         return surge_sigma(counts, base, ok), base.mu, (base.n, base.mean, base.extra)
 
-    def floor(self, totals) -> np.ndarray | float:
-        """Records a surge must add above its expected count: ``floor_share`` of the period's corpus
-        records ``totals``, at least ``min_extra``."""
-        if totals is None:
-            return float(self.min_extra)
-        return np.maximum(self.floor_share * np.asarray(totals, dtype=float), self.min_extra)
+    def floor(self, totals, expected=None) -> np.ndarray | float:
+        """Records a surge must add above its expected count ``expected``, with ``totals`` the corpus's
+        records of its period: :func:`~corpuskit.stats.thresholds.materiality_floor` at this
+        detector's form and scale, at least ``min_extra``."""
+        return materiality_floor(self.floor_form, self.floor_scale, self.min_extra, totals, expected)
 
     def week_days(self, counts: np.ndarray) -> np.ndarray:
         """Each day's share of the weeks that hold it: its count, at most ``week_day_z`` scales above its
@@ -200,7 +204,7 @@ class VolumeSpikeDetector(Detector):
         with np.errstate(invalid="ignore", divide="ignore"):
             mult = week / np.maximum(mu, 1.0)
         ok = ((n >= self.min_week_periods) & (mult >= self.week_multiplier) & (week >= self.min_extra)
-              & (week - mu >= self.floor(week_totals)) & np.isfinite(week))
+              & (week - mu >= self.floor(week_totals, mu)) & np.isfinite(week))
         sigma = np.full(week.shape, np.nan)
         if ok.any():
             sigma[ok] = tail_sigma(week[ok], mu[ok], var[ok])
