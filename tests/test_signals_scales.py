@@ -223,3 +223,18 @@ def test_the_run_settings_carry_the_floor_so_a_new_floor_replays():
     settings = SignalReplay().settings()
     assert settings["thresholds"]["floorForm"] == FLOOR_FORM
     assert settings["thresholds"]["floorScale"] == FLOOR_SCALE
+
+
+def test_every_detector_reaches_the_run_settings_even_two_of_one_kind():
+    """The daily and hourly volume detectors share a kind; a custom daily detector must still change
+    the settings (so a stored replay made with other parameters replays in full)."""
+    from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
+    from corpuskit.analysis.signals.replay import SignalReplay, default_detectors, detector_settings
+
+    settings = detector_settings(default_detectors())
+    assert "volume_spike/VolumeSpikeDetector" in settings and "volume_spike/HourlyVolumeDetector" in settings
+    custom = [VolumeSpikeDetector(floor_scale=4.0), HourlyVolumeDetector()]
+    assert (SignalReplay(detectors=custom).settings()["detectors"]
+            != SignalReplay(detectors=[VolumeSpikeDetector(), HourlyVolumeDetector()]).settings()["detectors"])
+    with pytest.raises(ValueError, match="same class"):
+        detector_settings([VolumeSpikeDetector(), VolumeSpikeDetector()])

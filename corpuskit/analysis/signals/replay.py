@@ -42,9 +42,19 @@ def default_detectors() -> list:
 
 
 def detector_settings(detectors) -> dict:
-    """The settings of a list of detectors (``{kind: params}``), for runs and fingerprints."""
-    return {d.kind: {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(d).items())
-                     if not k.endswith("_")} for d in detectors}
+    """The settings of a list of detectors (``{"kind/Class": params}``), for runs and fingerprints.
+
+    Keyed by kind and class: two detectors may share a kind (the daily and the hourly
+    volume detectors are both ``volume_spike``), and each one's parameters must reach the settings.
+    """
+    out: dict = {}
+    for d in detectors:
+        key = f"{d.kind}/{type(d).__name__}"
+        if key in out:
+            raise ValueError(f"two detectors of the same class in one run: {key}")
+        out[key] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(vars(d).items())
+                    if not k.endswith("_")}
+    return dict(sorted(out.items()))
 
 
 def day_fingerprint(corpus, through: str) -> str:
