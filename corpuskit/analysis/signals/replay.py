@@ -128,7 +128,8 @@ class SignalReplay:
             load_from = max(first_day, shift_day(earliest, -lookback))
         series = load_series(corpus, load_from, clock_day,
                              min_entity_count=min(getattr(d, "min_count", 1) for d in detectors),
-                             terms=any(getattr(d, "terms", False) for d in detectors))
+                             terms=any(getattr(d, "terms", False) for d in detectors),
+                             phrases=any(getattr(d, "phrases", False) for d in detectors))
         days = series.days
         tracks = {}
         for detector in detectors:
