@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 import numpy as np
 
@@ -115,18 +116,19 @@ def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_aut
                 ) -> PhraseIndex:
     """The :class:`PhraseIndex` of the enriched records up to ``through_day``.
 
-    ``exclude``: lower-case phrases left out (known names, tested terms), and in a record that
-    writes one of two words, its words alone ("hong" in "Hong Kong"); ``formats``: the corpus's
+    ``exclude``: lower-case phrases left out (known names, tested terms); so are two-word phrases
+    holding a one-word name ("siri recordings": the name's own series tests it) and, in a record
+    that writes a two-word name, its words alone ("hong" in "Hong Kong"); ``formats``: the corpus's
     title formats. Phrases written by fewer than ``min_authors`` distinct authors in all are dropped
     (they can never fire).
     """
-    from corpuskit.analysis.signals.series import day_range
-
     first = conn.execute("SELECT min(r.day) FROM records r JOIN enrichment e ON e.record_id = r.id "
                          "WHERE r.day <= ?", (through_day,)).fetchone()[0]
     if first is None:
         return PhraseIndex([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-    days = day_range(first, through_day)
+    start = date.fromisoformat(first)
+    days = [(start + timedelta(days=i)).isoformat()
+            for i in range((date.fromisoformat(through_day) - start).days + 1)]
     d_index = {d: i for i, d in enumerate(days)}
     ids, rec_day, rec_author, rec_topic, authors = [], [], [], [], {}
     by_phrase: dict = {}
@@ -150,10 +152,11 @@ def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_aut
             for phrase in found - covered:
                 by_phrase.setdefault(phrase, []).append(pos)
     rec_author_arr = np.asarray(rec_author, dtype=np.int64)
+    names = {p for p in exclude if " " not in p}
     phrases, postings = [], []
     for phrase in sorted(by_phrase):
         pos = by_phrase[phrase]
-        if len(pos) < min_authors or phrase in exclude:
+        if len(pos) < min_authors or phrase in exclude or (" " in phrase and names.intersection(phrase.split())):
             continue
         if len(set(rec_author_arr[pos].tolist())) < min_authors or weak_term(phrase, formats=formats):
             continue

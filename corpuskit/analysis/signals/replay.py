@@ -26,6 +26,7 @@ from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
 from corpuskit.analysis.signals.lifecycle import Episode, advance, signal_row, write_signals
 from corpuskit.analysis.signals.novelty import NoveltyDetector
+from corpuskit.analysis.signals.phrases import build_index, excluded_phrases
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
 from corpuskit.analysis.signals.series import load_series, shift_day
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
@@ -128,8 +129,12 @@ class SignalReplay:
             load_from = max(first_day, shift_day(earliest, -lookback))
         series = load_series(corpus, load_from, clock_day,
                              min_entity_count=min(getattr(d, "min_count", 1) for d in detectors),
-                             terms=any(getattr(d, "terms", False) for d in detectors),
-                             phrases=any(getattr(d, "phrases", False) for d in detectors))
+                             terms=any(getattr(d, "terms", False) for d in detectors))
+        if any(getattr(d, "phrases", False) for d in detectors):
+            # every enriched record up to the clock, whatever span is loaded: a phrase's threshold is
+            # calibrated on the whole corpus
+            series.phrase_index = build_index(conn, clock_day, excluded_phrases(conn, series.terms),
+                                              corpus_formats(conn))
         days = series.days
         tracks = {}
         for detector in detectors:

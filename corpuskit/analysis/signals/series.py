@@ -68,7 +68,7 @@ class DailySeries:
     term_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     term_topic: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     topic_hour_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 24)))
-    phrase_index: object = None       # the phrases' records (phrases.PhraseIndex), with ``phrases``
+    phrase_index: object = None       # the phrases' records (phrases.PhraseIndex), set by the replay
     day_index: dict = field(default_factory=dict)
     # records with a sentiment score per topic (and source) and day: the n of a sentiment mean; a
     # record in a language the scorer does not cover has none (default: every record is scored)
@@ -88,17 +88,14 @@ class DailySeries:
 
 
 def load_series(corpus, first_day: str | None = None, last_day: str | None = None,
-                min_entity_count: int = 1, terms: bool = False, phrases: bool = False) -> DailySeries:
+                min_entity_count: int = 1, terms: bool = False) -> DailySeries:
     """Build the daily series from ``first_day`` (default: the first record's day) to
     ``last_day`` (default: the corpus clock's day).
 
     Only enriched records count. Entities whose busiest day has fewer than
     ``min_entity_count`` records are left out (no detector could fire on them).
     With ``terms``, also count the proper-noun phrases of
-    :mod:`~corpuskit.analysis.signals.terms` that are not known entity names. With ``phrases``, also
-    index the lower-case phrases of :mod:`~corpuskit.analysis.signals.phrases` over every enriched
-    record up to ``last_day`` (from the corpus's first day: a phrase's threshold is calibrated on the
-    whole corpus, whatever span is loaded).
+    :mod:`~corpuskit.analysis.signals.terms` that are not known entity names.
     """
     conn = corpus.conn
     if last_day is None:
@@ -222,15 +219,8 @@ def load_series(corpus, first_day: str | None = None, last_day: str | None = Non
         known |= {r[0].lower() for r in conn.execute("SELECT alias_key FROM entity_aliases")}
         term_list, term_count, term_topic = term_counts(conn, loaded, n_days, n_t, min_entity_count, known)
 
-    phrase_index = None
-    if phrases:
-        from corpuskit.analysis.clusters import corpus_formats
-        from corpuskit.analysis.signals.phrases import build_index, excluded_phrases
-
-        phrase_index = build_index(conn, last_day, excluded_phrases(conn, term_list), corpus_formats(conn))
-
     return DailySeries(
-        phrase_index=phrase_index, terms=term_list, term_count=term_count, term_topic=term_topic,
+        terms=term_list, term_count=term_count, term_topic=term_topic,
         days=days, topics=topics, topic_names=topic_names, topic_labels=topic_labels,
         sources=sources, entities=entities, entity_info=entity_info,
         topic_count=ts_count.sum(axis=1), topic_sum=ts_sum.sum(axis=1), topic_sq=ts_sq.sum(axis=1),
