@@ -58,6 +58,8 @@ PHRASE_FLOOR_SHARE = 0.1
 NULL_DAYS_PER_EPISODE = 30
 #: Seeds of the day-shuffled nulls the threshold is calibrated on.
 NULL_SEEDS = (0, 1, 2)
+#: A burst in which this share of the records mention one known entity is that entity's.
+MAX_NAMED_SHARE = 0.5
 #: Records read at a time.
 _BATCH = 5000
 
@@ -69,7 +71,7 @@ class PhraseIndex:
     ``days`` are the corpus days (``YYYY-MM-DD``, every day from the first record's);
     per record (position ``i``): ``record_ids[i]``, day index ``rec_day[i]``, author number
     ``rec_author[i]``, topic id ``rec_topic[i]`` (-1: none); per phrase ``phrases[j]``: ``postings[j]``,
-    its record positions (in arrival order).
+    its record positions (in arrival order); the entity mentions as ``(mention_pos, mention_entity)``.
     """
 
     days: list
@@ -79,6 +81,8 @@ class PhraseIndex:
     phrases: list = field(default_factory=list)
     postings: list = field(default_factory=list)
     rec_topic: np.ndarray | None = None     # topic id per record (-1: none)
+    mention_pos: np.ndarray | None = None   # record positions of the entity mentions, sorted
+    mention_entity: np.ndarray | None = None  # their entity ids
 
     def median_day(self) -> float:
         """Median records a day (days without records count as zero)."""
@@ -162,8 +166,22 @@ def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_aut
             continue
         phrases.append(phrase)
         postings.append(np.asarray(pos, dtype=np.int64))
-    return PhraseIndex(days, np.asarray(ids, dtype=np.int64), np.asarray(rec_day, dtype=np.int64),
-                       rec_author_arr, phrases, postings, np.asarray(rec_topic, dtype=np.int64))
+    ids_arr = np.asarray(ids, dtype=np.int64)
+    order = np.argsort(ids_arr, kind="stable")
+    m_pos, m_ent = [], []
+    cursor = conn.execute("SELECT m.record_id, m.entity_id FROM mentions m JOIN records r ON r.id = m.record_id "
+                          "WHERE r.day <= ?", (through_day,))
+    while rows := cursor.fetchmany(_BATCH):
+        rid = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        at = np.searchsorted(ids_arr[order], rid).clip(0, max(len(ids_arr) - 1, 0))
+        found = ids_arr[order][at] == rid if len(ids_arr) else np.zeros(len(rid), bool)
+        m_pos.append(order[at[found]])
+        m_ent.append(np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))[found])
+    m_pos_arr = np.concatenate(m_pos) if m_pos else np.zeros(0, np.int64)
+    m_ent_arr = np.concatenate(m_ent) if m_ent else np.zeros(0, np.int64)
+    by_pos = np.argsort(m_pos_arr, kind="stable")
+    return PhraseIndex(days, ids_arr, np.asarray(rec_day, dtype=np.int64), rec_author_arr, phrases, postings,
+                       np.asarray(rec_topic, dtype=np.int64), m_pos_arr[by_pos], m_ent_arr[by_pos])
 
 
 def _fresh_spans(day_of, window: int, span: int):
@@ -271,8 +289,22 @@ def bursts(index: PhraseIndex, k: int, window: int = PHRASE_WINDOW, span: int = 
     return out
 
 
+def named_share(index: PhraseIndex, positions) -> float:
+    """The largest share of ``positions`` (records) that mention one same known entity."""
+    if index.mention_pos is None or not len(positions) or not len(index.mention_pos):
+        return 0.0
+    counts: dict = {}
+    for p in positions:
+        lo, hi = np.searchsorted(index.mention_pos, [p, p + 1])
+        for e in set(index.mention_entity[lo:hi].tolist()):
+            counts[e] = counts.get(e, 0) + 1
+    return max(counts.values(), default=0) / len(positions)
+
+
 def one_per_event(index: PhraseIndex, found: list[Burst], span: int = PHRASE_SPAN) -> list[Burst]:
-    """``found`` with one phrase per event: of two bursts that fire within ``span`` days of each other
+    """``found`` with one phrase per event. A burst in which at least :data:`MAX_NAMED_SHARE` of the
+    records mention one same known entity is that entity's event, tested by its own series, and is
+    left out. Of two bursts that fire within ``span`` days of each other
     and share at least half the records of the smaller one ("apple contractors" and "siri
     recordings"; "hole" and "black hole"), only the one with more authors is kept (then a two-word
     phrase before a word, then the earlier, then the phrase's order)."""
@@ -281,6 +313,8 @@ def one_per_event(index: PhraseIndex, found: list[Burst], span: int = PHRASE_SPA
 
     kept: list[Burst] = []
     for b in sorted(found, key=rank):
+        if named_share(index, b.records) >= MAX_NAMED_SHARE:
+            continue
         mine = set(b.records)
         if any(abs(k.fire - b.fire) < span and 2 * len(mine & set(k.records)) >= min(len(mine), len(k.records))
                for k in kept):
