@@ -38,7 +38,8 @@ def _copy(background, tmp_path, name="c.db"):
     return open_corpus(out)
 
 
-def _inject(corpus, n=13, authors=11, day=DAY, text=f"Researchers begin the {PHRASE} of a vaccine"):
+def _inject(corpus, n=13, authors=11, day=DAY, text=f"Researchers begin the {PHRASE} of a vaccine",
+            entity=None):
     """``n`` records writing ``text`` on ``day`` (and the day after), from ``authors`` distinct authors."""
     conn = corpus.conn
     top = conn.execute("SELECT max(id) FROM records").fetchone()[0]
@@ -56,6 +57,9 @@ def _inject(corpus, n=13, authors=11, day=DAY, text=f"Researchers begin the {PHR
                  ts, ts, json.dumps({})))
             conn.execute("INSERT INTO enrichment(record_id, sentiment_score, sentiment_label, topic_id, run_id) "
                          "VALUES (?,?,?,?,?)", (rid, 0.0, "neutral", 3, "enrich-1"))
+            if entity is not None:
+                conn.execute("INSERT INTO mentions(record_id, entity_id, surface, mention_count, positions) "
+                             "VALUES (?,?,?,?,?)", (rid, entity, "x", 1, "[0]"))
             ids.append(rid)
     return ids
 
@@ -126,6 +130,15 @@ def test_known_names_and_weak_words_are_left_out(background, tmp_path):
     detect_signals(c, "a1")
     # "markets entity" is a proper-noun term (novelty tests it as a name), "entity" is a word of it,
     # "time" names nothing; the variety words are each in fewer than k records
+    assert _phrase_signals(c) == []
+    c.close()
+
+
+def test_a_burst_about_one_known_name_is_the_names(background, tmp_path):
+    c = _copy(background, tmp_path)
+    entity = c.conn.execute("SELECT min(id) FROM entities").fetchone()[0]
+    _inject(c, entity=entity)                   # every record also mentions one known entity
+    detect_signals(c, "a1")
     assert _phrase_signals(c) == []
     c.close()
 
