@@ -40,13 +40,15 @@ INVENTED = ("adolescent trial", "quorvex variant", "tamblin protocol", "velsharp
 
 
 def phrase_index(corpus):
-    """The phrase index of a background, as the corpus stages build it."""
-    from corpuskit.analysis.signals.phrases import build_index, excluded_phrases
+    """The whole phrase index of a background held in memory (the injections below edit it); the
+    corpus stages stream the same phrases (``build_index``; tests/test_signals_phrases.py checks both
+    raise the same bursts)."""
+    from corpuskit.analysis.signals.phrases import excluded_phrases, read_index
     from corpuskit.analysis.clusters import corpus_formats
 
     conn = corpus.conn
     last = conn.execute("SELECT max(day) FROM records").fetchone()[0]
-    return build_index(conn, last, excluded_phrases(conn), corpus_formats(conn))
+    return read_index(conn, last, excluded_phrases(conn), corpus_formats(conn))
 
 
 def inject(index, phrase: str, day: int, n: int, one_author: bool = False):

@@ -36,6 +36,7 @@ null, episodes at ``k`` are already at most one per 30 days.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -60,6 +61,11 @@ NULL_DAYS_PER_EPISODE = 30
 NULL_SEEDS = (0, 1, 2)
 #: A burst in which this share of the records mention one known entity is that entity's.
 MAX_NAMED_SHARE = 0.5
+#: The null shuffles the records' days within consecutive blocks of this many days (8 weeks); the
+#: phrase index is built a block at a time.
+PHRASE_NULL_BLOCK = 56
+#: Days before a fresh start whose uses are a phrase's keyness background (13 weeks).
+PHRASE_BACKGROUND = 91
 #: Records read at a time.
 _BATCH = 5000
 
@@ -83,9 +89,17 @@ class PhraseIndex:
     rec_topic: np.ndarray | None = None     # topic id per record (-1: none)
     mention_pos: np.ndarray | None = None   # record positions of the entity mentions, sorted
     mention_entity: np.ndarray | None = None  # their entity ids
+    median: float | None = None             # median records a day, when the records are not all held
+    uses_before: np.ndarray | None = None   # per entry: its phrase's uses in the background days before it
+    null: list | None = None                # per null seed: the strengths of its fresh spans (>= MIN_AUTHORS)
+    calibration: dict | None = None         # a stored threshold (a resumed run)
+    peak_postings: int = 0                  # most postings held at once while building
+    background: int = PHRASE_BACKGROUND     # keyness background days
 
     def median_day(self) -> float:
         """Median records a day (days without records count as zero)."""
+        if self.median is not None:
+            return self.median
         if not len(self.days):
             return 0.0
         return float(np.median(np.bincount(self.rec_day, minlength=len(self.days))))
@@ -116,72 +130,348 @@ def excluded_phrases(conn, terms=()) -> set[str]:
     return out | {t.lower() for t in terms}
 
 
-def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_authors: int = MIN_AUTHORS
-                ) -> PhraseIndex:
-    """The :class:`PhraseIndex` of the enriched records up to ``through_day``.
+def _corpus_days(conn, through_day: str):
+    """``(days, per_day)``: every day from the first enriched record's through ``through_day`` and
+    the enriched records per day (zeros included); ``([], [])`` when there are none."""
+    rows = conn.execute("SELECT r.day, count(*) FROM records r JOIN enrichment e ON e.record_id = r.id "
+                        "WHERE r.day <= ? GROUP BY r.day ORDER BY r.day", (through_day,)).fetchall()
+    if not rows:
+        return [], np.zeros(0, np.int64)
+    start = date.fromisoformat(rows[0][0])
+    days = [(start + timedelta(days=i)).isoformat()
+            for i in range((date.fromisoformat(through_day) - start).days + 1)]
+    d_index = {d: i for i, d in enumerate(days)}
+    per_day = np.zeros(len(days), np.int64)
+    for day, n in rows:
+        per_day[d_index[day]] = n
+    return days, per_day
+
+
+def _record_phrases(title, text, exclude, names, weak: dict, formats=()) -> list[str]:
+    """The words and two-word phrases of one record the phrase test reads (see :func:`build_index`);
+    ``names``: the one-word names of ``exclude``; ``weak``: a cache of :func:`weak_term`."""
+    body = text or ""
+    if title and not body.startswith(title):
+        body = f"{title} {body}"
+    found = set(term_phrases(body, (1, 2)))
+    covered = {w for p in found if " " in p and p in exclude for w in p.split()}
+    out = []
+    for p in found - covered:
+        if p in exclude or (" " in p and names.intersection(p.split())):
+            continue
+        if p not in weak:
+            weak[p] = weak_term(p, formats=formats)
+        if not weak[p]:
+            out.append(p)
+    return out
+
+
+def _read(conn, days, lo: int, hi: int, exclude, authors: dict, formats=()):
+    """The enriched records of days ``lo..hi-1`` (indexes into ``days``) in arrival order, each as
+    ``(record_id, day_index, author_number, topic_id, phrases)`` (:func:`_record_phrases`);
+    ``authors`` numbers the authors (grown in place; a record without an author is its own author)."""
+    if lo >= hi:
+        return
+    d_index = {d: i for i, d in enumerate(days[lo:hi], lo)}
+    names = {p for p in exclude if " " not in p}
+    weak: dict = {}
+    cursor = conn.execute(
+        "SELECT r.id, r.day, r.author, r.title, r.content_text, e.topic_id FROM records r "
+        "JOIN enrichment e ON e.record_id = r.id WHERE r.day >= ? AND r.day <= ? ORDER BY r.published_at, r.id",
+        (days[lo], days[hi - 1]))
+    while rows := cursor.fetchmany(_BATCH):
+        for rid, day, author, title, text, topic in rows:
+            key = author if author else ("", rid)
+            yield (rid, d_index[day], authors.setdefault(key, len(authors)), -1 if topic is None else topic,
+                   _record_phrases(title, text, exclude, names, weak, formats))
+
+
+def _phrase_of(conn, record_id: int, number: int, exclude, formats) -> str:
+    """The phrase of a record whose :func:`hash` is ``number`` (the streamed index numbers phrases
+    by their hash and keeps no strings)."""
+    title, text = conn.execute("SELECT title, content_text FROM records WHERE id = ?", (record_id,)).fetchone()
+    names = {p for p in exclude if " " not in p}
+    return next(p for p in _record_phrases(title, text, exclude, names, {}, formats) if hash(p) == number)
+
+
+def read_index(conn, through_day: str, exclude=frozenset(), formats=(), min_authors: int = MIN_AUTHORS
+               ) -> PhraseIndex:
+    """The whole corpus's :class:`PhraseIndex` up to ``through_day``, held in memory: every phrase's
+    records. For benchmarks and tests (it grows with the corpus); the corpus stages use
+    :func:`build_index`, which streams. Same phrases as :func:`build_index`; phrases written by fewer
+    than ``min_authors`` distinct authors in all are dropped (they can never fire)."""
+    days, per_day = _corpus_days(conn, through_day)
+    ids, rec_day, rec_author, rec_topic, by_phrase = [], [], [], [], {}
+    for pos, (rid, day, author, topic, kept) in enumerate(_read(conn, days, 0, len(days), exclude, {}, formats)):
+        ids.append(rid)
+        rec_day.append(day)
+        rec_author.append(author)
+        rec_topic.append(topic)
+        for phrase in kept:
+            by_phrase.setdefault(phrase, []).append(pos)
+    rec_author_arr = np.asarray(rec_author, dtype=np.int64)
+    phrases, postings = [], []
+    for phrase in sorted(by_phrase):
+        pos = by_phrase[phrase]
+        if len(pos) < min_authors or len(set(rec_author_arr[pos].tolist())) < min_authors:
+            continue
+        phrases.append(phrase)
+        postings.append(np.asarray(pos, dtype=np.int64))
+    index = PhraseIndex(days, np.asarray(ids, dtype=np.int64), np.asarray(rec_day, dtype=np.int64),
+                        rec_author_arr, phrases, postings, np.asarray(rec_topic, dtype=np.int64))
+    _attach_mentions(conn, index)
+    return index
+
+
+def _attach_mentions(conn, index: PhraseIndex) -> None:
+    """Set the index's entity mentions (``mention_pos``, ``mention_entity``) for its records."""
+    ids = index.record_ids
+    order = np.argsort(ids, kind="stable")
+    m_pos, m_ent = [], []
+    for lo in range(0, len(ids), 900):
+        chunk = [int(x) for x in ids[order[lo:lo + 900]]]
+        rows = conn.execute(f"SELECT record_id, entity_id FROM mentions WHERE record_id IN "
+                            f"({','.join('?' * len(chunk))})", chunk).fetchall()
+        if rows:
+            rid = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            m_pos.append(order[np.searchsorted(ids[order], rid)])
+            m_ent.append(np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)))
+    m_pos_arr = np.concatenate(m_pos) if m_pos else np.zeros(0, np.int64)
+    m_ent_arr = np.concatenate(m_ent) if m_ent else np.zeros(0, np.int64)
+    by_pos = np.lexsort((m_ent_arr, m_pos_arr))
+    index.mention_pos, index.mention_entity = m_pos_arr[by_pos], m_ent_arr[by_pos]
+
+
+def span_strengths(phrase, day, author, lo: int, hi: int, window: int = PHRASE_WINDOW,
+                   span: int = PHRASE_SPAN):
+    """The fresh spans starting on days ``lo..hi-1`` of a set of postings (arrays: phrase number,
+    day index, author number; one posting per phrase and record), vectorised.
+
+    Returns ``(start_phrase, start_day, strength, member)``: per fresh start its phrase, day and
+    distinct authors over the span; per posting the number of the span it falls in, or -1. The
+    postings must hold every use in the ``window`` days before ``lo``: a phrase with none there is
+    fresh (when the corpus has ``window`` days before the start)."""
+    n = len(phrase)
+    empty = np.zeros(0, np.int64)
+    if not n:
+        return empty, empty, empty, np.full(0, -1, np.int64)
+    order = np.lexsort((day, phrase))
+    ph, d = phrase[order], day[order]
+    new = np.ones(n, bool)
+    new[1:] = (ph[1:] != ph[:-1]) | (d[1:] != d[:-1])
+    u = np.flatnonzero(new)                               # the (phrase, day) pairs, in order
+    uph, ud = ph[u], d[u]
+    prev_same = np.zeros(len(u), bool)
+    prev_same[1:] = uph[1:] == uph[:-1]
+    gap = np.full(len(u), window + 1, np.int64)
+    gap[1:] = ud[1:] - ud[:-1]
+    fresh = (~prev_same | (gap > window)) & (ud >= window) & (ud >= lo) & (ud < hi)
+    start_row = np.maximum.accumulate(np.where(fresh, np.arange(len(u)), -1))
+    ok = start_row >= 0
+    ok[ok] = (uph[start_row[ok]] == uph[ok]) & (ud[ok] - ud[start_row[ok]] < span)
+    span_no = np.cumsum(fresh) - 1
+    group = np.cumsum(new) - 1                            # each posting's (phrase, day) pair
+    member_sorted = np.where(ok[group], span_no[np.maximum(start_row[group], 0)], -1)
+    member = np.empty(n, np.int64)
+    member[order] = member_sorted
+    n_spans = int(fresh.sum())
+    inside = member >= 0
+    width = int(author.max()) + 1
+    pairs = np.unique(member[inside] * width + author[inside].astype(np.int64))
+    strength = np.bincount(pairs // width, minlength=n_spans).astype(np.int64)
+    return uph[fresh].astype(np.int64), ud[fresh].astype(np.int64), strength, member
+
+
+class _Walk:
+    """The phrase test's state over one day assignment (the corpus's own days, or a null's), walked
+    a day at a time. Held: the phrases used in the last ``window`` days with their last day (sorted
+    hashes), the postings of the phrases whose fresh span is open (at most ``span`` days), and, for
+    the corpus's own days, each of the last ``background`` days' phrase counts: the window's
+    vocabulary, never the corpus's."""
+
+    def __init__(self, window: int, span: int, background: int, keep_from: int, least: int, real: bool):
+        self.window, self.span, self.background, self.keep_from = window, span, background, keep_from
+        self.least, self.real = least, real
+        self.last_h = np.zeros(0, np.int64)      # phrases used in the last `window` days, sorted
+        self.last_d = np.zeros(0, np.int64)      # their last day
+        self.open_h = np.zeros(0, np.int64)      # phrases with an open fresh span, sorted
+        self.open_s = np.zeros(0, np.int64)      # its start
+        self.held: list = []                     # per day: postings of open phrases (dict of arrays)
+        self.counts: list = []                   # per day (real): (day, phrases, records) of the last days
+        self.strengths: list = []                # null: strengths of the closed spans (>= least)
+        self.found: list = []                    # real: (hash, start, postings, uses before) of spans >= least
+
+    def size(self) -> int:
+        """Entries held: the window's phrases, open postings and background counts."""
+        return (len(self.last_h) + len(self.open_h) + sum(len(p["h"]) for p in self.held)
+                + sum(len(c[1]) for c in self.counts))
+
+    def day(self, t: int, post: dict) -> None:
+        """Walk day ``t`` with its postings ``post`` (arrays ``h`` phrase hash, ``a`` author; for the
+        corpus's own days also ``q`` arrival number, ``id`` record id, ``d`` day, ``topic``), in
+        arrival order."""
+        u, n = np.unique(post["h"], return_counts=True)
+        at = np.searchsorted(self.last_h, u)
+        seen = at < len(self.last_h)
+        seen[seen] = self.last_h[at[seen]] == u[seen]
+        if t >= self.window and t >= self.keep_from:
+            fresh = u[~seen]
+            if len(fresh):
+                order = np.argsort(np.concatenate([self.open_h, fresh]), kind="stable")
+                self.open_h = np.concatenate([self.open_h, fresh])[order]
+                self.open_s = np.concatenate([self.open_s, np.full(len(fresh), t)])[order]
+        if len(self.open_h):
+            mine = np.isin(post["h"], self.open_h)
+            self.held.append({k: v[mine] for k, v in post.items()} | {"day": t})
+        if self.real:
+            self.counts.append((t, u, n))
+        # the phrases used in the window, with their last day
+        old = ~np.isin(self.last_h, u, assume_unique=True) & (self.last_d > t - self.window)
+        h = np.concatenate([self.last_h[old], u])
+        d = np.concatenate([self.last_d[old], np.full(len(u), t)])
+        order = np.argsort(h, kind="stable")
+        self.last_h, self.last_d = h[order], d[order]
+        self.close(t - self.span + 1)
+
+    def close(self, start: int) -> None:
+        """Close the spans started on ``start`` or before: measure them, drop what no span needs."""
+        done = self.open_s <= start
+        if done.any() and self.held:
+            dh, ds = self.open_h[done], self.open_s[done]            # sorted by phrase
+            held = {k: np.concatenate([p[k] for p in self.held]) for k in self.held[0] if k != "day"}
+            sel = np.isin(held["h"], dh)
+            held = {k: v[sel] for k, v in held.items()}
+            span_of = np.searchsorted(dh, held["h"])
+            width = int(held["a"].max()) + 1 if len(held["a"]) else 1
+            pairs = np.unique(span_of * width + held["a"].astype(np.int64))
+            strength = np.bincount(pairs // width, minlength=len(dh))
+            for i in np.flatnonzero(strength >= self.least):
+                if not self.real:
+                    self.strengths.append(int(strength[i]))
+                    continue
+                h, s = int(dh[i]), int(ds[i])
+                before = 0
+                for d, u, n in self.counts:
+                    j = np.searchsorted(u, h)
+                    if s - self.background <= d < s and j < len(u) and u[j] == h:
+                        before += int(n[j])
+                self.found.append((h, s, {k: v[span_of == i] for k, v in held.items()}, before))
+        if done.any():
+            self.open_h, self.open_s = self.open_h[~done], self.open_s[~done]
+        # held postings: only the days an open span reaches
+        first = int(self.open_s.min()) if len(self.open_s) else start + self.span
+        self.held = [p for p in self.held if p["day"] >= first]
+        if self.real:
+            self.counts = [c for c in self.counts if c[0] >= start + 1 - self.background]
+
+
+def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_authors: int = MIN_AUTHORS,
+                floor_share: float = PHRASE_FLOOR_SHARE, since: str | None = None, calibration=None,
+                seeds=NULL_SEEDS, window: int = PHRASE_WINDOW, span: int = PHRASE_SPAN,
+                block: int = PHRASE_NULL_BLOCK, background: int = PHRASE_BACKGROUND) -> PhraseIndex:
+    """The :class:`PhraseIndex` the phrase test reads, streamed with bounded memory.
+
+    The enriched records up to ``through_day`` are read once, ``block`` days at a time in day order.
+    Held at any time: the postings (phrase, day, author) of the last ``max(window, background) +
+    span`` days and of the block, and the phrase strings of those days: the window's vocabulary,
+    not the corpus's. Each block's fresh spans are measured with :func:`span_strengths` as it
+    passes, for the corpus's own days and, for each of ``seeds``, for a null whose records' days are
+    shuffled within the block (:func:`null_days`). Kept: the null spans' strengths (at least
+    :data:`MIN_AUTHORS`), and the real spans of at least the floor (``floor_share`` of the median
+    day's records; :func:`floor_count`) with their records and background uses: one entry of
+    ``phrases``/``postings`` per span. :func:`calibrate` and :func:`bursts` read them.
 
     ``exclude``: lower-case phrases left out (known names, tested terms); so are two-word phrases
     holding a one-word name ("siri recordings": the name's own series tests it) and, in a record
     that writes a two-word name, its words alone ("hong" in "Hong Kong"); ``formats``: the corpus's
-    title formats. Phrases written by fewer than ``min_authors`` distinct authors in all are dropped
-    (they can never fire).
+    title formats (with weak words, see :func:`weak_term`, never a phrase signal).
+
+    ``since`` (a resumed run): only spans starting from ``span - 1`` days before ``since`` are
+    wanted, so reading starts ``max(window, background)`` days before those; no null is built and
+    ``calibration`` (a stored :func:`calibrate` result, required) is the threshold.
     """
-    first = conn.execute("SELECT min(r.day) FROM records r JOIN enrichment e ON e.record_id = r.id "
-                         "WHERE r.day <= ?", (through_day,)).fetchone()[0]
-    if first is None:
-        return PhraseIndex([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-    start = date.fromisoformat(first)
-    days = [(start + timedelta(days=i)).isoformat()
-            for i in range((date.fromisoformat(through_day) - start).days + 1)]
-    d_index = {d: i for i, d in enumerate(days)}
-    ids, rec_day, rec_author, rec_topic, authors = [], [], [], [], {}
-    by_phrase: dict = {}
-    cursor = conn.execute(
-        "SELECT r.id, r.day, r.author, r.title, r.content_text, e.topic_id FROM records r "
-        "JOIN enrichment e ON e.record_id = r.id WHERE r.day <= ? ORDER BY r.published_at, r.id",
-        (through_day,))
-    while rows := cursor.fetchmany(_BATCH):
-        for rid, day, author, title, text, topic in rows:
-            pos = len(ids)
-            ids.append(rid)
-            rec_topic.append(-1 if topic is None else topic)
-            rec_day.append(d_index[day])
-            key = author if author else ("", rid)          # no author: the record is its own author
-            rec_author.append(authors.setdefault(key, len(authors)))
-            body = text or ""
-            if title and not body.startswith(title):
-                body = f"{title} {body}"
-            found = set(term_phrases(body, (1, 2)))
-            covered = {w for p in found if " " in p and p in exclude for w in p.split()}
-            for phrase in found - covered:
-                by_phrase.setdefault(phrase, []).append(pos)
-    rec_author_arr = np.asarray(rec_author, dtype=np.int64)
-    names = {p for p in exclude if " " not in p}
-    phrases, postings = [], []
-    for phrase in sorted(by_phrase):
-        pos = by_phrase[phrase]
-        if len(pos) < min_authors or phrase in exclude or (" " in phrase and names.intersection(phrase.split())):
-            continue
-        if len(set(rec_author_arr[pos].tolist())) < min_authors or weak_term(phrase, formats=formats):
-            continue
-        phrases.append(phrase)
-        postings.append(np.asarray(pos, dtype=np.int64))
-    ids_arr = np.asarray(ids, dtype=np.int64)
-    order = np.argsort(ids_arr, kind="stable")
-    m_pos, m_ent = [], []
-    cursor = conn.execute("SELECT m.record_id, m.entity_id FROM mentions m JOIN records r ON r.id = m.record_id "
-                          "WHERE r.day <= ?", (through_day,))
-    while rows := cursor.fetchmany(_BATCH):
-        rid = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        at = np.searchsorted(ids_arr[order], rid).clip(0, max(len(ids_arr) - 1, 0))
-        found = ids_arr[order][at] == rid if len(ids_arr) else np.zeros(len(rid), bool)
-        m_pos.append(order[at[found]])
-        m_ent.append(np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))[found])
-    m_pos_arr = np.concatenate(m_pos) if m_pos else np.zeros(0, np.int64)
-    m_ent_arr = np.concatenate(m_ent) if m_ent else np.zeros(0, np.int64)
-    by_pos = np.argsort(m_pos_arr, kind="stable")
-    return PhraseIndex(days, ids_arr, np.asarray(rec_day, dtype=np.int64), rec_author_arr, phrases, postings,
-                       np.asarray(rec_topic, dtype=np.int64), m_pos_arr[by_pos], m_ent_arr[by_pos])
+    if since is not None and calibration is None:
+        raise ValueError("build_index(since=...) needs the calibration of a full run")
+    if block < span or background < 0:
+        raise ValueError(f"block must be at least span ({span}) days and background >= 0, got {block}, {background}")
+    days, per_day = _corpus_days(conn, through_day)
+    n_days = len(days)
+    median = float(np.median(per_day)) if n_days else 0.0
+    floor = max(MIN_AUTHORS, min_authors, math.ceil(floor_share * median - 1e-9))
+    keep_from = 0
+    if since is not None and n_days:
+        keep_from = max(0, (date.fromisoformat(since) - date.fromisoformat(days[0])).days - span + 1)
+    reach = max(window, background)
+    read_from = max(0, keep_from - reach)
+    seeds = () if since is not None else tuple(seeds)
+    authors: dict = {}
+    real = _Walk(window, span, background, keep_from, floor, True)
+    nulls = [_Walk(window, span, background, keep_from, MIN_AUTHORS, False) for _ in seeds]
+    found: list = []                                       # (phrase, start, record ids, uses before)
+    out_records: dict = {}                                 # record id -> (day, author, topic)
+    peak = seq = 0
+
+    def collect():
+        for r_h, s, posts, before in real.found:
+            order = np.argsort(posts["q"], kind="stable")           # arrival order
+            ids = posts["id"][order].tolist()
+            found.append((_phrase_of(conn, ids[0], r_h, exclude, formats), s, ids, before))
+            for rid, d, a, tp in zip(ids, posts["d"][order].tolist(), posts["a"][order].tolist(),
+                                     posts["topic"][order].tolist()):
+                out_records[rid] = (d, a, tp)
+        real.found = []
+
+    b0 = (read_from // block) * block
+    while b0 < n_days:
+        b1 = min(b0 + block, n_days)
+        lo = max(b0, read_from)
+        b_id, b_day, b_author, b_topic = array("q"), array("q"), array("q"), array("q")
+        seq0 = seq
+        ph, pos = array("q"), array("q")                   # postings: phrase hash, record in block
+        for i, (rid, day, author, topic, kept) in enumerate(_read(conn, days, lo, b1, exclude, authors, formats)):
+            b_id.append(rid)
+            b_day.append(day)
+            b_author.append(author)
+            b_topic.append(topic)
+            ph.extend(map(hash, kept))
+            pos.extend([i] * len(kept))
+        seq += len(b_id)
+        rec_day, rec_author = np.asarray(b_day, np.int64), np.asarray(b_author, np.int64)
+        rec_id, rec_topic = np.asarray(b_id, np.int64), np.asarray(b_topic, np.int64)
+        ph_arr, pos_arr = np.asarray(ph, np.int64), np.asarray(pos, np.int64)
+        del ph, pos
+        # the corpus's own days: records arrive in day order, so do their postings
+        cut = np.searchsorted(rec_day[pos_arr], np.arange(lo, b1 + 1))
+        for t in range(lo, b1):
+            at = slice(cut[t - lo], cut[t - lo + 1])
+            rows = pos_arr[at]
+            real.day(t, {"h": ph_arr[at], "a": rec_author[rows], "q": rows + seq0, "id": rec_id[rows],
+                         "d": rec_day[rows], "topic": rec_topic[rows]})
+            peak = max(peak, real.size() + sum(w.size() for w in nulls))
+        collect()
+        for seed, walk in zip(seeds, nulls):
+            null = null_block_days(rec_day, seed, b0 // block)[pos_arr]
+            order = np.argsort(null, kind="stable")
+            cut = np.searchsorted(null[order], np.arange(lo, b1 + 1))
+            for t in range(lo, b1):
+                at = order[cut[t - lo]:cut[t - lo + 1]]
+                walk.day(t, {"h": ph_arr[at], "a": rec_author[pos_arr[at]]})
+                peak = max(peak, real.size() + sum(w.size() for w in nulls))
+        b0 = b1
+    for walk in [real] + nulls:
+        walk.close(n_days)
+    collect()
+    found.sort(key=lambda f: (f[0], f[1]))
+    ids = np.asarray(sorted(out_records), np.int64)
+    where = {int(r): i for i, r in enumerate(ids)}
+    info = np.asarray([out_records[int(r)] for r in ids], np.int64).reshape(-1, 3)
+    index = PhraseIndex(days, ids, info[:, 0], info[:, 1], [f[0] for f in found],
+                        [np.asarray([where[r] for r in f[2]], np.int64) for f in found], info[:, 2],
+                        median=median, uses_before=np.asarray([f[3] for f in found], np.int64),
+                        null=[np.asarray(w.strengths, np.int64) for w in nulls] if since is None else None,
+                        calibration=calibration, peak_postings=peak, background=background)
+    _attach_mentions(conn, index)
+    return index
 
 
 def _fresh_spans(day_of, window: int, span: int):
@@ -223,9 +513,22 @@ def strengths(index: PhraseIndex, rec_day=None, window: int = PHRASE_WINDOW, spa
     return np.asarray(out, dtype=np.int64)
 
 
-def null_days(index: PhraseIndex, seed: int) -> np.ndarray:
-    """The records' days shuffled over the records (seeded): same vocabulary and day volumes, no bursts."""
-    return np.random.default_rng(seed).permutation(index.rec_day)
+def null_block_days(rec_day, seed: int, block_no: int) -> np.ndarray:
+    """One block's records' days (``rec_day``, in arrival order) shuffled over its records, seeded
+    by ``(seed, block_no)``."""
+    return np.random.default_rng([seed, block_no]).permutation(rec_day)
+
+
+def null_days(index: PhraseIndex, seed: int, block: int = PHRASE_NULL_BLOCK) -> np.ndarray:
+    """The records' days shuffled within consecutive blocks of ``block`` corpus days (seeded): same
+    vocabulary, same day volumes and the same phrase totals in each block, no bursts. The same null
+    :func:`build_index` streams."""
+    out = np.asarray(index.rec_day).copy()
+    blocks = out // block
+    for b in np.unique(blocks):
+        at = np.flatnonzero(blocks == b)
+        out[at] = null_block_days(index.rec_day[at], seed, int(b))
+    return out
 
 
 def floor_count(index: PhraseIndex, floor_share: float = PHRASE_FLOOR_SHARE) -> int:
@@ -237,11 +540,15 @@ def calibrate(index: PhraseIndex, floor_share: float = PHRASE_FLOOR_SHARE, seeds
               window: int = PHRASE_WINDOW, span: int = PHRASE_SPAN) -> dict:
     """The corpus's threshold ``k`` (see the module docstring):
     ``{"threshold", "floor", "nullEpisodes", "allowed", "days"}`` (``nullEpisodes``: the mean
-    episodes of the nulls at ``threshold``)."""
+    episodes of the nulls at ``threshold``). A streamed index (:func:`build_index`) brings its nulls'
+    strengths; one with a stored calibration (a resumed run) returns it."""
+    if index.calibration is not None:
+        return dict(index.calibration)
     floor = floor_count(index, floor_share)
     n_days = len(index.days)
     allowed = n_days / NULL_DAYS_PER_EPISODE
-    nulls = [strengths(index, null_days(index, s), window, span) for s in seeds]
+    nulls = (index.null if index.null is not None
+             else [strengths(index, null_days(index, s), window, span) for s in seeds])
     k = floor
     while True:
         mean = float(np.mean([np.count_nonzero(x >= k) for x in nulls])) if nulls else 0.0
@@ -279,8 +586,11 @@ def bursts(index: PhraseIndex, k: int, window: int = PHRASE_WINDOW, span: int = 
                     crossing = sum(1 for q in rows if d[q] == fire and q <= r)
             if fire is None:
                 continue
-            before = int(np.count_nonzero(d < s))
-            sigma = keyness_sigma(by_day[fire], before, s, fire - s + 1)
+            if index.uses_before is not None:
+                before = int(index.uses_before[j])
+            else:
+                before = int(np.count_nonzero((d >= s - index.background) & (d < s)))
+            sigma = keyness_sigma(by_day[fire], before, min(s, index.background), fire - s + 1)
             if sigma < OPEN_SIGMA:
                 continue
             recs = [int(pos[r]) for r in rows if d[r] <= fire]
@@ -334,12 +644,11 @@ def phrase_tracks(series, index: PhraseIndex, window: int = PHRASE_WINDOW, span:
     found = one_per_event(index, bursts(index, k, window, span), span)
     by_phrase: dict = {}
     for b in found:
-        by_phrase.setdefault(b.phrase, []).append(b)
+        by_phrase.setdefault(index.phrases[b.phrase], []).append(b)
     t_index = {t: i for i, t in enumerate(series.topics)}
     n_days = len(series.days)
     tracks = []
-    for j, group in sorted(by_phrase.items()):
-        phrase = index.phrases[j]
+    for phrase, group in sorted(by_phrase.items()):
         sigma = np.full(n_days, np.nan)
         at: dict = {}                     # series day -> (burst, authors so far)
         for b in group:

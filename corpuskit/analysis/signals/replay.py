@@ -130,11 +130,16 @@ class SignalReplay:
         series = load_series(corpus, load_from, clock_day,
                              min_entity_count=min(getattr(d, "min_count", 1) for d in detectors),
                              terms=any(getattr(d, "terms", False) for d in detectors))
-        if any(getattr(d, "phrases", False) for d in detectors):
-            # every enriched record up to the clock, whatever span is loaded: a phrase's threshold is
-            # calibrated on the whole corpus
-            series.phrase_index = build_index(conn, clock_day, excluded_phrases(conn, series.terms),
-                                              corpus_formats(conn))
+        phrasing = next((d for d in detectors if getattr(d, "phrases", False)), None)
+        if phrasing is not None:
+            # a full run streams every enriched record up to the clock (the threshold is calibrated on
+            # the whole corpus's null); a resumed one reads only the days its spans need, with the
+            # threshold of the run it resumes
+            stored = state.get("phraseCalibration") if self.mode_ == "resume" else None
+            series.phrase_index = build_index(
+                conn, clock_day, excluded_phrases(conn, series.terms), corpus_formats(conn),
+                floor_share=phrasing.phrase_floor_share, window=phrasing.window, span=phrasing.phrase_span,
+                since=load_from if stored else None, calibration=stored)
         days = series.days
         tracks = {}
         for detector in detectors:
@@ -167,8 +172,11 @@ class SignalReplay:
         counts = write_signals(corpus, rows, run_id, now_iso, evidence_limit=self.evidence_limit,
                                withdraw_missing=self.mode_ == "full")
         if through >= first_day:
+            calibration = next((d.phrase_calibration_ for d in detectors
+                                if getattr(d, "phrase_calibration_", None)), None)
             corpus.set_meta(STATE_KEY, {"through": through, "settings": settings, "open": new_open,
-                                        "fingerprint": day_fingerprint(corpus, through)})
+                                        "fingerprint": day_fingerprint(corpus, through),
+                                        "phraseCalibration": calibration})
         corpus.set_meta("signals_replayed_through", clock_day)
         kinds = Counter(r[0]["kind"] for r in rows)
         severities = Counter(r[0]["severity"] for r in rows)
