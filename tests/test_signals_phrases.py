@@ -10,8 +10,10 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.analysis.signals import detect_signals, get_signal_evidence
-from corpuskit.analysis.signals.phrases import (MIN_AUTHORS, PhraseIndex, _fresh_spans, bursts, calibrate,
-                                                floor_count, one_per_event, strengths)
+from corpuskit.analysis.signals.phrases import (MIN_AUTHORS, PHRASE_BACKGROUND, PHRASE_SPAN, PHRASE_WINDOW,
+                                                PhraseIndex, _fresh_spans, _Walk, build_index, bursts,
+                                                calibrate, excluded_phrases, floor_count, one_per_event,
+                                                read_index, strengths)
 from tests.signal_fixture import START, build_fixture
 
 PHRASE = "adolescent trial"
@@ -219,3 +221,56 @@ def test_one_per_event_keeps_the_phrase_with_more_authors():
     index.postings[0] = np.arange(5)
     kept = [index.phrases[b.phrase] for b in one_per_event(index, bursts(index, 3))]
     assert kept == ["black hole"]                                 # a tie goes to the two-word phrase
+
+
+def _entries(index):
+    return [(index.phrases[j], int(index.rec_day[p[0]]), index.record_ids[p].tolist(),
+             None if index.uses_before is None else int(index.uses_before[j]))
+            for j, p in enumerate(index.postings)]
+
+
+def test_the_stream_raises_what_the_whole_index_raises(background, tmp_path):
+    c = _copy(background, tmp_path)
+    _inject(c)
+    last = c.conn.execute("SELECT max(day) FROM records").fetchone()[0]
+    exclude = excluded_phrases(c.conn)
+    whole, stream = read_index(c.conn, last, exclude), build_index(c.conn, last, exclude)
+    assert calibrate(stream) == calibrate(whole)                   # the same block null, streamed
+
+    def raised(index, k):
+        return sorted((index.phrases[b.phrase], b.start, b.fire, b.crossing, b.keyness_sigma,
+                       sorted(index.record_ids[b.records].tolist())) for b in bursts(index, k))
+
+    k = calibrate(whole)["threshold"]
+    assert raised(stream, k) == raised(whole, k) and any(r[0] == PHRASE for r in raised(stream, k))
+    low = build_index(c.conn, last, exclude, floor_share=0.0)     # every span of >= 3 authors
+    assert raised(low, MIN_AUTHORS) == raised(whole, MIN_AUTHORS) and len(raised(low, MIN_AUTHORS)) > 1
+    # a resumed run reads from its window only and keeps the spans starting in it, background and all
+    since = (START + timedelta(DAY - 3)).isoformat()
+    part = build_index(c.conn, last, exclude, floor_share=0.0, since=since, calibration=calibrate(low))
+    first = DAY - 3 - PHRASE_SPAN + 1
+    assert _entries(part) == [e for e in _entries(low) if e[1] >= first] and part.null is None
+    assert calibrate(part) == calibrate(low)
+    with pytest.raises(ValueError, match="calibration"):
+        build_index(c.conn, last, exclude, since=since)
+    c.close()
+
+
+def test_the_state_held_is_the_windows_not_the_corpuss():
+    # every day 40 phrases nobody wrote before and never writes again: the corpus's vocabulary grows
+    # by 40 a day, the walk holds at most the window's (last uses), the open spans' and the
+    # background's days
+    per_day, n_days = 40, 400
+    for real in (True, False):
+        walk = _Walk(PHRASE_WINDOW, PHRASE_SPAN, PHRASE_BACKGROUND, 0, MIN_AUTHORS, real)
+        most = 0
+        for t in range(n_days):
+            h = np.arange(t * per_day, (t + 1) * per_day, dtype=np.int64)
+            post = {"h": h, "a": np.arange(per_day)}
+            if real:
+                post |= {"q": h, "id": h, "d": np.full(per_day, t), "topic": np.full(per_day, -1)}
+            walk.day(t, post)
+            most = max(most, walk.size())
+        days = PHRASE_WINDOW + 2 * PHRASE_SPAN + (PHRASE_BACKGROUND + PHRASE_SPAN if real else 0)
+        assert most <= days * per_day < n_days * per_day
+        assert walk.found == [] and walk.strengths == []          # one author each: nothing fires

@@ -18,16 +18,23 @@ The test reads only days up to ``t``, so the replay raises it on its day.
 
 * a floor relative to the corpus: at least ``floor_share`` of the median day's records (and never
   fewer than :data:`MIN_AUTHORS`);
-* calibrated on the corpus's own null: the records' days are shuffled (a seeded permutation of the
-  day column over the records, for each of :data:`NULL_SEEDS`), which keeps the vocabulary, each
-  phrase's total and each day's volume but destroys every burst. ``k`` is the smallest threshold
+* calibrated on the corpus's own null: the records' days are shuffled within consecutive blocks of
+  :data:`PHRASE_NULL_BLOCK` days (8 weeks; a seeded permutation of the block's day column over its
+  records, for each of :data:`NULL_SEEDS`), which keeps the vocabulary, each day's volume and each
+  phrase's total in each block but destroys every burst: a week's burst is spread over eight weeks.
+  Under the null hypothesis (no burst: a phrase's uses are exchangeable among the days of its
+  block) a block shuffle is as much a draw from the null as a whole-corpus shuffle; it also keeps
+  the slow drift of a phrase's use from one season to the next, which is not a burst either, and
+  it lets the null be walked a block at a time (:func:`build_index`). ``k`` is the smallest threshold
   at or above the floor at which the null raises at most one phrase episode per
   :data:`NULL_DAYS_PER_EPISODE` days (mean over the seeds). Phrases the null raises are false by
   construction, so the threshold is as low as the corpus's own vocabulary allows.
 
 **Keyness.** A burst must also be key against the phrase's background rate: the authors of the
-burst against the phrase's rate over every corpus day before ``s`` (floored at one use over those
-days), a one-sided Poisson tail at ``OPEN_SIGMA`` (``detail.keynessSigma``).
+burst against the phrase's rate over the :data:`PHRASE_BACKGROUND` days before ``s`` (13 weeks, or
+the corpus days before ``s`` when fewer; floored at one use over those days), a one-sided Poisson
+tail at ``OPEN_SIGMA`` (``detail.keynessSigma``). A bounded background is what lets a resumed run
+read only the days its spans need.
 
 **Score.** The signal's score is ``OPEN_SIGMA`` times the authors over ``k`` (``detail.score`` is
 ``"thresholdMultiple"``): at ``k`` a phrase opens low, at 1.5 ``k`` medium, at 2 ``k`` high; on the
@@ -242,46 +249,6 @@ def _attach_mentions(conn, index: PhraseIndex) -> None:
     index.mention_pos, index.mention_entity = m_pos_arr[by_pos], m_ent_arr[by_pos]
 
 
-def span_strengths(phrase, day, author, lo: int, hi: int, window: int = PHRASE_WINDOW,
-                   span: int = PHRASE_SPAN):
-    """The fresh spans starting on days ``lo..hi-1`` of a set of postings (arrays: phrase number,
-    day index, author number; one posting per phrase and record), vectorised.
-
-    Returns ``(start_phrase, start_day, strength, member)``: per fresh start its phrase, day and
-    distinct authors over the span; per posting the number of the span it falls in, or -1. The
-    postings must hold every use in the ``window`` days before ``lo``: a phrase with none there is
-    fresh (when the corpus has ``window`` days before the start)."""
-    n = len(phrase)
-    empty = np.zeros(0, np.int64)
-    if not n:
-        return empty, empty, empty, np.full(0, -1, np.int64)
-    order = np.lexsort((day, phrase))
-    ph, d = phrase[order], day[order]
-    new = np.ones(n, bool)
-    new[1:] = (ph[1:] != ph[:-1]) | (d[1:] != d[:-1])
-    u = np.flatnonzero(new)                               # the (phrase, day) pairs, in order
-    uph, ud = ph[u], d[u]
-    prev_same = np.zeros(len(u), bool)
-    prev_same[1:] = uph[1:] == uph[:-1]
-    gap = np.full(len(u), window + 1, np.int64)
-    gap[1:] = ud[1:] - ud[:-1]
-    fresh = (~prev_same | (gap > window)) & (ud >= window) & (ud >= lo) & (ud < hi)
-    start_row = np.maximum.accumulate(np.where(fresh, np.arange(len(u)), -1))
-    ok = start_row >= 0
-    ok[ok] = (uph[start_row[ok]] == uph[ok]) & (ud[ok] - ud[start_row[ok]] < span)
-    span_no = np.cumsum(fresh) - 1
-    group = np.cumsum(new) - 1                            # each posting's (phrase, day) pair
-    member_sorted = np.where(ok[group], span_no[np.maximum(start_row[group], 0)], -1)
-    member = np.empty(n, np.int64)
-    member[order] = member_sorted
-    n_spans = int(fresh.sum())
-    inside = member >= 0
-    width = int(author.max()) + 1
-    pairs = np.unique(member[inside] * width + author[inside].astype(np.int64))
-    strength = np.bincount(pairs // width, minlength=n_spans).astype(np.int64)
-    return uph[fresh].astype(np.int64), ud[fresh].astype(np.int64), strength, member
-
-
 class _Walk:
     """The phrase test's state over one day assignment (the corpus's own days, or a null's), walked
     a day at a time. Held: the phrases used in the last ``window`` days with their last day (sorted
@@ -371,24 +338,31 @@ def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_aut
                 block: int = PHRASE_NULL_BLOCK, background: int = PHRASE_BACKGROUND) -> PhraseIndex:
     """The :class:`PhraseIndex` the phrase test reads, streamed with bounded memory.
 
-    The enriched records up to ``through_day`` are read once, ``block`` days at a time in day order.
-    Held at any time: the postings (phrase, day, author) of the last ``max(window, background) +
-    span`` days and of the block, and the phrase strings of those days: the window's vocabulary,
-    not the corpus's. Each block's fresh spans are measured with :func:`span_strengths` as it
-    passes, for the corpus's own days and, for each of ``seeds``, for a null whose records' days are
-    shuffled within the block (:func:`null_days`). Kept: the null spans' strengths (at least
-    :data:`MIN_AUTHORS`), and the real spans of at least the floor (``floor_share`` of the median
-    day's records; :func:`floor_count`) with their records and background uses: one entry of
-    ``phrases``/``postings`` per span. :func:`calibrate` and :func:`bursts` read them.
+    The enriched records up to ``through_day`` are read once, ``block`` days at a time in day
+    order, and walked a day at a time on the corpus's own days and, for each of ``seeds``, on a null
+    whose records' days are shuffled within the block (:func:`null_block_days`). Each walk holds only
+    the window's state (:class:`_Walk`): the phrases used in the last ``window`` days with their
+    last day, the postings of the phrases whose fresh span is open, and (the corpus's own walk) each
+    of the last ``background`` days' phrase counts, the keyness background. Phrases are held as
+    their :func:`hash` (64 bits: the chance that two of a million phrases collide, and are merged,
+    is about 3 in 10^8); a kept span's phrase string is read back from one of its
+    records. Besides the block being read (its postings: phrase and record), nothing grows with
+    the corpus: the state is the window's vocabulary, not the corpus's (``peak_postings``).
+
+    Kept: the null spans' strengths (at least :data:`MIN_AUTHORS` authors), and the spans of the
+    corpus's own days of at least the floor (``floor_share`` of the median day's records;
+    :func:`floor_count`) with their records and background uses, one entry of
+    ``phrases``/``postings`` per span (ordered by phrase, then start). :func:`calibrate` and
+    :func:`bursts` read them, and raise what they raise on :func:`read_index` (tested).
 
     ``exclude``: lower-case phrases left out (known names, tested terms); so are two-word phrases
     holding a one-word name ("siri recordings": the name's own series tests it) and, in a record
     that writes a two-word name, its words alone ("hong" in "Hong Kong"); ``formats``: the corpus's
-    title formats (with weak words, see :func:`weak_term`, never a phrase signal).
+    title formats (with weak words, :func:`weak_term`: they name nothing, never read).
 
     ``since`` (a resumed run): only spans starting from ``span - 1`` days before ``since`` are
-    wanted, so reading starts ``max(window, background)`` days before those; no null is built and
-    ``calibration`` (a stored :func:`calibrate` result, required) is the threshold.
+    wanted, so reading starts ``max(window, background)`` days before those; no null is walked and
+    ``calibration`` (the :func:`calibrate` result of a full run, required) is the threshold.
     """
     if since is not None and calibration is None:
         raise ValueError("build_index(since=...) needs the calibration of a full run")
