@@ -274,3 +274,24 @@ def test_the_state_held_is_the_windows_not_the_corpuss():
         days = PHRASE_WINDOW + 2 * PHRASE_SPAN + (PHRASE_BACKGROUND + PHRASE_SPAN if real else 0)
         assert most <= days * per_day < n_days * per_day
         assert walk.found == [] and walk.strengths == []          # one author each: nothing fires
+
+
+def test_a_phrase_whose_records_share_nothing_else_names_no_event(background, tmp_path):
+    c = _copy(background, tmp_path)
+    # 13 authors write the phrase, each in a record about something else: no other term is shared
+    _inject(c, text=f"Notes on the {PHRASE}")
+    with c.transaction():
+        for i, rid in enumerate(r[0] for r in c.conn.execute(
+                "SELECT id FROM records WHERE source_id LIKE 'inj%' ORDER BY id").fetchall()):
+            c.conn.execute("UPDATE records SET content_text = ? WHERE id = ?",
+                           (f"{WORDS[i]}: {PHRASE}", rid))
+    detect_signals(c, "a1")
+    assert _phrase_signals(c) == []
+    # the same burst written about one thing is raised
+    d = _copy(background, tmp_path, "d.db")
+    _inject(d)
+    detect_signals(d, "a1")
+    assert [s["detail"]["phrase"] for s in _phrase_signals(d)] == [PHRASE]
+    assert _phrase_signals(d)[0]["detail"]["terms"]
+    c.close()
+    d.close()

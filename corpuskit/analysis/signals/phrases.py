@@ -42,6 +42,7 @@ null, episodes at ``k`` are already at most one per 30 days.
 """
 from __future__ import annotations
 
+import json
 import math
 from array import array
 from dataclasses import dataclass, field
@@ -605,6 +606,17 @@ def one_per_event(index: PhraseIndex, found: list[Burst], span: int = PHRASE_SPA
             continue
         kept.append(b)
     return sorted(kept, key=lambda b: (b.phrase, b.start))
+
+
+def names_an_event(row: dict) -> bool:
+    """False for a phrase signal whose records share no key term besides the phrase: the burst namer
+    (:func:`~corpuskit.analysis.signals.naming.burst_terms`, against the baseline before the fresh
+    start) finds none, so the phrase gathered by chance in unrelated posts ("feedback" in six
+    unrelated Hacker News threads) and names no event. ``row``: a
+    :func:`~corpuskit.analysis.signals.lifecycle.signal_row` row; other
+    signals pass."""
+    detail = json.loads(row["detail"])
+    return detail.get("subjectKind") != "phrase" or bool(detail.get("terms"))
 
 
 def phrase_tracks(series, index: PhraseIndex, window: int = PHRASE_WINDOW, span: int = PHRASE_SPAN,

@@ -26,7 +26,7 @@ from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
 from corpuskit.analysis.signals.lifecycle import Episode, advance, signal_row, write_signals
 from corpuskit.analysis.signals.novelty import NoveltyDetector
-from corpuskit.analysis.signals.phrases import build_index, excluded_phrases
+from corpuskit.analysis.signals.phrases import build_index, excluded_phrases, names_an_event
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
 from corpuskit.analysis.signals.series import load_series, shift_day
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
@@ -167,8 +167,9 @@ class SignalReplay:
             if snapshot is not None:
                 new_open[key] = snapshot.to_state()
             for episode in touched:
-                rows.append((signal_row(conn, track, episode, series, now_iso, series.topic_names, formats),
-                             track, episode))
+                row = signal_row(conn, track, episode, series, now_iso, series.topic_names, formats)
+                if names_an_event(row):
+                    rows.append((row, track, episode))
         counts = write_signals(corpus, rows, run_id, now_iso, evidence_limit=self.evidence_limit,
                                withdraw_missing=self.mode_ == "full")
         if through >= first_day:
