@@ -80,12 +80,16 @@ _BATCH = 5000
 
 @dataclass
 class PhraseIndex:
-    """Every phrase's records over a corpus: what the phrase test reads.
+    """The phrases' records: what the phrase test reads.
 
     ``days`` are the corpus days (``YYYY-MM-DD``, every day from the first record's);
     per record (position ``i``): ``record_ids[i]``, day index ``rec_day[i]``, author number
-    ``rec_author[i]``, topic id ``rec_topic[i]`` (-1: none); per phrase ``phrases[j]``: ``postings[j]``,
+    ``rec_author[i]``, topic id ``rec_topic[i]`` (-1: none); per entry ``phrases[j]``: ``postings[j]``,
     its record positions (in arrival order); the entity mentions as ``(mention_pos, mention_entity)``.
+    :func:`read_index` holds every phrase's records over the corpus (one entry per phrase);
+    :func:`build_index` streams and keeps one entry per span that reached the floor, with
+    ``uses_before`` (its keyness background), the nulls' span strengths (``null``) and
+    ``median``, or a stored ``calibration``.
     """
 
     days: list
