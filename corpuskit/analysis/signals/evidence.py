@@ -6,7 +6,8 @@ Record evidence per kind (at most ``limit`` records, deterministic order):
   order they arrived (the records that made it fire); for an hourly burst
   (detail ``hour``), the records of that hour; for a weekly surge (detail
   ``scale`` ``week``), the records of its seven days;
-* novelty: the records mentioning the entity that day, in arrival order;
+* novelty: the records mentioning the entity that day, in arrival order; for a phrase (detail
+  ``subjectKind`` ``phrase``), the records writing it from its fresh start through the day it fired;
 * sentiment_shift: the topic's records in the after window of the peak day,
   the most extreme in the direction of the shift first;
 * divergence: the same for each source of the pair, half the records each.
@@ -16,6 +17,8 @@ most mentioned by the evidence records (up to ``entity_limit``). Topic
 evidence: the signal's topic.
 """
 from __future__ import annotations
+
+import json
 
 from corpuskit.analysis.signals.series import shift_day
 from corpuskit.query import Where, signal_row
@@ -34,6 +37,8 @@ def _series_filter(evidence: dict) -> tuple[str, str, list]:
         where.add("m.entity_id = ?", evidence["entity_id"])
     if "topic_id" in evidence:
         where.add("+e.topic_id = ?", evidence["topic_id"])
+    if "record_ids" in evidence:                  # a phrase's records, as the phrase test read them
+        where.add("r.id IN (SELECT value FROM json_each(?))", json.dumps(evidence["record_ids"]))
     if "term" in evidence:
         where.add("instr(r.title || ' ' || r.content_text, ?) > 0", evidence["term"])
     if "source" in evidence:

@@ -153,7 +153,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
         first = detail.get("weekStart", episode.start)
     exclude = subject_words(series.topic_labels.get(topic_id) if topic_id is not None else None,
                             series.entity_info.get(track.entity_id, ("",))[0] if track.entity_id else None,
-                            track.evidence.get("term"), track.source)
+                            track.evidence.get("term") or track.evidence.get("phrase"), track.source)
     detail["terms"] = burst_terms([t for t, _ in texts],
                                   baseline_texts(conn, track.evidence, first, int(detail.get("windowDays") or 21)),
                                   exclude, formats=formats)

@@ -23,12 +23,18 @@ about 4.3 sigma, 8 about 5.4 and 10 about 6.4.
 Detail: ``{entity, entityId, entityType, mentions, baselineMentions,
 windowDays, topic}``; the signal fires live on the record that brought the
 day's mentions to the threshold count.
+
+With ``phrases``, novelty also tests lower-case words and two-word phrases new in a burst
+(:mod:`~corpuskit.analysis.signals.phrases`: no use in ``window`` days, then at least the corpus's
+calibrated number of distinct authors within ``phrase_span`` days); their detail says
+``subjectKind: "phrase"``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from corpuskit.analysis.signals.detector import Detector
+from corpuskit.analysis.signals.phrases import PHRASE_FLOOR_SHARE, PHRASE_SPAN, phrase_tracks
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
@@ -61,13 +67,22 @@ class NoveltyDetector(Detector):
     terms : bool
         Also test proper-noun phrases that are not known entities
         (:mod:`~corpuskit.analysis.signals.terms`): names the entity extractor missed.
+    phrases : bool
+        Also test lower-case phrases new in a burst (:mod:`~corpuskit.analysis.signals.phrases`);
+        ``phrase_span`` and ``phrase_floor_share`` are its span and threshold floor. The threshold
+        calibrated on the corpus's null is kept in ``phrase_calibration_`` after :meth:`tracks`.
     """
 
     kind = "novelty"
 
     def __init__(self, window: int = 21, min_periods: int = 7, max_baseline: int = NOVELTY_MAX_BASELINE,
-                 min_count: int = 6, rate_floor: float = ENTITY_RATE_FLOOR, terms: bool = True):
+                 min_count: int = 6, rate_floor: float = ENTITY_RATE_FLOOR, terms: bool = True,
+                 phrases: bool = True, phrase_span: int = PHRASE_SPAN,
+                 phrase_floor_share: float = PHRASE_FLOOR_SHARE):
         self.window = window
+        self.phrases = phrases
+        self.phrase_span = phrase_span
+        self.phrase_floor_share = phrase_floor_share
         self.terms = terms
         self.min_periods = min_periods
         self.max_baseline = max_baseline
@@ -92,7 +107,8 @@ class NoveltyDetector(Detector):
         return sigma, base
 
     def tracks(self, series: DailySeries, peers=()) -> list[Track]:
-        """One track per entity (and, with ``terms``, per term) that is novel on some day."""
+        """One track per entity (and, with ``terms``, per term; with ``phrases``, per phrase) that is novel
+        on some day."""
         out = []
         if len(series.entities):
             sigma, base = self.score(series.entity_count)
@@ -102,6 +118,11 @@ class NoveltyDetector(Detector):
             sigma, base = self.score(series.term_count)
             for row in _firing(sigma):
                 out.append(self._term_track(series, int(row), sigma[row], base[row]))
+        if self.phrases and series.phrase_index is not None:
+            found, self.phrase_calibration_ = phrase_tracks(series, series.phrase_index, self.window,
+                                                            self.phrase_span, self.phrase_floor_share,
+                                                            kind=self.kind)
+            out += found
         return out
 
     def _term_track(self, series, row, sigma, base) -> Track:

@@ -26,6 +26,7 @@ from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
 from corpuskit.analysis.signals.lifecycle import Episode, advance, signal_row, write_signals
 from corpuskit.analysis.signals.novelty import NoveltyDetector
+from corpuskit.analysis.signals.phrases import build_index, excluded_phrases, names_an_event
 from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
 from corpuskit.analysis.signals.series import load_series, shift_day
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
@@ -139,6 +140,16 @@ class SignalReplay:
         series = load_series(corpus, load_from, clock_day,
                              min_entity_count=min(getattr(d, "min_count", 1) for d in detectors),
                              terms=any(getattr(d, "terms", False) for d in detectors))
+        phrasing = next((d for d in detectors if getattr(d, "phrases", False)), None)
+        if phrasing is not None:
+            # a full run streams every enriched record up to the clock (the threshold is calibrated on
+            # the whole corpus's null); a resumed one reads only the days its spans need, with the
+            # threshold of the run it resumes
+            stored = state.get("phraseCalibration") if self.mode_ == "resume" else None
+            series.phrase_index = build_index(
+                conn, clock_day, excluded_phrases(conn, series.terms), corpus_formats(conn),
+                floor_share=phrasing.phrase_floor_share, window=phrasing.window, span=phrasing.phrase_span,
+                since=load_from if stored else None, calibration=stored)
         days = series.days
         tracks = {}
         for detector in detectors:
@@ -166,13 +177,17 @@ class SignalReplay:
             if snapshot is not None:
                 new_open[key] = snapshot.to_state()
             for episode in touched:
-                rows.append((signal_row(conn, track, episode, series, now_iso, series.topic_names, formats),
-                             track, episode))
+                row = signal_row(conn, track, episode, series, now_iso, series.topic_names, formats)
+                if names_an_event(row):
+                    rows.append((row, track, episode))
         counts = write_signals(corpus, rows, run_id, now_iso, evidence_limit=self.evidence_limit,
                                withdraw_missing=self.mode_ == "full")
         if through >= first_day:
+            calibration = next((d.phrase_calibration_ for d in detectors
+                                if getattr(d, "phrase_calibration_", None)), None)
             corpus.set_meta(STATE_KEY, {"through": through, "settings": settings, "open": new_open,
-                                        "fingerprint": day_fingerprint(corpus, through)})
+                                        "fingerprint": day_fingerprint(corpus, through),
+                                        "phraseCalibration": calibration})
         corpus.set_meta("signals_replayed_through", clock_day)
         kinds = Counter(r[0]["kind"] for r in rows)
         severities = Counter(r[0]["severity"] for r in rows)

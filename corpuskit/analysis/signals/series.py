@@ -68,6 +68,7 @@ class DailySeries:
     term_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     term_topic: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     topic_hour_count: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 24)))
+    phrase_index: object = None       # the phrases' records (phrases.PhraseIndex), set by the replay
     day_index: dict = field(default_factory=dict)
     # records with a sentiment score per topic (and source) and day: the n of a sentiment mean; a
     # record in a language the scorer does not cover has none (default: every record is scored)
