@@ -72,21 +72,15 @@ class Stage:
         The rule comes from :func:`dedupe_rule`; ``guess`` is the mask of dates read
         month-first before the file's order was known (see :mod:`corpuskit.ingest.dates`).
         """
-        # a batch with no typed engagement fields and no guessed dates (the common case of a
-        # CSV) writes the base columns only: the others keep their defaults, and the insert
-        # stays as fast as before they existed
-        typed = any(has_engagement(rec) for rec, _, _ in records)
+        self.write(staged_rows(records))
+
+    def write(self, prepared: tuple[bool, bool, list[tuple]]) -> None:
+        """Stage rows made by :func:`staged_rows` (possibly in another process)."""
+        typed, guessed, rows = prepared
+        if not rows:
+            return
         self._typed = self._typed or typed
-        guessed = any(guess for _, _, guess in records)
         columns = STORED_COLUMNS if typed else BASE_COLUMNS
-        row = record_row if typed else base_row      # the rule in run_id's place
-        # then the full-text index's columns, computed here, before the write lock is taken
-        if guessed:
-            rows = [row(rec, rule) + (guess or None,) + fulltext.document(rec["title"], rec["contentText"])
-                    for rec, rule, guess in records]
-        else:
-            rows = [row(rec, rule) + fulltext.document(rec["title"], rec["contentText"])
-                    for rec, rule, _ in records]
         extra = (", rule, guess" if guessed else ", rule") + ", fts_title, fts_body, fts_tags"
         marks = ",".join("?" * (len(columns) + (2 if guessed else 1) + 3))
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
@@ -229,3 +223,26 @@ class Stage:
             f"UPDATE {self.table} AS s SET dup = 'content' WHERE dup IS NULL AND rule = 'content' "
             "AND EXISTS (SELECT 1 FROM main.records r WHERE r.source = s.source "
             "AND r.content_hash = s.content_hash)")
+
+
+def staged_rows(records: list[tuple[dict, str, int]]) -> tuple[bool, bool, list[tuple]]:
+    """``(typed, guessed, rows)``: the staging table's values for ``(record, rule, guess)`` triples.
+
+    Pure (no connection): an import may compute them in a second process
+    (:mod:`corpuskit.ingest.pipeline`) and hand them to :meth:`Stage.write`.
+    """
+    # a batch with no typed engagement fields and no guessed dates (the common case of a
+    # CSV) writes the base columns only: the others keep their defaults, and the insert
+    # stays as fast as before they existed
+    typed = any(has_engagement(rec) for rec, _, _ in records)
+    guessed = any(guess for _, _, guess in records)
+    row = record_row if typed else base_row      # the rule in run_id's place
+    document = fulltext.document
+    # then the full-text index's columns, computed here, before the write lock is taken
+    if guessed:
+        rows = [row(rec, rule) + (guess or None,) + document(rec["title"], rec["contentText"])
+                for rec, rule, guess in records]
+    else:
+        rows = [row(rec, rule) + document(rec["title"], rec["contentText"])
+                for rec, rule, _ in records]
+    return typed, guessed, rows
