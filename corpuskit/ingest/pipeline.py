@@ -28,6 +28,7 @@ chunk k. A small import never starts a process.
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import pickle
 import queue as queues
@@ -40,6 +41,7 @@ from typing import Callable, Iterator
 PARALLEL_AFTER = 20_000
 #: results waiting between the worker and the caller, at most
 QUEUE = 4
+_END = object()
 _POLL = 0.5   # seconds between checks that a silent worker is still alive
 
 
@@ -66,7 +68,10 @@ def chunked(items: Iterator, work: Callable[[Iterator], tuple[object, bool]],
     handled = 0
     while True:
         if handled >= inline and fork_available():
-            yield from _in_worker(items, work, state, size, on_state)
+            first = next(items, _END)   # a file that ended on a chunk boundary starts no worker
+            if first is _END:
+                return
+            yield from _in_worker(itertools.chain((first,), items), work, state, size, on_state)
             return
         result, done = work(items)
         handled += 1
