@@ -16,6 +16,12 @@ from tests.test_import_store import _fingerprint
 ONE_PROCESS = 10 ** 12
 
 
+@pytest.fixture(autouse=True)
+def _a_free_core(monkeypatch):
+    """These tests start workers whatever the machine's load (tested on its own below)."""
+    monkeypatch.setattr(pipeline, "spare_core", lambda: True)
+
+
 def _spy(monkeypatch):
     """Count the workers started."""
     started = []
@@ -138,6 +144,27 @@ def test_small_imports_stay_in_one_process(tmp_path, monkeypatch):
     report = corpus.import_file(_hn_csv(tmp_path / "more.csv", pipeline.PARALLEL_AFTER + 1))
     assert report.added == 1 and started == [1]   # the first PARALLEL_AFTER rows repeat
     corpus.close()
+
+
+@pytest.mark.parametrize("load, worker", [(0.2, True), (1.0, True), (1.5, False), (9.0, False)])
+def test_a_worker_starts_only_when_a_core_is_free(tmp_path, monkeypatch, load, worker):
+    monkeypatch.undo()                                  # the real spare_core
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (load, load, load))
+    assert pipeline.spare_core() is worker
+    started = _spy(monkeypatch)
+    monkeypatch.setattr(pipeline, "PARALLEL_AFTER", pipeline.CHUNK)
+    corpus = open_corpus(tmp_path / "busy.db")
+    assert corpus.import_file(_hn_csv(tmp_path / "busy.csv", 5000)).added == 5000
+    assert started == ([1] if worker else [])
+    corpus.close()
+
+
+def test_one_core_never_starts_a_worker(monkeypatch):
+    monkeypatch.undo()
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert pipeline.spare_core() is False
 
 
 def test_without_fork_every_chunk_is_handled_in_the_caller(tmp_path, monkeypatch):

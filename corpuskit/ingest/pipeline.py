@@ -21,8 +21,9 @@ chunk k. A small import never starts a process.
   that dies without a word (killed) raises ``RuntimeError`` naming its exit code. The
   caller has written nothing to the corpus by then (an import stages its rows outside
   it, see :mod:`corpuskit.ingest.staging`), so the file is left as it was.
-- **Where:** only where the ``fork`` start method exists (Linux, other Unixes); elsewhere
-  every chunk is handled in the calling process. The worker never touches the caller's
+- **Where:** only where the ``fork`` start method exists (Linux, other Unixes), and only
+  when a core is free (:func:`spare_core`); otherwise every chunk is handled in the calling
+  process. The worker never touches the caller's
   SQLite connection, and it leaves by ``os._exit`` (multiprocessing's fork does), so no
   finaliser of the caller's objects runs in it.
 """
@@ -30,15 +31,18 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import pickle
 import queue as queues
 import traceback
 from typing import Callable, Iterator
 
 #: items handled in the calling process before a worker takes over the rest. Measured on
-#: the Hacker News CSV (see docs/scaling.md): below a few tens of thousands of rows the
-#: fork and the hand-over cost more than they save.
-PARALLEL_AFTER = 20_000
+#: the Hacker News CSV (``benchmarks/bench_import_phases.py``, CPU of each process): with a
+#: worker after 2,000 rows the critical path of a 10,000-row import is 0.24 s against 0.30 s in
+#: one process, of 20,000 rows 0.52 against 0.59, of 50,000 rows 1.22 against 1.45; the worker
+#: costs 0.02 to 0.1 CPU s more in all (pickling, the fork). Smaller files stay in one process.
+PARALLEL_AFTER = 10_000
 #: results waiting between the worker and the caller, at most
 QUEUE = 4
 _END = object()
@@ -48,6 +52,25 @@ _POLL = 0.5   # seconds between checks that a silent worker is still alive
 def fork_available() -> bool:
     """Whether a worker process can be forked on this platform."""
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def spare_core() -> bool:
+    """Whether a second core is free: at least two usable cores and a load average (last
+    minute) of at most one less than their number, which counts the import itself.
+
+    On a machine whose cores are all busy a worker gains no time (the kernel shares the cores
+    out, the worker's turn is the caller's) and costs its pickling and fork: measured on 500,000
+    Hacker News rows at load 9 on two cores, 32.5 s wall with a worker against 25.1 s without.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cores >= 2 and load <= cores - 1
 
 
 def chunked(items: Iterator, work: Callable[[Iterator], tuple[object, bool]],
@@ -67,7 +90,7 @@ def chunked(items: Iterator, work: Callable[[Iterator], tuple[object, bool]],
     size = QUEUE if queue_size is None else queue_size
     handled = 0
     while True:
-        if handled >= inline and fork_available():
+        if handled == inline and fork_available() and spare_core():
             first = next(items, _END)   # a file that ended on a chunk boundary starts no worker
             if first is _END:
                 return
