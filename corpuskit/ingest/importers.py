@@ -10,6 +10,9 @@ Dates follow :mod:`corpuskit.ingest.dates` (``date_format=``, ``dayfirst=``, els
 one order for the whole file). A file that cannot be
 read at all (binary, wrong encoding) raises :class:`ImportFormatError`.
 
+Past its first rows an import parses and normalises in a worker process while it stages
+the rows before (see :mod:`corpuskit.ingest.pipeline`); the tables are the same.
+
 A file's rows carry no capture time unless they say so (the corpuskit
 export does); ``capturedAt`` then equals ``publishedAt``, so importing the
 same file always gives the same tables.
