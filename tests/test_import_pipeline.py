@@ -136,6 +136,30 @@ def test_an_error_raised_in_the_worker_is_the_same_error_and_nothing_is_written(
     assert "row 10 has '13/04/2016 10:00'" in messages[0] and "row 4000" in messages[0]
 
 
+def test_a_failure_while_staging_ends_the_worker_and_writes_nothing(tmp_path, monkeypatch):
+    from corpuskit.ingest.staging import Stage
+
+    monkeypatch.setattr(pipeline, "PARALLEL_AFTER", pipeline.CHUNK)
+    started = _spy(monkeypatch)
+    real, calls = Stage.write, []
+
+    def flaky(self, prepared):
+        calls.append(1)
+        if len(calls) == 3:          # the second chunk from the worker
+            raise OSError("disk full")
+        return real(self, prepared)
+
+    monkeypatch.setattr(Stage, "write", flaky)
+    corpus = open_corpus(tmp_path / "f.db")
+    with pytest.raises(OSError, match="disk full") as info:   # info holds the traceback
+        corpus.import_file(_hn_csv(tmp_path / "f.csv", 20000))
+    assert started == [1]
+    assert multiprocessing.active_children() == []   # ended while the error is still held
+    assert corpus.count() == 0 and corpus.conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    monkeypatch.undo()
+    corpus.close()
+
+
 def test_small_imports_stay_in_one_process(tmp_path, monkeypatch):
     started = _spy(monkeypatch)
     corpus = open_corpus(tmp_path / "small.db")

@@ -20,6 +20,7 @@ same file always gives the same tables.
 from __future__ import annotations
 
 import itertools
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -225,10 +226,11 @@ def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str
         nonlocal dates
         dates = worker_dates
 
+    # closing(): a failure while staging ends the worker at once, not when the traceback is freed
     with Stage(conn) as staged, tqdm(desc=f"import {Path(label).name}", unit="rec",
-                                     disable=not progress, mininterval=0.5) as bar:
-        for read, rejections, prepared in chunked(iter(numbered_rows), work, lambda: dates,
-                                                  on_state=adopt):
+                                     disable=not progress, mininterval=0.5) as bar, \
+            closing(chunked(iter(numbered_rows), work, lambda: dates, on_state=adopt)) as chunks:
+        for read, rejections, prepared in chunks:
             report.read += read
             report.rejected += len(rejections)
             report.rejections.extend(rejections)
