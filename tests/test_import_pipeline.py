@@ -269,3 +269,47 @@ def test_an_exception_that_will_not_pickle_carries_the_workers_traceback():
 
     with pytest.raises(RuntimeError, match="(?s)worker process failed.*broken row 17"):
         list(pipeline.chunked(iter(range(10)), work, parallel_after=0))
+
+
+_ORPHAN = """
+import os, sys, time
+from corpuskit.ingest import pipeline
+pipeline.spare_core = lambda: True
+def work(items):
+    return [next(items) for _ in range(10)], False
+results = pipeline.chunked(iter(range(10 ** 12)), work, parallel_after=0, queue_size=1)
+next(results)
+import multiprocessing
+print(multiprocessing.active_children()[0].pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_caller_leaves_no_worker_behind():
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    caller = subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE, env=env, cwd=ROOT)
+    worker = int(caller.stdout.readline())
+    os.kill(worker, 0)                       # alive, blocked on the full queue
+    caller.send_signal(signal.SIGKILL)
+    caller.wait()
+    for _ in range(50):
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            break
+        try:                                 # reaped by init; a zombie counts as gone
+            with open(f"/proc/{worker}/stat") as fh:
+                if fh.read().split(")")[-1].split()[0] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(worker, 9)
+        pytest.fail("the worker outlived its killed caller by 5 s")

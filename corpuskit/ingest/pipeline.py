@@ -20,7 +20,9 @@ chunk k. A small import never starts a process.
   cannot be pickled becomes a ``RuntimeError`` carrying the worker's traceback. A worker
   that dies without a word (killed) raises ``RuntimeError`` naming its exit code. The
   caller has written nothing to the corpus by then (an import stages its rows outside
-  it, see :mod:`corpuskit.ingest.staging`), so the file is left as it was.
+  it, see :mod:`corpuskit.ingest.staging`), so the file is left as it was. A caller that is
+  killed leaves no worker behind: the worker waits for room in the queue at most
+  half a second at a time and exits when its parent is gone.
 - **Where:** only where the ``fork`` start method exists (Linux, other Unixes), and only
   when a core is free (:func:`spare_core`); otherwise every chunk is handled in the calling
   process. The worker never touches the caller's
@@ -156,18 +158,30 @@ def _receive(channel, worker):
 
 def _work(channel, items, work, state) -> None:
     """The worker: every remaining chunk, then the final state, each pickled here."""
+    parent = os.getppid()
     try:
         while True:
             result, done = work(items)
-            channel.put(pickle.dumps(("chunk", result), protocol=pickle.HIGHEST_PROTOCOL))
+            _put(channel, pickle.dumps(("chunk", result), protocol=pickle.HIGHEST_PROTOCOL), parent)
             if done:
                 break
-        channel.put(pickle.dumps(("end", state() if state is not None else None),
-                                 protocol=pickle.HIGHEST_PROTOCOL))
+        _put(channel, pickle.dumps(("end", state() if state is not None else None),
+                                   protocol=pickle.HIGHEST_PROTOCOL), parent)
     except BaseException as exc:   # noqa: BLE001 - every failure goes back to the caller
-        channel.put(_portable(exc))
+        _put(channel, _portable(exc), parent)
     channel.close()
     channel.join_thread()
+
+
+def _put(channel, blob: bytes, parent: int) -> None:
+    """Wait for room in the queue; leave at once if the caller is gone (killed: no one will read)."""
+    while True:
+        try:
+            channel.put(blob, timeout=_POLL)
+            return
+        except queues.Full:
+            if os.getppid() != parent:
+                os._exit(1)
 
 
 def _portable(exc: BaseException) -> bytes:
