@@ -47,6 +47,8 @@ from typing import Callable, Iterator
 PARALLEL_AFTER = 10_000
 #: results waiting between the worker and the caller, at most
 QUEUE = 4
+#: rows a chunk function handles at a time (the staging batch of an import)
+CHUNK = 2000
 _END = object()
 _POLL = 0.5   # seconds between checks that a silent worker is still alive
 
@@ -104,9 +106,6 @@ def chunked(items: Iterator, work: Callable[[Iterator], tuple[object, bool]],
         if done:
             return
 
-
-#: rows a chunk function handles at a time (the staging batch of an import)
-CHUNK = 2000
 
 
 def chunks_before(parallel_after: int | None) -> int:
