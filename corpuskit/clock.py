@@ -112,9 +112,32 @@ def slash_date(match: re.Match, dayfirst: bool = False) -> datetime:
 
 
 def slash_iso(match: re.Match, dayfirst: bool = False) -> str:
-    """:func:`slash_date` as a stored timestamp (formatted directly: an import reads many)."""
-    year, month, day, hour, minute, second = _slash_fields(match, dayfirst)
-    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}Z"
+    """:func:`slash_date` as a stored timestamp (formatted directly: an import reads many).
+
+    The day is checked and formatted once per distinct day (:func:`_slash_day`); the time's
+    fields, which the pattern gives as digits, are checked as text.
+    """
+    first, second, year, hour, minute, sec = match.groups()
+    day = _slash_day(first, second, year, dayfirst)
+    hour = hour.zfill(2) if hour else "00"
+    minute, sec = minute or "00", sec or "00"
+    if day is None or hour > "23" or minute > "59" or sec > "59":
+        # not a real time: _slash_fields raises the error that names it
+        year, month, day, hour, minute, sec = _slash_fields(match, dayfirst)
+        return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{sec:02d}Z"
+    return f"{day}T{hour}:{minute}:{sec}Z"
+
+
+@lru_cache(maxsize=8192)
+def _slash_day(first: str, second: str, year: str, dayfirst: bool) -> str | None:
+    """``YYYY-MM-DD`` of a slash date's day (its fields as matched), or None when it is no real day."""
+    month, day = (second, first) if dayfirst else (first, second)
+    year = int(year) if len(year) == 4 else 2000 + int(year) if int(year) < 70 else 1900 + int(year)
+    try:
+        datetime(year, int(month), int(day))
+    except ValueError:
+        return None
+    return f"{year:04d}-{int(month):02d}-{int(day):02d}"
 
 
 def _slash_fields(match: re.Match, dayfirst: bool) -> tuple:

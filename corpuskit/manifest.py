@@ -31,7 +31,6 @@ import platform
 import sqlite3
 from importlib import metadata
 
-from corpuskit.enrich.topic_edits import recorded_edits
 
 PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
 
@@ -133,7 +132,7 @@ def build_manifest(corpus) -> dict:
                     "runId": r[4]} for r in conn.execute(
             "SELECT name, kind, dimensions, settings, run_id FROM models ORDER BY name")],
         "languages": language_summary(conn),
-        "topicEdits": recorded_edits(corpus),
+        "topicEdits": _topic_edits(corpus),
         "environment": package_versions(),
         "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
     }
@@ -174,3 +173,11 @@ def citation(corpus) -> dict:
         f"  note    = {{Corpus manifest digest {digest}}}",
         "}"])
     return {"version": __version__, "manifestDigest": digest, "apa": apa, "bibtex": bibtex}
+
+
+def _topic_edits(corpus) -> list:
+    # imported here: ``corpuskit.enrich`` loads scikit-learn (about a second), and every stage
+    # run imports this module for :func:`package_versions`, a file import too
+    from corpuskit.enrich.topic_edits import recorded_edits
+
+    return recorded_edits(corpus)

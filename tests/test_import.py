@@ -178,7 +178,7 @@ def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch, where):
     from corpuskit.ingest.staging import Stage
 
     calls = {"n": 0}
-    real = getattr(Stage, "add" if where == "staging" else "store")
+    real = getattr(Stage, "write" if where == "staging" else "store")
 
     def flaky(self, *args):
         calls["n"] += 1
@@ -188,7 +188,7 @@ def test_failure_midway_leaves_file_unchanged(tmp_path, monkeypatch, where):
             raise OSError("disk full")
         return real(self, *args)
 
-    monkeypatch.setattr(Stage, "add" if where == "staging" else "store", flaky)
+    monkeypatch.setattr(Stage, "write" if where == "staging" else "store", flaky)
     with pytest.raises(OSError):
         c.import_file(path)
     assert c.count() == 0

@@ -10,12 +10,17 @@ Dates follow :mod:`corpuskit.ingest.dates` (``date_format=``, ``dayfirst=``, els
 one order for the whole file). A file that cannot be
 read at all (binary, wrong encoding) raises :class:`ImportFormatError`.
 
+Past its first rows an import parses and normalises in a worker process while it stages
+the rows before (see :mod:`corpuskit.ingest.pipeline`); the tables are the same.
+
 A file's rows carry no capture time unless they say so (the corpuskit
 export does); ``capturedAt`` then equals ``publishedAt``, so importing the
 same file always gives the same tables.
 """
 from __future__ import annotations
 
+import itertools
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -29,10 +34,10 @@ from corpuskit.ingest.objects import COMPRESSED, iter_objects
 from corpuskit.ingest.platforms import SOURCES, converter, posts, sniff
 from corpuskit.ingest.readers import FORMATS, MAX_FIELD_CHARS, detect_format, read_rows
 from corpuskit.ingest.records import check_dedupe, check_source, dedupe_rule, normalise
-from corpuskit.ingest.staging import Stage
+from corpuskit.ingest.pipeline import CHUNK, chunked
+from corpuskit.ingest.staging import Stage, staged_rows
 
 __all__ = ["FORMATS", "ImportReport", "detect_format", "import_file", "import_rows", "read_rows"]
-_BATCH = 2000
 #: how many bad rows a strict import reads before it stops and reports them
 STRICT_ERRORS = 10
 
@@ -191,16 +196,19 @@ def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str
     if source is not None:
         check_source(source)
     dates = dates or DateRules()
-    parse_date = dates.parse
+    parse_date = dates.parse   # bound to this object: the worker's copy parses in the worker
     report = ImportReport(path=label, dedupe=dedupe)
     conn = corpus.conn
     settings = dict(settings or {"label": label})
     settings["dedupe"] = dedupe
-    with Stage(conn) as staged:
-        batch = []
-        for number, raw in tqdm(numbered_rows, desc=f"import {Path(label).name}",
-                                unit="rec", disable=not progress, mininterval=0.5):
-            report.read += 1
+    rejected = 0   # bad rows so far, in whichever process reads them
+
+    def work(rows):
+        """One chunk: normalise up to CHUNK rows into staged values (see pipeline.chunked)."""
+        nonlocal rejected
+        batch, rejections, read = [], [], 0
+        for number, raw in itertools.islice(rows, CHUNK):
+            read += 1
             dates.start(number)
             try:
                 if isinstance(raw, RowRejected):
@@ -208,19 +216,32 @@ def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str
                 rec = normalise(raw, source=source, topic=topic, parse_date=parse_date)
                 batch.append((rec, dedupe_rule(rec, dedupe), dates.guessed))
             except RowRejected as exc:
-                report.rejected += 1
-                report.rejections.append((number, exc.reason))
-                if strict and report.rejected >= STRICT_ERRORS:
-                    break
-            if len(batch) >= _BATCH:
-                _stage_batch(staged, batch)
+                rejected += 1
+                rejections.append((number, exc.reason))
+                if strict and rejected >= STRICT_ERRORS:
+                    return (read, rejections, staged_rows(batch)), True
+        return (read, rejections, staged_rows(batch)), read < CHUNK
+
+    def adopt(worker_dates):
+        nonlocal dates
+        dates = worker_dates
+
+    # closing(): a failure while staging ends the worker at once, not when the traceback is freed
+    with Stage(conn) as staged, tqdm(desc=f"import {Path(label).name}", unit="rec",
+                                     disable=not progress, mininterval=0.5) as bar, \
+            closing(chunked(iter(numbered_rows), work, lambda: dates, on_state=adopt)) as chunks:
+        for read, rejections, prepared in chunks:
+            report.read += read
+            report.rejected += len(rejections)
+            report.rejections.extend(rejections)
+            staged.write(prepared)
+            bar.update(read)
         if strict and report.rejections:
             shown = "; ".join(f"row {n}: {reason}" for n, reason in report.rejections)
             error = StrictImportError(f"{label}: strict import aborted, nothing written; "
                                       f"first bad rows: {shown}")
             error.rejections = list(report.rejections)
             raise error
-        _stage_batch(staged, batch)
         dates.finish()
         if dates.swap_needed():
             staged.swap_day_month()
@@ -238,7 +259,3 @@ def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str
     report.duplicates = counts["id"] + counts["content"]
     return report
 
-
-def _stage_batch(staged: Stage, batch: list) -> None:
-    staged.add(batch)
-    batch.clear()

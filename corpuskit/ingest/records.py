@@ -276,7 +276,11 @@ INSERT_SQL = (
 
 
 # json.dumps(obj, sort_keys=True, ensure_ascii=False) builds this same encoder on every call
-_metadata_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+_encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+
+
+def _metadata_json(metadata: dict) -> str:
+    return _encode(metadata) if metadata else "{}"   # most rows carry none: no encoder call
 
 
 #: the columns every record fills; the typed engagement columns follow them in STORED_COLUMNS

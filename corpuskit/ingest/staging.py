@@ -42,6 +42,10 @@ _COLUMNS = ", ".join(STORED_COLUMNS)
 _TYPES = {"likes": "INTEGER", "reposts": "INTEGER", "replies": "INTEGER", "quotes": "INTEGER",
           "views": "INTEGER", "is_repost": "INTEGER NOT NULL DEFAULT 0"}
 _DEFINITIONS = ", ".join(f"{c} {_TYPES.get(c, 'TEXT')}" for c in STORED_COLUMNS)
+#: the full-text columns of a staged row: ``fts_title`` / ``fts_body`` are NULL when they equal
+#: the title / text (ASCII text, most rows), so the staging file holds each text once less
+_FTS_VALUES = ("coalesce(fts_title, title) AS fts_title, coalesce(fts_body, content_text) AS fts_body, "
+               "fts_tags")
 
 
 class Stage:
@@ -66,27 +70,18 @@ class Stage:
             if exc_type is None:  # never hide the error that ended the import
                 raise
 
-    def add(self, records: list[tuple[dict, str, int]]) -> None:
-        """Stage ``(normalised record, rule, guess)`` triples.
+    def write(self, prepared: tuple[bool, bool, list[tuple]]) -> None:
+        """Stage rows made by :func:`staged_rows` from ``(normalised record, rule, guess)`` triples
+        (possibly in another process).
 
         The rule comes from :func:`dedupe_rule`; ``guess`` is the mask of dates read
         month-first before the file's order was known (see :mod:`corpuskit.ingest.dates`).
         """
-        # a batch with no typed engagement fields and no guessed dates (the common case of a
-        # CSV) writes the base columns only: the others keep their defaults, and the insert
-        # stays as fast as before they existed
-        typed = any(has_engagement(rec) for rec, _, _ in records)
+        typed, guessed, rows = prepared
+        if not rows:
+            return
         self._typed = self._typed or typed
-        guessed = any(guess for _, _, guess in records)
         columns = STORED_COLUMNS if typed else BASE_COLUMNS
-        row = record_row if typed else base_row      # the rule in run_id's place
-        # then the full-text index's columns, computed here, before the write lock is taken
-        if guessed:
-            rows = [row(rec, rule) + (guess or None,) + fulltext.document(rec["title"], rec["contentText"])
-                    for rec, rule, guess in records]
-        else:
-            rows = [row(rec, rule) + fulltext.document(rec["title"], rec["contentText"])
-                    for rec, rule, _ in records]
         extra = (", rule, guess" if guessed else ", rule") + ", fts_title, fts_body, fts_tags"
         marks = ",".join("?" * (len(columns) + (2 if guessed else 1) + 3))
         # a deferred transaction that writes only TEMP tables locks nothing in the corpus
@@ -200,7 +195,7 @@ class Stage:
         if last == before + added:
             self.conn.execute(
                 f"INSERT INTO main.{fulltext.TABLE} (rowid, title, body, tags) "
-                "SELECT ? + row_number() OVER (ORDER BY seq), fts_title, fts_body, fts_tags "
+                f"SELECT ? + row_number() OVER (ORDER BY seq), {_FTS_VALUES} "
                 f"FROM {self.table} WHERE dup IS NULL", (before,))
         else:
             self.conn.execute(
@@ -208,7 +203,7 @@ class Stage:
                 "SELECT n.id, s.fts_title, s.fts_body, s.fts_tags FROM "
                 "(SELECT row_number() OVER (ORDER BY id) AS k, id, content_hash FROM main.records "
                 "WHERE id > ?) AS n JOIN "
-                "(SELECT row_number() OVER (ORDER BY seq) AS k, content_hash, fts_title, fts_body, fts_tags "
+                f"(SELECT row_number() OVER (ORDER BY seq) AS k, content_hash, {_FTS_VALUES} "
                 f"FROM {self.table} WHERE dup IS NULL) AS s ON s.k = n.k AND s.content_hash = n.content_hash",
                 (before,))
         fulltext.sync(self.conn, after=before)
@@ -229,3 +224,30 @@ class Stage:
             f"UPDATE {self.table} AS s SET dup = 'content' WHERE dup IS NULL AND rule = 'content' "
             "AND EXISTS (SELECT 1 FROM main.records r WHERE r.source = s.source "
             "AND r.content_hash = s.content_hash)")
+
+
+def staged_rows(records: list[tuple[dict, str, int]]) -> tuple[bool, bool, list[tuple]]:
+    """``(typed, guessed, rows)``: the staging table's values for ``(record, rule, guess)`` triples.
+
+    Pure (no connection): an import may compute them in a second process
+    (:mod:`corpuskit.ingest.pipeline`) and hand them to :meth:`Stage.write`.
+    """
+    # a batch with no typed engagement fields and no guessed dates (the common case of a
+    # CSV) writes the base columns only: the others keep their defaults, and the insert
+    # stays as fast as before they existed
+    typed = any(has_engagement(rec) for rec, _, _ in records)
+    guessed = any(guess for _, _, guess in records)
+    row = record_row if typed else base_row      # the rule in run_id's place
+    # then the full-text index's columns, computed here, before the write lock is taken
+    if guessed:
+        rows = [row(rec, rule) + (guess or None,) + _document(rec) for rec, rule, guess in records]
+    else:
+        rows = [row(rec, rule) + _document(rec) for rec, rule, _ in records]
+    return typed, guessed, rows
+
+
+def _document(rec: dict) -> tuple:
+    """:func:`fulltext.document` of a record, a title or text that is indexed as written as NULL."""
+    title, text = rec["title"], rec["contentText"]
+    fts_title, fts_body, tags = fulltext.document(title, text)
+    return (None if fts_title == title else fts_title, None if fts_body == text else fts_body, tags)
