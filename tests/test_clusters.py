@@ -352,3 +352,19 @@ def test_assign_nearest_keeps_the_noise_rule_and_is_deterministic():
     assert assign_nearest(points, labels, points[:400], 5).tolist() == labels[:400].tolist()
     assert assign_nearest(points, np.full(len(points), -1), queries, 5).tolist() == [-1] * 5
     assert assign_nearest(points, labels, np.zeros((0, 3)), 5).shape == (0,)
+
+
+def test_apply_reduction_widens_the_float32_difference_bit_for_bit():
+    """The projection writes the float32 difference straight into float64 (no float32 copy of the
+    matrix): the same bits as widening ``x - mean`` afterwards, not a float64 subtraction."""
+    from corpuskit.analysis.clusters import apply_reduction, fit_reduction
+
+    x = (np.random.default_rng(3).standard_normal((700, 64)) * 3).astype(np.float32)
+    mean, components = fit_reduction(x, 5)
+    reduced = (x - mean).astype(np.float64) @ components
+    norms = np.linalg.norm(reduced, axis=1, keepdims=True)
+    assert np.array_equal(apply_reduction(x, mean, components), reduced / np.where(norms > 0, norms, 1.0))
+    wide = (x.astype(np.float64) - mean.astype(np.float64)) @ components
+    assert not np.array_equal(reduced, wide)  # the float64 subtraction would give other bits
+    assert np.array_equal(apply_reduction(x.astype(np.float64), mean, components),
+                          apply_reduction(x, mean, components))

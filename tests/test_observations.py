@@ -6,7 +6,8 @@ from datetime import date, timedelta
 import pytest
 
 from corpuskit import open_corpus
-from corpuskit.analysis.observations import build_observations, milestone_thresholds
+from corpuskit.analysis import observations
+from corpuskit.analysis.observations import build_observations, compute_observations, milestone_thresholds
 from corpuskit.api.keyed.queries import list_observations
 from corpuskit.errors import ValidationError
 from tests.analysis_fixture import NOW, Fixture, table_rows
@@ -83,7 +84,10 @@ def test_volume_divergence():
     c.close()
 
 
-def test_convergence_on_shared_rising_entity():
+@pytest.mark.parametrize("cells", [1 << 16, 1])
+def test_convergence_on_shared_rising_entity(monkeypatch, cells):
+    # cells=1: one (topic, entity) pair a block, so the two topics' rising rows meet across blocks
+    monkeypatch.setattr(observations, "ENTITY_CELLS", cells)
     c, f = fresh()
     for name in ("x", "y", "z"):
         f.topic(name, f"Beat {name.upper()}")
@@ -221,3 +225,31 @@ def test_same_input_gives_identical_tables():
         tables.append(table_rows(c, "observations", "id"))
         c.close()
     assert tables[0] == tables[1] and len(tables[0]) >= 2
+
+
+def test_entity_pairs_scored_in_blocks_match_the_whole_matrix(demo_corpus, monkeypatch):
+    """The convergence z's in blocks of one pair, of a few pairs, and all at once: the same observations,
+    and every sparse row made dense holds the pair's summed mentions by day."""
+    series = observations._Series(demo_corpus)
+    assert len(series.entity_keys) > 10
+    whole = series.entity_block(0, len(series.entity_keys))
+    index = {d: i for i, d in enumerate(series.days)}
+    tid, eid = series.entity_keys[len(series.entity_keys) // 2]
+    expected = [0.0] * len(series.days)
+    for day, n in demo_corpus.conn.execute(
+            "SELECT r.day, sum(m.mention_count) FROM mentions m JOIN records r ON r.id = m.record_id "
+            "JOIN topic_assignments ta ON ta.record_id = m.record_id WHERE ta.topic_id = ? AND m.entity_id = ? "
+            "GROUP BY r.day", (tid, eid)):
+        expected[index[day]] = float(n)
+    assert whole[len(series.entity_keys) // 2].tolist() == expected
+    z = observations._rising_z(whole)
+    rows, days = (z >= observations.OPEN_SIGMA).nonzero()
+    reference = sorted(zip(days.tolist(), rows.tolist(), z[rows, days].tolist()))
+    assert reference, "the demo has rising entities"
+    runs = []
+    for cells in (1, 5 * len(series.days), 1 << 30):
+        monkeypatch.setattr(observations, "ENTITY_CELLS", cells)
+        assert observations._rising_hits(series) == reference
+        runs.append(compute_observations(demo_corpus))
+    assert runs[0] == runs[1] == runs[2]
+    assert any(o["type"] == "convergence" for o in runs[0])

@@ -178,7 +178,13 @@ def fit_reduction(vectors: np.ndarray, n_components: int) -> tuple[np.ndarray, n
 
 def apply_reduction(vectors: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
     """Rows projected on a :func:`fit_reduction` PCA and L2-normalised (float64)."""
-    reduced = (np.asarray(vectors, dtype=np.float32) - mean).astype(np.float64) @ components
+    x = np.asarray(vectors, dtype=np.float32)
+    # the float32 difference, widened as it is written: the values of ``(x - mean).astype(float64)``
+    # without its float32 copy of the matrix (40 MiB for a 20,000-record sample)
+    centred = np.empty(x.shape, dtype=np.float64)
+    np.subtract(x, mean, out=centred)
+    reduced = centred @ components
+    del centred
     norms = np.linalg.norm(reduced, axis=1, keepdims=True)
     return reduced / np.where(norms > 0, norms, 1.0)
 

@@ -52,6 +52,7 @@ The rules:
 from __future__ import annotations
 
 import json
+from array import array
 from datetime import date, timedelta
 from itertools import combinations
 
@@ -77,6 +78,8 @@ RECORD_HISTORY_DAYS = 28
 TREND_WEEKS = 4
 SENTIMENT_SD_FLOOR = 0.05
 LIST_MAX = 1000
+#: At most this many (topic-entity pair x day) cells are scored at once for convergences.
+ENTITY_CELLS = 1 << 16
 
 
 def _severity(sigma: float) -> str:
@@ -122,28 +125,45 @@ class _Series:
             self.count[tid][i], self.scored[tid][i] = cnt, scored
             self.ssum[tid][i], self.ssq[tid][i] = ssum, ssq
         self.entity_names = {}
-        self.entity = {}  # (topic_id, entity_id) -> daily mentions, entities in >= 2 topics only
+        # (topic_id, entity_id) pairs of the entities in >= 2 topics, sorted, and their nonzero days as
+        # three flat arrays (pair row, day index, mentions); :meth:`entity_block` makes a block of rows
+        # dense, so no step holds every pair's days as a matrix (that grew with the corpus)
+        self.entity_keys: list[tuple[int, int]] = []
+        rows, cols, vals = array("q"), array("q"), array("d")
         # one pass over mentions in storage order, each mention's record and topics read by key: 7 s at a
-        # million records, where driving from the day index (a random read of every mention) took 38 s
-        rows = conn.execute(
-            "SELECT ta.topic_id, m.entity_id, r.day, sum(m.mention_count) "
-            "FROM mentions m NOT INDEXED CROSS JOIN records r ON r.id = m.record_id "
-            "CROSS JOIN topic_assignments ta ON ta.record_id = m.record_id "
-            "WHERE r.day BETWEEN ? AND ? AND m.entity_id IN "
-            "(SELECT m2.entity_id FROM mentions m2 JOIN topic_assignments t2 "
-            " ON t2.record_id = m2.record_id GROUP BY m2.entity_id "
-            " HAVING count(DISTINCT t2.topic_id) >= 2) "
-            "GROUP BY ta.topic_id, m.entity_id, r.day ORDER BY ta.topic_id, m.entity_id, r.day",
-            (self.days[0], self.days[-1])).fetchall()
-        for tid, eid, day, mentions in rows:
-            arr = self.entity.setdefault((tid, eid), np.zeros(n))
-            arr[index[day]] = mentions
-        ids = sorted({eid for _, eid in self.entity})
+        # million records, where driving from the day index (a random read of every mention) took 38 s;
+        # the grouped rows are read as the cursor yields them (sorted by topic, entity and day)
+        for tid, eid, day, mentions in conn.execute(
+                "SELECT ta.topic_id, m.entity_id, r.day, sum(m.mention_count) "
+                "FROM mentions m NOT INDEXED CROSS JOIN records r ON r.id = m.record_id "
+                "CROSS JOIN topic_assignments ta ON ta.record_id = m.record_id "
+                "WHERE r.day BETWEEN ? AND ? AND m.entity_id IN "
+                "(SELECT m2.entity_id FROM mentions m2 JOIN topic_assignments t2 "
+                " ON t2.record_id = m2.record_id GROUP BY m2.entity_id "
+                " HAVING count(DISTINCT t2.topic_id) >= 2) "
+                "GROUP BY ta.topic_id, m.entity_id, r.day ORDER BY ta.topic_id, m.entity_id, r.day",
+                (self.days[0], self.days[-1])):
+            if not self.entity_keys or self.entity_keys[-1] != (tid, eid):
+                self.entity_keys.append((tid, eid))
+            rows.append(len(self.entity_keys) - 1)
+            cols.append(index[day])
+            vals.append(mentions)
+        self._cells = (np.frombuffer(rows, dtype=np.int64), np.frombuffer(cols, dtype=np.int64),
+                       np.frombuffer(vals, dtype=np.float64))
+        ids = sorted({eid for _, eid in self.entity_keys})
         for start in range(0, len(ids), 500):
             batch = ids[start:start + 500]
             self.entity_names.update(dict(conn.execute(
                 f"SELECT id, name FROM entities WHERE id IN ({','.join('?' * len(batch))})",
                 batch).fetchall()))
+
+    def entity_block(self, lo: int, hi: int) -> np.ndarray:
+        """Daily mentions of the pairs ``entity_keys[lo:hi]``: a dense ``[hi - lo, days]`` matrix."""
+        rows, cols, vals = self._cells
+        a, b = np.searchsorted(rows, [lo, hi])
+        block = np.zeros((hi - lo, len(self.days)))
+        block[rows[a:b] - lo, cols[a:b]] = vals[a:b]
+        return block
 
     def name(self, tid):
         return self.topics[tid][0]
@@ -302,25 +322,55 @@ def _rising_z(matrix: np.ndarray) -> np.ndarray:
     return z
 
 
+def _rising_hits(s: _Series) -> list[tuple[int, int, float]]:
+    """``(day, pair row, z)`` of every pair of ``s.entity_keys`` rising on a day, sorted by day and row.
+
+    :func:`_rising_z` is computed on blocks of at most ``ENTITY_CELLS`` (pair x day) cells: each row's z
+    reads only its own row, so the blocks give the whole matrix's figures, and memory stays flat as the
+    number of pairs grows with the corpus.
+    """
+    n = len(s.days)
+    step = max(1, ENTITY_CELLS // max(n, 1))
+    days, rows, zs = [], [], []
+    for lo in range(0, len(s.entity_keys), step):
+        hi = min(lo + step, len(s.entity_keys))
+        z = _rising_z(s.entity_block(lo, hi))
+        with np.errstate(invalid="ignore"):
+            r, t = np.nonzero(z >= OPEN_SIGMA)
+        days.append(t)
+        rows.append(r + lo)
+        zs.append(z[r, t])
+    if not days:
+        return []
+    days, rows, zs = np.concatenate(days), np.concatenate(rows), np.concatenate(zs)
+    order = np.lexsort((rows, days))
+    return list(zip(days[order].tolist(), rows[order].tolist(), zs[order].tolist()))
+
+
 def _convergences(s: _Series) -> list[dict]:
-    keys = sorted(s.entity)
+    keys = s.entity_keys
     by_set: dict[tuple, dict] = {}
-    if keys:
-        z = _rising_z(np.vstack([s.entity[k] for k in keys]))
-        for t in range(z.shape[1]):
-            rising: dict[int, dict] = {}
-            for row in np.nonzero(z[:, t] >= OPEN_SIGMA)[0]:
-                tid, eid = keys[row]
-                rising.setdefault(eid, {})[tid] = float(z[row, t])
-            groups: dict[tuple, list] = {}
-            for eid, per_topic in rising.items():
-                if len(per_topic) >= 2:
-                    topics = tuple(sorted(s.name(tid) for tid in per_topic))
-                    groups.setdefault(topics, []).append((eid, min(per_topic.values())))
-            for topics, entities in groups.items():
-                by_set.setdefault(topics, {})[t] = {
-                    "sigma": max(v for _, v in entities),
-                    "entities": sorted(s.entity_names[e] for e, _ in entities)}
+    hits = _rising_hits(s)
+    start = 0
+    while start < len(hits):
+        t = hits[start][0]
+        end = start
+        while end < len(hits) and hits[end][0] == t:
+            end += 1
+        rising: dict[int, dict] = {}
+        for _, row, z in hits[start:end]:
+            tid, eid = keys[row]
+            rising.setdefault(eid, {})[tid] = z
+        start = end
+        groups: dict[tuple, list] = {}
+        for eid, per_topic in rising.items():
+            if len(per_topic) >= 2:
+                topics = tuple(sorted(s.name(tid) for tid in per_topic))
+                groups.setdefault(topics, []).append((eid, min(per_topic.values())))
+        for topics, entities in groups.items():
+            by_set.setdefault(topics, {})[t] = {
+                "sigma": max(v for _, v in entities),
+                "entities": sorted(s.entity_names[e] for e, _ in entities)}
     out = []
     labels = {s.name(tid): s.label(tid) for tid in s.topics}
     for topics, hits in sorted(by_set.items()):
