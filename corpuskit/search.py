@@ -131,7 +131,7 @@ def _row_order(conn, vec_ids: np.ndarray, block: int = 65_536):
     cursor = conn.execute(
         "SELECT r.id, r.source, r.published_at, coalesce(e.topic_id, -1) FROM records r "
         "LEFT JOIN enrichment e ON e.record_id = r.id ORDER BY r.source, r.published_at, r.id")
-    while rows := cursor.fetchmany(block):
+    while len(sorted_ids) and (rows := cursor.fetchmany(block)):
         rec = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         at = np.searchsorted(sorted_ids, rec)
         found = np.flatnonzero((at < len(sorted_ids)) & (sorted_ids[np.minimum(at, len(sorted_ids) - 1)] == rec))
