@@ -10,27 +10,12 @@ import pytest
 import corpuskit.search as S
 import corpuskit.vector_index as V
 from corpuskit import open_corpus
-from corpuskit.ingest.demo import build_demo
 from corpuskit.vector_index import index_dir, read_index, write_index
 
 
-@pytest.fixture(scope="module")
-def enriched(tmp_path_factory):
-    path = tmp_path_factory.mktemp("build") / "c.db"
-    c = open_corpus(path)
-    build_demo(c, seed=5, records=1500, days=30, run_stages=False, progress=False)
-    c.enrich(progress=False)
-    c.close()
-    return path
-
-
 @pytest.fixture
-def corpus(enriched, tmp_path):
-    path = tmp_path / "c.db"
-    shutil.copy(enriched, path)
-    c = open_corpus(path)
-    yield c
-    c.close()
+def corpus(demo_copy):
+    return demo_copy
 
 
 def _files(folder) -> dict:
@@ -67,7 +52,7 @@ def test_streamed_index_is_the_whole_matrix_index_byte_for_byte(corpus, tmp_path
     meta = corpus.conn.execute("SELECT r.id, r.source, r.published_at, coalesce(e.topic_id, -1) FROM records r "
                                "LEFT JOIN enrichment e ON e.record_id = r.id").fetchall()
     rows = sorted((r for r in meta if r[0] in vectors), key=lambda r: (r[1], r[2], r[0]))
-    assert mapped.ids.tolist() == [r[0] for r in rows] and len(rows) > 1000
+    assert mapped.ids.tolist() == [r[0] for r in rows] and len(rows) > 100
     assert mapped.topics.tolist() == [r[3] for r in rows]
     for i in range(0, len(rows), 97):
         assert mapped.vectors[i].tobytes() == bytes(vectors[rows[i][0]])
