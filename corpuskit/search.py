@@ -48,10 +48,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 
@@ -68,6 +70,8 @@ MAX_LIMIT = 50
 EXCERPT_CHARS = 240
 #: Vectors from which a file corpus is searched through the memory-mapped quantised index.
 QUANTISED_FROM = 250_000
+#: Rows read back at a time while the memory-mapped index is written (:func:`write_search_index`).
+BUILD_BLOCK = 65_536
 
 _lock = threading.Lock()
 _indexes: dict = {}
@@ -97,6 +101,16 @@ def _stamp(conn) -> tuple:
 
 def build_index(conn, stamp=None) -> SearchIndex:
     """Load the vectors and filter columns of the corpus behind ``conn``."""
+    embedder = _warm_embedder(conn)
+    vec_ids, vectors = load_vectors(conn)
+    order, ids, published, topics, spans = _row_order(conn, vec_ids)
+    matrix = vectors[order] if len(order) else np.zeros((0, vectors.shape[1]), dtype=np.float32)
+    return SearchIndex(stamp=stamp if stamp is not None else _stamp(conn), embedder=embedder,
+                       matrix=np.ascontiguousarray(matrix), ids=ids, published=published,
+                       topics=topics, spans=spans)
+
+
+def _warm_embedder(conn):
     from corpuskit.enrich.pipeline import load_embedder
 
     embedder = load_embedder(conn)
@@ -104,29 +118,39 @@ def build_index(conn, stamp=None) -> SearchIndex:
         raise StageNotRunError("this corpus has no embeddings yet: run corpus.enrich() "
                                "(or `corpuskit enrich --db FILE`) before searching")
     embedder.transform(["warm up"])  # imports and builds the vectorizer now, not in a query
-    vec_ids, vectors = load_vectors(conn)
-    meta = conn.execute(
+    return embedder
+
+
+def _row_order(conn, vec_ids: np.ndarray, block: int = 65_536):
+    """The search order of the stored vectors, from the filter columns alone: ``(order, ids, published,
+    topics, spans)``, where row ``i`` of the index is vector ``order[i]`` of ``vec_ids``. Rows are the
+    records that have a vector, ordered by (source, published_at, id)."""
+    by_id = np.argsort(vec_ids, kind="stable")
+    sorted_ids = vec_ids[by_id]
+    parts, spans, start, last, base = [], {}, 0, None, 0
+    cursor = conn.execute(
         "SELECT r.id, r.source, r.published_at, coalesce(e.topic_id, -1) FROM records r "
-        "LEFT JOIN enrichment e ON e.record_id = r.id").fetchall()
-    where = {r[0]: i for i, r in enumerate(meta)}
-    keep = [(meta[where[rid]], k) for k, rid in enumerate(vec_ids.tolist()) if rid in where]
-    keep.sort(key=lambda item: (item[0][1], item[0][2], item[0][0]))
-    rows = [m for m, _ in keep]
-    n = len(rows)
-    matrix = vectors[np.fromiter((k for _, k in keep), dtype=np.int64, count=n)] if n \
-        else np.zeros((0, 512), dtype=np.float32)
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-    published = np.array([r[2][:19] for r in rows], dtype="datetime64[s]").astype(np.int64) \
-        if n else np.zeros(0, dtype=np.int64)
-    topics = np.fromiter((r[3] for r in rows), dtype=np.int64, count=n)
-    spans, start = {}, 0
-    for i in range(1, n + 1):
-        if i == n or rows[i][1] != rows[start][1]:
-            spans[rows[start][1]] = (start, i)
-            start = i
-    return SearchIndex(stamp=stamp if stamp is not None else _stamp(conn), embedder=embedder,
-                       matrix=np.ascontiguousarray(matrix), ids=ids, published=published,
-                       topics=topics, spans=spans)
+        "LEFT JOIN enrichment e ON e.record_id = r.id ORDER BY r.source, r.published_at, r.id")
+    while len(sorted_ids) and (rows := cursor.fetchmany(block)):
+        rec = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        at = np.searchsorted(sorted_ids, rec)
+        found = np.flatnonzero((at < len(sorted_ids)) & (sorted_ids[np.minimum(at, len(sorted_ids) - 1)] == rec))
+        if not len(found):
+            continue
+        kept = [rows[i] for i in found.tolist()]
+        for j, r in enumerate(kept):
+            if r[1] != last:
+                if last is not None:
+                    spans[last] = (start, base + j)
+                last, start = r[1], base + j
+        base += len(kept)
+        parts.append((by_id[at[found]], rec[found],
+                       np.array([r[2][:19] for r in kept], dtype="datetime64[s]").astype(np.int64),
+                       np.fromiter((r[3] for r in kept), dtype=np.int64, count=len(kept))))
+    if last is not None:
+        spans[last] = (start, base)
+    columns = [np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, np.int64) for k in range(4)]
+    return (*columns, spans)
 
 
 def load_vectors(conn, dimensions: int = 512) -> tuple[np.ndarray, np.ndarray]:
@@ -135,37 +159,104 @@ def load_vectors(conn, dimensions: int = 512) -> tuple[np.ndarray, np.ndarray]:
     Reads sqlite-vec's chunk tables directly (one blob per 1,024 vectors: ~30x
     faster than scanning the virtual table row by row), checks a sample
     against the virtual table, and falls back to the plain scan when the
-    layout is not the one expected.
+    layout is not the one expected. Holds every vector: the memory-mapped
+    index is written by :func:`write_search_index`, which streams.
     """
+    with tempfile.TemporaryFile() as raw:
+        ids, offsets = _vector_file(conn, raw, dimensions)
+        matrix = next(_gather(raw.fileno(), offsets, dimensions, max(len(ids), 1)), None)
+    return ids, matrix if matrix is not None else np.zeros((0, dimensions), dtype=np.float32)
+
+
+def _vector_file(conn, raw, dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Copy every stored vector into the open binary file ``raw`` with sequential writes; returns
+    ``(record ids, byte offset of each vector in raw)``. The chunk tables are copied blob by blob, a
+    sample of rows is checked against the virtual table, and when the layout is not the expected
+    one the file is rewritten from the plain scan of ``record_vectors`` (one vector at a time)."""
+    row_bytes = dimensions * 4
     try:
-        ids, matrix = _load_vector_chunks(conn, dimensions)
+        ids, offsets = _copy_vector_chunks(conn, raw, dimensions)
         sample = np.linspace(0, len(ids) - 1, num=min(len(ids), 16)).astype(np.int64) if len(ids) else []
         for i in sample:
             row = conn.execute("SELECT embedding FROM record_vectors WHERE record_id = ?",
                                (int(ids[i]),)).fetchone()
-            if row is None or not np.array_equal(np.frombuffer(row[0], np.float32), matrix[i]):
+            stored = os.pread(raw.fileno(), row_bytes, int(offsets[i]))
+            if row is None or bytes(row[0]) != stored:
                 raise LookupError("vec0 chunk layout differs")
         count = conn.execute("SELECT count(*) FROM record_vectors_rowids").fetchone()[0]
         if count != len(ids):
             raise LookupError("vec0 rowids and chunks disagree")
-        return ids, matrix
+        return ids, offsets
     except Exception:
-        rows = conn.execute("SELECT record_id, embedding FROM record_vectors").fetchall()
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(bytes(r[1]) for r in rows)
-        return ids, np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dimensions).copy()
+        raw.seek(0)
+        raw.truncate()
+        ids = []
+        for record_id, embedding in conn.execute("SELECT record_id, embedding FROM record_vectors"):
+            if len(embedding) != row_bytes:
+                raise ValueError(f"stored vector of {len(embedding)} bytes, expected {row_bytes}")
+            raw.write(embedding)
+            ids.append(record_id)
+        raw.flush()
+        return np.array(ids, dtype=np.int64), np.arange(len(ids), dtype=np.int64) * row_bytes
 
 
-def _load_vector_chunks(conn, dimensions):
-    chunks = {r[0]: np.frombuffer(r[1], dtype=np.float32).reshape(-1, dimensions)
-              for r in conn.execute("SELECT rowid, vectors FROM record_vectors_vector_chunks00")}
-    rows = conn.execute("SELECT coalesce(id, rowid), chunk_id, chunk_offset FROM record_vectors_rowids "
-                        "WHERE chunk_id IS NOT NULL ORDER BY rowid").fetchall()
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.empty((len(rows), dimensions), dtype=np.float32)
-    for i, (_, chunk, offset) in enumerate(rows):
-        matrix[i] = chunks[chunk][offset]
-    return ids, matrix
+def _copy_vector_chunks(conn, raw, dimensions: int, block: int = 65_536):
+    row_bytes = dimensions * 4
+    chunk_ids, size = [], None
+    for rowid, blob in conn.execute("SELECT rowid, vectors FROM record_vectors_vector_chunks00 ORDER BY rowid"):
+        if size is None:
+            size = len(blob)
+        if len(blob) != size or size % row_bytes:
+            raise LookupError("vec0 chunks of uneven size")
+        raw.write(blob)
+        chunk_ids.append(rowid)
+    raw.flush()
+    chunk_ids = np.array(chunk_ids, dtype=np.int64)
+    cursor = conn.execute("SELECT coalesce(id, rowid), chunk_id, chunk_offset FROM record_vectors_rowids "
+                          "WHERE chunk_id IS NOT NULL ORDER BY rowid")
+    parts = []
+    while rows := cursor.fetchmany(block):
+        parts.append(np.array(rows, dtype=np.int64).reshape(-1, 3))
+    layout = np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
+    slot = np.searchsorted(chunk_ids, layout[:, 1])
+    if len(layout) and (np.any(slot >= len(chunk_ids)) or np.any(chunk_ids[np.minimum(slot, len(chunk_ids) - 1)]
+                                                                 != layout[:, 1])
+                        or np.any(layout[:, 2] < 0) or np.any(layout[:, 2] >= size // row_bytes)):
+        raise LookupError("vec0 rowids point outside the chunks")
+    return layout[:, 0].copy(), slot * (size or 0) + layout[:, 2] * row_bytes
+
+
+def _gather(fd: int, offsets: np.ndarray, dimensions: int, block: int):
+    """Yield the vectors at byte ``offsets`` of the file ``fd``, in that order, ``block`` rows at a time:
+    each block's offsets are read in file order with ``os.preadv``, one read per contiguous run."""
+    row_bytes = dimensions * 4
+    for lo in range(0, len(offsets), block):
+        want = offsets[lo:lo + block]
+        order = np.argsort(want, kind="stable")
+        ordered = want[order]
+        got = np.empty((len(want), dimensions), dtype=np.float32)
+        view = memoryview(got).cast("B")
+        breaks = np.flatnonzero(np.diff(ordered) != row_bytes) + 1
+        for s, e in zip(np.concatenate(([0], breaks)).tolist(), np.concatenate((breaks, [len(want)])).tolist()):
+            if os.preadv(fd, [view[s * row_bytes:e * row_bytes]], int(ordered[s])) != (e - s) * row_bytes:
+                raise OSError("short read from the temporary vector file")
+        out = np.empty_like(got)
+        out[order] = got
+        del got, view
+        yield out
+
+
+def write_search_index(conn, folder, stamp, dimensions: int = 512) -> None:
+    """Write the memory-mapped index of the corpus behind ``conn`` into ``folder`` without holding its
+    vectors: they are copied to a temporary file beside ``folder`` (sequential writes), the row order
+    is computed from the filter columns, and :data:`BUILD_BLOCK` rows at a time are read back in that
+    order and handed to :func:`corpuskit.vector_index.write_index`."""
+    folder = Path(folder)
+    with tempfile.TemporaryFile(dir=folder.parent) as raw:
+        vec_ids, offsets = _vector_file(conn, raw, dimensions)
+        order, ids, published, topics, spans = _row_order(conn, vec_ids)
+        write_index(folder, stamp, ids, published, topics, spans,
+                    _gather(raw.fileno(), offsets[order], dimensions, BUILD_BLOCK), dimensions)
 
 
 def search_index(corpus, quantised_from: int | None = None) -> SearchIndex:
@@ -225,8 +316,6 @@ def quantised_index(corpus, stamp=None) -> SearchIndex:
     """
     import fcntl  # POSIX; only large file corpora come here
 
-    from corpuskit.enrich.pipeline import load_embedder
-
     conn = corpus.conn
     stamp = list(stamp if stamp is not None else _stamp(conn))
     folder = index_dir(corpus.path)
@@ -238,18 +327,13 @@ def quantised_index(corpus, stamp=None) -> SearchIndex:
             try:
                 mapped = read_index(folder, stamp)
                 if mapped is None:
-                    full = build_index(conn, tuple(stamp))
-                    chunks = (full.matrix[i:i + 65536] for i in range(0, len(full.ids), 65536))
-                    write_index(folder, stamp, full.ids, full.published, full.topics, full.spans, chunks,
-                                full.matrix.shape[1])
-                    embedder = full.embedder  # already loaded and warmed
-                    del full, chunks
+                    embedder = _warm_embedder(conn)
+                    write_search_index(conn, folder, stamp)
                     mapped = read_index(folder, stamp)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
     if embedder is None:
-        embedder = load_embedder(conn)
-        embedder.transform(["warm up"])
+        embedder = _warm_embedder(conn)
     return SearchIndex(stamp=tuple(stamp), embedder=embedder, matrix=mapped.vectors, ids=mapped.ids,
                        published=mapped.published, topics=mapped.topics, spans=mapped.spans,
                        quantised=mapped)

@@ -159,33 +159,59 @@ def index_dir(corpus_path) -> Path:
 
 def write_index(folder: Path, stamp, ids, published, topics, spans: dict, vector_chunks, dimensions: int) -> None:
     """Write an index into ``folder`` (replaced atomically). ``vector_chunks`` yields (rows, d) float32 arrays
-    in row order, so that a million vectors never need to sit in memory at once."""
+    in row order, of any sizes, so that a million vectors never need to sit in memory at once.
+
+    Every file is written with plain sequential writes and the vectors are read back (once, for the codes
+    and int8 vectors) a block of :data:`CHUNK` rows at a time, never through a memory map, whose touched
+    pages would count as this process's memory: it needs a few blocks of memory whatever the corpus
+    size. The bytes do not depend on how the rows were chunked: the mean is always summed over
+    :data:`CHUNK`-row blocks (on a second read when the chunks were of other sizes).
+    """
     folder = Path(folder)
     tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
     try:
         n = len(ids)
-        vectors = np.lib.format.open_memmap(tmp / "vectors.npy", mode="w+", dtype=np.float32, shape=(n, dimensions))
-        total, pos = np.zeros(dimensions, np.float64), 0
-        for chunk in vector_chunks:
-            vectors[pos:pos + len(chunk)] = chunk
-            total += chunk.sum(axis=0, dtype=np.float64)
-            pos += len(chunk)
+        width = -(-dimensions // 64)
+        total, peak, aligned = np.zeros(dimensions, np.float64), np.zeros(dimensions, np.float32), True
+        with open(tmp / "vectors.npy", "wb") as out:
+            _npy_header(out, np.float32, (n, dimensions))
+            start = out.tell()
+            pos = 0
+            for chunk in vector_chunks:
+                chunk = np.ascontiguousarray(chunk, dtype=np.float32)
+                if chunk.ndim != 2 or chunk.shape[1] != dimensions:
+                    raise ValueError(f"vector chunk of shape {chunk.shape}, expected (rows, {dimensions})")
+                if pos + len(chunk) > n:
+                    raise ValueError(f"vector chunks held more than the {n} rows expected")
+                out.write(chunk.data)
+                # The mean is summed over CHUNK-row blocks; chunks of other sizes are summed on a re-read.
+                aligned = aligned and pos % CHUNK == 0 and (len(chunk) == CHUNK or pos + len(chunk) == n)
+                if aligned:
+                    total += chunk.sum(axis=0, dtype=np.float64)
+                peak = np.maximum(peak, np.abs(chunk).max(axis=0, initial=0.0))
+                pos += len(chunk)
         if pos != n:
             raise ValueError(f"vector chunks held {pos} rows, expected {n}")
-        mean = (total / max(n, 1)).astype(np.float32)
-        codes = np.lib.format.open_memmap(tmp / "codes.npy", mode="w+", dtype=np.uint64,
-                                          shape=(n, -(-dimensions // 64)))
-        peak = np.zeros(dimensions, np.float32)
-        for lo in range(0, n, CHUNK):
-            codes[lo:lo + CHUNK] = _pack(vectors[lo:lo + CHUNK] > mean)
-            peak = np.maximum(peak, np.abs(vectors[lo:lo + CHUNK]).max(axis=0, initial=0.0))
-        scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-        scaled = np.lib.format.open_memmap(tmp / "scaled.npy", mode="w+", dtype=np.int8, shape=(n, dimensions))
-        for lo in range(0, n, CHUNK):
-            scaled[lo:lo + CHUNK] = np.clip(np.rint(vectors[lo:lo + CHUNK] / scale), -127, 127).astype(np.int8)
-        for arr in (vectors, codes, scaled):
-            arr.flush()
-        del vectors, codes, scaled
+        row_bytes = dimensions * 4
+        with open(tmp / "vectors.npy", "rb") as source:
+            def blocks():
+                for lo in range(0, n, CHUNK):
+                    rows = min(CHUNK, n - lo)
+                    raw = os.pread(source.fileno(), rows * row_bytes, start + lo * row_bytes)
+                    yield np.frombuffer(raw, dtype=np.float32).reshape(rows, dimensions)
+
+            if not aligned:
+                total[:] = 0
+                for block in blocks():
+                    total += block.sum(axis=0, dtype=np.float64)
+            mean = (total / max(n, 1)).astype(np.float32)
+            scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+            with open(tmp / "codes.npy", "wb") as codes, open(tmp / "scaled.npy", "wb") as scaled:
+                _npy_header(codes, np.uint64, (n, width))
+                _npy_header(scaled, np.int8, (n, dimensions))
+                for block in blocks():
+                    codes.write(_pack(block > mean).data)
+                    scaled.write(np.clip(np.rint(block / scale), -127, 127).astype(np.int8).data)
         for name, arr in (("ids", ids), ("published", published), ("topics", topics)):
             np.save(tmp / f"{name}.npy", np.asarray(arr, dtype=np.int64))
         (tmp / "index.json").write_text(json.dumps({
@@ -202,6 +228,12 @@ def write_index(folder: Path, stamp, ids, published, topics, spans: dict, vector
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _npy_header(out, dtype, shape) -> None:
+    """The ``.npy`` header of a C-ordered array of ``dtype`` and ``shape`` (the one ``np.save`` writes)."""
+    np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
+                                               "fortran_order": False, "shape": tuple(int(x) for x in shape)})
 
 
 def read_index(folder: Path, stamp) -> VectorIndex | None:
