@@ -628,10 +628,8 @@ class HybridExtractor(EntityExtractor):
         # 2. known names: gazetteer matches, then names promoted from the corpus
         known = []  # (start, end, name, kind, surface)
         guessed = []  # the same, from the gazetteer's person and org rules: they only fill in
-        table_hits = set()
-        if self.tagger_ is not None:
-            table_hits = {pos for m in self._table_only().extract(clean) for pos in m.positions}
-        for m in gaz.extract(clean):
+        gazetteer_mentions, table_hits = gaz.extract_with_table_starts(clean)
+        for m in gazetteer_mentions:
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
                 if (" " not in surface and surface[1:].islower() and surface.lower() in common
