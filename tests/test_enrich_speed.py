@@ -13,7 +13,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.enrich.base import record_text
 from corpuskit.enrich.crf import CrfTagger, Featurizer, tokenize
-from corpuskit.enrich.entities import GazetteerExtractor
+from corpuskit.enrich.entities import _TOKEN_KEYS, GazetteerExtractor
 from corpuskit.enrich.tweet_model import TweetSentimentScorer
 from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
 
@@ -150,10 +150,25 @@ def test_gazetteer_tokens_remembered_give_the_same_mentions(texts):
     found = 0
     for text in texts[:300]:
         fresh = GazetteerExtractor()
-        a, b = warm.extract(text), fresh.extract(text)
+        a = warm.extract(text)
+        _TOKEN_KEYS.clear()  # each token's key computed afresh
+        b = fresh.extract(text)
         assert a == b == cold.extract(text)
         found += len(a)
     assert found > 0
+
+
+def test_gazetteer_table_starts_from_one_scan_are_the_plain_extractors(texts):
+    """The offsets where the alias table alone names something, taken from the ruled scan, are what
+    a rules-free extractor finds, also where a product takes a model ("iPhone 17 Pro")."""
+    ruled, plain = GazetteerExtractor(), GazetteerExtractor(rules=False)
+    extended = 0
+    for text in [*texts[:400], "The iPhone 17 Pro Max and Apple's iPhone 15 launched", "iPhone 17"]:
+        mentions, starts = ruled.extract_with_table_starts(text)
+        assert mentions == ruled.extract(text)
+        assert starts == {pos for m in plain.extract(text) for pos in m.positions}
+        extended += any(" " in m.name and m.type == "product" and m.name.startswith("iPhone") for m in mentions)
+    assert extended >= 1
 
 
 def test_gazetteer_possessive_keeps_its_offsets():

@@ -25,6 +25,10 @@ from corpuskit.errors import MissingDependencyError, ValidationError
 from corpuskit.query.keys import POSSESSIVE, alias_key, entity_slug
 
 _TOKEN = re.compile(r"@?[^\W_](?:[\w&+#]|[.\-'’](?=[^\W_]))*")
+# token -> (surface without a possessive, alias key, characters trimmed): a pure function of the
+# token, remembered because tokens repeat heavily across records; cleared when it grows past the cap
+_TOKEN_KEYS: dict[str, tuple[str, str, int]] = {}
+_TOKEN_KEYS_MAX = 200_000
 _ACRONYM = re.compile(r"^[A-Z][A-Z.&]{0,6}$")
 _MODEL = re.compile(r"^(?:\d+[A-Za-z]{0,3}|[A-Z]\d{1,4}[A-Za-z]{0,2}|Pro|Max|Ultra|Mini|Plus|Lite)$")
 _TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen", "Rep",
@@ -162,15 +166,19 @@ class GazetteerExtractor(EntityExtractor):
         self._tables()
         text = text or ""
         tokens = []  # (start, end, surface, key)
+        memo = _TOKEN_KEYS
+        if len(memo) > _TOKEN_KEYS_MAX:
+            memo.clear()
         for m in _TOKEN.finditer(text):
-            surface = m.group()
-            end = m.end()
-            if surface.endswith(("'s", "’s", "'S", "’S")):
-                surface = surface[:-2]
-                end -= 2
-            low = surface.lower()
-            key = low if low.isalnum() and low.isascii() else alias_key(surface)
-            tokens.append((m.start(), end, surface, key))
+            word = m.group()
+            known = memo.get(word)
+            if known is None:
+                surface, trim = word, 0
+                if surface.endswith(("'s", "’s", "'S", "’S")):
+                    surface, trim = surface[:-2], 2
+                low = surface.lower()
+                known = memo[word] = (surface, low if low.isalnum() and low.isascii() else alias_key(surface), trim)
+            tokens.append((m.start(), m.end() - known[2], known[0], known[1]))
         found, used, extended = self._scan(text, tokens, self.rules)
         if extended:  # the plain scan resumes after the bare name, so it may differ from here on
             table_starts = {pos for _, positions in self._scan(text, tokens, False)[0].values() for pos in positions}
