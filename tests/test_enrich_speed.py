@@ -189,3 +189,11 @@ def test_enriched_tables_unchanged_by_the_speed_work():
     c.enrich(progress=False, workers=2)
     assert table_digests(c) == PINNED
     c.close()
+
+
+def test_sentiment_texts_read_once_are_clean_text_and_clean_vader(texts):
+    from corpuskit.enrich.tweet_features import _clean_texts, clean_text, clean_vader
+
+    escaped = ["caf\\u00e9 &amp; \\u263a great", "\\uZZZZ odd", None, "", "RT @x: #GoodDay https://t.co/a ok"]
+    for text in [*texts[:400], *escaped]:
+        assert _clean_texts(text) == (clean_text(text), clean_vader(text or ""))

@@ -52,6 +52,15 @@ def clean_text(text) -> str:
     return analysis_text(text, emoji=True).lower()
 
 
+def _clean_texts(raw) -> tuple[str, str]:
+    """``(clean_text(raw), clean_vader(raw))``, reading the text once when it has no ``\\u`` escape
+    (then both start from the same analysis text)."""
+    raw = raw or ""
+    text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), raw) if "\\u" in raw else raw
+    analysed = analysis_text(text, emoji=True)
+    return analysed.lower(), (analysed if text is raw else analysis_text(raw, emoji=True))[:1000]
+
+
 def _negator(token: str) -> bool:
     return token.replace("'", "").replace("’", "") in _NEGATORS or token.endswith(("n't", "n’t"))
 
@@ -100,8 +109,9 @@ def lexicon() -> _Lexicon:
     return _LEXICON[0]
 
 
-def lexicon_row(raw: str, tokens: list[str], vader: bool) -> list[float]:
-    """The dense cues of one text (``tokens`` from :func:`word_tokens` with negation marks)."""
+def lexicon_row(raw: str, tokens: list[str], vader: bool, vader_text: str | None = None) -> list[float]:
+    """The dense cues of one text (``tokens`` from :func:`word_tokens` with negation marks);
+    ``vader_text`` is :func:`clean_vader` of ``raw`` when the caller has it already."""
     lex = lexicon()
     words, emoji = lex.words, lex.emoji
     pos_sum = neg_sum = pos_max = neg_min = 0.0
@@ -134,7 +144,7 @@ def lexicon_row(raw: str, tokens: list[str], vader: bool) -> list[float]:
            min(raw.count("!"), 5), min(raw.count("?"), 5), len(_ELONGATED.findall(raw)),
            len(_CAPS.findall(raw))]
     if vader:
-        scores = lex.analyzer.polarity_scores(clean_vader(raw))
+        scores = lex.analyzer.polarity_scores(clean_vader(raw) if vader_text is None else vader_text)
         row += [scores["compound"], scores["pos"], scores["neg"], scores["neu"]]
     return row
 
@@ -220,7 +230,8 @@ class TweetFeaturizer:
                 "max_words": self.max_words, "max_chars": self.max_chars}
 
     def _parts(self, texts, char_grams: bool = True):
-        cleaned = [clean_text(t) for t in texts]
+        both = [_clean_texts(t) for t in texts]
+        cleaned = [c for c, _ in both]
         tokens = [word_tokens(c, self.negation) for c in cleaned]
         words = [_ngrams(t, *self.word_ngrams) for t in tokens]
         chars = None
@@ -229,7 +240,8 @@ class TweetFeaturizer:
         dense = None
         if self.lexicon:
             marked = tokens if self.negation else [word_tokens(c, True) for c in cleaned]
-            dense = np.array([lexicon_row(t, m, self.vader) for t, m in zip(texts, marked)], dtype=float)
+            dense = np.array([lexicon_row(t, m, self.vader, v) for t, m, (_, v) in zip(texts, marked, both)],
+                             dtype=float)
         return words, chars, dense
 
     def parts(self, texts) -> tuple:
