@@ -197,3 +197,32 @@ def test_sentiment_texts_read_once_are_clean_text_and_clean_vader(texts):
     escaped = ["caf\\u00e9 &amp; \\u263a great", "\\uZZZZ odd", None, "", "RT @x: #GoodDay https://t.co/a ok"]
     for text in [*texts[:400], *escaped]:
         assert _clean_texts(text) == (clean_text(text), clean_vader(text or ""))
+
+
+def _plain_title_case_lines(tokens, text):
+    from corpuskit.enrich.entity_extractor import _SMALL, _is_cap
+
+    out, line, start = set(), [], 0
+    for k, (s, _, w) in enumerate(tokens + [(len(text) + 1, 0, "\n")]):
+        if k == len(tokens) or "\n" in text[start:s]:
+            words = [tokens[i][2] for i in line if tokens[i][2][:1].isalpha() and tokens[i][2].lower() not in _SMALL]
+            if len(words) >= 4 and sum(_is_cap(w) for w in words) >= 0.75 * len(words):
+                out.update(line)
+            line = []
+        if k < len(tokens):
+            line.append(k)
+            start = tokens[k][1]
+    return out
+
+
+def test_title_case_lines_without_slices_are_the_plain_ones(texts):
+    from corpuskit.enrich.entity_extractor import _display, title_case_lines
+
+    headlines = 0
+    for text in [*texts[:600], "", "One Two Three Four\nnot a headline at all", "A\n\nB C D E F"]:
+        clean = _display(text)
+        tokens = tokenize(clean)
+        got = title_case_lines(tokens, clean)
+        assert got == _plain_title_case_lines(tokens, clean)
+        headlines += bool(got)
+    assert headlines > 0
