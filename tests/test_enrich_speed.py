@@ -226,3 +226,23 @@ def test_title_case_lines_without_slices_are_the_plain_ones(texts):
         assert got == _plain_title_case_lines(tokens, clean)
         headlines += bool(got)
     assert headlines > 0
+
+
+def test_sentiment_counts_built_at_once_are_the_per_row_counts():
+    from collections import Counter
+
+    from corpuskit.enrich.tweet_features import _csr
+
+    rng = np.random.default_rng(5)
+    docs = [list(rng.integers(0, 40, rng.integers(0, 30))) for _ in range(200)] + [[], [7, 7, 7], [39, 0]]
+    got = _csr(iter(docs), 40)
+    for row, ids in enumerate(docs):
+        seen = Counter(int(i) for i in ids)
+        keys = sorted(seen)
+        lo, hi = got.indptr[row], got.indptr[row + 1]
+        assert got.indices[lo:hi].tolist() == keys and got.data[lo:hi].tolist() == [seen[k] for k in keys]
+    assert got.shape == (len(docs), 40) and got.dtype == np.float32 and got.indices.dtype == np.int32
+    assert got.has_sorted_indices
+    empty = _csr(([] for _ in range(3)), 5)
+    assert empty.shape == (3, 5) and empty.nnz == 0
+    assert _csr(iter([]), 0).shape == (0, 0)

@@ -188,15 +188,23 @@ _CHAR_MEMO = 300_000
 
 def _csr(docs_indices, n_columns: int):
     """CSR counts (float32, column indices sorted per row) of one iterable of column indices per row."""
-    indptr, indices, data = [0], [], []
+    flat, lengths = [], []
     for ids in docs_indices:
-        seen = Counter(ids)
-        keys = sorted(seen)
-        indices.extend(keys)
-        data.extend(map(seen.__getitem__, keys))
-        indptr.append(len(indices))
-    return sp.csr_matrix((np.array(data, dtype=np.float32), np.array(indices, dtype=np.int32),
-                          np.array(indptr, dtype=np.int64)), shape=(len(indptr) - 1, n_columns))
+        before = len(flat)
+        flat.extend(ids)
+        lengths.append(len(flat) - before)
+    n_rows = len(lengths)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    if not flat:
+        return sp.csr_matrix((np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int32), indptr),
+                             shape=(n_rows, n_columns))
+    # one (row, column) key per index: sorted distinct keys are the rows in order, columns sorted
+    keys = np.repeat(np.arange(n_rows, dtype=np.int64), lengths) * n_columns + np.array(flat, dtype=np.int64)
+    distinct, counts = np.unique(keys, return_counts=True)
+    rows = distinct // n_columns
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
+    return sp.csr_matrix((counts.astype(np.float32), (distinct - rows * n_columns).astype(np.int32), indptr),
+                         shape=(n_rows, n_columns))
 
 
 class TweetFeaturizer:
