@@ -22,6 +22,7 @@ and are plain arrays, so a fitted featurizer saves as numbers and strings.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 
 import numpy as np
@@ -188,7 +189,7 @@ _CHAR_MEMO = 300_000
 
 def _csr(docs_indices, n_columns: int):
     """CSR counts (float32, column indices sorted per row) of one iterable of column indices per row."""
-    flat, lengths = [], []
+    flat, lengths = array("i"), []  # 4 bytes an index, not a Python int
     for ids in docs_indices:
         before = len(flat)
         flat.extend(ids)
@@ -199,7 +200,7 @@ def _csr(docs_indices, n_columns: int):
         return sp.csr_matrix((np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int32), indptr),
                              shape=(n_rows, n_columns))
     # one (row, column) key per index: sorted distinct keys are the rows in order, columns sorted
-    keys = np.repeat(np.arange(n_rows, dtype=np.int64), lengths) * n_columns + np.array(flat, dtype=np.int64)
+    keys = np.repeat(np.arange(n_rows, dtype=np.int64), lengths) * n_columns + np.frombuffer(flat, dtype=np.intc)
     distinct, counts = np.unique(keys, return_counts=True)
     rows = distinct // n_columns
     np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
