@@ -13,7 +13,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.enrich.base import record_text
 from corpuskit.enrich.crf import CrfTagger, Featurizer, tokenize
-from corpuskit.enrich.entities import GazetteerExtractor
+from corpuskit.enrich.entities import _TOKEN_KEYS, GazetteerExtractor
 from corpuskit.enrich.tweet_model import TweetSentimentScorer
 from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
 
@@ -112,7 +112,7 @@ def test_crf_features_from_remembered_words_match_a_direct_build(texts):
         context = _plain_context(lows, [featurizer._token(w)[1] for w in words])
         for feats, own_ctx in zip(warm, context):
             tail = [f for f in feats if f[:3] in ("-2:", "-1:", "1:w", "1:c", "2:w", "2:c", "-1|", "0|1")]
-            assert tail == [f for f in own_ctx if ":w=" not in f or f in weighed]
+            assert tail == [f for f in own_ctx if f in weighed or not (":w=" in f or f.startswith(("-1|0=", "0|1=")))]
         checked += 1
     assert checked > 300
 
@@ -150,10 +150,25 @@ def test_gazetteer_tokens_remembered_give_the_same_mentions(texts):
     found = 0
     for text in texts[:300]:
         fresh = GazetteerExtractor()
-        a, b = warm.extract(text), fresh.extract(text)
+        a = warm.extract(text)
+        _TOKEN_KEYS.clear()  # each token's key computed afresh
+        b = fresh.extract(text)
         assert a == b == cold.extract(text)
         found += len(a)
     assert found > 0
+
+
+def test_gazetteer_table_starts_from_one_scan_are_the_plain_extractors(texts):
+    """The offsets where the alias table alone names something, taken from the ruled scan, are what
+    a rules-free extractor finds, also where a product takes a model ("iPhone 17 Pro")."""
+    ruled, plain = GazetteerExtractor(), GazetteerExtractor(rules=False)
+    extended = 0
+    for text in [*texts[:400], "The iPhone 17 Pro Max and Apple's iPhone 15 launched", "iPhone 17"]:
+        mentions, starts = ruled.extract_with_table_starts(text)
+        assert mentions == ruled.extract(text)
+        assert starts == {pos for m in plain.extract(text) for pos in m.positions}
+        extended += any(" " in m.name and m.type == "product" and m.name.startswith("iPhone") for m in mentions)
+    assert extended >= 1
 
 
 def test_gazetteer_possessive_keeps_its_offsets():
@@ -174,3 +189,60 @@ def test_enriched_tables_unchanged_by_the_speed_work():
     c.enrich(progress=False, workers=2)
     assert table_digests(c) == PINNED
     c.close()
+
+
+def test_sentiment_texts_read_once_are_clean_text_and_clean_vader(texts):
+    from corpuskit.enrich.tweet_features import _clean_texts, clean_text, clean_vader
+
+    escaped = ["caf\\u00e9 &amp; \\u263a great", "\\uZZZZ odd", None, "", "RT @x: #GoodDay https://t.co/a ok"]
+    for text in [*texts[:400], *escaped]:
+        assert _clean_texts(text) == (clean_text(text), clean_vader(text or ""))
+
+
+def _plain_title_case_lines(tokens, text):
+    from corpuskit.enrich.entity_extractor import _SMALL, _is_cap
+
+    out, line, start = set(), [], 0
+    for k, (s, _, w) in enumerate(tokens + [(len(text) + 1, 0, "\n")]):
+        if k == len(tokens) or "\n" in text[start:s]:
+            words = [tokens[i][2] for i in line if tokens[i][2][:1].isalpha() and tokens[i][2].lower() not in _SMALL]
+            if len(words) >= 4 and sum(_is_cap(w) for w in words) >= 0.75 * len(words):
+                out.update(line)
+            line = []
+        if k < len(tokens):
+            line.append(k)
+            start = tokens[k][1]
+    return out
+
+
+def test_title_case_lines_without_slices_are_the_plain_ones(texts):
+    from corpuskit.enrich.entity_extractor import _display, title_case_lines
+
+    headlines = 0
+    for text in [*texts[:600], "", "One Two Three Four\nnot a headline at all", "A\n\nB C D E F"]:
+        clean = _display(text)
+        tokens = tokenize(clean)
+        got = title_case_lines(tokens, clean)
+        assert got == _plain_title_case_lines(tokens, clean)
+        headlines += bool(got)
+    assert headlines > 0
+
+
+def test_sentiment_counts_built_at_once_are_the_per_row_counts():
+    from collections import Counter
+
+    from corpuskit.enrich.tweet_features import _csr
+
+    rng = np.random.default_rng(5)
+    docs = [list(rng.integers(0, 40, rng.integers(0, 30))) for _ in range(200)] + [[], [7, 7, 7], [39, 0]]
+    got = _csr(iter(docs), 40)
+    for row, ids in enumerate(docs):
+        seen = Counter(int(i) for i in ids)
+        keys = sorted(seen)
+        lo, hi = got.indptr[row], got.indptr[row + 1]
+        assert got.indices[lo:hi].tolist() == keys and got.data[lo:hi].tolist() == [seen[k] for k in keys]
+    assert got.shape == (len(docs), 40) and got.dtype == np.float32 and got.indices.dtype == np.int32
+    assert got.has_sorted_indices
+    empty = _csr(([] for _ in range(3)), 5)
+    assert empty.shape == (3, 5) and empty.nnz == 0
+    assert _csr(iter([]), 0).shape == (0, 0)

@@ -180,8 +180,9 @@ class Featurizer:
         A word's own features and the strings it gives its neighbours (``-2:w=...``) are
         built once per distinct word and remembered (up to 200,000 words). When ``weighed``
         is set (the shipped tagger sets it to the attributes its model has a state feature
-        for), a word's attributes outside it are left out: crfsuite would skip them, so the
-        tags and marginals are the same and the tagger reads fewer strings."""
+        for), a word's attributes and the word-pair attributes (``-1|0=...``) outside it are left
+        out: crfsuite would skip them, so the tags and marginals are the same and the tagger reads
+        fewer strings."""
         memo = self.__dict__.setdefault("_memo", {})
         weighed = self.__dict__.get("weighed")  # the attributes a model has weights for, when known
         own = []
@@ -209,6 +210,12 @@ class Featurizer:
         by_case = profile + "|"
         n = len(words)
         pairs = [f"{lows[i]}|{lows[i + 1]}" for i in range(n - 1)]
+        if weighed is not None:  # most word pairs have no state feature: crfsuite would skip them
+            after = [a if a in weighed else None for a in ("-1|0=" + p for p in pairs)]
+            before = [a if a in weighed else None for a in ("0|1=" + p for p in pairs)]
+        else:
+            after = ["-1|0=" + p for p in pairs]
+            before = ["0|1=" + p for p in pairs]
         out = []
         for i in range(n):
             mine = own[i]
@@ -233,10 +240,10 @@ class Featurizer:
                 feats += own[i + 1][2][2]
             if i + 2 < n:
                 feats += own[i + 2][2][3]
-            if i > 0:
-                feats.append("-1|0=" + pairs[i - 1])
-            if i + 1 < n:
-                feats.append("0|1=" + pairs[i])
+            if i > 0 and after[i - 1] is not None:
+                feats.append(after[i - 1])
+            if i + 1 < n and before[i] is not None:
+                feats.append(before[i])
             out.append(feats)
         return out
 

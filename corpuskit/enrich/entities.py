@@ -25,6 +25,10 @@ from corpuskit.errors import MissingDependencyError, ValidationError
 from corpuskit.query.keys import POSSESSIVE, alias_key, entity_slug
 
 _TOKEN = re.compile(r"@?[^\W_](?:[\w&+#]|[.\-'’](?=[^\W_]))*")
+# token -> (surface without a possessive, alias key, characters trimmed): a pure function of the
+# token, remembered because tokens repeat heavily across records; cleared when it grows past the cap
+_TOKEN_KEYS: dict[str, tuple[str, str, int]] = {}
+_TOKEN_KEYS_MAX = 200_000
 _ACRONYM = re.compile(r"^[A-Z][A-Z.&]{0,6}$")
 _MODEL = re.compile(r"^(?:\d+[A-Za-z]{0,3}|[A-Z]\d{1,4}[A-Za-z]{0,2}|Pro|Max|Ultra|Mini|Plus|Lite)$")
 _TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen", "Rep",
@@ -153,20 +157,47 @@ class GazetteerExtractor(EntityExtractor):
         return self.table_
 
     def extract(self, text: str) -> list[Mention]:
-        table = self._tables()
-        prefixes = self.prefixes_
+        return self.extract_with_table_starts(text)[0]
+
+    def extract_with_table_starts(self, text: str) -> tuple[list[Mention], set[int]]:
+        """:meth:`extract`, and the character offsets where the alias table alone names something
+        (the positions an extractor with ``rules=False`` and the same tables finds), from one
+        tokenisation and, unless a product model extended a name, one scan."""
+        self._tables()
+        text = text or ""
         tokens = []  # (start, end, surface, key)
-        for m in _TOKEN.finditer(text or ""):
-            surface = m.group()
-            end = m.end()
-            if surface.endswith(("'s", "’s", "'S", "’S")):
-                surface = surface[:-2]
-                end -= 2
-            low = surface.lower()
-            key = low if low.isalnum() and low.isascii() else alias_key(surface)
-            tokens.append((m.start(), end, surface, key))
+        memo = _TOKEN_KEYS
+        if len(memo) > _TOKEN_KEYS_MAX:
+            memo.clear()
+        for m in _TOKEN.finditer(text):
+            word = m.group()
+            known = memo.get(word)
+            if known is None:
+                surface, trim = word, 0
+                if surface.endswith(("'s", "’s", "'S", "’S")):
+                    surface, trim = surface[:-2], 2
+                low = surface.lower()
+                known = memo[word] = (surface, low if low.isalnum() and low.isascii() else alias_key(surface), trim)
+            tokens.append((m.start(), m.end() - known[2], known[0], known[1]))
+        found, used, extended = self._scan(text, tokens, self.rules)
+        if extended:  # the plain scan resumes after the bare name, so it may differ from here on
+            table_starts = {pos for _, positions in self._scan(text, tokens, False)[0].values() for pos in positions}
+        else:
+            table_starts = {pos for _, positions in found.values() for pos in positions}
+        if self.rules:
+            # a rule's name never crosses punctuation ("On Max Perkins, One of ...")
+            joined = [k > 0 and text[tokens[k - 1][1]:tokens[k][0]].strip() in ("", "." if tokens[k - 1][2] in _TITLES
+                                                                               else "") for k in range(len(tokens))]
+            self._apply_rules(tokens, used, found, joined)
+        return self._mentions(found), table_starts
+
+    def _scan(self, text, tokens, extend: bool) -> tuple[dict, list, bool]:
+        """The alias-table matches of ``tokens``, longest first from the left: ``(found, used,
+        extended)``; ``extend`` lets a product take a following model ("iPhone 17")."""
+        table, prefixes = self.table_, self.prefixes_
         found: dict[str, list] = {}
         used = [False] * len(tokens)
+        extended = False
         i = 0
         while i < len(tokens):
             acc, best = "", None
@@ -187,22 +218,18 @@ class GazetteerExtractor(EntityExtractor):
                 continue
             j, entry = best
             name = entry.name
-            if entry.type == "product" and self.rules:  # a model of a product line: "iPhone 17"
+            if entry.type == "product" and extend:  # a model of a product line: "iPhone 17"
                 while j + 1 < len(tokens) and j - i < 4 and _MODEL.match(tokens[j + 1][2]) \
                         and tokens[j + 1][0] == tokens[j][1] + 1:
                     j += 1
+                    extended = True
                     name = f"{name} {tokens[j][2]}"
             start, end = tokens[i][0], tokens[j][1]
             self._add(found, name, entry.type, text[start:end], start)
             for k in range(i, j + 1):
                 used[k] = True
             i = j + 1
-        if self.rules:
-            # a rule's name never crosses punctuation ("On Max Perkins, One of ...")
-            joined = [k > 0 and text[tokens[k - 1][1]:tokens[k][0]].strip() in ("", "." if tokens[k - 1][2] in _TITLES
-                                                                               else "") for k in range(len(tokens))]
-            self._apply_rules(tokens, used, found, joined)
-        return self._mentions(found)
+        return found, used, extended
 
     @staticmethod
     def _mentions(found) -> list[Mention]:

@@ -200,7 +200,7 @@ def _initial(tokens, i, text) -> bool:
         return True
     prev = tokens[i - 1]
     return (prev[2] in _STOPS or prev[2].startswith("@") and i == 1 or _LINK.match(prev[2]) is not None
-            or "\n" in text[prev[1]:tokens[i][0]])
+            or text.find("\n", prev[1], tokens[i][0]) >= 0)
 
 
 def capital_runs(tokens, text):
@@ -226,14 +226,15 @@ def title_case_lines(tokens, text) -> set[int]:
     """Indices of tokens on lines written in Title Case (a headline: most words capitalised),
     where capitals say nothing about names."""
     out, line, start = set(), [], 0
-    for k, (s, _, w) in enumerate(tokens + [(len(text) + 1, 0, "\n")]):
-        if k == len(tokens) or "\n" in text[start:s]:
-            words = [tokens[i][2] for i in line if tokens[i][2][:1].isalpha()
-                     and tokens[i][2].lower() not in _SMALL]
-            if len(words) >= 4 and sum(_is_cap(w) for w in words) >= 0.75 * len(words):
+    n, find = len(tokens), text.find
+    for k in range(n + 1):
+        if k == n or find("\n", start, tokens[k][0]) >= 0:
+            # a word here starts with a letter, so it is capitalised (_is_cap) when that letter is
+            words = [w for w in (tokens[i][2] for i in line) if w[:1].isalpha() and w.lower() not in _SMALL]
+            if len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.75 * len(words):
                 out.update(line)
             line = []
-        if k < len(tokens):
+        if k < n:
             line.append(k)
             start = tokens[k][1]
     return out
@@ -628,10 +629,8 @@ class HybridExtractor(EntityExtractor):
         # 2. known names: gazetteer matches, then names promoted from the corpus
         known = []  # (start, end, name, kind, surface)
         guessed = []  # the same, from the gazetteer's person and org rules: they only fill in
-        table_hits = set()
-        if self.tagger_ is not None:
-            table_hits = {pos for m in self._table_only().extract(clean) for pos in m.positions}
-        for m in gaz.extract(clean):
+        gazetteer_mentions, table_hits = gaz.extract_with_table_starts(clean)
+        for m in gazetteer_mentions:
             for pos in m.positions:
                 surface = next((s for s in m.aliases if clean.startswith(s, pos)), m.surface)
                 if (" " not in surface and surface[1:].islower() and surface.lower() in common

@@ -237,7 +237,8 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
 
     def shown_together(oid, owner):
         return together is not None and together(oid, sorted(o.id for o in members[owner]))
-    for root in sorted(roots, key=lambda r: (-_group_mentions(origins, groups, r), r)):
+    totals = _group_mentions(origins, groups)
+    for root in sorted(roots, key=lambda r: (-totals[r], r)):
         if root in split or groups.find(root) != root:
             continue
         words = _words(names[root])
@@ -303,7 +304,8 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                 if root != a:
                     reasons.setdefault(root, "user merge")
     # words of full names that are people by a title or a listed first name, or seen at least twice
-    seen = {r for r in roots if r in strong or _group_mentions(origins, groups, r) >= 2}
+    totals = _group_mentions(origins, groups)
+    seen = {r for r in roots if r in strong or totals[r] >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
     out = {}
@@ -329,8 +331,12 @@ def _ascii_fold(name: str) -> str:
     return "".join(c for c in text if not unicodedata.combining(c)).lower()
 
 
-def _group_mentions(origins, groups, root) -> int:
-    return sum(o.mentions for o in origins.values() if groups.find(o.id) == root)
+def _group_mentions(origins, groups) -> defaultdict:
+    """Mentions of each group, by its root (0 for a root with none), in one pass over the origins."""
+    totals = defaultdict(int)
+    for o in origins.values():
+        totals[groups.find(o.id)] += o.mentions
+    return totals
 
 
 _PERSON_TITLES = {t.lower() for t in ("Dr", "Mr", "Mrs", "Ms", "Prof", "Professor", "President", "Senator", "Sen",

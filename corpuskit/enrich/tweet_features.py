@@ -22,6 +22,7 @@ and are plain arrays, so a fitted featurizer saves as numbers and strings.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 
 import numpy as np
@@ -50,6 +51,15 @@ def clean_text(text) -> str:
     if "\\u" in text:
         text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     return analysis_text(text, emoji=True).lower()
+
+
+def _clean_texts(raw) -> tuple[str, str]:
+    """``(clean_text(raw), clean_vader(raw))``, reading the text once when it has no ``\\u`` escape
+    (then both start from the same analysis text)."""
+    raw = raw or ""
+    text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), raw) if "\\u" in raw else raw
+    analysed = analysis_text(text, emoji=True)
+    return analysed.lower(), (analysed if text is raw else analysis_text(raw, emoji=True))[:1000]
 
 
 def _negator(token: str) -> bool:
@@ -100,8 +110,9 @@ def lexicon() -> _Lexicon:
     return _LEXICON[0]
 
 
-def lexicon_row(raw: str, tokens: list[str], vader: bool) -> list[float]:
-    """The dense cues of one text (``tokens`` from :func:`word_tokens` with negation marks)."""
+def lexicon_row(raw: str, tokens: list[str], vader: bool, vader_text: str | None = None) -> list[float]:
+    """The dense cues of one text (``tokens`` from :func:`word_tokens` with negation marks);
+    ``vader_text`` is :func:`clean_vader` of ``raw`` when the caller has it already."""
     lex = lexicon()
     words, emoji = lex.words, lex.emoji
     pos_sum = neg_sum = pos_max = neg_min = 0.0
@@ -134,7 +145,7 @@ def lexicon_row(raw: str, tokens: list[str], vader: bool) -> list[float]:
            min(raw.count("!"), 5), min(raw.count("?"), 5), len(_ELONGATED.findall(raw)),
            len(_CAPS.findall(raw))]
     if vader:
-        scores = lex.analyzer.polarity_scores(clean_vader(raw))
+        scores = lex.analyzer.polarity_scores(clean_vader(raw) if vader_text is None else vader_text)
         row += [scores["compound"], scores["pos"], scores["neg"], scores["neu"]]
     return row
 
@@ -178,15 +189,23 @@ _CHAR_MEMO = 300_000
 
 def _csr(docs_indices, n_columns: int):
     """CSR counts (float32, column indices sorted per row) of one iterable of column indices per row."""
-    indptr, indices, data = [0], [], []
+    flat, lengths = array("i"), []  # 4 bytes an index, not a Python int
     for ids in docs_indices:
-        seen = Counter(ids)
-        keys = sorted(seen)
-        indices.extend(keys)
-        data.extend(map(seen.__getitem__, keys))
-        indptr.append(len(indices))
-    return sp.csr_matrix((np.array(data, dtype=np.float32), np.array(indices, dtype=np.int32),
-                          np.array(indptr, dtype=np.int64)), shape=(len(indptr) - 1, n_columns))
+        before = len(flat)
+        flat.extend(ids)
+        lengths.append(len(flat) - before)
+    n_rows = len(lengths)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    if not flat:
+        return sp.csr_matrix((np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int32), indptr),
+                             shape=(n_rows, n_columns))
+    # one (row, column) key per index: sorted distinct keys are the rows in order, columns sorted
+    keys = np.repeat(np.arange(n_rows, dtype=np.int64), lengths) * n_columns + np.frombuffer(flat, dtype=np.intc)
+    distinct, counts = np.unique(keys, return_counts=True)
+    rows = distinct // n_columns
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
+    return sp.csr_matrix((counts.astype(np.float32), (distinct - rows * n_columns).astype(np.int32), indptr),
+                         shape=(n_rows, n_columns))
 
 
 class TweetFeaturizer:
@@ -220,7 +239,8 @@ class TweetFeaturizer:
                 "max_words": self.max_words, "max_chars": self.max_chars}
 
     def _parts(self, texts, char_grams: bool = True):
-        cleaned = [clean_text(t) for t in texts]
+        both = [_clean_texts(t) for t in texts]
+        cleaned = [c for c, _ in both]
         tokens = [word_tokens(c, self.negation) for c in cleaned]
         words = [_ngrams(t, *self.word_ngrams) for t in tokens]
         chars = None
@@ -229,7 +249,8 @@ class TweetFeaturizer:
         dense = None
         if self.lexicon:
             marked = tokens if self.negation else [word_tokens(c, True) for c in cleaned]
-            dense = np.array([lexicon_row(t, m, self.vader) for t, m in zip(texts, marked)], dtype=float)
+            dense = np.array([lexicon_row(t, m, self.vader, v) for t, m, (_, v) in zip(texts, marked, both)],
+                             dtype=float)
         return words, chars, dense
 
     def parts(self, texts) -> tuple:

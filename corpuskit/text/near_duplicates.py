@@ -65,13 +65,18 @@ def near_duplicate_groups(texts, seed: int = 0) -> np.ndarray:
     buckets: dict = {}
     rows = [i for i, shingles in enumerate(sets) if shingles]
     if rows:
-        hashes = np.array([_hash(x) for i in rows for x in sorted(sets[i])], dtype=np.uint64)
+        known: dict = {}  # shingle -> its hash: a corpus repeats its shingles
+        hashes = np.fromiter((known[x] if x in known else known.setdefault(x, _hash(x))
+                              for i in rows for x in sets[i]), dtype=np.uint64)  # a minimum needs no order
         starts = np.cumsum([0] + [len(sets[i]) for i in rows[:-1]])
         with np.errstate(over="ignore"):
             sigs = np.stack([np.minimum.reduceat(ai * hashes + bi, starts) for ai, bi in zip(a, b)], axis=1)
+        # each band's key is the bytes of its ROWS signature values, cut from one buffer
+        raw, width = np.ascontiguousarray(sigs).tobytes(), ROWS * sigs.itemsize
         for r, i in enumerate(rows):
+            at = r * BANDS * width
             for band in range(BANDS):
-                buckets.setdefault((band, sigs[r, band * ROWS:(band + 1) * ROWS].tobytes()), []).append(i)
+                buckets.setdefault((band, raw[at + band * width:at + (band + 1) * width]), []).append(i)
 
     def root(i):
         while parent[i] != i:
