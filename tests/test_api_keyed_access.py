@@ -9,6 +9,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.api import create_app, ratelimit
 from corpuskit.api.auth import clear_cache
+from tests import waitress_server
 from tests.http_client import assert_json_error, call, call_json
 from tests.keyed_fixtures import NOW, open_keyed_corpus
 from tests.openapi_check import checked_call
@@ -192,13 +193,10 @@ def test_parallel_clients_over_http_get_exactly_the_allowance(tmp_path, monkeypa
     import http.client
     import threading
 
-    import waitress
-
     corpus = open_keyed_corpus(tmp_path / "http-limits.db")
     key = corpus.create_key("research", name="parallel")
     monkeypatch.setattr(ratelimit, "clock", lambda: datetime(2026, 5, 3, 9, 0, 5, tzinfo=timezone.utc))
-    server = waitress.create_server(create_app(corpus), host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
+    server, thread = waitress_server.start(create_app(corpus), threads=8)
     statuses, lock = [], threading.Lock()
     start = threading.Barrier(8)
 
@@ -220,7 +218,7 @@ def test_parallel_clients_over_http_get_exactly_the_allowance(tmp_path, monkeypa
         t.start()
     for t in threads:
         t.join()
-    server.close()
+    waitress_server.stop(server, thread)
     clear_cache()
     assert sorted(set(statuses)) == [200, 429]
     assert statuses.count(200) == 60 and statuses.count(429) == 36

@@ -5,14 +5,13 @@ import json
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
-import waitress.server
 
 from corpuskit import open_corpus
 from corpuskit.api import create_app
+from tests import waitress_server
 from tests.api_fixtures import NOW, build_api_corpus
 
 WRITER = """
@@ -31,12 +30,10 @@ def served(tmp_path_factory):
     keys = build_api_corpus(corpus)
     key = corpus.create_key(tier="enterprise", per_minute=10**6, per_day=10**7)
     app = create_app(corpus, heartbeat_seconds=1)
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    server, thread = waitress_server.start(app, threads=8)
     yield {"port": server.effective_port, "key": key, "keys": keys, "path": path, "corpus": corpus}
     time.sleep(1.5)  # let streams whose clients left notice it at their next heartbeat
-    server.close()
+    waitress_server.stop(server, thread)
     corpus.close()
 
 
@@ -181,8 +178,7 @@ def test_fifty_open_streams_do_not_slow_other_requests(tmp_path):
     build_api_corpus(corpus)
     key = corpus.create_key(tier="enterprise", per_minute=10**6, per_day=10**7)
     app = create_app(corpus, heartbeat_seconds=1, max_streams=50, max_streams_per_key=50)
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=64)
-    threading.Thread(target=server.run, daemon=True).start()
+    server, thread = waitress_server.start(app, threads=64)
     port = server.effective_port
     streams = []
     try:
@@ -198,5 +194,5 @@ def test_fifty_open_streams_do_not_slow_other_requests(tmp_path):
         for stream in streams:
             stream.close()
         time.sleep(1.5)
-        server.close()
+        waitress_server.stop(server, thread)
         corpus.close()
