@@ -59,6 +59,7 @@ import numpy as np
 
 from corpuskit.clock import iso
 from corpuskit.errors import StageNotRunError, ValidationError
+from corpuskit.numerics import dot_rows
 from corpuskit.query import SOURCE_KINDS, TopicNotFound, Where, is_source_name, topic_by_name
 from corpuskit.query.subsets import matching_ids
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
@@ -393,13 +394,13 @@ def rank(index: SearchIndex, query: np.ndarray, source=None, topic_id=None, sinc
     if mask is not None:
         rows = np.flatnonzero(mask)
         if len(rows) * 3 < end - start:
-            scores = index.matrix[start + rows] @ query
+            scores = dot_rows(index.matrix[start + rows], query)
         else:
-            scores = (index.matrix[start:end] @ query)[rows]
+            scores = dot_rows(index.matrix[start:end], query)[rows]
         rows = rows + start
     else:
         rows = None
-        scores = index.matrix[start:end] @ query
+        scores = dot_rows(index.matrix[start:end], query)
     positive = (scores >= floor) & (scores > 0)
     matched = int(positive.sum())
     k = min(limit, matched)

@@ -3,7 +3,7 @@
 Every module under ``corpuskit/`` is parsed with ``ast`` (imports at any depth,
 function-level ones included) and mapped to a layer:
 
-0. base: ``errors``, ``clock``, ``text``, ``version``, ``vector_index`` (imports nothing of corpuskit's
+0. base: ``errors``, ``clock``, ``text``, ``version``, ``vector_index``, ``numerics`` (imports nothing of corpuskit's
    but each other);
 1. ``store``;
 2. ``query`` (the read layer) and ``stats`` (the statistics layer);
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "corpuskit"
 
 LAYERS = {
-    **dict.fromkeys(("errors", "clock", "text", "version", "vector_index"), 0),
+    **dict.fromkeys(("errors", "clock", "text", "version", "vector_index", "numerics"), 0),
     "store": 1,
     **dict.fromkeys(("query", "stats"), 2),
     **dict.fromkeys(("ingest", "enrich", "analysis", "narrate", "validate"), 3),

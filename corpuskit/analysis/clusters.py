@@ -163,13 +163,16 @@ def fit_reduction(vectors: np.ndarray, n_components: int) -> tuple[np.ndarray, n
     n, d = x.shape
     k = max(1, min(n_components, n - 1, d))
     mean = x.mean(axis=0, dtype=np.float64).astype(np.float32)
-    centred = x - mean
+    centred = np.empty(x.shape, dtype=np.float64)
+    np.subtract(x, mean, out=centred)
     from scipy.linalg import eigh
     from threadpoolctl import threadpool_limits
 
-    # one BLAS thread: these matrices are small, and threads fighting over shared cores cost 10x
+    # one BLAS thread: these matrices are small, and threads fighting over shared cores cost 10x;
+    # float64 throughout, so the components are the same under every BLAS kernel (corpuskit.numerics)
     with threadpool_limits(1):
-        cov = (centred.T @ centred).astype(np.float64) / max(n - 1, 1)
+        cov = (centred.T @ centred) / max(n - 1, 1)
+        del centred
         values, vecs = eigh(cov, subset_by_index=(d - k, d - 1))
     components = vecs[:, np.argsort(values)[::-1]]
     signs = np.sign(components[np.abs(components).argmax(axis=0), np.arange(k)])

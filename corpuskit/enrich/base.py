@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from corpuskit.enrich.params import Estimator
+from corpuskit.numerics import stored, unit_rows
 from corpuskit.query.values import ENTITY_TYPES, SENTIMENT_LABELS  # noqa: F401  (re-exported to extractors)
 
 
@@ -165,11 +166,8 @@ class Embedder(Estimator):
 
 
 def l2_normalise(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), as float32."""
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
+    """Rows scaled to unit length (zero rows stay zero) in float64, returned as float32 (as stored)."""
+    return stored(unit_rows(matrix))
 
 
 def record_text(title: str | None, text: str | None) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from corpuskit.enrich.base import Embedder, l2_normalise, record_text
 from corpuskit.enrich.params import InstanceOf, Interval, Pair
 from corpuskit.errors import MissingDependencyError, ValidationError
+from corpuskit.numerics import as64, stored, unit_rows
 from corpuskit.text import analysis_text
 from corpuskit.text.unicode import word_tokens
 
@@ -86,7 +87,7 @@ class TfidfSvdEmbedder(Embedder):
                                ngram_range=tuple(self.ngram_range), min_df=min_df,
                                max_df=1.0,
                                max_features=None if vocabulary is not None else self.max_features,
-                               vocabulary=vocabulary, dtype=np.float32)
+                               vocabulary=vocabulary, dtype=np.float64)
 
     def fit(self, texts):
         """Learn the vocabulary, IDF weights and the SVD basis from ``texts``; returns self."""
@@ -113,7 +114,9 @@ class TfidfSvdEmbedder(Embedder):
             self.components_ = np.zeros((0, 0), dtype=np.float32)
             return self
         df = np.bincount(counts.indices, minlength=len(vocabulary))
-        self.idf_ = (np.log((1 + n_docs) / (1 + df)) + 1).astype(np.float32)
+        # fitted and applied in float64, kept as the float32 values the corpus stores (a model fitted
+        # now and one loaded from the corpus embed alike): :mod:`corpuskit.numerics`
+        self.idf_ = stored(np.log((1 + n_docs) / (1 + df)) + 1)
         weighted = self._weight(counts)
         n_terms = len(vocabulary)
         if n_terms <= self.dimensions:
@@ -125,16 +128,16 @@ class TfidfSvdEmbedder(Embedder):
             svd = TruncatedSVD(n_components=k, algorithm="randomized", n_iter=self.n_iter,
                                random_state=self.seed)
             svd.fit(weighted)
-            self.components_ = _sign_fixed(svd.components_.astype(np.float32))
-        self.projection_ = np.ascontiguousarray(self.components_.T)
+            self.components_ = stored(_sign_fixed(svd.components_))
+        self.projection_ = np.ascontiguousarray(as64(self.components_).T)
         return self
 
     def _weight(self, counts):
         from sklearn.preprocessing import normalize
 
-        counts = counts.astype(np.float32)
+        counts = counts.astype(np.float64)
         counts.data = 1.0 + np.log(counts.data)
-        counts = counts.multiply(self.idf_).tocsr()
+        counts = counts.multiply(as64(self.idf_)).tocsr()
         return normalize(counts, norm="l2", copy=False)
 
     # -- embedding ----------------------------------------------------------
@@ -149,9 +152,9 @@ class TfidfSvdEmbedder(Embedder):
         vectorizer = getattr(self, "vectorizer_", None)
         if vectorizer is None:
             vectorizer = self.vectorizer_ = self._vectorizer(1, vocabulary=self.vocabulary_)
-        reduced = self._weight(vectorizer.transform(texts)) @ self.projection_
+        reduced = unit_rows(self._weight(vectorizer.transform(texts)) @ self.projection_)
         out[:, : reduced.shape[1]] = reduced
-        return l2_normalise(out)
+        return out
 
     # -- persistence --------------------------------------------------------
     def settings(self) -> dict:
@@ -176,7 +179,7 @@ class TfidfSvdEmbedder(Embedder):
             self.vocabulary_ = data["vocabulary"].tolist()
             self.idf_ = data["idf"]
             self.components_ = data["components"]
-        self.projection_ = np.ascontiguousarray(self.components_.T)
+        self.projection_ = np.ascontiguousarray(as64(self.components_).T)
         return self
 
 
@@ -244,14 +247,14 @@ class SentenceTransformerEmbedder(Embedder):
         if self.width_ > self.dimensions:
             rng = np.random.default_rng(self.seed)
             q, _ = np.linalg.qr(rng.standard_normal((self.width_, self.dimensions)))
-            self.projection_ = q.astype(np.float32)
+            self.projection_ = q
         return self
 
     def transform(self, texts) -> np.ndarray:
         if not hasattr(self, "width_"):
             self.fit()
         vectors = np.asarray(self._encoder().encode(list(texts), batch_size=self.batch_size,
-                                                    show_progress_bar=False), dtype=np.float32)
+                                                    show_progress_bar=False), dtype=np.float64)
         if self.projection_ is not None:
             vectors = vectors @ self.projection_
         out = np.zeros((len(vectors), self.dimensions), dtype=np.float32)

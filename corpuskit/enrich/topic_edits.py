@@ -26,6 +26,8 @@ import json
 
 import numpy as np
 
+from corpuskit.numerics import as64, rounded, unit_rows
+
 from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
 from corpuskit.query import topic_by_name
@@ -124,8 +126,7 @@ def _reassign(conn, strategy: str, threshold: float) -> int:
     ids, vectors = _vectors(conn, outliers)
     if not ids:
         return 0
-    norms = np.linalg.norm(centroids[usable], axis=1, keepdims=True)
-    sim = vectors @ (centroids[usable] / np.where(norms > 0, norms, 1.0)).T
+    sim = rounded(as64(vectors) @ unit_rows(centroids[usable]).T, 4)  # decided on the stored value
     if strategy == "confidence":
         from corpuskit.enrich.topics import BeatAssigner
 

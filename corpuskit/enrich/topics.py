@@ -33,9 +33,12 @@ import numpy as np
 from corpuskit.enrich.base import l2_normalise
 from corpuskit.enrich.params import Estimator, Interval, Weights
 from corpuskit.errors import BeatDefinitionError, ValidationError
+from corpuskit.numerics import as64, mean_rows, rounded, unit_rows
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _WORD = re.compile(r"(?u)\b\w[\w+#]*\b")
+#: places a topic confidence is stored (and decided) with
+CONFIDENCE_DECIMALS = 4
 
 
 @dataclass
@@ -318,7 +321,7 @@ class BeatAssigner(Estimator):
             for b in range(nb):
                 rows = vouched & (best == b)
                 if rows.any():
-                    centroids[b] = vectors[rows].mean(axis=0)
+                    centroids[b] = mean_rows(vectors[rows])
         missing = ~centroids.any(axis=1)
         if missing.any() and embed is not None:
             centroids[missing] = embed([self.beats_[b].text() for b in np.flatnonzero(missing)])
@@ -330,15 +333,16 @@ class BeatAssigner(Estimator):
             for b in range(nb):
                 rows = (primary == b) & (top >= max(self.min_confidence, 0.4))
                 if rows.sum() >= 3:
-                    refined[b] = vectors[rows].mean(axis=0)
+                    refined[b] = mean_rows(vectors[rows])
             self.centroids_ = l2_normalise(refined)
         return self
 
     def _confidence(self, kw, sub, vectors) -> np.ndarray:
         w_kw, w_sub, w_sim = self.weights
-        sim = np.asarray(vectors, dtype=np.float32) @ self.centroids_.T
+        sim = as64(vectors) @ as64(self.centroids_).T
         sim = np.clip(sim / self.similarity_full, 0.0, 1.0)
-        return np.clip(w_kw * kw + w_sub * sub + w_sim * sim, 0.0, 1.0)
+        # rounded to the 4 places an assignment is stored with, so a cut-off decides on that value
+        return rounded(np.clip(w_kw * kw + w_sub * sub + w_sim * sim, 0.0, 1.0), CONFIDENCE_DECIMALS)
 
     def confidence(self, texts, subreddits, vectors) -> np.ndarray:
         """``(n, n_beats)`` confidences in [0, 1]."""
@@ -354,7 +358,7 @@ class BeatAssigner(Estimator):
         order = np.argsort(-conf, axis=1, kind="stable")[:, : self.max_topics]
         second = self.min_confidence if self.secondary_confidence is None else self.secondary_confidence
         for i in range(len(conf)):
-            picks = [(int(b), round(float(conf[i, b]), 4)) for r, b in enumerate(order[i])
+            picks = [(int(b), float(conf[i, b])) for r, b in enumerate(order[i])
                      if conf[i, b] >= (self.min_confidence if r == 0 else max(second, self.min_confidence))
                      and conf[i, b] > 0]
             out.append(picks)
@@ -548,10 +552,9 @@ def _merge_groups(labels, vectors, per_class) -> list[list[int]]:
     from corpuskit.enrich.topic_terms import ctfidf
 
     nc = per_class.shape[0]
-    centroids = l2_normalise(np.vstack([vectors[labels == c].mean(axis=0) for c in range(nc)]))
-    scores = ctfidf(per_class)
-    terms = scores / np.maximum(np.linalg.norm(scores, axis=1, keepdims=True), 1e-12)
-    cen_sim, term_sim = centroids @ centroids.T, terms @ terms.T
+    centroids = unit_rows(np.vstack([mean_rows(vectors[labels == c]) for c in range(nc)]))
+    terms = unit_rows(ctfidf(per_class))
+    cen_sim, term_sim = rounded(centroids @ centroids.T), rounded(terms @ terms.T)
     parent = list(range(nc))
 
     def root(i):
@@ -601,7 +604,7 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, member_rows,
             continue
         # a seed topic without a given label is labelled from its NMF members, as before the assigner
         rows = np.flatnonzero(primary == b) if b not in given_at else primary[:0]
-        closeness = l2_normalise(np.asarray(vectors)[rows]) @ centroids[b] if len(rows) else None
+        closeness = unit_rows(np.asarray(vectors)[rows]) @ as64(centroids[b]) if len(rows) else None
         if not len(rows):
             rows = member_rows[b]
         beat.display_name = topic_label(beat.keywords, [texts[i] for i in rows], formats=formats,
@@ -768,13 +771,13 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             # here only weakly (no term of the topic) do not pull the topic towards themselves
             wanted = set(top)
             vouched = [i for i in rows if wanted.intersection(analyse(texts[i]))]
-            centroids.append(vectors[vouched if len(vouched) >= 3 else rows].mean(axis=0))
+            centroids.append(mean_rows(vectors[vouched if len(vouched) >= 3 else rows]))
         else:
             centroids.append(np.zeros(512, np.float32))
     if not beats:
         beats = [Beat(name="general", display_name="General", description="Every record.",
                       category="discovered", discovered=True)]
-        centroids = [vectors.mean(axis=0) if len(vectors) else np.zeros(512, np.float32)]
+        centroids = [mean_rows(vectors) if len(vectors) else np.zeros(512, np.float32)]
         order = []
     remap = {int(c): i for i, c in enumerate(order)}
     new_labels = np.array([remap.get(int(x), -1) for x in labels], dtype=np.int64)
