@@ -2,9 +2,10 @@
 
 * **Krippendorff's alpha** (Krippendorff 2011, "Computing Krippendorff's
   Alpha-Reliability") for any number of coders, missing codes allowed, at the
-  variable's level of measurement, computed by the ``krippendorff`` package.
-  Nominal and ordinal values enter as their rank in the codebook, interval and
-  ratio values as numbers.
+  variable's level of measurement, computed by :mod:`corpuskit.validate.alpha`
+  (written from the paper, numpy only; the ``krippendorff`` package is the tests'
+  oracle, not a dependency). Nominal and ordinal values enter as their rank in the
+  codebook, interval and ratio values as numbers.
 * **Cohen's kappa** (Cohen 1960) for exactly two coders, over the units both coded:
   ``(p_o - p_e) / (1 - p_e)`` with ``p_e`` from each coder's own marginals.
 * **Percent agreement**: over units coded by at least two coders, the share of
@@ -18,39 +19,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from corpuskit.errors import MissingDependencyError, ValidationError
+from corpuskit.errors import ValidationError
 from corpuskit.stats.intervals import bootstrap_interval
+from corpuskit.validate.alpha import krippendorff_alpha
 from corpuskit.validate.codes import code_tables
 
 AGREEMENT_COLUMNS = ["variable", "statistic", "value", "low", "high", "units", "coders", "level"]
-
-
-def _krippendorff():
-    try:
-        import krippendorff
-    except ImportError:
-        raise MissingDependencyError("Krippendorff's alpha needs the krippendorff package: "
-                                     "pip install krippendorff") from None
-    return krippendorff
-
-
-def krippendorff_alpha(data, level: str = "nominal", domain=None) -> float:
-    """Krippendorff's alpha of ``data`` (coders x units, numbers, NaN for a missing code).
-
-    ``level`` is nominal, ordinal, interval or ratio; ``domain`` the possible
-    values (for ordinal data: every rank of the scale). NaN when fewer than two
-    pairable values or a single value is observed.
-    """
-    matrix = np.asarray(data, dtype=float)
-    if matrix.ndim != 2:
-        raise ValidationError("reliability data must be a coders x units table")
-    pairable = (~np.isnan(matrix)).sum(axis=0) >= 2
-    values = matrix[:, pairable]
-    values = values[~np.isnan(values)]
-    if values.size < 2 or np.unique(values).size < 2:
-        return float("nan")
-    kwargs = {"value_domain": list(domain)} if domain is not None and level in ("nominal", "ordinal") else {}
-    return float(_krippendorff().alpha(reliability_data=matrix, level_of_measurement=level, **kwargs))
 
 
 def _codes(values) -> np.ndarray:
