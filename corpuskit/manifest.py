@@ -30,39 +30,76 @@ import json
 import platform
 import sqlite3
 from importlib import metadata
+from typing import NamedTuple
 
 
 PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
 
-# Each derived table's digest covers these result columns, in this row order.
+class TableDigest(NamedTuple):
+    """How one table is digested and compared: ``sql`` selects its result columns in key order,
+    ``columns`` names them (as the DataFrames do) and the first ``keys`` columns identify a row
+    (what :mod:`corpuskit.compare` matches the rows of two corpora by)."""
+
+    sql: str
+    columns: tuple[str, ...]
+    keys: int
+
+
+# Each derived table's digest covers these result columns, in this row order (its key first).
 TABLE_DIGESTS = {
-    "enrichment": "SELECT e.record_id, round(e.sentiment_score, 6), e.sentiment_label, t.name, e.themes "
-                  "FROM enrichment e LEFT JOIN topics t ON t.id = e.topic_id ORDER BY e.record_id",
-    "topics": "SELECT name, display_name, category, keywords, discovered FROM topics ORDER BY name",
-    "topic_assignments": "SELECT ta.record_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
-                         "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id, t.name",
-    "entities": "SELECT slug, name, type, mention_count, first_seen, last_seen FROM entities ORDER BY slug",
-    "mentions": "SELECT m.record_id, en.slug, m.surface, m.mention_count, m.positions FROM mentions m "
-                "JOIN entities en ON en.id = m.entity_id ORDER BY m.record_id, en.slug",
-    "clusters": "SELECT t.name, c.cluster_label, c.record_count, c.top_terms, c.summary_label FROM clusters c "
-                "JOIN topics t ON t.id = c.topic_id WHERE c.run_id = (SELECT run_id FROM clusters "
-                "ORDER BY id DESC LIMIT 1) ORDER BY t.name, c.cluster_label",
-    "signals": "SELECT signal_key, kind, severity, round(sigma_score, 4), headline, detected_at, status, "
-               "resolved_at FROM signals ORDER BY signal_key",
-    "snapshots": "SELECT t.name, s.date, s.total_records, s.volume_by_source, s.sentiment_positive, "
-                 "s.sentiment_neutral, s.sentiment_negative, round(s.avg_sentiment, 6), s.platform_count, "
-                 "s.top_entities, s.signal_count FROM snapshots s JOIN topics t ON t.id = s.topic_id "
-                 "ORDER BY t.name, s.date",
-    "observations": "SELECT observation_key, type, severity, headline, observed_at FROM observations "
-                    "ORDER BY observation_key",
-    "stories": "SELECT story_key, version, kind, headline, lede, body, publish_at FROM stories "
-               "WHERE is_current = 1 ORDER BY story_key",
+    "enrichment": TableDigest(
+        "SELECT e.record_id, round(e.sentiment_score, 6), e.sentiment_label, t.name, e.themes "
+        "FROM enrichment e LEFT JOIN topics t ON t.id = e.topic_id ORDER BY e.record_id",
+        ("recordId", "sentimentScore", "sentimentLabel", "topic", "themes"), keys=1),
+    "topics": TableDigest(
+        "SELECT name, display_name, category, keywords, discovered FROM topics ORDER BY name",
+        ("name", "displayName", "category", "keywords", "discovered"), keys=1),
+    "topic_assignments": TableDigest(
+        "SELECT ta.record_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
+        "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id, t.name",
+        ("recordId", "topic", "confidence"), keys=2),
+    "entities": TableDigest(
+        "SELECT slug, name, type, mention_count, first_seen, last_seen FROM entities ORDER BY slug",
+        ("slug", "name", "type", "mentionCount", "firstSeen", "lastSeen"), keys=1),
+    "mentions": TableDigest(
+        "SELECT m.record_id, en.slug, m.surface, m.mention_count, m.positions FROM mentions m "
+        "JOIN entities en ON en.id = m.entity_id ORDER BY m.record_id, en.slug",
+        ("recordId", "entity", "surface", "mentionCount", "positions"), keys=2),
+    "clusters": TableDigest(
+        "SELECT t.name, c.cluster_label, c.record_count, c.top_terms, c.summary_label FROM clusters c "
+        "JOIN topics t ON t.id = c.topic_id WHERE c.run_id = (SELECT run_id FROM clusters "
+        "ORDER BY id DESC LIMIT 1) ORDER BY t.name, c.cluster_label",
+        ("topic", "clusterLabel", "recordCount", "topTerms", "summaryLabel"), keys=2),
+    "signals": TableDigest(
+        "SELECT signal_key, kind, severity, round(sigma_score, 4), headline, detected_at, status, "
+        "resolved_at FROM signals ORDER BY signal_key",
+        ("signalKey", "kind", "severity", "sigmaScore", "headline", "detectedAt", "status", "resolvedAt"),
+        keys=1),
+    "snapshots": TableDigest(
+        "SELECT t.name, s.date, s.total_records, s.volume_by_source, s.sentiment_positive, "
+        "s.sentiment_neutral, s.sentiment_negative, round(s.avg_sentiment, 6), s.platform_count, "
+        "s.top_entities, s.signal_count FROM snapshots s JOIN topics t ON t.id = s.topic_id "
+        "ORDER BY t.name, s.date",
+        ("topic", "date", "totalRecords", "volumeBySource", "sentimentPositive", "sentimentNeutral",
+         "sentimentNegative", "avgSentiment", "platformCount", "topEntities", "signalCount"), keys=2),
+    "observations": TableDigest(
+        "SELECT observation_key, type, severity, headline, observed_at FROM observations "
+        "ORDER BY observation_key",
+        ("observationKey", "type", "severity", "headline", "observedAt"), keys=1),
+    "stories": TableDigest(
+        "SELECT story_key, version, kind, headline, lede, body, publish_at FROM stories "
+        "WHERE is_current = 1 ORDER BY story_key",
+        ("storyKey", "version", "kind", "headline", "lede", "body", "publishAt"), keys=1),
 }
 
-_RECORDS_DIGEST = (
+#: The records' ``contentDigest``. Their key, ``(source, sourceId)``, is not unique for records
+#: imported without a sourceId (``""`` here): :mod:`corpuskit.compare` matches those as whole rows.
+RECORDS_DIGEST = TableDigest(
     "SELECT source, coalesce(source_id, ''), content_type, title, content_text, url, author, published_at, "
     "coalesce(subreddit, ''), language, coalesce(topic, ''), metadata FROM records "
-    "ORDER BY source, coalesce(source_id, ''), content_hash, published_at")
+    "ORDER BY source, coalesce(source_id, ''), content_hash, published_at",
+    ("source", "sourceId", "contentType", "title", "contentText", "url", "author", "publishedAt",
+     "subreddit", "language", "topic", "metadata"), keys=2)
 
 
 def package_versions() -> dict:
@@ -111,10 +148,10 @@ def language_summary(conn) -> dict:
 def build_manifest(corpus) -> dict:
     """The manifest of ``corpus`` (see the module docstring)."""
     conn = corpus.conn
-    count, content = _digest(conn, _RECORDS_DIGEST)
+    count, content = _digest(conn, RECORDS_DIGEST.sql)
     tables = {}
-    for name, sql in TABLE_DIGESTS.items():
-        n, digest = _digest(conn, sql)
+    for name, spec in TABLE_DIGESTS.items():
+        n, digest = _digest(conn, spec.sql)
         tables[name] = {"rows": n, "digest": digest}
     stages = {}
     for row in conn.execute(
