@@ -132,9 +132,13 @@ class Corpus:
     # -- runs -------------------------------------------------------------
     @contextmanager
     def run_stage(self, stage: str, settings: dict | None = None, model: str | None = None):
-        """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus."""
+        """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus.
+
+        The meta key ``versions:<id>`` holds :func:`corpuskit.manifest.run_environment` (package
+        versions, and the BLAS and OpenMP libraries with their kernels and thread counts), written
+        when the run starts and again when it ends, so it lists what the stage loaded."""
         conn = self.conn
-        from corpuskit.manifest import package_versions
+        from corpuskit.manifest import run_environment
 
         pid, host, started = this_process()
         with transaction(conn):
@@ -146,7 +150,8 @@ class Corpus:
                 (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
                  iso(wall_clock()), pid, host, started),
             )
-            self.set_meta(f"versions:{run_id}", package_versions())  # what the manifest reports
+            # what the manifest reports: the versions, and the numeric libraries loaded so far ...
+            self.set_meta(f"versions:{run_id}", run_environment())
         try:
             yield run_id
         except BaseException:
@@ -154,12 +159,15 @@ class Corpus:
                 with transaction(conn):
                     conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
                                  (iso(wall_clock()), run_id))
+                    self.set_meta(f"versions:{run_id}", run_environment())
             except Exception:  # e.g. the lock is held elsewhere: once this process
                 pass           # has exited, the next open marks the run failed
             raise
         with transaction(conn):
             conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
                          (iso(wall_clock()), run_id))
+            # ... and again as the run ends: every kernel the stage loaded, and its thread counts then
+            self.set_meta(f"versions:{run_id}", run_environment())
 
     # -- records ----------------------------------------------------------
     def count(self) -> int:

@@ -100,3 +100,38 @@ def test_declaring_the_keys_left_every_digest_as_it_was(tmp_path):
     records = [tuple(r) for r in conn.execute(_RECORDS_SQL_BEFORE_KEYS)]
     assert manifest["records"]["contentDigest"] == digest_rows(records)
     assert len(RECORDS_DIGEST.columns) == len(records[0])
+
+
+_LIBRARY_KEYS = {"internalApi", "version", "architecture", "threadingLayer", "numThreads", "library", "package"}
+
+
+def test_the_manifest_records_the_numeric_environment_now_and_per_run(tmp_path):
+    from corpuskit.manifest import manifest_digest, numeric_environment
+
+    demo = _demo(tmp_path / "a.db", 3)
+    manifest = demo.manifest()
+    numeric = manifest["environment"]["numeric"]
+    assert {"numpy", "scipy", "scikit-learn", "threadpoolctl", "machine", "processor", "cpuCount",
+            "cpusAvailable", "blas", "openmp"} <= set(numeric)
+    assert numeric["numpy"] and numeric["scipy"] and numeric["scikit-learn"] and numeric["machine"]
+    assert numeric["blas"], "numpy's BLAS is always loaded"
+    for library in numeric["blas"] + numeric["openmp"]:
+        assert set(library) == _LIBRARY_KEYS
+        assert library["numThreads"] >= 1 and "/" not in library["library"] and "\\" not in library["library"]
+    assert {lib["internalApi"] for lib in numeric["blas"]} <= {"openblas", "mkl", "blis", "flexiblas", "accelerate"}
+    assert str(tmp_path) not in json.dumps(numeric) and "site-packages" not in json.dumps(numeric)
+    # each run: its packages, and the kernels it ran under (enrich holds BLAS to one thread)
+    enrich = manifest["stages"]["enrich"]
+    assert "numeric" not in enrich["packages"] and enrich["numeric"]["blas"]
+    assert {lib["numThreads"] for lib in enrich["numeric"]["blas"]} == {1}
+    assert {"scipy", "numpy"} <= {lib["package"] for lib in enrich["numeric"]["blas"]} or \
+        all(lib["package"] is None for lib in enrich["numeric"]["blas"])   # a system BLAS: no wheel
+    for stage in ("analyse", "narrate"):
+        assert manifest["stages"][stage]["numeric"]["machine"] == numeric["machine"]
+    json.dumps(manifest)
+    # the environment is no part of the manifest digest
+    other = json.loads(json.dumps(manifest))
+    other["environment"]["numeric"]["blas"][0]["architecture"] = "SomeOtherKernel"
+    other["stages"]["enrich"]["numeric"] = None
+    assert manifest_digest(other) == manifest_digest(manifest)
+    assert numeric_environment()["blas"]   # without load: what is loaded already
