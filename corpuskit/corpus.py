@@ -754,6 +754,22 @@ class Corpus:
 
         return build_manifest(self)
 
+    def compare_with(self, other, tables=None, examples: int = 3):
+        """How this corpus (A) and ``other`` (B: a :class:`Corpus` or a corpus file's path, opened
+        read-only) differ, table by table; a :class:`~corpuskit.compare.Comparison`.
+
+        For the records and every table the manifest digests, rows are matched by the table's key
+        and counted as same, changed, only in A or only in B; ``.summary`` is a DataFrame (one row
+        per table: ``table, rowsA, rowsB, same, changed, onlyA, onlyB, digestEqual``), ``.columns``
+        the changed columns with the largest numeric difference, ``.examples(table)`` up to
+        ``examples`` rows of each kind with the differing values side by side, ``.identical``,
+        ``.to_text()`` and ``.to_dict()``. ``tables`` limits it to some tables (names as in the
+        manifest, plus ``records``). See :mod:`corpuskit.compare`.
+        """
+        from corpuskit.compare import compare
+
+        return compare(self, other, tables=tables, examples=examples, driver=self.driver)
+
     # -- validation (docs/validate.md) ---------------------------------------
     def sample(self, n: int, by: str | None = None, seed: int = 0, name: str | None = None, ids=None,
                since=None, until=None, source: str | None = None, topic: str | None = None,

@@ -204,11 +204,16 @@ def run_environment() -> dict:
     return {**package_versions(), "numeric": numeric_environment()}
 
 
+def encode_row(row) -> str:
+    """A row as the canonical JSON :func:`digest_rows` hashes (two rows are equal when these are)."""
+    return json.dumps(list(row), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def digest_rows(rows) -> str:
-    """SHA-256 (hex) of rows, each encoded as canonical JSON on its own line."""
+    """SHA-256 (hex) of rows, each encoded as canonical JSON (:func:`encode_row`) on its own line."""
     h = hashlib.sha256()
     for row in rows:
-        h.update(json.dumps(list(row), ensure_ascii=False, separators=(",", ":"), default=str).encode())
+        h.update(encode_row(row).encode())
         h.update(b"\n")
     return h.hexdigest()
 
