@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import os
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -184,8 +185,8 @@ class Comparison:
 
     def __repr__(self) -> str:
         differing = [t.table for t in self.tables.values() if not t.identical]
-        return f"<Comparison {self.a!r} vs {self.b!r}: " + (
-            "identical>" if not differing else f"{len(differing)} tables differ: {', '.join(differing)}>")
+        return f"<Comparison {self.a!r} vs {self.b!r}: " + ("identical>" if not differing else
+            f"{len(differing)} of {len(self.tables)} tables differ: {', '.join(differing)}>")
 
 
 def compare(a, b, tables=None, examples: int = 3, driver: str | None = None) -> Comparison:
@@ -201,12 +202,12 @@ def compare(a, b, tables=None, examples: int = 3, driver: str | None = None) -> 
     if unknown or not names:
         raise ValidationError(f"unknown table {', '.join(map(repr, unknown)) or '(none given)'}: "
                               f"compare one of {', '.join(TABLES)}")
-    if not isinstance(examples, int) or isinstance(examples, bool) or examples < 0:
+    if not isinstance(examples, numbers.Integral) or isinstance(examples, bool) or examples < 0:
         raise ValidationError(f"examples must be a whole number >= 0, not {examples!r}")
     with ExitStack() as stack:
         conn_a = stack.enter_context(_reading(a, driver))
         conn_b = stack.enter_context(_reading(b, driver))
-        result = {name: compare_table(conn_a, conn_b, name, TABLES[name], examples) for name in names}
+        result = {name: compare_table(conn_a, conn_b, name, TABLES[name], int(examples)) for name in names}
     return Comparison(_label(a), _label(b), result)
 
 

@@ -69,7 +69,8 @@ def altered(twins):
     first = conn.execute("SELECT ta.record_id, ta.topic_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
                          "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id, t.name LIMIT 1").fetchone()
     last = conn.execute("SELECT ta.record_id, ta.topic_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
-                        "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id DESC, t.name DESC LIMIT 1").fetchone()
+                        "JOIN topics t ON t.id = ta.topic_id "
+                        "ORDER BY ta.record_id DESC, t.name DESC LIMIT 1").fetchone()
     story = conn.execute("SELECT story_key, headline FROM stories WHERE is_current = 1 ORDER BY story_key "
                          "LIMIT 1 OFFSET 2").fetchone()
     with corpus.transaction():
@@ -120,7 +121,8 @@ def test_altered_rows_are_counted_and_shown(twins, altered):
     assert (changed["change"], changed["recordId"], changed["topic"], changed["column"]) == \
         ("changed", first[0], first[2], "confidence")
     assert changed["a"] == first[3] and changed["b"] == pytest.approx(first[3] - 0.125, abs=2e-6)
-    assert (only_a["change"], only_a["recordId"], only_a["topic"], only_a["column"]) == ("onlyA", last[0], last[2], None)
+    assert (only_a["change"], only_a["recordId"], only_a["topic"], only_a["column"]) == \
+        ("onlyA", last[0], last[2], None)
     assert only_a["a"] == {"confidence": last[3]} and only_a["b"] is None
     ent = result.examples("entities")
     assert ent[["change", "slug"]].values.tolist() == [["onlyB", "zz-compare-probe"]]
@@ -210,8 +212,8 @@ def test_an_open_corpus_is_read_through_its_own_wal(twins, tmp_path):
 
 
 def test_records_without_a_source_id_are_matched_as_whole_rows(tmp_path):
-    rows = [{"source": "forum", "contentText": f"post number {i}", "author": "u", "publishedAt": f"2024-01-0{i}T00:00:00Z"}
-            for i in range(1, 5)]
+    rows = [{"source": "forum", "contentText": f"post number {i}", "author": "u",
+             "publishedAt": f"2024-01-0{i}T00:00:00Z"} for i in range(1, 5)]
     a, b = open_corpus(tmp_path / "a.db"), open_corpus(tmp_path / "b.db")
     a.add_records(rows)
     b.add_records(rows[:3] + [{**rows[3], "contentText": "post number four, edited"}])
