@@ -155,6 +155,21 @@ def cmd_manifest(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    """``corpuskit compare A B``: 0 when every compared table is the same, 1 when any differs
+    (2, from :func:`main`, when a file cannot be read as a corpus)."""
+    from corpuskit.compare import compare
+
+    if args.examples < 0:
+        raise ValidationError(f"--examples must be 0 or more, not {args.examples}")
+    result = compare(args.a, args.b, tables=args.table, examples=args.examples, driver=_driver())
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(result.to_text())
+    return 0 if result.identical else 1
+
+
 def cmd_demo(args) -> int:
     from corpuskit.ingest.demo import build_demo
 
@@ -433,6 +448,23 @@ def build_parser() -> argparse.ArgumentParser:
             "print what produced the corpus: record digest, table digests, each stage's last run, versions")
     p.add_argument("--output", "-o", help="write the JSON to this file instead of printing it")
 
+    from corpuskit.compare import TABLES as COMPARED_TABLES
+
+    p = sub.add_parser("compare", help="show how two corpora differ, table by table",
+                       description="Compare two corpus files table by table (the records and every table the "
+                                   "manifest digests): rows the same, changed, only in A and only in B, with "
+                                   "examples. Both files are opened read-only. Exit status: 0 when every "
+                                   "compared table is the same, 1 when any differs, 2 when a file cannot be "
+                                   "read as a corpus.")
+    p.add_argument("a", metavar="A", help="the first corpus file")
+    p.add_argument("b", metavar="B", help="the second corpus file")
+    p.add_argument("--table", action="append", choices=list(COMPARED_TABLES),
+                   help="compare only this table (repeatable; default: all)")
+    p.add_argument("--examples", type=int, default=3, metavar="N",
+                   help="example rows of each kind (changed, only in A, only in B) per table (default 3)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.set_defaults(func=cmd_compare, db=None, needs_db=False)
+
     add("cite", cmd_cite, "print how to cite corpuskit (APA and BibTeX), its version and the corpus's "
                           "manifest digest")
 
@@ -566,7 +598,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "db_inner", None):
         args.db = args.db_inner
-    if not args.db:
+    if not args.db and getattr(args, "needs_db", True):
         parser.error("--db is required")
     try:
         return args.func(args)

@@ -132,9 +132,13 @@ class Corpus:
     # -- runs -------------------------------------------------------------
     @contextmanager
     def run_stage(self, stage: str, settings: dict | None = None, model: str | None = None):
-        """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus."""
+        """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus.
+
+        The meta key ``versions:<id>`` holds :func:`corpuskit.manifest.run_environment` (package
+        versions, and the BLAS and OpenMP libraries with their kernels and thread counts), written
+        when the run starts and again when it ends, so it lists what the stage loaded."""
         conn = self.conn
-        from corpuskit.manifest import package_versions
+        from corpuskit.manifest import run_environment
 
         pid, host, started = this_process()
         with transaction(conn):
@@ -146,7 +150,8 @@ class Corpus:
                 (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
                  iso(wall_clock()), pid, host, started),
             )
-            self.set_meta(f"versions:{run_id}", package_versions())  # what the manifest reports
+            # what the manifest reports: the versions, and the numeric libraries loaded so far ...
+            self.set_meta(f"versions:{run_id}", run_environment())
         try:
             yield run_id
         except BaseException:
@@ -154,12 +159,15 @@ class Corpus:
                 with transaction(conn):
                     conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
                                  (iso(wall_clock()), run_id))
+                    self.set_meta(f"versions:{run_id}", run_environment())
             except Exception:  # e.g. the lock is held elsewhere: once this process
                 pass           # has exited, the next open marks the run failed
             raise
         with transaction(conn):
             conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
                          (iso(wall_clock()), run_id))
+            # ... and again as the run ends: every kernel the stage loaded, and its thread counts then
+            self.set_meta(f"versions:{run_id}", run_environment())
 
     # -- records ----------------------------------------------------------
     def count(self) -> int:
@@ -745,6 +753,22 @@ class Corpus:
         from corpuskit.manifest import build_manifest
 
         return build_manifest(self)
+
+    def compare_with(self, other, tables=None, examples: int = 3):
+        """How this corpus (A) and ``other`` (B: a :class:`Corpus` or a corpus file's path, opened
+        read-only) differ, table by table; a :class:`~corpuskit.compare.Comparison`.
+
+        For the records and every table the manifest digests, rows are matched by the table's key
+        and counted as same, changed, only in A or only in B; ``.summary`` is a DataFrame (one row
+        per table: ``table, rowsA, rowsB, same, changed, onlyA, onlyB, digestEqual``), ``.columns``
+        the changed columns with the largest numeric difference, ``.examples(table)`` up to
+        ``examples`` rows of each kind with the differing values side by side, ``.identical``,
+        ``.to_text()`` and ``.to_dict()``. ``tables`` limits it to some tables (names as in the
+        manifest, plus ``records``). See :mod:`corpuskit.compare`.
+        """
+        from corpuskit.compare import compare
+
+        return compare(self, other, tables=tables, examples=examples, driver=self.driver)
 
     # -- validation (docs/validate.md) ---------------------------------------
     def sample(self, n: int, by: str | None = None, seed: int = 0, name: str | None = None, ids=None,

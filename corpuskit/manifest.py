@@ -13,14 +13,26 @@ answers, as a JSON-serialisable dict:
   or wall-clock times, so rerunning the same stages with the same settings on
   the same records gives the same digests.
 * ``stages``: each stage's last run: ``id, status, settings, model,
-  startedAt, finishedAt`` and ``packages``, the versions that run used
-  (recorded when it started; None for runs made before corpuskit recorded them).
+  startedAt, finishedAt``, ``packages``, the versions that run used, and
+  ``numeric``, the numeric environment it ran under (as :func:`numeric_environment`:
+  the BLAS and OpenMP libraries its process had loaded, with their kernel and thread
+  counts), both recorded when the run started and again when it ended; None for
+  runs made before corpuskit recorded them.
 * ``models``: the fitted models stored with the corpus (the embedder...):
   ``name, model, dimensions, settings, runId``.
 * ``topicEdits``: the researcher's topic edits (merge, rename, reassign_outliers), oldest first,
   each with the corpus clock when it was made (:mod:`corpuskit.enrich.topic_edits`).
 * ``environment``: the versions installed now (corpuskit, numpy, pandas,
-  scikit-learn, hdbscan, sqlite-vec, python, SQLite).
+  scikit-learn, hdbscan, sqlite-vec, python, SQLite) and ``numeric``: the numeric
+  environment of this process (:func:`numeric_environment` with the stages' libraries
+  loaded): numpy, scipy, scikit-learn and threadpoolctl versions, the CPU (machine,
+  processor name, CPU counts), and each BLAS and OpenMP library with its
+  ``internalApi``, ``version``, ``architecture`` (kernel), ``threadingLayer`` and
+  ``numThreads``. Library file names only, never their directories.
+
+The environment, like paths and run times, is not part of :func:`manifest_digest`: the
+same tables made under two BLAS kernels have the same digest, and two different tables
+have different digests whatever produced them (``corpuskit compare`` says how they differ).
 * ``clock``: the corpus clock and its mode.
 """
 from __future__ import annotations
@@ -30,39 +42,76 @@ import json
 import platform
 import sqlite3
 from importlib import metadata
+from typing import NamedTuple
 
 
 PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
 
-# Each derived table's digest covers these result columns, in this row order.
+class TableDigest(NamedTuple):
+    """How one table is digested and compared: ``sql`` selects its result columns in key order,
+    ``columns`` names them (as the DataFrames do) and the first ``keys`` columns identify a row
+    (what :mod:`corpuskit.compare` matches the rows of two corpora by)."""
+
+    sql: str
+    columns: tuple[str, ...]
+    keys: int
+
+
+# Each derived table's digest covers these result columns, in this row order (its key first).
 TABLE_DIGESTS = {
-    "enrichment": "SELECT e.record_id, round(e.sentiment_score, 6), e.sentiment_label, t.name, e.themes "
-                  "FROM enrichment e LEFT JOIN topics t ON t.id = e.topic_id ORDER BY e.record_id",
-    "topics": "SELECT name, display_name, category, keywords, discovered FROM topics ORDER BY name",
-    "topic_assignments": "SELECT ta.record_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
-                         "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id, t.name",
-    "entities": "SELECT slug, name, type, mention_count, first_seen, last_seen FROM entities ORDER BY slug",
-    "mentions": "SELECT m.record_id, en.slug, m.surface, m.mention_count, m.positions FROM mentions m "
-                "JOIN entities en ON en.id = m.entity_id ORDER BY m.record_id, en.slug",
-    "clusters": "SELECT t.name, c.cluster_label, c.record_count, c.top_terms, c.summary_label FROM clusters c "
-                "JOIN topics t ON t.id = c.topic_id WHERE c.run_id = (SELECT run_id FROM clusters "
-                "ORDER BY id DESC LIMIT 1) ORDER BY t.name, c.cluster_label",
-    "signals": "SELECT signal_key, kind, severity, round(sigma_score, 4), headline, detected_at, status, "
-               "resolved_at FROM signals ORDER BY signal_key",
-    "snapshots": "SELECT t.name, s.date, s.total_records, s.volume_by_source, s.sentiment_positive, "
-                 "s.sentiment_neutral, s.sentiment_negative, round(s.avg_sentiment, 6), s.platform_count, "
-                 "s.top_entities, s.signal_count FROM snapshots s JOIN topics t ON t.id = s.topic_id "
-                 "ORDER BY t.name, s.date",
-    "observations": "SELECT observation_key, type, severity, headline, observed_at FROM observations "
-                    "ORDER BY observation_key",
-    "stories": "SELECT story_key, version, kind, headline, lede, body, publish_at FROM stories "
-               "WHERE is_current = 1 ORDER BY story_key",
+    "enrichment": TableDigest(
+        "SELECT e.record_id, round(e.sentiment_score, 6), e.sentiment_label, t.name, e.themes "
+        "FROM enrichment e LEFT JOIN topics t ON t.id = e.topic_id ORDER BY e.record_id",
+        ("recordId", "sentimentScore", "sentimentLabel", "topic", "themes"), keys=1),
+    "topics": TableDigest(
+        "SELECT name, display_name, category, keywords, discovered FROM topics ORDER BY name",
+        ("name", "displayName", "category", "keywords", "discovered"), keys=1),
+    "topic_assignments": TableDigest(
+        "SELECT ta.record_id, t.name, round(ta.confidence, 6) FROM topic_assignments ta "
+        "JOIN topics t ON t.id = ta.topic_id ORDER BY ta.record_id, t.name",
+        ("recordId", "topic", "confidence"), keys=2),
+    "entities": TableDigest(
+        "SELECT slug, name, type, mention_count, first_seen, last_seen FROM entities ORDER BY slug",
+        ("slug", "name", "type", "mentionCount", "firstSeen", "lastSeen"), keys=1),
+    "mentions": TableDigest(
+        "SELECT m.record_id, en.slug, m.surface, m.mention_count, m.positions FROM mentions m "
+        "JOIN entities en ON en.id = m.entity_id ORDER BY m.record_id, en.slug",
+        ("recordId", "entity", "surface", "mentionCount", "positions"), keys=2),
+    "clusters": TableDigest(
+        "SELECT t.name, c.cluster_label, c.record_count, c.top_terms, c.summary_label FROM clusters c "
+        "JOIN topics t ON t.id = c.topic_id WHERE c.run_id = (SELECT run_id FROM clusters "
+        "ORDER BY id DESC LIMIT 1) ORDER BY t.name, c.cluster_label",
+        ("topic", "clusterLabel", "recordCount", "topTerms", "summaryLabel"), keys=2),
+    "signals": TableDigest(
+        "SELECT signal_key, kind, severity, round(sigma_score, 4), headline, detected_at, status, "
+        "resolved_at FROM signals ORDER BY signal_key",
+        ("signalKey", "kind", "severity", "sigmaScore", "headline", "detectedAt", "status", "resolvedAt"),
+        keys=1),
+    "snapshots": TableDigest(
+        "SELECT t.name, s.date, s.total_records, s.volume_by_source, s.sentiment_positive, "
+        "s.sentiment_neutral, s.sentiment_negative, round(s.avg_sentiment, 6), s.platform_count, "
+        "s.top_entities, s.signal_count FROM snapshots s JOIN topics t ON t.id = s.topic_id "
+        "ORDER BY t.name, s.date",
+        ("topic", "date", "totalRecords", "volumeBySource", "sentimentPositive", "sentimentNeutral",
+         "sentimentNegative", "avgSentiment", "platformCount", "topEntities", "signalCount"), keys=2),
+    "observations": TableDigest(
+        "SELECT observation_key, type, severity, headline, observed_at FROM observations "
+        "ORDER BY observation_key",
+        ("observationKey", "type", "severity", "headline", "observedAt"), keys=1),
+    "stories": TableDigest(
+        "SELECT story_key, version, kind, headline, lede, body, publish_at FROM stories "
+        "WHERE is_current = 1 ORDER BY story_key",
+        ("storyKey", "version", "kind", "headline", "lede", "body", "publishAt"), keys=1),
 }
 
-_RECORDS_DIGEST = (
+#: The records' ``contentDigest``. Their key, ``(source, sourceId)``, is not unique for records
+#: imported without a sourceId (``""`` here): :mod:`corpuskit.compare` matches those as whole rows.
+RECORDS_DIGEST = TableDigest(
     "SELECT source, coalesce(source_id, ''), content_type, title, content_text, url, author, published_at, "
     "coalesce(subreddit, ''), language, coalesce(topic, ''), metadata FROM records "
-    "ORDER BY source, coalesce(source_id, ''), content_hash, published_at")
+    "ORDER BY source, coalesce(source_id, ''), content_hash, published_at",
+    ("source", "sourceId", "contentType", "title", "contentText", "url", "author", "publishedAt",
+     "subreddit", "language", "topic", "metadata"), keys=2)
 
 
 def package_versions() -> dict:
@@ -82,11 +131,89 @@ def package_versions() -> dict:
     return out
 
 
+#: The numeric libraries whose versions :func:`numeric_environment` reports.
+NUMERIC_PACKAGES = ("numpy", "scipy", "scikit-learn", "threadpoolctl")
+
+
+def numeric_environment(load: bool = False) -> dict:
+    """The numeric environment of this process: what a float result can depend on.
+
+    ``numpy, scipy, scikit-learn, threadpoolctl``: their versions; ``machine``
+    (``platform.machine()``), ``processor`` (the CPU's model name where the system
+    says it cheaply: ``/proc/cpuinfo``, else ``platform.processor()``; None when
+    neither does), ``cpuCount`` and ``cpusAvailable`` (those this process may run on);
+    ``blas`` and ``openmp``: one entry per library loaded in the process, as
+    threadpoolctl reports it: ``internalApi`` (openblas, mkl, blis, ...), ``version``,
+    ``architecture`` (the kernel the library chose for this CPU, e.g. Haswell, SkylakeX),
+    ``threadingLayer``, ``numThreads`` (the threads it would use now), ``library`` (the
+    file's name, never its directory) and ``package`` (the wheel that ships it, from a
+    ``<package>.libs`` directory; None otherwise). Sorted, so equal environments compare equal.
+
+    ``load`` imports scipy.linalg and scikit-learn first, the libraries the stages use
+    that bring their own BLAS and OpenMP, so that every kernel a stage could run is listed;
+    without it only the libraries this process has loaded already are.
+    """
+    import os
+
+    from threadpoolctl import threadpool_info
+
+    if load:
+        import scipy.linalg  # noqa: F401
+        import sklearn.decomposition  # noqa: F401
+    out = {}
+    for name in NUMERIC_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    out["machine"] = platform.machine() or None
+    out["processor"] = _processor_name()
+    out["cpuCount"] = os.cpu_count()
+    out["cpusAvailable"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    libraries = {"blas": [], "openmp": []}
+    for info in threadpool_info():
+        path = info.get("filepath") or ""
+        folder = os.path.basename(os.path.dirname(path))
+        package = folder.rsplit(".", 1)[0] if folder.endswith((".libs", ".dylibs")) else None
+        libraries.setdefault(info.get("user_api") or "other", []).append({
+            "internalApi": info.get("internal_api"), "version": info.get("version"),
+            "architecture": info.get("architecture"), "threadingLayer": info.get("threading_layer"),
+            "numThreads": info.get("num_threads"), "library": os.path.basename(path) or None,
+            "package": package})
+    for api, entries in libraries.items():
+        out[api] = sorted(entries, key=lambda e: (e["package"] or "", e["library"] or "", e["version"] or ""))
+    return out
+
+
+def _processor_name() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "cpu model") and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    name = platform.processor()
+    return name if name and name != platform.machine() else None
+
+
+def run_environment() -> dict:
+    """What a stage run records (meta ``versions:<run id>``): :func:`package_versions` and,
+    under ``numeric``, :func:`numeric_environment` of the libraries loaded in the run's process."""
+    return {**package_versions(), "numeric": numeric_environment()}
+
+
+def encode_row(row) -> str:
+    """A row as the canonical JSON :func:`digest_rows` hashes (two rows are equal when these are)."""
+    return json.dumps(list(row), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def digest_rows(rows) -> str:
-    """SHA-256 (hex) of rows, each encoded as canonical JSON on its own line."""
+    """SHA-256 (hex) of rows, each encoded as canonical JSON (:func:`encode_row`) on its own line."""
     h = hashlib.sha256()
     for row in rows:
-        h.update(json.dumps(list(row), ensure_ascii=False, separators=(",", ":"), default=str).encode())
+        h.update(encode_row(row).encode())
         h.update(b"\n")
     return h.hexdigest()
 
@@ -111,18 +238,20 @@ def language_summary(conn) -> dict:
 def build_manifest(corpus) -> dict:
     """The manifest of ``corpus`` (see the module docstring)."""
     conn = corpus.conn
-    count, content = _digest(conn, _RECORDS_DIGEST)
+    count, content = _digest(conn, RECORDS_DIGEST.sql)
     tables = {}
-    for name, sql in TABLE_DIGESTS.items():
-        n, digest = _digest(conn, sql)
+    for name, spec in TABLE_DIGESTS.items():
+        n, digest = _digest(conn, spec.sql)
         tables[name] = {"rows": n, "digest": digest}
     stages = {}
     for row in conn.execute(
             "SELECT id, stage, status, settings, model, started_at, finished_at FROM runs "
             "ORDER BY started_at, rowid"):
+        packages = corpus.get_meta(f"versions:{row[0]}")
+        numeric = packages.pop("numeric", None) if isinstance(packages, dict) else None
         stages[row[1]] = {"id": row[0], "status": row[2], "settings": json.loads(row[3] or "{}"),
                           "model": row[4], "startedAt": row[5], "finishedAt": row[6],
-                          "packages": corpus.get_meta(f"versions:{row[0]}")}
+                          "packages": packages, "numeric": numeric}
     return {
         "corpus": str(corpus.path),
         "records": {"count": count, "contentDigest": content},
@@ -133,7 +262,7 @@ def build_manifest(corpus) -> dict:
             "SELECT name, kind, dimensions, settings, run_id FROM models ORDER BY name")],
         "languages": language_summary(conn),
         "topicEdits": _topic_edits(corpus),
-        "environment": package_versions(),
+        "environment": {**package_versions(), "numeric": numeric_environment(load=True)},
         "clock": {"now": corpus.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "mode": corpus.clock_mode},
     }
 

@@ -9,7 +9,7 @@ function-level ones included) and mapped to a layer:
 2. ``query`` (the read layer) and ``stats`` (the statistics layer);
 3. the stages: ``ingest``, ``enrich``, ``analysis``, ``narrate``, ``validate``;
 4. the library surface: ``frames``, ``plot``, ``corpus``, ``search``, ``signals``, ``demo``,
-   ``collect``, ``manifest`` and the package root (``corpuskit/__init__``);
+   ``collect``, ``manifest``, ``compare`` and the package root (``corpuskit/__init__``);
 5. the front ends: ``api``, ``cli`` and ``__main__`` (``python -m corpuskit`` runs the CLI, so it
    sits with it rather than with the package root).
 
@@ -35,7 +35,7 @@ LAYERS = {
     **dict.fromkeys(("query", "stats"), 2),
     **dict.fromkeys(("ingest", "enrich", "analysis", "narrate", "validate"), 3),
     **dict.fromkeys(("frames", "plot", "corpus", "search", "subcorpus", "signals", "demo", "collect", "manifest",
-                     "__init__"), 4),
+                     "compare", "__init__"), 4),
     **dict.fromkeys(("api", "cli", "__main__"), 5),
 }
 

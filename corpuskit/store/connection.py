@@ -8,7 +8,8 @@ answers rows as :class:`sqlite3.Row`-like objects.
 A corpus file holds key hashes and id secrets: a new one is created with mode
 0600 (owner only), and SQLite gives its ``-wal`` and ``-shm`` files the same
 mode. A file this process cannot write is refused with
-:class:`ReadOnlyCorpusError`.
+:class:`ReadOnlyCorpusError`. :func:`connect_read_only` reads an existing corpus
+without writing or creating anything (``corpuskit compare``).
 """
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ import errno
 import os
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import sqlite_vec
 
-from corpuskit.errors import CorpusBusyError, ExtensionError, ReadOnlyCorpusError, StoreError
-from corpuskit.store.schema import inspect_file
+from corpuskit.errors import CorpusBusyError, ExtensionError, NotACorpusError, ReadOnlyCorpusError, StoreError
+from corpuskit.store.schema import inspect_file, latest_version
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -156,6 +158,62 @@ def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: floa
         raise StoreError(f"cannot open corpus {path}: {exc}") from exc
     if not is_memory:
         _HEADER_CHECKED.add(str(path.resolve()))
+    return conn
+
+
+def connect_read_only(path: str | os.PathLike, *, driver: str | None = None, timeout: float = 30.0):
+    """Open the existing corpus file at ``path`` for reading only, with sqlite-vec loaded.
+
+    Nothing is created or changed: a missing file is a :class:`StoreError`, not a new corpus; the
+    file is not migrated, marked or switched to WAL. Without a ``-wal`` file beside it (no process
+    has it open for writing) it is opened ``immutable``, so SQLite makes no ``-wal`` or ``-shm``
+    file either; with one, read-only through that WAL (SQLite may then add the ``-shm`` file).
+    Raises :class:`NotACorpusError` for another application's database or an empty file,
+    :class:`SchemaVersionError` for a corpus newer than this code, and :class:`StoreError` for a
+    corpus older than it (opening it once with :func:`connect` upgrades it), a directory or a
+    file that is not SQLite.
+    """
+    module = _driver(driver)
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(f"cannot open corpus {path}: no such file")
+    if path.is_dir():
+        raise StoreError(f"cannot open corpus {path}: it is a directory")
+    live = Path(f"{path}-wal").exists()
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if live else "&immutable=1")
+    try:
+        conn = module.connect(uri, timeout=timeout, isolation_level=None, check_same_thread=False,
+                              uri=True)
+    except module.Error as exc:
+        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
+    conn.row_factory = module.Row
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+        kind = inspect_file(conn, str(path))
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except StoreError:
+        conn.close()
+        raise
+    except module.DatabaseError as exc:
+        conn.close()
+        if "not a database" in str(exc):
+            raise StoreError(f"cannot open corpus {path}: not an SQLite database file") from exc
+        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
+    except Exception as exc:
+        conn.close()
+        raise ExtensionError(f"cannot load sqlite-vec into {path}: {exc}") from exc
+    if kind == "empty":
+        conn.close()
+        raise NotACorpusError(f"{path} is not a corpuskit corpus: it is an empty database")
+    if version < latest_version():
+        conn.close()
+        raise StoreError(
+            f"corpus {path} has schema version {version}, older than this corpuskit's "
+            f"({latest_version()}): open it once for writing (e.g. corpuskit manifest --db {path}) "
+            "to upgrade it, then read it")
     return conn
 
 
