@@ -116,7 +116,7 @@ class _without_demo_names:
     def __enter__(self):
         from corpuskit.enrich import entities
         from corpuskit.ingest import demo_vocab as V
-        from corpuskit.query.keys import alias_key
+        from corpuskit.query.name_keys import alias_key
 
         names = [n for beat in V.ENTITIES.values() for kind in beat.values() for n in kind]
         names += V.COMMON_PLACES + [n for n, _ in V.NOVEL_ENTITIES] + V.FIRST_NAMES + V.LAST_NAMES

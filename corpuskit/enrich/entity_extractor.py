@@ -62,9 +62,9 @@ from numbers import Integral, Real
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, is_demonym, load_common_words, load_demonyms, tokenize
 from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor
-from corpuskit.enrich.params import InstanceOf, Interval
+from corpuskit.enrich.estimator import InstanceOf, Interval
 from corpuskit.errors import ValidationError
-from corpuskit.query.keys import alias_key, entity_slug
+from corpuskit.query.name_keys import alias_key, entity_slug
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
 from corpuskit.text.hashtags import _english_costs
 

@@ -71,7 +71,7 @@ from pathlib import Path
 
 from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
-from corpuskit.query.keys import alias_key, entity_slug
+from corpuskit.query.name_keys import alias_key, entity_slug
 from corpuskit.text.hashtags import segment_hashtag
 from corpuskit.text.patterns import HASHTAG
 from corpuskit.text.terms import COMMON_WORDS, STOP_WORDS

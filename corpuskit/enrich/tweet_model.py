@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from corpuskit.enrich.base import SentimentScorer
-from corpuskit.enrich.params import InstanceOf, Interval
+from corpuskit.enrich.estimator import InstanceOf, Interval
 from corpuskit.enrich.tweet_features import TweetFeaturizer
 from corpuskit.errors import ValidationError
 
