@@ -230,7 +230,7 @@ def main(argv=None) -> int:
     from corpuskit.api.wsgi_server import connection_cap, raise_fd_limit
     from corpuskit.cli import env_int
     from corpuskit.errors import CorpusKitError
-    from corpuskit.store.keys import create_key, list_keys
+    from corpuskit.store.api_keys import create_key, list_keys
 
     if args.workers < 1 or args.threads < 1:
         print("server.py: error: --workers and --threads must be at least 1", file=sys.stderr)

@@ -163,7 +163,7 @@ def limiter_cost(db: str, n: int = 2000) -> float:
     """Microseconds per rate-limit transaction on the corpus file."""
     from corpuskit import open_corpus
     from corpuskit.api.ratelimit import consume
-    from corpuskit.store.keys import lookup_key
+    from corpuskit.store.api_keys import lookup_key
 
     corpus = open_corpus(db)
     key = corpus.create_key("enterprise", name="bench-limiter", per_minute=10**9, per_day=10**9)

@@ -143,7 +143,7 @@ def main() -> int:
 
     sys.path.insert(0, str(ROOT))
     from corpuskit import open_corpus
-    from corpuskit.store.keys import create_key
+    from corpuskit.store.api_keys import create_key
 
     path = Path(args.db)
     path.parent.mkdir(parents=True, exist_ok=True)

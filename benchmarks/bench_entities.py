@@ -4,10 +4,10 @@ Usage: python benchmarks/bench_entities.py [--data ../shared/datasets/wnut17] [-
        [--demo-records 3000]
 
 First the headline: 3-fold cross-validation of the whole default extractor on WNUT
-train (:mod:`corpuskit.enrich.extractor_cv`: each fold's CRF fitted on the other folds;
+train (``tools/extractor_cv.py``: each fold's CRF fitted on the other folds;
 ``--cv-cache DIR`` keeps those models for the next run, ``--no-cv`` skips it), then the
-shipped CRF's own CV figures, as ``python -m corpuskit.enrich.train_crf`` recorded them. Then dev,
-scored by :mod:`corpuskit.enrich.wnut_eval` (documents are their tokens joined
+shipped CRF's own CV figures, as ``python tools/train_crf.py`` recorded them. Then dev,
+scored by ``tools/wnut_eval.py`` (documents are their tokens joined
 by spaces; exact token-span match; person -> person, location -> place,
 corporation and group -> org, product -> product, creative-work -> product or
 concept). Prints typed
@@ -17,7 +17,7 @@ speed as wall-clock documents per second and per CPU-second, the second being
 less disturbed by other work on a shared machine). When ``test.conll`` is in the
 data folder, the default extractor's figures on it are printed too (a read-only
 evaluation: nothing is trained or chosen on dev or test; the CRF's settings were
-chosen by cross-validation on train, see ``corpuskit.enrich.train_crf``).
+chosen by cross-validation on train, see ``tools/train_crf.py``).
 Then the demo corpus: entity precision and recall (by name, and name + type) and sentiment
 agreement against the demo generator's labels, after ``Corpus.enrich()`` with the default
 extractor, twice: as shipped (its gazetteers hold no invented demo name, only real places
@@ -54,7 +54,7 @@ def run(name, extractor, docs, repeats: int = 2, fit: bool = False) -> None:
         wall, used = time.perf_counter() - t0, time.process_time() - c0
         best = wall if best is None else min(best, wall)
         cpu = used if cpu is None else min(cpu, used)
-    from corpuskit.enrich.wnut_eval import predicted_spans, span_scores
+    from wnut_eval import predicted_spans, span_scores
 
     predictions = [predicted_spans(text, spans, m) for (text, spans, _), m in zip(docs, found)]
     figures = span_scores(docs, predictions)
@@ -73,6 +73,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-cv", action="store_true", help="skip the whole-extractor CV on train")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
+    sys.path.insert(1, str(ROOT / "tools"))  # the evaluation scripts (wnut_eval, extractor_cv)
     path = Path(args.data) / f"{args.split}.conll"
     if not path.exists():
         print(f"skipped: {path} not found (WNUT 2017 data absent)")
@@ -115,7 +116,7 @@ class _without_demo_names:
     def __enter__(self):
         from corpuskit.enrich import entities
         from corpuskit.ingest import demo_vocab as V
-        from corpuskit.query.keys import alias_key
+        from corpuskit.query.name_keys import alias_key
 
         names = [n for beat in V.ENTITIES.values() for kind in beat.values() for n in kind]
         names += V.COMMON_PLACES + [n for n, _ in V.NOVEL_ENTITIES] + V.FIRST_NAMES + V.LAST_NAMES
@@ -167,7 +168,7 @@ class CrfOnly:
 
 def cv_line() -> None:
     """The shipped CRF's cross-validation figures on WNUT train, as recorded when it was trained
-    (``python -m corpuskit.enrich.train_crf``; refitting k models here would take minutes)."""
+    (``python tools/train_crf.py``; refitting k models here would take minutes)."""
     from corpuskit.enrich.crf import load_info
 
     info = load_info()
@@ -184,7 +185,7 @@ def cv_line() -> None:
 def extractor_cv_line(train, cache) -> None:
     """The headline: 3-fold CV of the whole default extractor on WNUT train."""
     from corpuskit.enrich.entity_extractor import HybridExtractor
-    from corpuskit.enrich.extractor_cv import cross_validate_extractor, fold_taggers, line
+    from extractor_cv import cross_validate_extractor, fold_taggers, line
 
     t0 = time.perf_counter()
     figures = cross_validate_extractor(train, HybridExtractor, fold_taggers(train, 3, cache))
@@ -195,7 +196,7 @@ def extractor_cv_line(train, cache) -> None:
 def wnut(path, args) -> None:
     from corpuskit.enrich.entities import GazetteerExtractor
     from corpuskit.enrich.entity_extractor import HybridExtractor
-    from corpuskit.enrich.wnut_eval import conll_documents
+    from wnut_eval import conll_documents
 
     docs = conll_documents(path)
     gold = sum(len(d[2]) for d in docs)

@@ -30,11 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(ROOT / "tools"))  # the training script (train_sentiment)
 
 from text_table import table  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "datasets" / "semeval_sentiment"
 
 
@@ -71,9 +72,9 @@ def main(argv=None) -> int:
 
     from corpuskit.enrich import TweetSentimentScorer, VaderScorer
     from corpuskit.enrich.base import sentiment_label
-    from corpuskit.enrich.train_sentiment import _classifier, figures, fold_ids, read_semeval
     from corpuskit.enrich.tweet_features import TweetFeaturizer
     from corpuskit.enrich.tweet_model import CLASSES, load_info
+    from train_sentiment import _classifier, figures, fold_ids, read_semeval
 
     info = load_info()
     texts, labels = read_semeval(args.data)

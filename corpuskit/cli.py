@@ -322,21 +322,21 @@ def cmd_import_dump(args) -> int:
 
 
 def cmd_keys(args) -> int:
-    from corpuskit.store import keys
+    from corpuskit.store import api_keys
 
     corpus = _open(args)
     if args.keys_command == "create":
-        key = keys.create_key(corpus.conn, tier=args.tier, name=args.name or "",
+        key = api_keys.create_key(corpus.conn, tier=args.tier, name=args.name or "",
                               per_minute=args.per_minute, per_day=args.per_day,
-                              prefix=os.environ.get("CORPUSKIT_KEY_PREFIX", keys.DEFAULT_KEY_PREFIX))
-        info = keys.list_keys(corpus.conn)[-1]
+                              prefix=os.environ.get("CORPUSKIT_KEY_PREFIX", api_keys.DEFAULT_KEY_PREFIX))
+        info = api_keys.list_keys(corpus.conn)[-1]
         print(f"created {info.tier} key {info.id} ({info.per_minute}/minute, {info.per_day}/day). "
               "It is shown only now; store it:")
         print(key)
     elif args.keys_command == "list":
         from corpuskit.store.limits import last_used
 
-        rows = keys.list_keys(corpus.conn)
+        rows = api_keys.list_keys(corpus.conn)
         if not rows:
             print("no keys")
         used = last_used(corpus)  # stamped in the rate-limit file beside the corpus
@@ -345,7 +345,7 @@ def cmd_keys(args) -> int:
             print(f"{k.id}\t{k.name or '-'}\t{k.tier}\t{k.prefix}…\tcreated {k.created_at}\t"
                   f"last used {used.get(k.id) or k.last_used_at or 'never'}\t{state}")
     else:
-        info = keys.revoke_key(corpus.conn, args.key)
+        info = api_keys.revoke_key(corpus.conn, args.key)
         print(f"revoked key {info.id} ({info.name or info.prefix + '…'})")
     return 0
 

@@ -17,7 +17,7 @@ All stored timestamps are UTC ISO 8601 strings ``YYYY-MM-DDTHH:MM:SSZ``.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 
@@ -183,11 +183,6 @@ def day_start(dt: datetime) -> datetime:
     """Midnight UTC of ``dt``'s day."""
     dt = utc(dt)
     return datetime(dt.year, dt.month, dt.day, tzinfo=timezone.utc)
-
-
-def days_back(now: datetime, days: int) -> datetime:
-    """The instant ``days`` days before ``now``."""
-    return utc(now) - timedelta(days=days)
 
 
 def wall_clock() -> datetime:

@@ -60,7 +60,7 @@ import numpy as np
 from corpuskit.clock import iso
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.numerics import dot_rows
-from corpuskit.query import SOURCE_KINDS, TopicNotFound, Where, is_source_name, topic_by_name
+from corpuskit.query import SOURCE_KINDS, TopicNotFound, Where, compile_query, is_source_name, topic_by_name
 from corpuskit.query.subsets import matching_ids
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
@@ -563,11 +563,6 @@ def _keyword_ranker():
 
 def _query_compiler():
     """The read layer's query-language compiler (``corpuskit.query.compile_query``)."""
-    try:
-        from corpuskit.query import compile_query
-    except ImportError:
-        raise StageNotRunError("query= needs the query-language compiler (corpuskit.query.compile_query), "
-                               "which this installation lacks") from None
     return compile_query
 
 

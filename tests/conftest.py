@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATASETS = Path(os.environ.get("CORPUSKIT_SHARED_DATASETS", ROOT.parent / "shared" / "datasets"))
 HN_CSV = SHARED_DATASETS / "hacker_news_2015_2016.csv"
 REDDIT_CSV = SHARED_DATASETS / "reddit_2019_science_technology.csv"
+#: the training and evaluation scripts, outside the installed package; their tests import them as
+#: top-level modules (``import train_crf``), as the scripts import each other
+TOOLS = ROOT / "tools"
+if str(TOOLS) not in sys.path:
+    sys.path.append(str(TOOLS))
 
 # Size of the session demo corpus: small enough for CI, big enough for the stages to mean something.
 DEMO_TEST_RECORDS = int(os.environ.get("CORPUSKIT_TEST_DEMO_RECORDS", "6000"))

@@ -90,7 +90,7 @@ def test_two_different_keys_are_refused(served):
 
 def test_revoked_key_is_401(served):
     corpus, app, _ = served
-    from corpuskit.store.keys import revoke_key
+    from corpuskit.store.api_keys import revoke_key
 
     doomed = corpus.create_key("free", name="doomed")
     revoke_key(corpus.conn, doomed)

@@ -15,7 +15,7 @@ from corpuskit.api import create_app
 from corpuskit.api.openapi import INTERFACES, document
 from corpuskit.api.pages import _SummaryCache
 from corpuskit.api.pages.negotiation import origin, prefers_html
-from corpuskit.store.keys import list_keys
+from corpuskit.store.api_keys import list_keys
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 BLOCK = {"p", "li", "td", "th", "tr", "h1", "h2", "h3", "h4", "div", "pre", "br", "ul", "table", "caption", "header",

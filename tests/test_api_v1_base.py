@@ -12,7 +12,7 @@ from corpuskit import open_corpus
 from corpuskit.api import auth
 from corpuskit.api.ids import decode_id, encode_id
 from corpuskit.api.paging import decode_cursor, encode_cursor
-from corpuskit.store.keys import revoke_key
+from corpuskit.store.api_keys import revoke_key
 
 
 

@@ -7,8 +7,8 @@ from corpuskit.enrich.base import record_text
 from corpuskit.api.bearer.shapes import entity_path
 from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor
 from corpuskit.query import resolve_entity_key
-from corpuskit.query.keys import alias_key
-from corpuskit.query.keys import entity_slug as slugify
+from corpuskit.query.name_keys import alias_key
+from corpuskit.query.name_keys import entity_slug as slugify
 from corpuskit.errors import MissingDependencyError, NotFoundError, ValidationError
 
 

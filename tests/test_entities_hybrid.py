@@ -11,8 +11,8 @@ import pytest
 from corpuskit.enrich.base import Mention
 from corpuskit.enrich.crf import CrfTagger, decode, load_info, spans_from_tags, tokenize
 from corpuskit.enrich.entities import SpacyExtractor
-from corpuskit.query.keys import alias_key
-from corpuskit.query.keys import entity_slug as slugify
+from corpuskit.query.name_keys import alias_key
+from corpuskit.query.name_keys import entity_slug as slugify
 from corpuskit.enrich.entity_extractor import HybridExtractor, aligned_display
 from corpuskit.enrich.pipeline import make_extractor
 from corpuskit.errors import ValidationError

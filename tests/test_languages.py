@@ -227,7 +227,7 @@ def test_terms_slugs_and_sentences_read_every_script():
 
 
 def test_slugs_of_non_latin_names_are_distinct():
-    from corpuskit.query.keys import entity_slug, story_slug
+    from corpuskit.query.name_keys import entity_slug, story_slug
 
     assert entity_slug("Владимир Путин") == "владимир-путин" != entity_slug("Алексей Навальный")
     assert entity_slug("Uğur Şahin") == "ugur-sahin" and entity_slug("Søren") == "s-ren"  # as before

@@ -12,7 +12,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.api import ratelimit
 from corpuskit.api.errors import JsonResponse
-from corpuskit.store.keys import lookup_key
+from corpuskit.store.api_keys import lookup_key
 
 T0 = datetime(2025, 3, 14, 23, 58, 30, 250000, tzinfo=timezone.utc)
 

@@ -83,7 +83,7 @@ def test_floor_on_own_sentences():
 def test_floor_on_labelled_tweets():
     """A floor on 600 labelled tweets of one file. The shipped model was fitted on all of them, so
     this checks the loaded model works as saved; the cross-validated figure is its quality."""
-    from corpuskit.enrich.train_sentiment import figures, read_semeval
+    from train_sentiment import figures, read_semeval
 
     need_shared(SEMEVAL / "twitter-2016devtest-A.txt")
     texts, labels = read_semeval(SEMEVAL)
@@ -138,7 +138,7 @@ def test_default_scorer_and_named_options():
 
 
 def test_missing_model_folder_says_how_to_train(tmp_path):
-    with pytest.raises(ValidationError, match="python -m corpuskit.enrich.train_sentiment"):
+    with pytest.raises(ValidationError, match="python tools/train_sentiment.py"):
         TweetSentimentScorer(model_dir=str(tmp_path)).fit()
 
 
@@ -171,7 +171,7 @@ def test_enrich_stores_the_chosen_scorer_and_manifest_names_it(option, model):
 
 def test_training_reproduces_its_model(tmp_path):
     """Two runs of the training command on the same data write byte-identical models that load."""
-    from corpuskit.enrich.train_sentiment import main
+    from train_sentiment import main
 
     need_shared(SEMEVAL / "twitter-2013dev-A.txt")
     data = tmp_path / "data"
@@ -194,7 +194,7 @@ def test_training_reproduces_its_model(tmp_path):
 
 
 def test_training_refuses_a_folder_without_data(tmp_path):
-    from corpuskit.enrich.train_sentiment import read_semeval
+    from train_sentiment import read_semeval
 
     with pytest.raises(FileNotFoundError, match="no twitter"):
         read_semeval(tmp_path)

@@ -71,11 +71,6 @@ def parse_since(value, default: datetime) -> str:
     return iso(parse_timestamp(value))
 
 
-def day_start_iso(day: str) -> str:
-    """``YYYY-MM-DDT00:00:00Z`` for a day string."""
-    return f"{day}T00:00:00Z"
-
-
 def day_end(day: str) -> datetime:
     """The last second of a UTC day."""
     d = date.fromisoformat(day)

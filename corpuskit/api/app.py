@@ -23,7 +23,7 @@ from corpuskit.api.errors import JSON_TYPE, JsonError, encode_json, error_body
 from corpuskit.api.keyed import routes as keyed_routes
 from corpuskit.api.paging import SECRET_META_KEYS
 from corpuskit.errors import NotFoundError, ValidationError
-from corpuskit.store.keys import DEFAULT_KEY_PREFIX, key_prefix as checked_prefix
+from corpuskit.store.api_keys import DEFAULT_KEY_PREFIX, key_prefix as checked_prefix
 from corpuskit.store.limits import limit_store
 
 log = logging.getLogger("corpuskit.api")

@@ -1,6 +1,6 @@
 """Who is calling: bearer-token authentication for ``/v1``.
 
-:func:`authenticate` answers the caller's :class:`~corpuskit.store.keys.KeyInfo`
+:func:`authenticate` answers the caller's :class:`~corpuskit.store.api_keys.KeyInfo`
 or stops the request with 401 JSON. A successful lookup is cached for
 :data:`CACHE_SECONDS` per key hash, so a revoked key stops working within that
 time on every server thread; unknown keys are never cached.
@@ -13,7 +13,7 @@ import time
 
 from corpuskit.api import ratelimit
 from corpuskit.api.errors import abort_json
-from corpuskit.store.keys import lookup_key
+from corpuskit.store.api_keys import lookup_key
 
 CACHE_SECONDS = 2.0
 _MAX_KEY_LENGTH = 256

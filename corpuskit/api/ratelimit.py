@@ -4,7 +4,7 @@ The counters live in ``<corpus>.limits.db`` (:mod:`corpuskit.store.limits`),
 not in the corpus: no import or stage holding the corpus's write lock can make
 a keyed request wait.
 
-Each key has two allowances, set by its tier (``corpuskit.store.keys.TIERS``;
+Each key has two allowances, set by its tier (``corpuskit.store.api_keys.TIERS``;
 enterprise limits are set at creation): requests per minute and per day.
 The minute window starts at the top of each minute and the day window at
 midnight UTC, both on the **wall clock** (never the corpus clock: a frozen

@@ -1,6 +1,6 @@
 """Enrichment: sentiment, entities, topics and embeddings for every record.
 
-Each step is an estimator (:mod:`corpuskit.enrich.params`) behind a small base
+Each step is an estimator (:mod:`corpuskit.enrich.estimator`) behind a small base
 class (:mod:`corpuskit.enrich.base`); :func:`~corpuskit.enrich.pipeline.enrich_corpus`
 (``Corpus.enrich``) runs them with the options of :class:`EnrichSettings`. The
 ``default_*`` functions return exactly the steps a run uses when none is given.
@@ -11,7 +11,7 @@ from corpuskit.enrich.defaults import (default_assigner, default_embedder, defau
 from corpuskit.enrich.embeddings import SentenceTransformerEmbedder, TfidfSvdEmbedder
 from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor
 from corpuskit.enrich.entity_extractor import HybridExtractor
-from corpuskit.enrich.params import Estimator
+from corpuskit.enrich.estimator import Estimator
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.settings import EnrichSettings
 from corpuskit.enrich.topics import Beat, BeatAssigner

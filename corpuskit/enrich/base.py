@@ -5,7 +5,7 @@ Pass your own subclass to :func:`corpuskit.enrich.pipeline.enrich_corpus`
 transformer sentiment model, spaCy, a sentence-transformers model. Each base
 class states the one or two methods a replacement must provide; the pipeline
 calls a step only through the methods declared here. Each step is an
-:class:`~corpuskit.enrich.params.Estimator`: ``__init__`` stores parameters,
+:class:`~corpuskit.enrich.estimator.Estimator`: ``__init__`` stores parameters,
 ``_parameter_constraints`` declares them, ``fit`` returns self, and fitted
 state ends in ``_``.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from corpuskit.enrich.params import Estimator
+from corpuskit.enrich.estimator import Estimator
 from corpuskit.numerics import stored, unit_rows
 from corpuskit.query.values import ENTITY_TYPES, SENTIMENT_LABELS  # noqa: F401  (re-exported to extractors)
 

@@ -4,7 +4,7 @@ The shipped model (``corpuskit/enrich/models/wnut17_crf.crfsuite``) is a
 linear-chain CRF (python-crfsuite, through sklearn-crfsuite at training time)
 trained on the WNUT 2017 "Emerging and Rare Entities" data (Derczynski,
 Nichols, van Erp, Limsopatham 2017; CC-BY 4.0). The training script is
-:mod:`corpuskit.enrich.train_crf`. Its labels (``person``, ``location``,
+``tools/train_crf.py``. Its labels (``person``, ``location``,
 ``group``, ``corporation``, ``product``, ``creative-work``) map to corpuskit's
 types through :data:`WNUT_TYPES`.
 
@@ -64,7 +64,7 @@ class Featurizer:
     hashtag/handle/URL flags, case flags, digits, non-ASCII letters, its English
     frequency bucket, membership in the training data's common (lower-case)
     words, the types of the gazetteer names it is a word of, the name-lexicon
-    tags of the word (``fname``, ``lname``, ``place``: :mod:`corpuskit.enrich.build_lexicon`),
+    tags of the word (``fname``, ``lname``, ``place``: ``tools/build_lexicon.py``),
     a demonym flag ("American", "Russians"), and the phrase matches it is part
     of (a gazetteer alias or a lexicon place of up to four tokens, as ``B``/``I``
     with the type, matched in any case). Per sentence: the document's case profile
@@ -309,7 +309,7 @@ def load_demonyms() -> frozenset:
 
 
 def load_lexicon() -> list[tuple[str, str]]:
-    """The shipped name lexicon: ``[(phrase, tag)]`` (see :mod:`corpuskit.enrich.build_lexicon`)."""
+    """The shipped name lexicon: ``[(phrase, tag)]`` (see ``tools/build_lexicon.py``)."""
     path = resources.files("corpuskit.enrich").joinpath("models").joinpath(LEXICON_FILE)
     if not path.is_file():
         return []

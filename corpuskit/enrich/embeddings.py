@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 
 from corpuskit.enrich.base import Embedder, l2_normalise, record_text
-from corpuskit.enrich.params import InstanceOf, Interval, Pair
+from corpuskit.enrich.estimator import InstanceOf, Interval, Pair
 from corpuskit.errors import MissingDependencyError, ValidationError
 from corpuskit.numerics import as64, stored, unit_rows
 from corpuskit.text import analysis_text

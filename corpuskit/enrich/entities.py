@@ -4,10 +4,10 @@ Positions are character offsets into the record's *analysed text*
 (:func:`corpuskit.enrich.base.record_text`): ``title + "\\n" + contentText``
 when the title is non-empty and differs from the text, else ``contentText``.
 
-Aliases merge on :func:`corpuskit.query.keys.alias_key`: case, spacing and punctuation, a leading
+Aliases merge on :func:`corpuskit.query.name_keys.alias_key`: case, spacing and punctuation, a leading
 ``@`` and a possessive ``'s`` are ignored, so ``OpenAI``, ``Open AI``,
 ``@openai`` and ``OpenAI's`` are one entity. Each canonical entity has one
-slug (:func:`corpuskit.query.keys.entity_slug` of its canonical name); ``entities.id``
+slug (:func:`corpuskit.query.name_keys.entity_slug` of its canonical name); ``entities.id``
 doubles as the legacy numeric key, and :func:`corpuskit.query.resolve_entity_key`
 accepts all three key forms.
 """
@@ -20,9 +20,9 @@ from importlib import resources
 from numbers import Integral
 
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
-from corpuskit.enrich.params import InstanceOf, Interval
+from corpuskit.enrich.estimator import InstanceOf, Interval
 from corpuskit.errors import MissingDependencyError, ValidationError
-from corpuskit.query.keys import POSSESSIVE, alias_key, entity_slug
+from corpuskit.query.name_keys import POSSESSIVE, alias_key, entity_slug
 
 _TOKEN = re.compile(r"@?[^\W_](?:[\w&+#]|[.\-'’](?=[^\W_]))*")
 # token -> (surface without a possessive, alias key, characters trimmed): a pure function of the

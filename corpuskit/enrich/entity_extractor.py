@@ -62,9 +62,9 @@ from numbers import Integral, Real
 from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, is_demonym, load_common_words, load_demonyms, tokenize
 from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor
-from corpuskit.enrich.params import InstanceOf, Interval
+from corpuskit.enrich.estimator import InstanceOf, Interval
 from corpuskit.errors import ValidationError
-from corpuskit.query.keys import alias_key, entity_slug
+from corpuskit.query.name_keys import alias_key, entity_slug
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
 from corpuskit.text.hashtags import _english_costs
 
@@ -262,7 +262,7 @@ class HybridExtractor(EntityExtractor):
         probability (default 0.5; other spans need only pass ``max_outside``).
         An all-lower-case span ("networks") is not held to it: by 3-fold
         cross-validation of the whole extractor on WNUT 2017 train
-        (``python -m corpuskit.enrich.extractor_cv``) that guard cost 0.003
+        (``python tools/extractor_cv.py``) that guard cost 0.003
         typed F1 (0.526 against 0.529).
     span_confidence : float
         Where a CRF span contains a shorter known name ("Xiaomi Mi 6" around the
@@ -582,7 +582,7 @@ class HybridExtractor(EntityExtractor):
         first-name list knows ("sea", but not "china" or "alex"); and, below ``lower_confidence``,
         one common word opening a sentence ("Arm is sore"). An all-lower-case span is not dropped
         for its case alone: 3-fold cross-validation of the whole extractor on WNUT 2017 train
-        (:mod:`corpuskit.enrich.extractor_cv`) scored that guard 0.526 typed F1 against 0.529."""
+        (``tools/extractor_cv.py``) scored that guard 0.526 typed F1 against 0.529."""
         words = [t[2] for t in tokens[a:b + 1]]
         low = words[0].lower()
         acronym = len(words[0]) > 1 and words[0].isupper()  # "LA" is not "la"

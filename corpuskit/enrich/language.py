@@ -20,7 +20,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from corpuskit.enrich.params import Estimator, Interval
+from corpuskit.enrich.estimator import Estimator, Interval
 from corpuskit.text import analysis_text
 
 __all__ = ["LanguageDetector", "UNDETERMINED", "covers", "default_detector"]

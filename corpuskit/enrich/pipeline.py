@@ -27,7 +27,7 @@ from corpuskit.enrich.base import Embedder, record_text
 from corpuskit.enrich.defaults import default_assigner, default_embedder, make_extractor, make_scorer
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
 from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
-from corpuskit.query.keys import alias_key
+from corpuskit.query.name_keys import alias_key
 from corpuskit.enrich.lineages import match_lineages
 from corpuskit.enrich.resolve import apply_alias_file, record_hashtags, resolve_entities
 from corpuskit.enrich.settings import FIT_SAMPLE, EnrichSettings

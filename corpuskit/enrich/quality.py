@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from corpuskit.query.keys import alias_key
+from corpuskit.query.name_keys import alias_key
 
 
 def demo_quality(corpus) -> dict:

@@ -71,7 +71,7 @@ from pathlib import Path
 
 from corpuskit.clock import iso
 from corpuskit.errors import ValidationError
-from corpuskit.query.keys import alias_key, entity_slug
+from corpuskit.query.name_keys import alias_key, entity_slug
 from corpuskit.text.hashtags import segment_hashtag
 from corpuskit.text.patterns import HASHTAG
 from corpuskit.text.terms import COMMON_WORDS, STOP_WORDS
@@ -539,7 +539,7 @@ def _vocabulary() -> tuple[frozenset, frozenset]:
 
 def _census_names() -> frozenset:
     """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
-    but the demo vocabulary's words; built by ``python -m corpuskit.enrich.build_gazetteers``)."""
+    but the demo vocabulary's words; built by ``python tools/build_gazetteers.py``)."""
     from importlib import resources
 
     text = resources.files("corpuskit.enrich").joinpath("gazetteers", "census_first_names.txt").read_text(

@@ -13,7 +13,7 @@ from numbers import Integral
 import numpy as np
 
 from corpuskit.enrich.base import SentimentScorer, sentiment_label
-from corpuskit.enrich.params import Interval
+from corpuskit.enrich.estimator import Interval
 from corpuskit.text import analysis_text
 
 __all__ = ["VaderScorer", "sentiment_label"]

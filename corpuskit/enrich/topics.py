@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from corpuskit.enrich.base import l2_normalise
-from corpuskit.enrich.params import Estimator, Interval, Weights
+from corpuskit.enrich.estimator import Estimator, Interval, Weights
 from corpuskit.errors import BeatDefinitionError, ValidationError
 from corpuskit.numerics import as64, mean_rows, rounded, unit_rows
 

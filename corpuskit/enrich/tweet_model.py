@@ -3,7 +3,7 @@
 Stored as ``models/tweet_sentiment.npz`` (coefficients, intercepts, vocabularies as UTF-8
 text, idf, dense scaling: plain arrays, read with ``allow_pickle=False``) and
 ``models/tweet_sentiment.json`` (settings, classes, cross-validation figures), written by
-:mod:`corpuskit.enrich.train_sentiment`. :class:`TweetSentimentScorer` loads them on first use.
+``tools/train_sentiment.py``. :class:`TweetSentimentScorer` loads them on first use.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from corpuskit.enrich.base import SentimentScorer
-from corpuskit.enrich.params import InstanceOf, Interval
+from corpuskit.enrich.estimator import InstanceOf, Interval
 from corpuskit.enrich.tweet_features import TweetFeaturizer
 from corpuskit.errors import ValidationError
 
@@ -85,7 +85,8 @@ class TweetSentimentScorer(SentimentScorer):
         path = base / MODEL_FILE
         if not Path(str(path)).exists():
             raise ValidationError(f"no sentiment model at {path}: train one with "
-                                  "python -m corpuskit.enrich.train_sentiment DATA_DIR --out FOLDER")
+                                  "python tools/train_sentiment.py DATA_DIR --out FOLDER "
+                                  "(in a corpuskit source checkout)")
         info = load_info(base)
         with np.load(str(path), allow_pickle=False) as arrays:
             self.featurizer_ = TweetFeaturizer.from_state(info["featurizer"], arrays)

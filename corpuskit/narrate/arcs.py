@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from corpuskit.clock import from_iso
-from corpuskit.query.keys import story_slug
+from corpuskit.query.name_keys import story_slug
 
 
 def arc_status(last_updated_at: str, now, active_days: int = 7, dormant_days: int = 30) -> str:

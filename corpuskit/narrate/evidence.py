@@ -127,11 +127,6 @@ def _records(conn, where: str, args, limit: int = POOL_LIMIT) -> list[EvidenceRe
                            r[7] or "{}", r[8]) for r in rows]
 
 
-def has_quotable(record: EvidenceRecord) -> bool:
-    """Whether the record has at least one sentence a story could quote (see :mod:`corpuskit.narrate.quotes`)."""
-    return bool(record_sentences(record.text))
-
-
 def _matrix(records: list[EvidenceRecord]):
     texts = [f"{r.title} {r.text}" for r in records]
     try:

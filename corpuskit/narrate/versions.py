@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 
 from corpuskit.narrate.slugs import register_slug, unique_base, version_slug
-from corpuskit.query.keys import story_slug
+from corpuskit.query.name_keys import story_slug
 
 
 @dataclass

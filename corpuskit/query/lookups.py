@@ -6,7 +6,7 @@ import json
 import re
 
 from corpuskit.errors import NotFoundError, ValidationError
-from corpuskit.query.keys import alias_key, entity_slug, normalise_story_slug
+from corpuskit.query.name_keys import alias_key, entity_slug, normalise_story_slug
 
 
 class TopicNotFound(NotFoundError, ValidationError):

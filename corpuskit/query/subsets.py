@@ -102,20 +102,6 @@ def published_span(conn, ids=None) -> tuple[str | None, str | None]:
     return lo, hi
 
 
-def filter_ids(conn, ids, where) -> np.ndarray:
-    """The ids (sorted) whose record passes ``where`` (a :class:`~corpuskit.query.Where` over
-    ``records r LEFT JOIN enrichment e``); ``where`` empty or None keeps every existing record."""
-    ids = as_ids(ids)
-    cond = (" AND " + where.joined()) if where else ""
-    args = list(where.args) if where else []
-    kept: list[int] = []
-    for batch in _chunks(ids):
-        kept.extend(r[0] for r in conn.execute(
-            f"SELECT r.id FROM {RECORDS_FROM} WHERE r.id IN (SELECT value FROM json_each(?)){cond}",
-            [batch, *args]))
-    return np.array(sorted(kept), dtype=np.int64)
-
-
 def matching_ids(conn, where) -> np.ndarray:
     """The sorted ids of every record that passes ``where`` (over ``records r LEFT JOIN enrichment e``)."""
     rows = conn.execute(f"SELECT r.id FROM {RECORDS_FROM}{where.sql() if where else ''} ORDER BY r.id",

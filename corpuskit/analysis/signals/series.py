@@ -82,10 +82,6 @@ class DailySeries:
         if self.ts_scored is None:
             self.ts_scored = self.ts_count
 
-    def topic_id_at(self, row: int) -> int | None:
-        """Topic id of a topic row (``None`` for ``-1``)."""
-        return None if row < 0 else self.topics[row]
-
 
 def load_series(corpus, first_day: str | None = None, last_day: str | None = None,
                 min_entity_count: int = 1, terms: bool = False) -> DailySeries:

@@ -195,14 +195,6 @@ def signal_evidence(conn, signal_id: int) -> dict:
     return {"records": records, "entities": entities, "topics": topics, "stories": stories}
 
 
-def signal_events_after(conn, event_id: int, limit: int = 500):
-    """Signal change events after ``event_id`` for kinds ``/v1`` serves, oldest first."""
-    return conn.execute(
-        "SELECT ev.id AS event_id, s.id, s.kind, s.severity, s.sigma_score, s.detected_at "
-        f"FROM signal_events ev JOIN signals s ON s.id = ev.signal_id WHERE ev.id > ? AND {_SIGNAL_SERVED} "
-        "ORDER BY ev.id LIMIT ?", (event_id, limit)).fetchall()
-
-
 def last_signal_event(conn) -> int:
     return conn.execute("SELECT coalesce(max(id), 0) FROM signal_events").fetchone()[0]
 

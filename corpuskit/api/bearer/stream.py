@@ -73,10 +73,6 @@ class StreamGate:
         self._total = 0
         self._per_key: dict = {}
 
-    @property
-    def open_streams(self) -> int:
-        return self._total
-
     def open(self, key_id):
         """Take a slot for ``key_id``; 429 past the per-key cap, 503 past the process cap."""
         with self._lock:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from corpuskit.api.auth import bearer_token, cached_lookup
 from corpuskit.api.errors import JsonError, abort_json
-from corpuskit.store.keys import DEFAULT_KEY_PREFIX, has_keys
+from corpuskit.store.api_keys import DEFAULT_KEY_PREFIX, has_keys
 
 NOT_CONFIGURED = "API access not configured"
 KEY_REQUIRED = "API key required"
@@ -45,7 +45,7 @@ def presented_key(request) -> str | None:
 
 
 def require_key(corpus, request):
-    """The caller's :class:`~corpuskit.store.keys.KeyInfo`, or the 503/401 JSON answer."""
+    """The caller's :class:`~corpuskit.store.api_keys.KeyInfo`, or the 503/401 JSON answer."""
     try:
         key = presented_key(request)
     except JsonError:

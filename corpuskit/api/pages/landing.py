@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from corpuskit.api.pages.html import (Markup, code, document, element, escape, fmt_int, inline_list,
                                       join, link, table)
-from corpuskit.store.keys import TIERS
+from corpuskit.store.api_keys import TIERS
 
 #: Every link the landing page and the JSON index offer: (rel, href, title, media type).
 LINKS = (

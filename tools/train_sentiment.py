@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m corpuskit.enrich.train_sentiment /path/to/semeval_sentiment [--out corpuskit/enrich/models] \
+    python tools/train_sentiment.py /path/to/semeval_sentiment [--out corpuskit/enrich/models] \
         [--folds 5] [--seed 17]
 
 Reads every ``twitter-*-A.txt`` (``id TAB label TAB text``), drops repeated
@@ -36,9 +36,12 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+import corpuskit.enrich
 from corpuskit.enrich.tweet_features import TweetFeaturizer, clean_text
 from corpuskit.enrich.tweet_model import CLASSES, INFO_FILE, MODEL_FILE, save_model
 
+#: the shipped models' folder of the corpuskit this script imports
+MODELS = Path(corpuskit.enrich.__file__).parent / "models"
 DATA_NOTE = ("SemEval 2013-2016 Task 4 subtask A gold, English tweets (Rosenthal, Farra, Nakov 2017; "
              "Nakov et al. 2016); repeated annotations dropped; tweets not redistributed")
 
@@ -234,7 +237,7 @@ def _jsonable(settings: dict) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", help="folder holding the twitter-*-A.txt files")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "models"))
+    parser.add_argument("--out", default=str(MODELS))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--jobs", type=int, default=1, help="processes fitting the folds (same result for any)")

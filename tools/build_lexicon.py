@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m corpuskit.enrich.build_lexicon NAMES_DIR GEONAMES_DIR [--out corpuskit/enrich/models]
+    python tools/build_lexicon.py NAMES_DIR GEONAMES_DIR [--out corpuskit/enrich/models]
 
 ``NAMES_DIR`` holds the US Census 1990 name-frequency files ``dist.male.first``,
 ``dist.female.first`` and ``dist.all.last`` (public domain; as shipped by the
@@ -22,7 +22,11 @@ import json
 import sys
 from pathlib import Path
 
-LEXICON_FILE = "lexicon.tsv"
+import corpuskit.enrich
+from corpuskit.enrich.crf import LEXICON_FILE
+
+#: the shipped models' folder of the corpuskit this script imports
+MODELS = Path(corpuskit.enrich.__file__).parent / "models"
 
 
 def _census(path: Path, limit: int) -> list[str]:
@@ -61,7 +65,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names_dir")
     parser.add_argument("geo_dir")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "models"))
+    parser.add_argument("--out", default=str(MODELS))
     parser.add_argument("--first", type=int, default=1500, help="first names kept (most frequent)")
     parser.add_argument("--last", type=int, default=5000, help="surnames kept (most frequent)")
     parser.add_argument("--min-population", type=int, default=100_000)

@@ -2,17 +2,17 @@
 
 Usage::
 
-    python -m corpuskit.enrich.extractor_cv ../shared/datasets/wnut17 [--folds 3] [--cache DIR]
+    python tools/extractor_cv.py ../shared/datasets/wnut17 [--folds 3] [--cache DIR]
         [--lower-confidence 0.5 0.0]
 
-:mod:`corpuskit.enrich.train_crf` cross-validates the CRF alone; a setting of the extractor
+``tools/train_crf.py`` cross-validates the CRF alone; a setting of the extractor
 around it (the lower-case guard, rules, promotion) is chosen here instead. The folds are
-:func:`corpuskit.enrich.train_crf.folds` (seeded, the CRF's own). For each fold a CRF is
+``train_crf.folds`` (seeded, the CRF's own). For each fold a CRF is
 fitted on the other folds with the shipped model's settings (c1, c2, iterations; its CV-chosen
 ``max_outside``), with the common words of that part only, both for the CRF's features and for
 the extractor's common-word tests; the default :class:`~corpuskit.enrich.entity_extractor.HybridExtractor`
 then runs on the held-out fold with that CRF. Figures pool every fold's spans and are scored by
-:mod:`corpuskit.enrich.wnut_eval` (typed and untyped precision, recall, F1). Dev and test are never
+``tools/wnut_eval.py`` (typed and untyped precision, recall, F1). Dev and test are never
 read. Fold models are kept in ``--cache`` so several settings reuse them (each takes about a
 minute to fit on one core). Needs ``sklearn-crfsuite`` (a core dependency).
 """
@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from corpuskit.enrich.crf import CrfTagger, build_featurizer, load_info
-from corpuskit.enrich.train_crf import _fit, common_words, folds, read_conll
-from corpuskit.enrich.wnut_eval import conll_documents, predicted_spans, span_scores
+from train_crf import _fit, common_words, folds, read_conll  # tools/, beside this script
+from wnut_eval import conll_documents, predicted_spans, span_scores
 
 
 def fold_taggers(train_path, k: int = 3, cache=None, iterations: int | None = None
@@ -76,7 +76,7 @@ def _fold_common_words(words):
 
 
 def cross_validate_extractor(train_path, make_extractor, taggers, fit: bool = False) -> dict:
-    """Pooled :func:`~corpuskit.enrich.wnut_eval.span_scores` of ``make_extractor()`` (a fresh
+    """Pooled :func:`wnut_eval.span_scores` of ``make_extractor()`` (a fresh
     :class:`HybridExtractor`) over the folds of :func:`fold_taggers`, plus ``"folds"``: each
     fold's own scores. ``fit``: the extractor is first fitted on the held-out fold's texts
     (unlabelled), as ``Corpus.enrich()`` fits it on a corpus."""

@@ -19,7 +19,7 @@ GOLD_TYPES = {"person": {"person"}, "location": {"place"}, "corporation": {"org"
 def conll_documents(path) -> list[tuple[str, list[tuple[int, int]], set]]:
     """``(text, token character spans, {(first token, last token, WNUT label)})`` per document."""
     from corpuskit.enrich.crf import spans_from_tags
-    from corpuskit.enrich.train_crf import read_conll
+    from train_crf import read_conll
 
     path = Path(path)
     if not path.is_file():
