@@ -9,8 +9,8 @@ from __future__ import annotations
 from corpuskit.api.bearer import routes as r
 from corpuskit.api.bearer.queries import V1_SIGNAL_KINDS
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
-                                            json_content, nullable, number, obj, path_param,
-                                            query, ref, response, source_name, string,
+                                            json_content, nullable, number, obj, operation,
+                                            path_param, query, ref, response, source_name, string,
                                             timestamp, timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.query import MAX_QUERY_LENGTH
@@ -196,18 +196,10 @@ def _responses() -> dict:
     }
 
 
-def _op(summary, schema_name, parameters=(), errors=(), operation_id="", description=""):
-    responses = {"200": response("OK", ref(schema_name), _RATE_HEADERS)}
-    names = {"301": "Redirect", "400": "BadRequest", "404": "NotFound"}
-    for code in errors:
-        responses[code] = {"$ref": f"#/components/responses/{names[code]}"}
-    responses["401"] = {"$ref": "#/components/responses/Unauthorized"}
-    responses["429"] = {"$ref": "#/components/responses/TooManyRequests"}
-    out = {"summary": summary, "operationId": operation_id, "parameters": list(parameters),
-           "responses": dict(sorted(responses.items()))}
-    if description:
-        out["description"] = description
-    return {"get": out}
+def _op(*args, **kwargs) -> dict:
+    """A ``/v1`` operation (:func:`~corpuskit.api.openapi.building.operation`): every one may
+    answer 401 and 429."""
+    return operation(*args, headers=_RATE_HEADERS, always=("401", "429"), **kwargs)
 
 
 def _paths() -> dict:

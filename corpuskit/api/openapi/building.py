@@ -123,3 +123,27 @@ def response(description: str, schema: dict, headers: dict | None = None) -> dic
 def header(description: str, schema: dict | None = None, required: bool = True) -> dict:
     return {"description": description, "required": required,
             "schema": schema or {"type": "integer", "minimum": 0}}
+
+
+#: The shared responses an operation refers to by status code (``#/components/responses/<name>``);
+#: each document defines the ones its operations use.
+RESPONSE_NAMES = {"301": "Redirect", "400": "BadRequest", "401": "Unauthorized", "404": "NotFound",
+                  "429": "TooManyRequests", "500": "SearchFailed", "503": "NotConfigured"}
+
+
+def operation(summary: str, schema_name: str, parameters=(), errors=(), operation_id: str = "",
+              description: str = "", *, headers: dict | None = None, always=("401", "429")) -> dict:
+    """A GET operation: 200 with ``schema_name`` (and ``headers``), plus references to the shared
+    responses of the status codes in ``errors`` and ``always`` (:data:`RESPONSE_NAMES`).
+
+    Both documents build every operation of this shape here; each binds its rate-limit headers and
+    the codes every one of its operations may answer (``api/openapi/keyed.py`` and ``bearer.py``).
+    """
+    responses = {"200": response("OK", ref(schema_name), headers)}
+    for code in (*errors, *always):
+        responses[code] = {"$ref": f"#/components/responses/{RESPONSE_NAMES[code]}"}
+    out = {"summary": summary, "operationId": operation_id, "parameters": list(parameters),
+           "responses": dict(sorted(responses.items()))}
+    if description:
+        out["description"] = description
+    return {"get": out}

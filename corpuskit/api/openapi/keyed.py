@@ -8,8 +8,8 @@ from __future__ import annotations
 from corpuskit.api.keyed import handlers as h
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, limit_param, nullable, number, obj,
-                                            path_param, query, ref, response, source_name, string,
-                                            timestamp, timestamp_param)
+                                            operation, path_param, query, ref, response,
+                                            source_name, string, timestamp, timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS, SIGNAL_KINDS
 
@@ -246,20 +246,10 @@ def _responses() -> dict:
     }
 
 
-def _op(summary: str, schema_name: str, parameters=(), errors=("400",), description="",
-        operation_id: str = "") -> dict:
-    responses = {"200": response("OK", ref(schema_name), _RATE_HEADERS)}
-    names = {"400": "BadRequest", "404": "NotFound", "500": "SearchFailed"}
-    for code in errors:
-        responses[code] = {"$ref": f"#/components/responses/{names[code]}"}
-    responses["401"] = {"$ref": "#/components/responses/Unauthorized"}
-    responses["429"] = {"$ref": "#/components/responses/TooManyRequests"}
-    responses["503"] = {"$ref": "#/components/responses/NotConfigured"}
-    out = {"summary": summary, "operationId": operation_id, "parameters": list(parameters),
-           "responses": dict(sorted(responses.items()))}
-    if description:
-        out["description"] = description
-    return {"get": out}
+def _op(*args, **kwargs) -> dict:
+    """An ``/api/v1`` operation (:func:`~corpuskit.api.openapi.building.operation`): every one may
+    answer 401, 429 and 503."""
+    return operation(*args, headers=_RATE_HEADERS, always=("401", "429", "503"), **kwargs)
 
 
 def _search_extensions() -> list:
