@@ -14,8 +14,27 @@ from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS, SIGNAL_KINDS
 
 
-def _schemas() -> dict:
-    severity = enum(h.SEVERITIES)
+def _severity() -> dict:
+    return enum(h.SEVERITIES)
+
+
+def _paged_list(item: str) -> dict:
+    """``{data: [item], pagination}``, the envelope of a paged list."""
+    return obj({"data": array(ref(item)), "pagination": ref("Pagination")})
+
+
+def _envelope_schemas() -> dict:
+    return {
+        "Error": obj({"error": string(minLength=1)}),
+        "RateLimitError": obj({"error": enum(("Rate limit exceeded",
+                                              "Daily request limit reached")),
+                               "upgradeUrl": string(format="uri-reference")}),
+        "Pagination": obj({"total": integer(), "limit": integer(1), "offset": integer(),
+                           "hasMore": boolean()}),
+    }
+
+
+def _snapshot_schemas() -> dict:
     entity_mention = obj({"name": string(), "mentions": integer(), "type": string()})
     snapshot = obj({
         "date": day(),
@@ -32,6 +51,11 @@ def _schemas() -> dict:
         "topEntities": array(entity_mention),
         "signalCount": integer(),
     })
+    return {"Snapshot": snapshot}
+
+
+def _narrative_schemas() -> dict:
+    severity = _severity()
     narrative_item = obj({
         "slug": string(),
         "type": enum(h.NARRATIVE_TYPES),
@@ -56,6 +80,15 @@ def _schemas() -> dict:
         "versions": array(obj({"slug": string(), "version": integer(1),
                                "generatedAt": timestamp()}), description="newest first"),
     })]}
+    return {
+        "NarrativeListItem": narrative_item,
+        "NarrativeDetail": narrative_detail,
+        "NarrativeList": _paged_list("NarrativeListItem"),
+    }
+
+
+def _topic_schemas() -> dict:
+    severity = _severity()
     topic_base = {
         "name": string(description="identifier used in filters and paths"),
         "displayName": string(),
@@ -80,6 +113,14 @@ def _schemas() -> dict:
                                "createdAt": timestamp()})),
         "volumeBySource": array(obj({"source": string(), "count": integer()})),
     })
+    return {
+        "TopicListItem": topic_item,
+        "TopicList": obj({"topics": array(ref("TopicListItem")), "count": integer()}),
+        "TopicDetail": topic_detail,
+    }
+
+
+def _discourse_schemas() -> dict:
     analysis = obj({
         # null: the record's language is one the sentiment scorer does not cover
         "sentiment": nullable(obj({"label": enum(SENTIMENT_LABELS),
@@ -103,6 +144,14 @@ def _schemas() -> dict:
         "language": string(),
         "analysis": nullable({"$ref": "#/components/schemas/DiscourseAnalysis"}),
     })
+    return {
+        "DiscourseAnalysis": analysis,
+        "DiscourseRecord": discourse,
+        "DiscourseList": _paged_list("DiscourseRecord"),
+    }
+
+
+def _search_schemas() -> dict:
     search_result = obj({
         "id": string(), "resultType": string(), "source": source_name(),
         "contentType": string(), "title": string(), "excerpt": string(), "url": string(),
@@ -119,6 +168,11 @@ def _schemas() -> dict:
         "embeddingMs": integer(),
         "searchMs": integer(),
     })
+    return {"SearchResult": search_result, "SearchResults": search}
+
+
+def _signal_schemas() -> dict:
+    severity = _severity()
     signal = obj({
         "id": integer(1),
         "type": enum(SIGNAL_KINDS),
@@ -134,6 +188,10 @@ def _schemas() -> dict:
         "acknowledged": boolean(),
         "narrativeId": nullable(integer(1)),
     })
+    return {"Signal": signal, "SignalList": _paged_list("Signal")}
+
+
+def _entity_schemas() -> dict:
     entity_aggregate = obj({
         "data": array(obj({"name": string(), "mentions": integer(), "types": array(string())})),
         "count": integer(),
@@ -150,6 +208,11 @@ def _schemas() -> dict:
         "hashtags": array(obj({"tag": string(), "written": string(), "records": integer()}),
                           description="extension: hashtags that resolve to the entity, most records first"),
     })
+    return {"EntityAggregate": entity_aggregate, "EntityProfile": entity_profile}
+
+
+def _topic_series_schemas() -> dict:
+    """The daily series of topics: snapshots, trends and the comparison of topics."""
     trends = obj({
         "topic": string(), "days": integer(1),
         "volume": array(obj({"day": day(), "count": integer()}), description="oldest first"),
@@ -163,10 +226,23 @@ def _schemas() -> dict:
                                                          required=["date", "totalRecords"])),
                        "description": "topic name -> daily snapshot rows, oldest first"},
     })
+    return {
+        "SnapshotList": obj({"topic": string(), "days": integer(), "data": array(ref("Snapshot"))}),
+        "Trends": trends,
+        "Compare": compare,
+    }
+
+
+def _observation_schemas() -> dict:
+    severity = _severity()
     observation = obj({
         "type": enum(h.OBSERVATION_TYPES), "headline": string(), "detail": {"type": "object"},
         "severity": severity, "observedAt": timestamp(),
     })
+    return {"Observation": observation, "ObservationList": _paged_list("Observation")}
+
+
+def _cluster_schemas() -> dict:
     cluster = obj({
         "id": integer(1), "runId": string(), "topic": string(), "clusterLabel": integer(None),
         "recordCount": integer(), "topTerms": array(string()), "summaryLabel": string(),
@@ -174,47 +250,28 @@ def _schemas() -> dict:
             description="closer to 1.0 is better"))}),
         "createdAt": timestamp(),
     })
+    return {
+        "Cluster": cluster,
+        "ClusterList": obj({"data": array(ref("Cluster")), "count": integer()}),
+    }
+
+
+def _status_schemas() -> dict:
     status = obj({
         "status": enum(("operational",)), "totalRecords": integer(), "records24h": integer(),
         "activeTopics": integer(), "signals48h": integer(),
         "sources": array(obj({"source": string(), "lastIngestion": timestamp()})),
         "checkedAt": timestamp(),
     })
-    return {
-        "Error": obj({"error": string(minLength=1)}),
-        "RateLimitError": obj({"error": enum(("Rate limit exceeded",
-                                              "Daily request limit reached")),
-                               "upgradeUrl": string(format="uri-reference")}),
-        "Pagination": obj({"total": integer(), "limit": integer(1), "offset": integer(),
-                           "hasMore": boolean()}),
-        "Snapshot": snapshot,
-        "NarrativeListItem": narrative_item,
-        "NarrativeDetail": narrative_detail,
-        "NarrativeList": obj({"data": array(ref("NarrativeListItem")),
-                              "pagination": ref("Pagination")}),
-        "TopicListItem": topic_item,
-        "TopicList": obj({"topics": array(ref("TopicListItem")), "count": integer()}),
-        "TopicDetail": topic_detail,
-        "DiscourseAnalysis": analysis,
-        "DiscourseRecord": discourse,
-        "DiscourseList": obj({"data": array(ref("DiscourseRecord")),
-                              "pagination": ref("Pagination")}),
-        "SearchResult": search_result,
-        "SearchResults": search,
-        "Signal": signal,
-        "SignalList": obj({"data": array(ref("Signal")), "pagination": ref("Pagination")}),
-        "EntityAggregate": entity_aggregate,
-        "EntityProfile": entity_profile,
-        "SnapshotList": obj({"topic": string(), "days": integer(), "data": array(ref("Snapshot"))}),
-        "Trends": trends,
-        "Compare": compare,
-        "Observation": observation,
-        "ObservationList": obj({"data": array(ref("Observation")),
-                                "pagination": ref("Pagination")}),
-        "Cluster": cluster,
-        "ClusterList": obj({"data": array(ref("Cluster")), "count": integer()}),
-        "Status": status,
-    }
+    return {"Status": status}
+
+
+def _schemas() -> dict:
+    """Every component schema of ``/api/v1``, one group per resource, in the document's order."""
+    return {**_envelope_schemas(), **_snapshot_schemas(), **_narrative_schemas(),
+            **_topic_schemas(), **_discourse_schemas(), **_search_schemas(), **_signal_schemas(),
+            **_entity_schemas(), **_topic_series_schemas(), **_observation_schemas(),
+            **_cluster_schemas(), **_status_schemas()}
 
 
 _RATE_HEADERS = {
