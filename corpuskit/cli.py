@@ -385,24 +385,18 @@ def cmd_codes(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from corpuskit import __version__
+def _command(sub, name, func, help_text, db_required=True):
+    """A subcommand running ``func``, with the options every corpus command takes (--db, --now, --quiet)."""
+    p = sub.add_parser(name, help=help_text, description=help_text)
+    p.add_argument("--db", required=db_required, help="the corpus file")
+    p.add_argument("--now", help="fix the corpus clock (ISO 8601)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=func)
+    return p
 
-    parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__.split("\n\n")[0],
-                                     epilog=environment_help(ENVIRONMENT),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"corpuskit {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
 
-    def add(name, func, help_text, db_required=True):
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--db", required=db_required, help="the corpus file")
-        p.add_argument("--now", help="fix the corpus clock (ISO 8601)")
-        p.add_argument("--quiet", action="store_true", help="no progress bars")
-        p.set_defaults(func=func)
-        return p
-
-    p = add("import", cmd_import, "import a JSONL, CSV or Parquet file")
+def _add_import(sub) -> None:
+    p = _command(sub, "import", cmd_import, "import a JSONL, CSV or Parquet file")
     p.add_argument("path")
     p.add_argument("--source", help="source name when the file does not imply it: a known kind "
                                     "(reddit, hackernews, ...) or any lower-case slug (mastodon, "
@@ -429,8 +423,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, metavar="SECONDS",
                    help="how long to wait for another process writing to the corpus (default 30)")
 
-    p = add("export", cmd_export, "export one table as jsonl, csv or parquet, or every table as a bundle "
-                                  "with manifest.json and codebook.md")
+
+def _add_export(sub) -> None:
+    p = _command(sub, "export", cmd_export, "export one table as jsonl, csv or parquet, or every table as "
+                                            "a bundle with manifest.json and codebook.md")
     p.add_argument("path", nargs="?", help="the file to write one table to (not with --bundle)")
     p.add_argument("--bundle", metavar="DIR", help="write every table, manifest.json and codebook.md into "
                                                    "this new directory (parquet unless --format says)")
@@ -444,10 +440,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--salt", help="the pseudonymisation salt (default: a random one, printed once)")
     p.add_argument("--store-salt", action="store_true", help="write the salt into the bundle (salt.txt)")
 
-    p = add("manifest", cmd_manifest,
-            "print what produced the corpus: record digest, table digests, each stage's last run, versions")
+
+def _add_manifest(sub) -> None:
+    p = _command(sub, "manifest", cmd_manifest,
+                 "print what produced the corpus: record digest, table digests, each stage's last run, "
+                 "versions")
     p.add_argument("--output", "-o", help="write the JSON to this file instead of printing it")
 
+
+def _add_compare(sub) -> None:
     from corpuskit.compare import TABLES as COMPARED_TABLES
 
     p = sub.add_parser("compare", help="show how two corpora differ, table by table",
@@ -465,48 +466,69 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=cmd_compare, db=None, needs_db=False)
 
-    add("cite", cmd_cite, "print how to cite corpuskit (APA and BibTeX), its version and the corpus's "
-                          "manifest digest")
 
-    p = add("demo", cmd_demo, "build the deterministic demo corpus and run every stage")
+def _add_cite(sub) -> None:
+    _command(sub, "cite", cmd_cite, "print how to cite corpuskit (APA and BibTeX), its version and the "
+                                    "corpus's manifest digest")
+
+
+def _add_demo(sub) -> None:
+    p = _command(sub, "demo", cmd_demo, "build the deterministic demo corpus and run every stage")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--records", type=int, default=20000)
     p.add_argument("--days", type=int, default=60)
     p.add_argument("--no-events", action="store_true", help="plant no events (a null corpus)")
     p.add_argument("--no-pipeline", action="store_true", help="generate records only")
 
-    for stage, text in (("enrich", "sentiment, entities, topics and embeddings"),
-                        ("analyse", "clusters, signals, snapshots, observations"),
-                        ("narrate", "stories, versions and arcs")):
-        p = add(stage, cmd_stage, f"run the {stage} stage: {text}")
-        p.set_defaults(stage=stage)
-        if stage == "enrich":
-            _add_topic_options(p)
-            p.add_argument("--dask", metavar="ADDRESS",
-                           help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
-                                "or scheduler file; needs pip install 'corpuskit[dask]'")
-            p.add_argument("--fit-sample", type=int, metavar="N",
-                           help="fit the embedder and beats on at most N records (default 50,000)")
-            p.add_argument("--sentiment", choices=("model", "vader"),
-                           help="sentiment scorer: model (default: the shipped tweet model) or vader "
-                                "(VADER at the +-0.05 cut)")
-            p.add_argument("--aliases", metavar="FILE",
-                           help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
-                                "'Name != alias, ...' splits")
-        if stage == "narrate":
-            p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
-                           help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
-                                "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
-                                "extractive writer as fallback")
-            p.add_argument("--period", help="write the stories of this period as at its end: 2016, 2016-03, "
-                                            "2016-W09 or 2016-03-05 (only records up to then are used)")
-            p.add_argument("--since", help="with --until or --every: the history from this time")
-            p.add_argument("--until", help="with --since or --every: the history up to this time (included)")
-            p.add_argument("--every", choices=("day", "week", "month", "year"),
-                           help="write the stories of every such period of the history (a digest of each)")
-    _add_topic_options(add("run", cmd_run, "run every stage in order"))
 
-    p = add("search", cmd_search, "semantic search over an enriched corpus")
+def _add_enrich_options(p) -> None:
+    _add_topic_options(p)
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="score the chunks on a Dask cluster: scheduler address (tcp://host:8786) "
+                        "or scheduler file; needs pip install 'corpuskit[dask]'")
+    p.add_argument("--fit-sample", type=int, metavar="N",
+                   help="fit the embedder and beats on at most N records (default 50,000)")
+    p.add_argument("--sentiment", choices=("model", "vader"),
+                   help="sentiment scorer: model (default: the shipped tweet model) or vader "
+                        "(VADER at the +-0.05 cut)")
+    p.add_argument("--aliases", metavar="FILE",
+                   help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
+                        "'Name != alias, ...' splits")
+
+
+def _add_narrate_options(p) -> None:
+    p.add_argument("--writer", choices=("extractive", "llm"), default="extractive",
+                   help="llm: draft with the OpenAI-compatible endpoint in CORPUSKIT_LLM_URL "
+                        "(model CORPUSKIT_LLM_MODEL, key CORPUSKIT_LLM_KEY), checked, with the "
+                        "extractive writer as fallback")
+    p.add_argument("--period", help="write the stories of this period as at its end: 2016, 2016-03, "
+                                    "2016-W09 or 2016-03-05 (only records up to then are used)")
+    p.add_argument("--since", help="with --until or --every: the history from this time")
+    p.add_argument("--until", help="with --since or --every: the history up to this time (included)")
+    p.add_argument("--every", choices=("day", "week", "month", "year"),
+                   help="write the stories of every such period of the history (a digest of each)")
+
+
+#: The stage subcommands: name, what the stage makes, and the options of its own.
+_STAGES = (("enrich", "sentiment, entities, topics and embeddings", _add_enrich_options),
+           ("analyse", "clusters, signals, snapshots, observations", None),
+           ("narrate", "stories, versions and arcs", _add_narrate_options))
+
+
+def _add_stages(sub) -> None:
+    for stage, text, add_options in _STAGES:
+        p = _command(sub, stage, cmd_stage, f"run the {stage} stage: {text}")
+        p.set_defaults(stage=stage)
+        if add_options is not None:
+            add_options(p)
+
+
+def _add_run(sub) -> None:
+    _add_topic_options(_command(sub, "run", cmd_run, "run every stage in order"))
+
+
+def _add_search(sub) -> None:
+    p = _command(sub, "search", cmd_search, "semantic search over an enriched corpus")
     p.add_argument("q", help="query text, 3 to 500 characters")
     p.add_argument("--source", help="only this source kind")
     p.add_argument("--topic", help="only records whose primary topic has this name")
@@ -514,8 +536,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=20, help="results, 1-50 (default 20)")
     p.add_argument("--json", action="store_true", help="print the /api/v1/search envelope as JSON")
 
-    p = add("query", cmd_query, "list, count or export the records matching a query "
-                                "(Lucene syntax; see docs/query.md)")
+
+def _add_query(sub) -> None:
+    p = _command(sub, "query", cmd_query, "list, count or export the records matching a query "
+                                          "(Lucene syntax; see docs/query.md)")
     p.add_argument("q", help='the query, e.g. \'"mRNA" AND (pfizer OR moderna) NOT booster source:reddit\'')
     p.add_argument("--since", help="only records published at or after this time")
     p.add_argument("--until", help="only records published at or before this time")
@@ -528,7 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=20, help="rows listed (default 20, newest first; "
                                                          "with --kwic the first occurrences, oldest first)")
 
-    p = add("collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
+
+def _add_collect(sub) -> None:
+    p = _command(sub, "collect", cmd_collect, "collect from a public API once, or on a schedule (--every)")
     p.add_argument("source", nargs="?",
                    help="hackernews, reddit, bluesky, gdelt, google_news, arxiv or youtube")
     p.add_argument("--query", default="",
@@ -545,8 +571,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-pipeline", action="store_true",
                    help="run every stage after a round that added records")
 
-    p = add("import-dump", cmd_import_dump,
-            "import a bulk dump: Pushshift NDJSON (.zst), Bluesky firehose JSONL, HN items JSON")
+
+def _add_import_dump(sub) -> None:
+    p = _command(sub, "import-dump", cmd_import_dump,
+                 "import a bulk dump: Pushshift NDJSON (.zst), Bluesky firehose JSONL, HN items JSON")
     p.add_argument("path")
     p.add_argument("--kind", choices=("pushshift", "bluesky", "hackernews"),
                    help="dump kind (detected from the first record when omitted)")
@@ -554,7 +582,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true",
                    help="write nothing if any row is bad, and list the first bad rows")
 
-    p = add("sample", cmd_sample, "draw a sample for hand coding and write its coding sheet")
+
+def _add_sample(sub) -> None:
+    p = _command(sub, "sample", cmd_sample, "draw a sample for hand coding and write its coding sheet")
     p.add_argument("--name", required=True, help="the sample's name (stored in the corpus)")
     p.add_argument("--n", type=int, required=True, help="how many records")
     p.add_argument("--by", choices=SAMPLE_STRATA,
@@ -567,7 +597,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "become the sheet's empty columns")
     p.add_argument("--out", help="write the coding sheet (CSV) here")
 
-    p = add("codes", cmd_codes, "import a coder's filled coding sheet", db_required=False)
+
+def _add_codes(sub) -> None:
+    p = _command(sub, "codes", cmd_codes, "import a coder's filled coding sheet", db_required=False)
     csub = p.add_subparsers(dest="codes_command", required=True)
     ci = csub.add_parser("import", help="import a filled coding sheet (CSV); all rows or none")
     ci.add_argument("path")
@@ -576,7 +608,9 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--replace", action="store_true", help="overwrite this coder's earlier codes")
     ci.add_argument("--db", dest="db_inner", metavar="DB", help="the corpus file (here or before 'import')")
 
-    p = add("keys", cmd_keys, "create, list and revoke API keys", db_required=False)
+
+def _add_keys(sub) -> None:
+    p = _command(sub, "keys", cmd_keys, "create, list and revoke API keys", db_required=False)
     ksub = p.add_subparsers(dest="keys_command", required=True)
     kc = ksub.add_parser("create", help="create a key; it is printed once, on the last line")
     kc.add_argument("--tier", choices=("free", "research", "enterprise"), default="free")
@@ -589,6 +623,24 @@ def build_parser() -> argparse.ArgumentParser:
     for kp in (kc, kl, kr):
         kp.add_argument("--db", dest="db_inner", metavar="DB",
                         help="the corpus file (here or before the subcommand)")
+
+
+#: Every subcommand, in the order ``corpuskit --help`` lists them.
+_SUBCOMMANDS = (_add_import, _add_export, _add_manifest, _add_compare, _add_cite, _add_demo, _add_stages,
+                _add_run, _add_search, _add_query, _add_collect, _add_import_dump, _add_sample, _add_codes,
+                _add_keys)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from corpuskit import __version__
+
+    parser = argparse.ArgumentParser(prog="corpuskit", description=__doc__.split("\n\n")[0],
+                                     epilog=environment_help(ENVIRONMENT),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"corpuskit {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add_subcommand in _SUBCOMMANDS:
+        add_subcommand(sub)
     return parser
 
 
