@@ -653,6 +653,13 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                                               "scorer": sorted(scorer.languages or []) or "all",
                                               "extractor": sorted(extractor.languages or []) or "all"})
         edits = apply_edits(corpus)   # the researcher's merges, renames and reassignments, kept
+    return _summary(conn, started, done=done, model=model, refitted=refitted, run_id=run_id,
+                    fit_seconds=fit_seconds, detected=detected, skipped=skipped, edits=edits)
+
+
+def _summary(conn, started: float, *, done, model, refitted, run_id, fit_seconds, detected, skipped,
+             edits) -> dict:
+    """What :func:`enrich_corpus` returns: this run's figures beside the corpus's counts."""
     languages = language_counts(conn)
     seconds = time.perf_counter() - started
     counts = conn.execute(

@@ -613,6 +613,52 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, member_rows,
                                         closeness=closeness)
 
 
+def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min_topic_share,
+                 info) -> tuple[np.ndarray, dict]:
+    """Steps 2 and 3 of :func:`discover_beats`: ``(labels, seed_of)``, each record's class (-1 for
+    none) and ``{class: index in seeds}`` of the classes that are seed topics.
+
+    The records of a seed topic (``seeded_rows``) are its class; NMF places the others; near-duplicate
+    classes merge and small ones dissolve (never a seed topic). ``info`` gets ``k``,
+    ``gridSeconds`` (and the grid, through :func:`choose_n_topics`), ``merged`` and ``dissolved``.
+    """
+    from corpuskit.enrich.topic_terms import class_term_counts
+
+    n = len(texts)
+    grid_started = time.perf_counter()
+    chosen = n_topics or choose_n_topics(texts, seed=seed, details=info)
+    info["gridSeconds"] = round(time.perf_counter() - grid_started, 1)
+    rest = np.flatnonzero(seeded_rows < 0)
+    k = max(1, min(chosen - len(seeds), len(rest), matrix.shape[1]))
+    labels = seeded_rows.copy()
+    if len(rest) and chosen > len(seeds):
+        weights, _ = _nmf(matrix[rest], k, seed)
+        labels[rest] = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1) + len(seeds), -1)
+    info.update(k=k)
+    present = sorted(set(labels.tolist()) - {-1})
+    seeded = {present.index(c) for c in range(len(seeds)) if c in present}   # the seed topics' classes
+    seed_of = {present.index(c): c for c in range(len(seeds)) if c in present}
+    labels = np.array([present.index(x) if x >= 0 else -1 for x in labels], dtype=np.int64)
+    if len(present) > 1 and len(vectors):
+        _, per_class, vocab = class_term_counts(texts, labels)
+        if len(vocab):
+            groups = _merge_groups(labels, vectors, per_class)
+            # two seed topics stay two: the researcher asked for both
+            groups = [g for members in groups for g in _split_seeded(members, seeded)]
+            info["merged"] = [g for g in groups if len(g) > 1]
+            remap = {c: g for g, members in enumerate(groups) for c in members}
+            labels = np.array([remap[x] if x >= 0 else -1 for x in labels], dtype=np.int64)
+            seed_of = {remap[c]: s for c, s in seed_of.items()}
+            seeded = set(seed_of)
+    sizes = np.bincount(labels[labels >= 0], minlength=labels.max() + 1) if (labels >= 0).any() else []
+    floor = max(5, int(np.ceil(min_topic_share * n)))
+    for c, size in enumerate(sizes):
+        if 0 < size < floor and (np.asarray(sizes) >= floor).any() and c not in seeded:
+            labels[labels == c] = -1
+            info["dissolved"].append(int(c))
+    return labels, seed_of
+
+
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
                    details: dict | None = None, seed_words=None,
@@ -659,7 +705,6 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     (``gridSeconds`` of them choosing k).
     """
     from corpuskit.enrich.topic_terms import (
-        class_term_counts,
         class_tfidf_terms,
         format_prefixes,
         label_terms,
@@ -703,41 +748,10 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
 
     analyse = term_analyzer((1, 2))
     seeded_rows = _seed_classes([set(analyse(t)) for t in texts], seeds) if seeds else np.full(n, -1)
-    seeded: set = set()   # the classes that are seed topics
+    seed_of: dict = {}
     if matrix is not None:
-        grid_started = time.perf_counter()
-        chosen = n_topics or choose_n_topics(texts, seed=seed, details=info)
-        info["gridSeconds"] = round(time.perf_counter() - grid_started, 1)
-        rest = np.flatnonzero(seeded_rows < 0)
-        k = max(1, min(chosen - len(seeds), len(rest), matrix.shape[1]))
-        labels = seeded_rows.copy()
-        if len(rest) and chosen > len(seeds):
-            weights, _ = _nmf(matrix[rest], k, seed)
-            labels[rest] = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1) + len(seeds), -1)
-        info.update(k=k)
-        present = sorted(set(labels.tolist()) - {-1})
-        seeded = {present.index(c) for c in range(len(seeds)) if c in present}
-        seed_of = {present.index(c): c for c in range(len(seeds)) if c in present}
-        labels = np.array([present.index(x) if x >= 0 else -1 for x in labels], dtype=np.int64)
-        if len(present) > 1 and len(vectors):
-            _, per_class, vocab = class_term_counts(texts, labels)
-            if len(vocab):
-                groups = _merge_groups(labels, vectors, per_class)
-                # two seed topics stay two: the researcher asked for both
-                groups = [g for members in groups for g in _split_seeded(members, seeded)]
-                info["merged"] = [g for g in groups if len(g) > 1]
-                remap = {c: g for g, members in enumerate(groups) for c in members}
-                labels = np.array([remap[x] if x >= 0 else -1 for x in labels], dtype=np.int64)
-                seed_of = {remap[c]: s for c, s in seed_of.items()}
-                seeded = set(seed_of)
-        sizes = np.bincount(labels[labels >= 0], minlength=labels.max() + 1) if (labels >= 0).any() else []
-        floor = max(5, int(np.ceil(min_topic_share * n)))
-        for c, size in enumerate(sizes):
-            if 0 < size < floor and (np.asarray(sizes) >= floor).any() and c not in seeded:
-                labels[labels == c] = -1
-                info["dissolved"].append(int(c))
-    if matrix is None:
-        seed_of = {}
+        labels, seed_of = _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed,
+                                       min_topic_share, info)
     terms = (class_tfidf_terms(texts, labels, top_n=n_terms, exclude=format_words)
              if (labels >= 0).any() else {})
     for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms
