@@ -24,9 +24,9 @@ import pandas as pd
 from corpuskit.errors import ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
                              STORY_KINDS, EntityNotFound, topic_by_name, topic_rows)
-from corpuskit.query.entities import entity_mention_ranking, hashtag_day_counts, hashtag_ranking
 from corpuskit.query import entity_id as lookup_entity_id
 from corpuskit.query import story_version_by_slug
+from corpuskit.query.entities import entity_mention_ranking, hashtag_day_counts, hashtag_ranking
 from corpuskit.query.record_filter import RecordFilter, bound_timestamp
 from corpuskit.query.signals import signal_rows
 from corpuskit.query.stories import story_rows
