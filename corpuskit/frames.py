@@ -23,10 +23,13 @@ import pandas as pd
 
 from corpuskit.errors import ValidationError
 from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
-                             STORY_KINDS, EntityNotFound, Where, topic_by_name, topic_rows)
+                             STORY_KINDS, EntityNotFound, topic_by_name, topic_rows)
 from corpuskit.query import entity_id as lookup_entity_id
 from corpuskit.query import story_version_by_slug
+from corpuskit.query.entities import entity_mention_ranking, hashtag_day_counts, hashtag_ranking
 from corpuskit.query.record_filter import RecordFilter, bound_timestamp
+from corpuskit.query.signals import signal_rows
+from corpuskit.query.stories import story_rows
 
 SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
@@ -81,18 +84,15 @@ _ENGAGEMENT_COUNTS = ["likes", "reposts", "replies", "quotes", "views"]
 
 
 def records(corpus, source=None, topic=None, since=None, until=None, q=None, newest_first=False,
-            limit=None, offset=0, where=None) -> pd.DataFrame:
+            limit=None, offset=0, ids=None) -> pd.DataFrame:
     """Records with their primary topic, sentiment and entity names (see ``Corpus.records``).
 
     ``q`` is a query-language text (:func:`corpuskit.query.compile_query`); ``newest_first`` turns the
-    order round; ``limit``/``offset`` page it; ``where`` (a :class:`~corpuskit.query.Where`) adds its
-    conditions.
+    order round; ``limit``/``offset`` page it; ``ids`` keeps those record ids only. The records are
+    the :class:`~corpuskit.query.RecordFilter` of the filters.
     """
-    selected = RecordFilter(source=source, topic=topic, since=since, until=until, query=q).where(corpus.conn)
-    if where is not None:
-        selected.conditions.extend(where.conditions)
-        selected.args.extend(where.args)
-    where = selected
+    where = RecordFilter(source=source, topic=topic, since=since, until=until, query=q,
+                         ids=ids).where(corpus.conn)
     sql = (
         "SELECT r.id, r.source, r.source_id, r.content_type, r.title, r.content_text, r.url, "
         "r.author, r.published_at, r.captured_at, r.subreddit, r.language, "
@@ -176,18 +176,10 @@ def signals(corpus, kind=None, topic=None, severity=None, status=None, since=Non
     kind = choice(kind, "kind", SIGNAL_KINDS, SIGNAL_ALIASES)
     severity = choice(severity, "severity", SEVERITIES)
     status = choice(status, "status", SIGNAL_STATUSES)
-    where = Where()
-    for column, value in (("s.kind", kind), ("s.severity", severity), ("s.status", status),
-                          ("s.topic_id", topic_id(corpus, topic))):
-        where.equal(column, value)
-    for bound, name in ((since, "since"), (until, "until")):
-        where.bound("s.detected_at", name, timestamp(bound, name))
-    sql = ("SELECT s.id, s.kind, t.name, en.name, s.source, s.severity, s.sigma_score, s.headline, "
-           "s.detail, s.detected_at, s.status, s.resolved_at, s.acknowledged, s.narrative_id, s.run_id, "
-           "s.signal_key FROM signals s LEFT JOIN topics t ON t.id = s.topic_id "
-           "LEFT JOIN entities en ON en.id = s.entity_id")
-    rows = corpus.conn.execute(sql + where.sql() + " ORDER BY s.detected_at, s.id", where.args).fetchall()
-    frame = pd.DataFrame([tuple(r) for r in rows], columns=SIGNAL_COLUMNS)
+    rows = signal_rows(corpus.conn, kind=kind, severity=severity, status=status,
+                       topic_id=topic_id(corpus, topic), since=timestamp(since, "since"),
+                       until=timestamp(until, "until"))
+    frame = pd.DataFrame(rows, columns=SIGNAL_COLUMNS)
     frame["detail"] = frame["detail"].map(json.loads)
     frame["event"] = [event_id(d, k) for d, k in zip(frame["detail"], frame["event"])]
     frame["acknowledged"] = frame["acknowledged"].astype(bool)
@@ -266,27 +258,13 @@ def entity_id(corpus, key, name: str = "entity") -> int:
     return lookup_entity_id(corpus.conn, key)
 
 
-def _ranked(corpus, head: str, where: Where, tail: str, limit) -> list:
-    """Rows of ``head`` + ``where`` + ``tail`` (grouping and order), the first ``limit`` when given."""
-    args = where.args
-    sql = head + where.sql() + tail
-    if limit is not None:
-        sql += " LIMIT ?"
-        args.append(limit)
-    return corpus.conn.execute(sql, args).fetchall()
-
-
 def entities(corpus, type=None, since=None, limit=None) -> pd.DataFrame:
     """Entities ranked by mentions (see ``Corpus.entities``)."""
     from corpuskit.analysis.entity_stats import entity_list_rows
 
     type = choice(type, "type", ENTITY_TYPES)
     limit = _limit(limit)
-    since_iso = timestamp(since, "since")
-    where = Where().equal("en.type", type).bound("r.published_at", "since", since_iso)
-    ranked = _ranked(corpus, "SELECT en.id, sum(m.mention_count) AS n, count(*) AS k FROM mentions m "
-                             "JOIN entities en ON en.id = m.entity_id JOIN records r ON r.id = m.record_id",
-                     where, " GROUP BY en.id ORDER BY n DESC, en.id", limit)
+    ranked = entity_mention_ranking(corpus.conn, type=type, since=timestamp(since, "since"), limit=limit)
     counts = {r[0]: (r[1], r[2]) for r in ranked}
     items = entity_list_rows(corpus, [r[0] for r in ranked])
     seen = dict(corpus.conn.execute(
@@ -361,12 +339,7 @@ def entity_aliases(corpus, key) -> pd.DataFrame:
 def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:
     """Hashtags, most records first (see ``Corpus.hashtags``)."""
     limit = _limit(limit)
-    since_iso = timestamp(since, "since")
-    where = Where().bound("r.published_at", "since", since_iso)
-    ranked = _ranked(corpus, "SELECT h.tag, t.written, count(*) AS n, min(r.published_at), max(r.published_at), "
-                             "t.entities FROM record_hashtags h JOIN hashtags t ON t.tag = h.tag "
-                             "JOIN records r ON r.id = h.record_id",
-                     where, " GROUP BY h.tag ORDER BY n DESC, h.tag", limit)
+    ranked = hashtag_ranking(corpus.conn, since=timestamp(since, "since"), limit=limit)
     rows = [(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in ranked]
     frame = pd.DataFrame(rows, columns=["tag", "written", "records", "firstSeen", "lastSeen", "entities"])
     return _times(frame, "firstSeen", "lastSeen")
@@ -374,12 +347,8 @@ def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:
 
 def hashtag_days(corpus, tags, since=None, until=None) -> pd.DataFrame:
     """Records per UTC day carrying each of ``tags``: ``tag, day, records`` (days with none left out)."""
-    where = (Where().add("h.tag IN (SELECT value FROM json_each(?))", json.dumps(list(tags)))
-             .bound("r.published_at", "since", timestamp(since, "since"))
-             .bound("r.published_at", "until", timestamp(until, "until")))
-    sql = ("SELECT h.tag, substr(r.published_at, 1, 10) AS day, count(*) FROM record_hashtags h "
-           "JOIN records r ON r.id = h.record_id" + where.sql() + " GROUP BY h.tag, day ORDER BY h.tag, day")
-    rows = corpus.conn.execute(sql, where.args).fetchall()
+    rows = hashtag_day_counts(corpus.conn, tags, since=timestamp(since, "since"),
+                              until=timestamp(until, "until"))
     frame = pd.DataFrame([tuple(r) for r in rows], columns=["tag", "day", "records"])
     frame["day"] = pd.to_datetime(frame["day"], utc=True)
     return frame
@@ -399,17 +368,9 @@ def stories(corpus, kind=None, current=True, period=None) -> pd.DataFrame:
     kind = choice(kind, "kind", STORY_KINDS)
     if not isinstance(current, bool):
         raise ValidationError(f"current must be True or False, not {current!r}")
-    where = Where(*(["s.is_current = 1"] if current else [])).equal("s.kind", kind)
-    if period is not None:
-        where.add("s.story_key LIKE ? ESCAPE '\\'",
-                  period_key(parse_period(period), "").replace("_", "\\_").replace("%", "\\%") + "%")
-    sql = ("SELECT s.id, s.slug, s.kind, s.version, s.is_current, s.headline, s.lede, t.name, en.name, "
-           "s.signal_severity, s.trigger_signal_id, s.featured, "
-           "(SELECT count(*) FROM story_citations c WHERE c.story_id = s.id), s.source_count, "
-           "s.read_min, s.publish_at, s.generated_at FROM stories s "
-           "LEFT JOIN topics t ON t.id = s.topic_id LEFT JOIN entities en ON en.id = s.entity_id")
-    rows = corpus.conn.execute(sql + where.sql() + " ORDER BY s.publish_at DESC, s.id DESC", where.args)
-    frame = pd.DataFrame([tuple(r) for r in rows], columns=STORY_COLUMNS)
+    prefix = None if period is None else period_key(parse_period(period), "")
+    frame = pd.DataFrame(story_rows(corpus.conn, kind=kind, current=current, key_prefix=prefix),
+                         columns=STORY_COLUMNS)
     for col in ("isCurrent", "featured"):
         frame[col] = frame[col].astype(bool)
     return _times(frame, "publishAt", "generatedAt")

@@ -57,10 +57,10 @@ from pathlib import Path
 
 import numpy as np
 
-from corpuskit.clock import iso
 from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.numerics import dot_rows
-from corpuskit.query import SOURCE_KINDS, TopicNotFound, Where, compile_query, is_source_name, topic_by_name
+from corpuskit.query import (SOURCE_KINDS, RecordFilter, TopicNotFound, compile_query, is_source_name,
+                             topic_by_name)
 from corpuskit.query.subsets import matching_ids
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
@@ -605,13 +605,11 @@ def _fused_search(corpus, q, source, topic, days, limit, min_relevance, quantise
     conn = corpus.conn
     topic_id = _topic_id(conn, topic)
     since = None if days is None else corpus.now() - timedelta(days=days)
-    where = Where().equal("r.source", source).equal("e.topic_id", topic_id)
-    where.bound("r.published_at", "since", None if since is None else iso(since))
-    allowed = None
-    if query is not None:
-        compiled = Where().text_query(_compile_query(query))
-        where.add("(" + compiled.joined() + ")", *compiled.args)
-        allowed = matching_ids(conn, compiled)
+    compiled = None if query is None else _compile_query(query)
+    # the pre-filter: the records the vector index's own filters (source, primary topic, since) and the
+    # query language leave; topic is the enriched primary topic, the one the index knows
+    where = RecordFilter(source=source, primary_topic_id=topic_id, since=since, query=compiled).where(conn)
+    allowed = None if compiled is None else matching_ids(conn, RecordFilter(query=compiled).where(conn))
     depth = max(limit, FUSION_DEPTH)
     t0 = time.perf_counter()
     semantic = keyword = None

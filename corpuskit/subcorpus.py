@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from corpuskit.errors import ValidationError
-from corpuskit.query import Where, compile_query
+from corpuskit.query import RecordFilter, Where, compile_query
 
 
 class Subcorpus:
@@ -31,10 +31,14 @@ class Subcorpus:
         self.since = timestamp(since, "since")
         self.until = timestamp(until, "until")
 
+    @property
+    def filter(self) -> RecordFilter:
+        """The :class:`~corpuskit.query.RecordFilter` that selects these records."""
+        return RecordFilter(query=self.compiled, since=self.since, until=self.until)
+
     def where(self) -> Where:
         """The read layer's filter for these records (over ``records r LEFT JOIN enrichment e``)."""
-        return (Where().text_query(self.compiled).bound("r.published_at", "since", self.since)
-                .bound("r.published_at", "until", self.until))
+        return self.filter.where(self.corpus.conn)
 
     def count(self) -> int:
         """How many records match."""
@@ -76,9 +80,7 @@ class Subcorpus:
             ids = np.sort(np.random.default_rng(int(seed)).choice(ids, size=n, replace=False))
         from corpuskit import frames
 
-        where = Where().add("r.id IN (SELECT value FROM json_each(?))",
-                            "[" + ",".join(str(int(i)) for i in ids) + "]")
-        return frames.records(self.corpus, q=None, newest_first=True, where=where)
+        return frames.records(self.corpus, newest_first=True, ids=ids)
 
     def over_time(self, freq: str = "D", normalise: bool = True, since=None, until=None) -> pd.DataFrame:
         """Attention: the matching records per period and their share of all records, with 95%

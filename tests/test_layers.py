@@ -18,10 +18,16 @@ A module may import its own layer or a lower one. Within the stages, ``enrich`` 
 ``corpuskit.api``. There is no cycle between
 modules (strongly connected components over every import) nor between top-level packages
 other than a package with itself.
+
+One read path: ``corpuskit.api`` holds no SQL (no string that starts a statement, no
+``execute`` call: its reads are library functions in ``query``, ``store`` or a stage); a
+``Where`` is built only in ``corpuskit.query``; and the record conditions (``Where.text_query``,
+``Where.in_topic``) are composed only by ``RecordFilter``, the one selection object.
 """
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +125,65 @@ def test_only_api_imports_api():
     # /api/v1/search answer, whose shape only corpuskit.api builds. No library module may.
     bad = sorted(f"{m} imports {t}" for m, targets in _graph().items() for t in targets
                  if _top(t) == "api" and _top(m) not in ("api", "cli"))
+    assert not bad, "\n".join(bad)
+
+
+_SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE|CREATE|DROP|PRAGMA)\s")
+_EXECUTE = {"execute", "executemany", "executescript"}
+
+
+def _trees():
+    for name, path in _modules().items():
+        yield name, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _sql_in(tree) -> list[tuple[int, str]]:
+    """``(line, text)`` of every SQL statement text (a string or f-string starting with a statement
+    keyword) and every ``execute`` call in ``tree``."""
+    found = []
+    parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+    for node in ast.walk(tree):
+        text = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in parts:
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value)
+        if text is not None and _SQL_START.match(text):
+            found.append((node.lineno, text.strip()[:60]))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _EXECUTE:
+            found.append((node.lineno, f".{node.func.attr}(...)"))
+    return found
+
+
+def _calls(tree, names) -> list[int]:
+    """Lines of every call of a function or method named one of ``names`` in ``tree``."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) in names]
+
+
+def test_sql_is_found():
+    assert [t for _, t in _sql_in(ast.parse('x = "SELECT 1"\ny = f"DELETE FROM t WHERE a = {b}"\n'
+                                            'conn.execute(z)\nw = "delete"'))] == \
+        ["SELECT 1", "DELETE FROM t WHERE a =", ".execute(...)"]
+    assert _calls(ast.parse("w = Where()\nv = query.Where('a')\nWhereas()"), {"Where"}) == [1, 2]
+
+
+def test_no_sql_in_the_http_layer():
+    # handlers parse parameters, call one library function (query/, store/ or a stage) and shape the JSON
+    bad = sorted(f"{m}:{line}: {text}" for m, tree in _trees() if _top(m) == "api"
+                 for line, text in _sql_in(tree))
+    assert not bad, "\n".join(bad)
+
+
+def test_where_is_built_only_in_the_read_layer():
+    bad = sorted(f"{m}:{line}" for m, tree in _trees() if _top(m) != "query"
+                 for line in _calls(tree, {"Where"}))
+    assert not bad, "\n".join(bad)
+
+
+def test_record_conditions_are_composed_only_by_record_filter():
+    bad = sorted(f"{m}:{line}" for m, tree in _trees() if m != "corpuskit.query.record_filter"
+                 for line in _calls(tree, {"text_query", "in_topic"}))
     assert not bad, "\n".join(bad)
 
 

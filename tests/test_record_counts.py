@@ -236,7 +236,7 @@ _SAMPLES = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_
 
 @pytest.mark.parametrize("ties_by_records", [0, 10**9])
 def test_topic_samples_are_the_most_confident_newest_first(demo_copy, monkeypatch, ties_by_records):
-    from corpuskit.api.bearer import queries
+    from corpuskit.query import topics as queries
 
     monkeypatch.setattr(queries, "_TIES_BY_RECORDS", ties_by_records)   # both ways of reading the ties
     conn = demo_copy.conn

@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 from corpuskit import open_corpus
-from corpuskit.api.keyed.queries import _topic_volume
+from corpuskit.query.topics import topic_volume as _topic_volume
 from corpuskit.query import PRIMARY_TOPIC_RULE
 
 

@@ -63,7 +63,8 @@ from corpuskit.analysis.windows import (check_int, clock_day, day_end, day_range
 from corpuskit.clock import iso, utc
 from corpuskit.errors import ValidationError
 from corpuskit.query import OBSERVATION_TYPES as TYPES
-from corpuskit.query import SEVERITIES, Page, Where
+from corpuskit.query import SEVERITIES, Page
+from corpuskit.query.observations import observation_rows
 from corpuskit.stats.thresholds import OPEN_SIGMA, severity_for
 from corpuskit.stats.windows import lagged, recent_lags, rolling_sum, trailing_sum
 from corpuskit.stats.z_scores import binomial_z, mean_z, poisson_z, robust_z, welch_z
@@ -535,22 +536,17 @@ def observation_page(corpus, type: str | None = None, severity: str | None = Non
     """
     limit = check_int(limit, "limit", 1, LIST_MAX)
     offset = check_int(offset, "offset", 0)
-    where = Where()
-    if type not in (None, ""):
-        if type not in TYPES:
-            raise ValidationError(f"type must be one of {', '.join(TYPES)}, not {type!r}")
-        where.equal("type", type)
-    if severity not in (None, ""):
-        if severity not in SEVERITIES:
-            raise ValidationError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
-        where.equal("severity", severity)
-    if since not in (None, ""):
-        where.bound("observed_at", "since", parse_since(since, utc(corpus.now())))
-    clause, args = where.sql(), where.args
-    total = corpus.conn.execute(f"SELECT count(*) FROM observations{clause}", args).fetchone()[0]
-    rows = corpus.conn.execute(
-        f"SELECT type, headline, detail, severity, observed_at FROM observations{clause} "
-        f"ORDER BY observed_at DESC, id DESC LIMIT ? OFFSET ?", args + [limit, offset]).fetchall()
+    if type in (None, ""):
+        type = None
+    elif type not in TYPES:
+        raise ValidationError(f"type must be one of {', '.join(TYPES)}, not {type!r}")
+    if severity in (None, ""):
+        severity = None
+    elif severity not in SEVERITIES:
+        raise ValidationError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+    since = None if since in (None, "") else parse_since(since, utc(corpus.now()))
+    rows, total = observation_rows(corpus.conn, type=type, severity=severity, since=since,
+                                   limit=limit, offset=offset)
     data = [{"type": r[0], "headline": r[1], "detail": json.loads(r[2]), "severity": r[3],
              "observedAt": r[4]} for r in rows]
     return Page(data, total, limit, offset)

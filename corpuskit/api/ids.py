@@ -20,6 +20,7 @@ import threading
 import weakref
 
 from corpuskit.errors import StoreError
+from corpuskit.store.server_secrets import stored_secret
 
 KINDS = ("rec", "sto", "sig", "top", "ent", "arc")
 _SECRET_META_KEY = "api_id_secret"
@@ -39,19 +40,14 @@ def corpus_secret(corpus, meta_key: str = _SECRET_META_KEY) -> bytes:
         if value is not None:
             return value
     with _lock:
-        conn = corpus.conn
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (meta_key,)).fetchone()
-        if row is None:  # write only the first time: a read must not wait for another writer
-            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
-                         (meta_key, '"' + secrets.token_hex(32) + '"'))
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (meta_key,)).fetchone()
-        value = bytes.fromhex(row[0].strip('"'))
+        stored = stored_secret(corpus.conn, meta_key, lambda: '"' + secrets.token_hex(32) + '"')
+        value = bytes.fromhex(stored.strip('"'))
         _secrets.setdefault(corpus, {})[meta_key] = value
     return value
 
 
 def prepare_secrets(corpus, *meta_keys: str) -> None:
-    """Create the secrets named ``meta_keys`` (default: the id secret) now, before serving.
+    """Make the secrets named ``meta_keys`` (default: the id secret) now, before serving.
 
     Created on first use instead, the first request needing one had to write
     the corpus and so waited for any import or stage holding its write lock (and

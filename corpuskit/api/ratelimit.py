@@ -10,10 +10,10 @@ The minute window starts at the top of each minute and the day window at
 midnight UTC, both on the **wall clock** (never the corpus clock: a frozen
 corpus still lets a key through again tomorrow).
 
-Counting rule, applied by one SQL write statement per request (an implicit
-transaction that takes the write lock before reading, as ``BEGIN IMMEDIATE``
-does), so N processes or threads hitting one key let exactly the allowance
-through:
+Counting rule, applied by one SQL write statement per request
+(:func:`corpuskit.store.limits.count_request`: an implicit transaction that
+takes the write lock before reading, as ``BEGIN IMMEDIATE`` does), so N
+processes or threads hitting one key let exactly the allowance through:
 
 1. read the key's counters for the current minute and day windows;
 2. if the day counter has reached ``per_day``: refuse ('Daily request limit
@@ -46,6 +46,7 @@ from datetime import datetime, timedelta, timezone
 
 from corpuskit.api.pages.negotiation import origin
 from corpuskit.clock import iso, utc
+from corpuskit.store.limits import count_request, drop_other_windows, stamp_use, window_counts
 
 DAILY_MESSAGE = "Daily request limit reached"
 MINUTE_MESSAGE = "Rate limit exceeded"
@@ -133,36 +134,8 @@ def upgrade_url(corpus, configured: str | None = None, base: str | None = None) 
     return urljoin(root, value or DEFAULT_UPGRADE_PATH)
 
 
-# One statement counts the request in both windows, or in neither when either
-# allowance is spent. A write statement in autocommit mode takes SQLite's write
-# lock before it reads anything (as BEGIN IMMEDIATE does; busy waits are retried by
-# the busy handler), and SQLite evaluates an INSERT ... SELECT that reads its own
-# target table in full before writing, so both checks see the counters as they
-# were before this request: check and count are one atomic step across every
-# connection and process.
-_COUNT_SQL = (
-    "INSERT INTO rate_counters(key_id, window, count) "
-    "SELECT ?1, w.column1, 1 FROM (VALUES (?2), (?3)) AS w "
-    "WHERE coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?3), 0) < ?5 "
-    "AND coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?2), 0) < ?4 "
-    "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1 "
-    "RETURNING window, count"
-)
-_USAGE_SQL = "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)"
-_CLEANUP_SQL = "DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?, ?)"
-_STAMP_SQL = ("INSERT INTO key_usage(key_id, last_used_at) VALUES (?2, ?1) "
-              "ON CONFLICT(key_id) DO UPDATE SET last_used_at = ?1 WHERE last_used_at <> ?1")
-
 #: corpus -> {key id: [minute window this process last cleaned up, last-use stamp it last wrote]}
 _memos: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _write(conn, lock, sql, args) -> list:
-    """Run one write statement (under ``lock`` when given) and return the rows it returns."""
-    if lock is None:
-        return conn.execute(sql, args).fetchall()
-    with lock:
-        return conn.execute(sql, args).fetchall()
 
 
 def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, lock=None,
@@ -184,20 +157,20 @@ def consume(conn, key_id: int, per_minute: int, per_day: int, now: datetime, loc
     now = utc(now)
     minute_name, day_name = window_names(now)
     to_minute, to_day = seconds_to_resets(now)
-    counted = dict(_write(conn, lock, _COUNT_SQL, (key_id, minute_name, day_name, per_minute, per_day)))
+    counted = count_request(conn, key_id, minute_name, day_name, per_minute, per_day, lock)
     allowed = bool(counted)
     if allowed:
         if memo is None:
             memo = [None, None]
         if memo[0] != minute_name:
-            _write(conn, lock, _CLEANUP_SQL, (key_id, minute_name, day_name))
+            drop_other_windows(conn, key_id, minute_name, day_name, lock)
             memo[0] = minute_name
         stamp = iso(now)
         if memo[1] != stamp:
-            _write(conn, lock, _STAMP_SQL, (stamp, key_id))
+            stamp_use(conn, key_id, stamp, lock)
             memo[1] = stamp
     # an allowed request's counts are the ones its own statement wrote; a refusal reads them
-    counts = counted if allowed else dict(conn.execute(_USAGE_SQL, (key_id, minute_name, day_name)).fetchall())
+    counts = counted if allowed else window_counts(conn, key_id, minute_name, day_name)
     minute_used = counts.get(minute_name, 0)
     day_used = counts.get(day_name, 0)
     if not allowed:
@@ -228,10 +201,7 @@ def usage(conn, key_id: int, now: datetime) -> dict[str, int]:
     ``conn`` is a connection to the rate-limit file (:func:`counters_conn`).
     """
     minute_name, day_name = window_names(now)
-    counts = dict(conn.execute(
-        "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)",
-        (key_id, minute_name, day_name),
-    ).fetchall())
+    counts = window_counts(conn, key_id, minute_name, day_name)
     return {"minute": counts.get(minute_name, 0), "day": counts.get(day_name, 0)}
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 
-from corpuskit.errors import NotFoundError, ValidationError
-from corpuskit.query import (STORY_KINDS, Page, StoryNotFound, Where, parse_story_id, resolve_story_slug,
-                             story_version_by_slug)
+from corpuskit.errors import NotFoundError
+from corpuskit.query import Page, StoryNotFound, parse_story_id, resolve_story_slug, story_version_by_slug
+from corpuskit.query.stories import story_where
 
 _STORY_SQL = (
     "SELECT s.*, t.name AS topic_name, t.display_name AS topic_display, e.name AS entity_name, "
@@ -153,16 +153,8 @@ def story_sources(corpus, story_id) -> dict:
 
 def _story_filters(topic_id=None, entity_id=None, since=None, until=None, kind=None,
                    topic=None, featured=None, time_column="publish_at"):
-    where = Where("s.is_current = 1")
-    where.equal("s.topic_id", None if topic_id is None else int(topic_id))
-    where.equal("s.entity_id", None if entity_id is None else int(entity_id))
-    where.equal("t.name", topic)
-    if kind is not None:
-        if kind not in STORY_KINDS:
-            raise ValidationError(f"unknown narrative type {kind!r}; expected one of {', '.join(STORY_KINDS)}")
-        where.equal("s.kind", kind)
-    where.equal("s.featured", None if featured is None else (1 if featured else 0))
-    where.bound(f"s.{time_column}", "since", since).bound(f"s.{time_column}", "until", until)
+    where = story_where(topic_id, entity_id, since, until, kind=kind, topic=topic, featured=featured,
+                        time_column=time_column)
     return where.sql(), where.args
 
 

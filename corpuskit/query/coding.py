@@ -8,34 +8,20 @@ from __future__ import annotations
 
 from corpuskit.errors import ValidationError
 from corpuskit.query.lookups import SampleNotFound, sample_names, sample_row
+from corpuskit.query.record_filter import RecordFilter
 from corpuskit.query.values import LABEL_KINDS
 from corpuskit.query.where import Where
 
 
 
-def sampling_frame(conn, ids=None, source=None, topic_id=None, topic=None, since=None, until=None,
-                   query=None):
-    """The records a sample may draw from, by id: ``(id, source, topic, sentiment, published_at)``.
-
-    ``topic`` keeps a topic's records by the one membership rule (``topic_id`` its
-    id, None when only imported records name it); ``since``/``until`` are stored
-    ISO timestamps bounding ``published_at``; ``ids`` an explicit set of record ids; ``query``
-    a query-language text or compiled query (:func:`~corpuskit.query.compile_query`).
-    """
-    where = Where().text_query(query).equal("r.source", source).in_topic(topic_id, topic)
-    where.bound("r.published_at", "since", since).bound("r.published_at", "until", until)
+def sampling_frame(conn, flt: RecordFilter | None = None):
+    """The records a sample may draw from, by id: ``(id, source, topic, sentiment, published_at)``,
+    those ``flt`` (a :class:`~corpuskit.query.RecordFilter`) selects, every record without one."""
+    where = (flt or RecordFilter()).where(conn)
     sql = ("SELECT r.id, r.source, coalesce(t.name, r.topic), e.sentiment_label, r.published_at "
            "FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
            "LEFT JOIN topics t ON t.id = e.topic_id")
-    if ids is not None:
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS sampling_ids (id INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.sampling_ids")
-        conn.executemany("INSERT OR IGNORE INTO temp.sampling_ids(id) VALUES (?)", [(int(i),) for i in ids])
-        where.add("r.id IN (SELECT id FROM temp.sampling_ids)")
-    rows = [tuple(r) for r in conn.execute(sql + where.sql() + " ORDER BY r.id", where.args)]
-    if ids is not None:
-        conn.execute("DELETE FROM temp.sampling_ids")
-    return rows
+    return [tuple(r) for r in conn.execute(sql + where.sql() + " ORDER BY r.id", where.args)]
 
 
 def missing_records(conn, ids) -> list[int]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from corpuskit.errors import ValidationError
 from corpuskit.query.fulltext import match_only
-from corpuskit.query.record_filter import RECORDS_FROM
+from corpuskit.query.record_filter import RECORDS_FROM, RecordFilter
 from corpuskit.query.where import Where
 from corpuskit.store.fulltext import TABLE as FTS_TABLE
 
@@ -109,9 +109,8 @@ def matching_ids(conn, where) -> np.ndarray:
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
-def _query_where(compiled, since, until) -> Where:
-    return (Where().text_query(compiled).bound("r.published_at", "since", since)
-            .bound("r.published_at", "until", until))
+def _query_where(conn, compiled, since, until) -> Where:
+    return RecordFilter(query=compiled, since=since, until=until).where(conn)
 
 
 def query_count(conn, compiled, since: str | None = None, until: str | None = None) -> int:
@@ -122,7 +121,7 @@ def query_count(conn, compiled, since: str | None = None, until: str | None = No
     expr = match_only(compiled) if since is None and until is None else None
     if expr is not None:
         return conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (expr,)).fetchone()[0]
-    where = _query_where(compiled, since, until)
+    where = _query_where(conn, compiled, since, until)
     return conn.execute("SELECT count(*) FROM records r" + where.sql(), where.args).fetchone()[0]
 
 
@@ -133,6 +132,6 @@ def query_ids(conn, compiled, since: str | None = None, until: str | None = None
         rows = conn.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid",
                             (expr,)).fetchall()
     else:
-        where = _query_where(compiled, since, until)
+        where = _query_where(conn, compiled, since, until)
         rows = conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id", where.args).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

@@ -147,6 +147,60 @@ def limit_store(corpus) -> LimitStore:
     return store
 
 
+# -- the counters: the rate limiter's statements (corpuskit.api.ratelimit applies the rule) ------------
+# One statement counts the request in both windows, or in neither when either
+# allowance is spent. A write statement in autocommit mode takes SQLite's write
+# lock before it reads anything (as BEGIN IMMEDIATE does; busy waits are retried by
+# the busy handler), and SQLite evaluates an INSERT ... SELECT that reads its own
+# target table in full before writing, so both checks see the counters as they
+# were before this request: check and count are one atomic step across every
+# connection and process.
+_COUNT_SQL = (
+    "INSERT INTO rate_counters(key_id, window, count) "
+    "SELECT ?1, w.column1, 1 FROM (VALUES (?2), (?3)) AS w "
+    "WHERE coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?3), 0) < ?5 "
+    "AND coalesce((SELECT count FROM rate_counters WHERE key_id = ?1 AND window = ?2), 0) < ?4 "
+    "ON CONFLICT(key_id, window) DO UPDATE SET count = count + 1 "
+    "RETURNING window, count"
+)
+_USAGE_SQL = "SELECT window, count FROM rate_counters WHERE key_id = ? AND window IN (?, ?)"
+_CLEANUP_SQL = "DELETE FROM rate_counters WHERE key_id = ? AND window NOT IN (?, ?)"
+_STAMP_SQL = ("INSERT INTO key_usage(key_id, last_used_at) VALUES (?2, ?1) "
+              "ON CONFLICT(key_id) DO UPDATE SET last_used_at = ?1 WHERE last_used_at <> ?1")
+
+
+def _write(conn, lock, sql, args) -> list:
+    """Run one write statement (under ``lock`` when given) and return the rows it returns."""
+    if lock is None:
+        return conn.execute(sql, args).fetchall()
+    with lock:
+        return conn.execute(sql, args).fetchall()
+
+
+def count_request(conn, key_id: int, minute: str, day: str, per_minute: int, per_day: int,
+                  lock=None) -> dict[str, int]:
+    """Count one request of ``key_id`` in the windows named ``minute`` and ``day`` when neither
+    counter has reached its allowance: ``{window: count}`` after counting, ``{}`` when refused
+    (nothing counted). One statement, atomic across connections and processes (see above);
+    ``lock`` (optional) is held around the write."""
+    return dict(_write(conn, lock, _COUNT_SQL, (key_id, minute, day, per_minute, per_day)))
+
+
+def drop_other_windows(conn, key_id: int, minute: str, day: str, lock=None) -> None:
+    """Delete ``key_id``'s counters of every window but ``minute`` and ``day`` (finished ones)."""
+    _write(conn, lock, _CLEANUP_SQL, (key_id, minute, day))
+
+
+def stamp_use(conn, key_id: int, stamp: str, lock=None) -> None:
+    """Record ``stamp`` (a stored timestamp) as ``key_id``'s last use (no write when it already is)."""
+    _write(conn, lock, _STAMP_SQL, (stamp, key_id))
+
+
+def window_counts(conn, key_id: int, minute: str, day: str) -> dict[str, int]:
+    """``{window: count}`` of ``key_id``'s counters in the windows ``minute`` and ``day`` (absent: none)."""
+    return dict(conn.execute(_USAGE_SQL, (key_id, minute, day)).fetchall())
+
+
 def last_used(corpus) -> dict[int, str]:
     """``{key id: last_used_at}`` from the corpus's rate-limit file, without creating one."""
     if str(corpus.path) == ":memory:":

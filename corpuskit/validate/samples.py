@@ -30,7 +30,7 @@ import pandas as pd
 
 from corpuskit.clock import from_iso, iso, parse_timestamp
 from corpuskit.errors import ValidationError
-from corpuskit.query import compile_query, topic_by_name, TopicNotFound
+from corpuskit.query import RecordFilter, compile_query, topic_by_name, TopicNotFound
 from corpuskit.query.coding import missing_records, sample_members, sample_row, sampling_frame
 from corpuskit.query.values import SAMPLE_ALLOCATIONS as ALLOCATIONS
 from corpuskit.query.values import SAMPLE_STRATA
@@ -126,12 +126,11 @@ def draw_sample(corpus, n: int, by: str | None = None, seed: int = 0, name: str 
                 bounds[label] = iso(parse_timestamp(value))
             except ValidationError as exc:
                 raise ValidationError(f"{label}: {exc}") from None
-    topic_id = None
-    if topic is not None:
+    if topic is not None:   # a topic of the corpus, or one only unenriched imported records name
         try:
-            topic_id = topic_by_name(corpus.conn, topic)["id"]
+            topic_by_name(corpus.conn, topic)
         except TopicNotFound:
-            if not sampling_frame(corpus.conn, topic=str(topic)):
+            if not sampling_frame(corpus.conn, RecordFilter(topic=str(topic))):
                 raise
     id_list = None
     if ids is not None:
@@ -148,8 +147,8 @@ def draw_sample(corpus, n: int, by: str | None = None, seed: int = 0, name: str 
         if not isinstance(query, str) and not hasattr(query, "sql"):
             raise ValidationError(f"query must be query-language text, not {type(query).__name__}")
         compiled = compile_query(query) if isinstance(query, str) else query
-    frame = sampling_frame(corpus.conn, ids=id_list, source=source, topic_id=topic_id,
-                           topic=None if topic is None else str(topic), query=compiled, **bounds)
+    frame = sampling_frame(corpus.conn, RecordFilter(source=source, topic=None if topic is None else str(topic),
+                                                     query=compiled, ids=id_list, **bounds))
     if len(frame) < n:
         raise ValidationError(f"cannot draw {n} records: only {len(frame)} match the filters")
     rng = np.random.default_rng(int(seed))

@@ -18,32 +18,9 @@ evidence: the signal's topic.
 """
 from __future__ import annotations
 
-import json
-
 from corpuskit.analysis.signals.series import shift_day
-from corpuskit.query import Where, signal_row
-
-
-def _series_filter(evidence: dict) -> tuple[str, str, list]:
-    """FROM/WHERE fragments selecting the records of a track's series.
-
-    Topic and source are written ``+column`` so that SQLite does not drive the query from their
-    indexes (a topic or a source holds a large share of the corpus: 0.6 s a query at 500,000 records)
-    but from the day or time range every caller adds (a day's records: about 2 ms).
-    """
-    joins, where = "JOIN enrichment e ON e.record_id = r.id", Where()
-    if "entity_id" in evidence:
-        joins += " JOIN mentions m ON m.record_id = r.id"
-        where.add("m.entity_id = ?", evidence["entity_id"])
-    if "topic_id" in evidence:
-        where.add("+e.topic_id = ?", evidence["topic_id"])
-    if "record_ids" in evidence:                  # a phrase's records, as the phrase test read them
-        where.add("r.id IN (SELECT value FROM json_each(?))", json.dumps(evidence["record_ids"]))
-    if "term" in evidence:
-        where.add("instr(r.title || ' ' || r.content_text, ?) > 0", evidence["term"])
-    if "source" in evidence:
-        where.add("+r.source = ?", evidence["source"])
-    return joins, where.joined("1"), where.args
+from corpuskit.query import signal_row
+from corpuskit.query.record_filter import series_filter as _series_filter  # the series' records
 
 
 def crossing_time(conn, evidence: dict, day: str, k: int) -> str | None:

@@ -29,6 +29,7 @@ from corpuskit.api.bearer import queries, shapes
 from corpuskit.api.errors import abort_json, encode_json
 from corpuskit.api.ids import encode_id
 from corpuskit.clock import iso, wall_clock
+from corpuskit.query.signals import signal_events_after
 
 POLL_SECONDS = 0.5
 RETRY_MILLISECONDS = 2000
@@ -45,10 +46,7 @@ def _event(name: str, data: dict, event_id: int | None = None) -> bytes:
 
 def _events_after(conn, after: int, limit: int = 500):
     """``(served rows, newest event id looked at)`` after event ``after``."""
-    rows = conn.execute(
-        "SELECT ev.id AS event_id, s.id, s.kind, s.severity, s.sigma_score, s.detected_at "
-        "FROM signal_events ev JOIN signals s ON s.id = ev.signal_id WHERE ev.id > ? "
-        "ORDER BY ev.id LIMIT ?", (after, limit)).fetchall()
+    rows = signal_events_after(conn, after, limit)
     newest = rows[-1]["event_id"] if rows else after
     return [r for r in rows if r["kind"] in queries.STORED_TO_V1_KIND], newest
 

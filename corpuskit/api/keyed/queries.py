@@ -1,9 +1,12 @@
-"""Read-side queries for the keyed interface (``/api/v1``): discourse, topics, signals, clusters.
+"""The keyed interface's answers (``/api/v1``): discourse, topics, signals, search, narratives, clusters.
 
 Each function takes a corpus and already-validated arguments (stored
-timestamp strings, integers) and returns a dict in the exact shape of
-``keyed-api-v1.md``. Unknown topics raise :class:`NotFoundError` with the
-spec's message. Narratives come from :mod:`corpuskit.narrate.read`; snapshots,
+timestamp strings, integers), makes one read through :mod:`corpuskit.query`
+(records through a :class:`~corpuskit.query.RecordFilter`) or the stage that
+owns the table, and returns a dict in the exact shape of ``keyed-api-v1.md``
+(the discourse item's shape is written as the SQLite ``json_object`` the read
+layer renders each record with). Unknown topics raise :class:`NotFoundError`
+with the spec's message. Narratives come from :mod:`corpuskit.narrate.read`; snapshots,
 trends, entities, observations and the status from :mod:`corpuskit.analysis`.
 """
 from __future__ import annotations
@@ -11,9 +14,12 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from corpuskit.api.response_cache import cached_page, cached_total
+from corpuskit.api.response_cache import cached_page
 from corpuskit.errors import NotFoundError
-from corpuskit.query import Page, TopicNotFound, Where, stored_record_count, topic_by_name, topic_rows
+from corpuskit.query import Page, RecordFilter, TopicNotFound, topic_by_name, topic_rows
+from corpuskit.query.records import record_json_page
+from corpuskit.query.signals import recent_topic_signals, signal_offset_page
+from corpuskit.query.topics import topic_volume
 
 TOPIC_NOT_FOUND = "Topic not found"
 RECENT_SIGNALS = 10
@@ -41,7 +47,8 @@ def topic_row(corpus, name: str):
 # -- discourse ----------------------------------------------------------------
 # Each record is shaped into JSON by SQLite itself (json_object), so a page of
 # records costs one query and no per-row Python work: this is the hot path of
-# /api/v1/discourse. ``topic`` is the primary topic from enrichment, else the
+# /api/v1/discourse (the read layer's corpuskit.query.records.record_json_page runs it).
+# ``topic`` is the primary topic from enrichment, else the
 # import hint; ``analysis`` is null until the record is enriched, and its ``sentiment`` null for a
 # record in a language the scorer does not cover (docs/languages.md).
 _DISCOURSE_ITEM = """json_object(
@@ -57,10 +64,6 @@ _DISCOURSE_ITEM = """json_object(
                                              ORDER BY m.mention_count DESC, en.name, en.id)
                      FROM mentions m JOIN entities en ON en.id = m.entity_id
                      WHERE m.record_id = r.id)) END)"""
-_DISCOURSE_FROM = (
-    " FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
-    "LEFT JOIN topics t ON t.id = e.topic_id"
-)
 
 
 def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
@@ -71,44 +74,9 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) 
     if topic is not None:
         topic_row(corpus, topic)  # an unknown topic is 404 even when nothing is cached
     key = ("discourse", source, topic, since, until, limit, offset, q and q.text)
+    flt = RecordFilter(source=source, topic=topic, since=since, until=until, query=q, dates="captured")
     return cached_page(corpus.conn, key,
-                       lambda: _read_discourse_page(corpus, source, topic, since, until, limit, offset, q))
-
-
-def _read_discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
-    where = Where().equal("r.source", source).text_query(q)
-    topic_id = None
-    if topic is not None:
-        topic_id = topic_row(corpus, topic)["id"]
-        where.in_topic(topic_id, topic)
-    where.bound("r.captured_at", "since", since).bound("r.captured_at", "until", until)
-    clause, args = where.sql(), where.args
-    conn = corpus.conn
-    total = None
-    if since is None and until is None and q is None:
-        # the counts analyse keeps cover the topic and source filters (None while they are stale)
-        total = stored_record_count(conn, topic=None if topic is None else (topic_id, topic), source=source)
-    if total is None and topic is None:
-        # No join is needed to count: records alone decide the total.
-        total = cached_total(conn, "SELECT count(*) FROM records r" + clause, args)
-    elif total is None:
-        total = cached_total(conn, "SELECT count(*) FROM records r LEFT JOIN enrichment e "
-                             "ON e.record_id = r.id" + clause, args)
-    order = " ORDER BY r.captured_at DESC, r.id DESC LIMIT ? OFFSET ?"
-    # The whole page in one row (one SQLite step, see corpuskit.api.rowsets), with the
-    # sort keys beside it: SQLite aggregates a subquery in its order in practice but
-    # does not promise to, so the order is checked and the page re-read row by row
-    # in the (never yet seen) case it is not.
-    joined, keys = conn.execute(
-        "SELECT group_concat(item, char(30)), json_group_array(json_array(captured_at, id)) FROM ("
-        "SELECT " + _DISCOURSE_ITEM + " AS item, r.captured_at AS captured_at, r.id AS id"
-        + _DISCOURSE_FROM + clause + order + ")", args + [limit, offset]).fetchone()
-    keys = [tuple(k) for k in json.loads(keys)]
-    if all(a > b for a, b in zip(keys, keys[1:])):
-        return (joined.split("\x1e") if joined else []), total
-    rows = conn.execute("SELECT " + _DISCOURSE_ITEM + _DISCOURSE_FROM + clause + order,
-                        args + [limit, offset]).fetchall()
-    return [r[0] for r in rows], total
+                       lambda: record_json_page(corpus.conn, flt, _DISCOURSE_ITEM, limit, offset))
 
 
 def list_discourse(corpus, source: str | None = None, topic: str | None = None,
@@ -170,10 +138,7 @@ def topic_detail(corpus, name: str) -> dict:
     item = _topic_base(row)
     item["active"] = bool(row["active"])
     item["currentNarrative"] = topic_current_narrative(corpus, row["id"])
-    signals = conn.execute(
-        "SELECT kind, severity, headline, detected_at FROM signals WHERE topic_id = ? "
-        "ORDER BY detected_at DESC, id DESC LIMIT ?", (row["id"], RECENT_SIGNALS),
-    ).fetchall()
+    signals = recent_topic_signals(conn, row["id"], RECENT_SIGNALS)
     item["recentSignals"] = [{"type": s[0], "severity": s[1], "headline": s[2], "detectedAt": s[3]}
                              for s in signals]
     item["snapshots"] = get_snapshots(corpus, name)["data"]  # the last 30 days by the corpus clock
@@ -182,28 +147,8 @@ def topic_detail(corpus, name: str) -> dict:
          "summaryLabel": c["summaryLabel"], "createdAt": c["createdAt"]}
         for c in latest_clusters(corpus, topic=name, limit=50)
     ]
-    item["volumeBySource"] = [{"source": s, "count": n} for s, n in _topic_volume(conn, row["id"], name)]
+    item["volumeBySource"] = [{"source": s, "count": n} for s, n in topic_volume(conn, row["id"], name)]
     return item
-
-
-def _topic_volume(conn, topic_id: int, name: str) -> list:
-    """``[(source, records)]`` of a topic under :data:`corpuskit.query.PRIMARY_TOPIC_RULE`, most first
-    (ties: source).
-
-    The rule's two halves are disjoint and each is read through an index (the
-    topic's enrichment rows; the records whose import named it, with no
-    enriched topic) rather than by scanning every record.
-    """
-    volume: dict = {}
-    for source, n in conn.execute(
-            "SELECT r.source, count(*) FROM enrichment e JOIN records r ON r.id = e.record_id "
-            "WHERE e.topic_id = ? GROUP BY r.source", (topic_id,)):
-        volume[source] = n
-    for source, n in conn.execute(
-            "SELECT r.source, count(*) FROM records r LEFT JOIN enrichment e ON e.record_id = r.id "
-            "WHERE r.topic = ? AND e.topic_id IS NULL GROUP BY r.source", (name,)):
-        volume[source] = volume.get(source, 0) + n
-    return sorted(volume.items(), key=lambda v: (-v[1], v[0]))
 
 
 # -- signals ------------------------------------------------------------------
@@ -225,18 +170,9 @@ def signal_item(row) -> dict:
 def list_signals(corpus, topic: str | None = None, severity: str | None = None,
                  since: str | None = None, limit: int = 50, offset: int = 0) -> dict:
     """Signals of every kind, ``detectedAt`` descending (ties: id descending)."""
-    where = Where()
-    if topic is not None:
-        where.equal("s.topic_id", topic_row(corpus, topic)["id"])
-    where.equal("s.severity", severity).bound("s.detected_at", "since", since)
-    clause, args = where.sql(), where.args
-    conn = corpus.conn
-    total = conn.execute("SELECT count(*) FROM signals s" + clause, args).fetchone()[0]
-    rows = conn.execute(
-        "SELECT s.*, t.name AS topic_name FROM signals s LEFT JOIN topics t ON t.id = s.topic_id"
-        + clause + " ORDER BY s.detected_at DESC, s.id DESC LIMIT ? OFFSET ?",
-        args + [limit, offset],
-    ).fetchall()
+    topic_id = None if topic is None else topic_row(corpus, topic)["id"]
+    rows, total = signal_offset_page(corpus.conn, topic_id=topic_id, severity=severity, since=since,
+                                     limit=limit, offset=offset)
     return envelope(Page(rows, total, limit, offset), signal_item)
 
 

@@ -1,4 +1,4 @@
-"""Fetch a small page of rows in one SQLite step.
+"""Fetch a small page of rows in one SQLite step (the /v1 lists read their pages so).
 
 Python's sqlite3 module lets go of the GIL around every ``sqlite3_step``, once
 per row. With a threaded server under load, each let-go hands the GIL to

@@ -1,0 +1,34 @@
+"""A corpus at a glance: the counts, span, topics and newest runs a landing page shows.
+
+Aggregates and public names only: no key, file path or run settings.
+"""
+from __future__ import annotations
+
+
+def corpus_counts(conn) -> dict:
+    """``{records_first, records_last, topics, entities, signals, stories}``: the first and last
+    ``published_at`` and how many topics, entities, signals and current stories there are."""
+    first, last = conn.execute("SELECT min(published_at), max(published_at) FROM records").fetchone()
+    return {"records_first": first, "records_last": last,
+            "topics": conn.execute("SELECT count(*) FROM topics").fetchone()[0],
+            "entities": conn.execute("SELECT count(*) FROM entities").fetchone()[0],
+            "signals": conn.execute("SELECT count(*) FROM signals").fetchone()[0],
+            "stories": conn.execute("SELECT count(*) FROM stories WHERE is_current = 1").fetchone()[0]}
+
+
+def most_assigned_topics(conn, n: int) -> list:
+    """The ``n`` topics with the most assigned records: ``(name, display_name, active, records)``,
+    most first (ties: name)."""
+    return conn.execute(
+        "SELECT t.name, t.display_name, t.active, "
+        "(SELECT count(*) FROM topic_assignments ta WHERE ta.topic_id = t.id) AS n "
+        "FROM topics t ORDER BY n DESC, t.name LIMIT ?", (n,)).fetchall()
+
+
+def last_runs(conn) -> list:
+    """The newest run of each stage, newest first: ``(stage, id, status, started_at, finished_at)``."""
+    return conn.execute(
+        "SELECT r.stage, r.id, r.status, r.started_at, r.finished_at FROM runs r "
+        "WHERE r.rowid = (SELECT r2.rowid FROM runs r2 WHERE r2.stage = r.stage "
+        "                 ORDER BY r2.started_at DESC, r2.rowid DESC LIMIT 1) "
+        "ORDER BY r.started_at DESC, r.stage").fetchall()
