@@ -2,6 +2,7 @@
 same texts spread over days, and busy accounts that repeat themselves all day, are not."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -189,3 +190,16 @@ def test_nothing_repeated_gives_an_empty_frame_and_no_estimate(corpus):
     assert corpus.coordination().empty
     with pytest.raises(ValidationError, match="give window="):
         estimate_window(corpus.conn)
+
+
+@pytest.mark.parametrize("text", [
+    "Switching from GMP to gcc's __int128 reduced run time by 95%",
+    "Plain words only, with -- punctuation!!! and more",
+    "Tom &amp; Jerry are back in town", "see example.com for the rest of it",
+    "RT this is a plain retweet marker text", "[Discussion] what is the best editor",
+])
+def test_the_plain_text_shortcut_gives_the_normaliser_s_key(text):
+    from corpuskit.text import analysis_text
+
+    words = " ".join(re.sub(r"[\W_]+", " ", analysis_text(text).lower()).split())
+    assert text_key("", text) == (words if len(words.split()) >= 4 else None)

@@ -19,20 +19,28 @@ import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from corpuskit.text import analysis_text, find_urls
+from corpuskit.text.patterns import URL_HINT
 
 #: The shortest text (in words) that counts as an item for ``by="text"``.
 MIN_TEXT_WORDS = 4
 #: The fewest hashtags a record needs for its set to count as an item for ``by="hashtag_set"``.
 MIN_HASHTAGS = 2
 _TRACKING = re.compile(r"^(utm_\w+|fbclid|gclid|mc_cid|mc_eid|igshid|ref_src)$", re.I)
-_NON_WORD = re.compile(r"[^\w\s]+")
-_SPACE = re.compile(r"\s+")
+_NON_WORD = re.compile(r"[\W_]+")
+_PLAIN = re.compile(r"[^@#\[&]*")
 
 
 def text_key(title: str, text: str) -> str | None:
-    """The normalised text of a record, or None when it is too short to be an item."""
+    """The normalised text of a record, or None when it is too short to be an item.
+
+    Plain ASCII text (no markup, URL, handle, hashtag, entity or leading RT) skips the normaliser,
+    whose every step would leave it as it is once punctuation is removed: the same key, faster.
+    """
     body = text if not title or title == text else f"{title} {text}"
-    words = _SPACE.sub(" ", _NON_WORD.sub(" ", analysis_text(body).lower())).strip()
+    if not (body.isascii() and _PLAIN.fullmatch(body) and not URL_HINT.search(body)
+            and not body.startswith(("RT", "rt"))):
+        body = analysis_text(body)
+    words = " ".join(_NON_WORD.sub(" ", body.lower()).split())
     return words if len(words.split()) >= MIN_TEXT_WORDS else None
 
 

@@ -19,8 +19,10 @@ def record_filter(since=None, until=None, query=None) -> RecordFilter:
                         until=getattr(query, "until", None) if until is None else until, query=text)
 
 
-def select(conn, rfilter: RecordFilter, extra: tuple[str, ...] = (), condition: str | None = None):
-    """A cursor over the selected records, oldest first then by id: :data:`BASE_COLUMNS` and ``extra``.
+def select(conn, rfilter: RecordFilter, extra: tuple[str, ...] = (), condition: str | None = None,
+           lean: bool = False):
+    """A cursor over the selected records, oldest first then by id: :data:`BASE_COLUMNS` and ``extra``
+    (``lean``: only ``id, author, published_at`` before ``extra``).
 
     ``extra`` are SQL expressions over ``records r``; ``condition`` is one more SQL condition.
     Records without an author are left out: a network and a group are made of accounts.
@@ -29,6 +31,6 @@ def select(conn, rfilter: RecordFilter, extra: tuple[str, ...] = (), condition: 
     where.add("r.author != ''")
     if condition:
         where.add(condition)
-    columns = ", ".join((_BASE_SQL, *extra))
+    columns = ", ".join(("r.id, r.author, r.published_at" if lean else _BASE_SQL, *extra))
     return conn.execute(f"SELECT {columns} FROM {RECORDS_FROM}{where.sql()} ORDER BY r.published_at, r.id",
                         where.args)

@@ -61,7 +61,7 @@ def read_shares(conn, rfilter, by: str) -> Shares:
     if by not in BY:
         raise ValidationError(f"by must be one of {', '.join(BY)}, not {by!r}")
     ids, names, stamps, share_rows, share_keys = [], [], [], [], []
-    for rid, author, published, _sentiment, _topic, *values in select(conn, rfilter, _EXTRA[by]):
+    for rid, author, published, *values in select(conn, rfilter, _EXTRA[by], lean=True):
         for key in _keys(by, values):
             share_rows.append(len(ids))
             share_keys.append(key)
@@ -78,11 +78,18 @@ def read_shares(conn, rfilter, by: str) -> Shares:
     kept_authors = np.isin(author_codes, np.unique(author_codes[rows]))
     new_index = np.cumsum(kept_authors) - 1
     item_codes, items = pd.factorize(keys, sort=True)
-    times = (pd.to_datetime(pd.Series(stamps, dtype=object), utc=True, format="ISO8601")
-             .astype("int64").to_numpy() // 10**9) if stamps else np.zeros(0, np.int64)
+    times = unix_seconds(stamps)
     return Shares(record_id=np.asarray(ids, np.int64)[kept_authors], author=author_codes[kept_authors],
                   time=times[kept_authors], authors=list(authors), item=item_codes.astype(np.int64),
                   row=new_index[rows], items=list(items))
+
+
+def unix_seconds(stamps) -> np.ndarray:
+    """Stored ISO timestamps as whole unix seconds (int64), whatever unit pandas parses them to."""
+    if not len(stamps):
+        return np.zeros(0, np.int64)
+    parsed = pd.to_datetime(pd.Series(stamps, dtype=object), utc=True, format="ISO8601")
+    return ((parsed - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)).to_numpy(np.int64)
 
 
 def estimate_window(shares: Shares, q: float = 0.1, p: float = 0.5) -> int:
