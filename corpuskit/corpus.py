@@ -645,6 +645,16 @@ class Corpus:
         return coordination(self.conn, window=window, min_repeats=min_repeats, by=by, since=since,
                             until=until, query=query, n_null=n_null, alpha=alpha, seed=seed)
 
+    def signal_coordination(self, groups: pd.DataFrame | None = None, mostly: float = 0.5, **settings) -> pd.DataFrame:
+        """Which signals a coordinated group drives: per signal with evidence records among a group's
+        coordinated posts, ``signalId, kind, group, accounts, records, groupRecords, share, mostly``
+        (``share >= mostly``). ``groups`` is a :meth:`coordination` result (computed with
+        ``settings`` when None). See :mod:`corpuskit.networks.signal_ties`."""
+        from corpuskit.networks.signal_ties import signal_coordination
+
+        return signal_coordination(self.conn, self.coordination(**settings) if groups is None else groups,
+                                   mostly=mostly)
+
     def stories(self, kind: str | None = None, current: bool = True, period: str | None = None) -> pd.DataFrame:
         """Stories, newest ``publishAt`` first (only current versions unless ``current=False``).
 

@@ -203,3 +203,40 @@ def test_the_plain_text_shortcut_gives_the_normaliser_s_key(text):
 
     words = " ".join(re.sub(r"[\W_]+", " ", analysis_text(text).lower()).split())
     assert text_key("", text) == (words if len(words.split()) >= 4 else None)
+
+
+def test_window_is_coornet_s_quantile_of_time_to_past_half_the_shares(corpus):
+    from corpuskit.networks import estimate_window
+
+    # item A at 0, 10, 100 s (past half: the 2nd share, 10 s); item B at 0, 50 s (the 2nd, 50 s)
+    rows = [("a", "alpha beta gamma delta", 0), ("b", "alpha beta gamma delta", 10),
+            ("c", "alpha beta gamma delta", 100), ("a", "one two three four", 1000),
+            ("b", "one two three four", 1050), ("c", "only c says this here", 5000)]
+    corpus.add_records([{"sourceId": str(i), "author": a, "contentText": t,
+                         "publishedAt": _iso(START + timedelta(seconds=s))} for i, (a, t, s) in enumerate(rows)],
+                       source="twitter")
+    assert estimate_window(corpus.conn) == 14           # 10 + 0.1 * (50 - 10), rounded down
+    assert estimate_window(corpus.conn, q=1.0) == 50
+
+
+def test_signal_coordination_names_the_group_behind_a_signal(planted):
+    from corpuskit.networks.signal_ties import signal_coordination
+
+    groups = planted.coordination(window=120, seed=0)
+    conn = planted.conn
+    campaign_ids = [r for (r,) in conn.execute(
+        "SELECT id FROM records WHERE content_text LIKE 'the election%' ORDER BY id LIMIT 8")]
+    other_ids = [r for (r,) in conn.execute("SELECT id FROM records WHERE author = 'user001' ORDER BY id LIMIT 2")]
+    for sid, ids in ((1, campaign_ids + other_ids), (2, other_ids)):
+        conn.execute("INSERT INTO signals(id, signal_key, kind, severity, sigma_score, headline, detected_at, status, "
+                     "run_id, updated_at) VALUES (?, ?, 'volume_spike', 'high', 5, 'h', '2024-03-02', 'open', 't', 't')",
+                     (sid, f"k{sid}"))
+        conn.executemany("INSERT INTO signal_evidence(signal_id, ref_kind, ref_id) VALUES (?, 'record', ?)",
+                         [(sid, r) for r in ids])
+    try:
+        ties = signal_coordination(conn, groups)
+        assert ties.to_dict("records") == [{"signalId": 1, "kind": "volume_spike", "group": 1, "accounts": 10,
+                                            "records": 10, "groupRecords": 8, "share": 0.8, "mostly": True}]
+        assert planted.signal_coordination(groups, mostly=0.9)["mostly"].tolist() == [False]
+    finally:
+        conn.execute("DELETE FROM signals")
