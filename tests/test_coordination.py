@@ -240,3 +240,7 @@ def test_signal_coordination_names_the_group_behind_a_signal(planted):
         assert planted.signal_coordination(groups, mostly=0.9)["mostly"].tolist() == [False]
     finally:
         conn.execute("DELETE FROM signals")
+
+
+def test_hashtags_stay_one_word_in_the_text_key():
+    assert text_key("", "RT @a: Vote for the #NewPark today! https://t.co/x") == "vote for the newpark today"

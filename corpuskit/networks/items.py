@@ -4,7 +4,9 @@ Two records share an item when their keys are equal. The keys are built here onc
 networks (``shared_url``) and the coordination test compare the same things:
 
 - **text**: :func:`~corpuskit.text.analysis_text` of the title and text (no URLs, handles or
-  a leading ``RT``; hashtags as their words), lower-cased, punctuation dropped, spaces collapsed;
+  a leading ``RT``), with each hashtag kept as its one word (``#VoteNow`` is ``votenow``: copies
+  of one message carry the same tags, and segmenting every tag costs more than the rest of the
+  read), lower-cased, punctuation and underscores dropped, spaces collapsed;
   a text of fewer than ``MIN_TEXT_WORDS`` words is no item ("lol", "[deleted]" are said by many
   people independently);
 - **url**: each URL of the record (the ``url`` column and the URLs in its text), lower-case
@@ -39,7 +41,7 @@ def text_key(title: str, text: str) -> str | None:
     body = text if not title or title == text else f"{title} {text}"
     if not (body.isascii() and _PLAIN.fullmatch(body) and not URL_HINT.search(body)
             and not body.startswith(("RT", "rt"))):
-        body = analysis_text(body)
+        body = analysis_text(body.replace("#", " ") if "#" in body else body)
     words = " ".join(_NON_WORD.sub(" ", body.lower()).split())
     return words if len(words.split()) >= MIN_TEXT_WORDS else None
 
