@@ -162,7 +162,7 @@ def run_real(args):
                          f"{recalls[2][0][0]}/{CAMPAIGNS} (w {recalls[2][1]}s)"])
     print(table(rows, ["file", "by", "accounts", "window s", "groups found", "s",
                        "false groups / 10k accounts (null)", "planted recall, existing accounts",
-                       "planted recall, new accounts"]))
+                       "same, at the file's own window", "planted recall, new accounts"]))
     print("\n".join(notes))
 
 
