@@ -8,5 +8,7 @@ within a short window more often than a time-shuffled null allows.
 from corpuskit.networks.coordination import coordination, estimate_window
 from corpuskit.networks.edges import KINDS, Network, network
 from corpuskit.networks.export import FORMATS, write_network
+from corpuskit.networks.signal_ties import signal_coordination
 
-__all__ = ["FORMATS", "KINDS", "Network", "coordination", "estimate_window", "network", "write_network"]
+__all__ = ["FORMATS", "KINDS", "Network", "coordination", "estimate_window", "network", "signal_coordination",
+           "write_network"]

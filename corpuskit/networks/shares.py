@@ -2,8 +2,9 @@
 
 A *share* is a record carrying an item (see :mod:`corpuskit.networks.items`). Two accounts
 *co-share* an item when each posted it and the two posts are at most ``window`` seconds apart;
-the count of a pair is the number of distinct items they co-shared. Everything here works on
-integer arrays so that a million records and twenty null draws stay within seconds.
+the count of a pair is the number of distinct items they co-shared. The counts work on integer
+arrays (work grows with the co-shares, not with the pairs of accounts), so the cost of a run is
+mostly reading the records and building their keys.
 """
 from __future__ import annotations
 
