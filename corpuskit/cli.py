@@ -95,6 +95,21 @@ def cmd_import(args) -> int:
     return 0
 
 
+def cmd_network(args) -> int:
+    from corpuskit.networks import network, write_network
+
+    corpus = _open(args)
+    net = network(corpus.conn, args.kind, since=args.since, until=args.until, query=args.query,
+                  min_weight=args.min_weight)
+    try:
+        path = write_network(net, args.path, format=args.format)
+    except ImportError as exc:
+        print(f"corpuskit: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote the {args.kind} network to {path}: {len(net.nodes)} nodes, {len(net.edges)} edges")
+    return 0
+
+
 def cmd_export(args) -> int:
     corpus = _open(args)
     filters = {"source": args.source, "topic": args.topic, "since": args.since, "until": args.until,
@@ -441,6 +456,22 @@ def _add_export(sub) -> None:
     p.add_argument("--store-salt", action="store_true", help="write the salt into the bundle (salt.txt)")
 
 
+def _add_network(sub) -> None:
+    from corpuskit.networks import FORMATS as NETWORK_FORMATS, KINDS as NETWORK_KINDS
+
+    p = _command(sub, "network", cmd_network, "write an interaction network (mention, reply, repost, quote, "
+                                              "co-hashtag, co-entity, shared URL, author-topic) as GEXF, "
+                                              "GraphML or CSV")
+    p.add_argument("path", help="the file to write (.gexf and .graphml open in Gephi; .csv also writes "
+                                "<stem>_nodes.csv)")
+    p.add_argument("--kind", choices=tuple(NETWORK_KINDS), default="mention", help="default: mention")
+    p.add_argument("--format", choices=NETWORK_FORMATS, help="default: the file's extension")
+    p.add_argument("--since", help="keep records published at or after this time")
+    p.add_argument("--until", help="keep records published at or before this time")
+    p.add_argument("--query", help="keep records matching this query (docs/query.md)")
+    p.add_argument("--min-weight", type=int, default=1, help="drop edges lighter than this (default 1)")
+
+
 def _add_manifest(sub) -> None:
     p = _command(sub, "manifest", cmd_manifest,
                  "print what produced the corpus: record digest, table digests, each stage's last run, "
@@ -626,7 +657,7 @@ def _add_keys(sub) -> None:
 
 
 #: Every subcommand, in the order ``corpuskit --help`` lists them.
-_SUBCOMMANDS = (_add_import, _add_export, _add_manifest, _add_compare, _add_cite, _add_demo, _add_stages,
+_SUBCOMMANDS = (_add_import, _add_export, _add_network, _add_manifest, _add_compare, _add_cite, _add_demo, _add_stages,
                 _add_run, _add_search, _add_query, _add_collect, _add_import_dump, _add_sample, _add_codes,
                 _add_keys)
 

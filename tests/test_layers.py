@@ -7,7 +7,7 @@ function-level ones included) and mapped to a layer:
    but each other);
 1. ``store``;
 2. ``query`` (the read layer) and ``stats`` (the statistics layer);
-3. the stages: ``ingest``, ``enrich``, ``analysis``, ``narrate``, ``validate``;
+3. the stages: ``ingest``, ``enrich``, ``analysis``, ``narrate``, ``validate``, ``networks``;
 4. the library surface: ``frames``, ``plot``, ``corpus``, ``search``, ``signals``, ``demo``,
    ``collect``, ``manifest``, ``compare`` and the package root (``corpuskit/__init__``);
 5. the front ends: ``api``, ``cli`` and ``__main__`` (``python -m corpuskit`` runs the CLI, so it
@@ -39,7 +39,7 @@ LAYERS = {
     **dict.fromkeys(("errors", "clock", "text", "version", "vector_index", "numerics"), 0),
     "store": 1,
     **dict.fromkeys(("query", "stats"), 2),
-    **dict.fromkeys(("ingest", "enrich", "analysis", "narrate", "validate"), 3),
+    **dict.fromkeys(("ingest", "enrich", "analysis", "narrate", "validate", "networks"), 3),
     **dict.fromkeys(("frames", "plot", "corpus", "search", "subcorpus", "signals", "demo", "collect", "manifest",
                      "compare", "__init__"), 4),
     **dict.fromkeys(("api", "cli", "__main__"), 5),
