@@ -77,12 +77,20 @@ def cmd_import(args) -> int:
 
     if args.wait is not None and not args.wait >= 0:
         raise ValidationError(f"--wait must be a number of seconds >= 0, not {args.wait}")
+    created = _new_files(args.db)
     corpus = open_corpus(args.db, now=args.now, timeout=30.0 if args.wait is None else args.wait,
                          driver=_driver())
-    report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
-                                topic=args.topic, strict=args.strict, progress=not args.quiet,
-                                dedupe=args.dedupe, encoding=args.encoding,
-                                date_format=args.date_format, dayfirst=args.dayfirst)
+    try:
+        report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
+                                    topic=args.topic, strict=args.strict, progress=not args.quiet,
+                                    dedupe=args.dedupe, encoding=args.encoding,
+                                    date_format=args.date_format, dayfirst=args.dayfirst)
+    except BaseException:
+        # a failed import into a new corpus leaves no empty corpus file behind
+        corpus.close()
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
     if report.date_note:
         print(f"note: {report.date_note}", file=sys.stderr)
     for warning in report.warnings:
@@ -93,6 +101,19 @@ def cmd_import(args) -> int:
         print(f"... and {len(report.rejections) - 50} more rejected rows", file=sys.stderr)
     print(f"{args.path} ({report.layout}): {report.summary()}")
     return 0
+
+
+def _new_files(db) -> list:
+    """The corpus file and its SQLite companions that do not exist yet (none for ``:memory:``)."""
+    from pathlib import Path
+
+    if not db or str(db) == ":memory:":
+        return []
+    base = Path(db)
+    if base.exists():
+        return []
+    return [p for p in (base, *(base.with_name(base.name + s) for s in ("-wal", "-shm", "-journal")))
+            if not p.exists()]
 
 
 def cmd_export(args) -> int:
