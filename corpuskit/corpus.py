@@ -346,7 +346,7 @@ class Corpus:
             if name not in known:
                 raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
             options = topic_options if name == "enrich" else {}
-            results[name] = getattr(self, name)(progress=progress, **options)
+            results[name] = self._run_stage(name, progress, options)
         enriched = results.get("enrich")
         if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
             results["languageNote"] = (
@@ -354,6 +354,17 @@ class Corpus:
                 "sentiment (VADER) and entities (English gazetteers and CRF) skipped them (NULL, counted in "
                 "manifest()['languages']); see docs/languages.md for multilingual options")
         return results
+
+    def _run_stage(self, name: str, progress: bool, options: dict):
+        """One stage of :meth:`run`; analyse and narrate leave out the stop words of every language of
+        the corpus from their terms, as topic discovery does (:mod:`corpuskit.text.stopwords`)."""
+        if name == "enrich":
+            return self.enrich(progress=progress, **options)
+        from corpuskit.enrich.pipeline import language_counts
+        from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
+
+        with vocabulary_languages(corpus_languages(language_counts(self.conn))):
+            return getattr(self, name)(progress=progress, **options)
 
     # -- derived tables as DataFrames ---------------------------------------
     # Thin doors onto corpuskit.frames; the columns are documented here and in

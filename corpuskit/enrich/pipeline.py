@@ -36,6 +36,7 @@ from corpuskit.enrich.topics import (Beat, BeatAssigner, SeedTopic, beats_from_r
                                      load_seed_words)
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
+from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
 
 VERSION_KEY = "enrich.version"
 #: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
@@ -595,9 +596,11 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
             bar = None
             try:
                 fit_started = time.perf_counter()
-                model, assigner, topic_ids, refitted, known = _prepare(
-                    corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
-                    fit_sample, config.seed_words)
+                # topics and their labels leave out the stop words of every language of the corpus
+                with vocabulary_languages(corpus_languages(language_counts(conn))):
+                    model, assigner, topic_ids, refitted, known = _prepare(
+                        corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
+                        fit_sample, config.seed_words)
                 fit_seconds = time.perf_counter() - fit_started
                 if client is not None:
                     from corpuskit.enrich.distributed import DaskChunkMap

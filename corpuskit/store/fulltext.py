@@ -9,8 +9,10 @@
 - ``tags``: every #hashtag and @handle of title and text as written, then its parts as the normaliser's
   hashtag segmenter splits it (``#PfizerBioNTech`` -> ``Pfizer BioNTech``), so ``pfizer`` finds it.
 
-The tokenizer is ``unicode61 remove_diacritics 2``: Unicode-aware, case-folded, diacritics removed
-("Sahin" finds "Şahin"). It is a regular FTS5 table that stores its own copy of these columns: the
+Non-ASCII text is folded first by :func:`corpuskit.text.folding.search_fold` (NFKC, case folding so that
+``ß`` is ``ss``, diacritics removed), the folding the query compiler applies to every word, KWIC to its
+matches and keyness to its terms. The tokenizer is ``unicode61 remove_diacritics 2``: Unicode-aware,
+case-folded, diacritics removed ("Sahin" finds "Şahin", "strasse" finds "Straße"). It is a regular FTS5 table that stores its own copy of these columns: the
 stdlib ``sqlite3`` ships SQLite 3.40, older than the ``contentless_delete`` option (3.43), and a
 contentless or external-content table can only forget a row when given back the exact values it
 indexed, which a Python normaliser (whose word lists may change between versions) cannot promise.
@@ -69,7 +71,18 @@ def document(title, text, language=None) -> tuple[str, str, str]:
     """The ``(title, body, tags)`` values indexed for a record with this title, text and language (the
     language decides whether a one-case hashtag may be cut with a word list, see ``segment_hashtag``)."""
     title, body = _indexed(title), _indexed(text)
-    return title, body, _tags(title + " \n " + body, language)
+    tags = _tags(title + " \n " + body, language)
+    return _folded(title), _folded(body), _folded(tags)
+
+
+def _folded(text: str) -> str:
+    """Non-ASCII text as :func:`~corpuskit.text.folding.search_fold` gives it (``Straße``: ``strasse``),
+    the form every query word is folded to; ASCII text as it is (the tokenizer folds its case)."""
+    if text.isascii():
+        return text
+    from corpuskit.text.folding import search_fold
+
+    return search_fold(text)
 
 
 def index_rows(conn, rows) -> int:
