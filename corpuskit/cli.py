@@ -279,6 +279,8 @@ def _topic_options(args) -> dict:
             options[name] = getattr(args, name)
     if args.refit:
         options["refit"] = True
+    if getattr(args, "no_merge_topics", False):
+        options["merge_topics"] = False
     return options
 
 
@@ -314,6 +316,9 @@ def _add_topic_options(p) -> None:
     p.add_argument("--seed-words", metavar="FILE",
                    help="guided topics: one line per topic, 'Label: word, word, phrase' (see docs/topics.md)")
     p.add_argument("--beats", metavar="FILE", help="beat definitions (YAML/JSON) instead of discovered topics")
+    p.add_argument("--no-merge-topics", action="store_true",
+                   help="keep every discovered topic: no merging of near-duplicates, no dissolving of small ones "
+                        "(so --topics K gives K topics)")
 
 
 def cmd_run(args) -> int:
@@ -322,6 +327,8 @@ def cmd_run(args) -> int:
     print(json.dumps(results, indent=2, sort_keys=True, default=str))
     if results.get("languageNote"):
         print(f"note: {results['languageNote']}", file=sys.stderr)
+    if (results.get("enrich") or {}).get("topicsNote"):
+        print(f"note: {results['enrich']['topicsNote']}", file=sys.stderr)
     return 0
 
 

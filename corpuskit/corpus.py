@@ -328,17 +328,18 @@ class Corpus:
                 "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 
     def run(self, progress: bool = True, stages=None, n_topics=None, seed: int | None = None,
-            refit: bool = False, seed_words=None, beats=None) -> dict:
+            refit: bool = False, seed_words=None, beats=None, merge_topics: bool | None = None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
 
         ``stages`` picks a subset, still run in the given order. The topic options go to the
         enrich stage (see :class:`~corpuskit.enrich.settings.EnrichSettings`): ``n_topics`` (a
         number or ``"auto"``), ``seed``, ``refit``, ``seed_words`` (guided topics: a file, list or
-        dict of a few words per expected topic) and ``beats`` (a beat file instead of discovery).
+        dict of a few words per expected topic), ``beats`` (a beat file instead of discovery) and
+        ``merge_topics`` (``False``: keep every discovered topic, so ``n_topics`` topics).
         """
         known = ("enrich", "analyse", "narrate")
         topic_options = {k: v for k, v in (("n_topics", n_topics), ("seed", seed), ("seed_words", seed_words),
-                                           ("beats", beats)) if v is not None}
+                                           ("beats", beats), ("merge_topics", merge_topics)) if v is not None}
         if refit:
             topic_options["refit"] = True
         results = {}
