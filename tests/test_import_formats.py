@@ -288,3 +288,15 @@ def test_a_failed_import_leaves_no_new_corpus_file(tmp_path, capsys):
     assert main(["import", str(good), "--db", str(db), "--source", "x", "--quiet"]) == 0
     assert main(["import", str(bad), "--db", str(db), "--source", "x", "--quiet"]) != 0
     assert db.exists() and len(open_corpus(str(db)).records()) == 1
+
+
+def test_a_time_written_with_utc_after_it_is_read(tmp_path):
+    # twint's export (id, created_at "2021-09-25 05:38:48 UTC", tweet, username)
+    path = tmp_path / "twint.csv"
+    path.write_text("id,created_at,tweet,username\n7,2021-09-25 05:38:48 UTC,チクショー！,dayukoume\n",
+                    encoding="utf-8")
+    c = open_corpus(":memory:")
+    report = c.import_file(path, source="twitter", mapping=["contentText=tweet", "publishedAt=created_at",
+                                                            "author=username", "sourceId=id"])
+    assert report.added == 1
+    assert c.records().iloc[0].publishedAt == pd.Timestamp("2021-09-25T05:38:48Z")
