@@ -202,18 +202,20 @@ class Corpus:
 
         return frames.records(self, source=source, topic=topic, since=since, until=until, q=q)
 
-    def query(self, q: str, since=None, until=None):
+    def query(self, q: str, since=None, until=None, stem: str | None = None):
         """The records matching the query ``q`` as a lazy :class:`~corpuskit.subcorpus.Subcorpus`.
 
         Lucene / Media Cloud syntax: terms, "phrases", AND/OR/NOT and -term (bare terms are AND-ed),
         parentheses, trailing wildcards (vacc*), proximity ("pfizer booster"~5) and the fields
         source:, author:, lang:, topic:, entity:, sentiment:, published:[a TO b] (docs/query.md).
         ``since``/``until`` bound ``publishedAt`` inclusively. Raises
-        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query.
+        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query. ``stem``
+        (a language code: ``"de"``, ``"es"``, ...) matches each bare word by its Snowball stem as a
+        prefix, so ``query("laschet", stem="de")`` finds "Laschets" (:mod:`corpuskit.text.stemming`).
         """
         from corpuskit.subcorpus import Subcorpus
 
-        return Subcorpus(self, q, since=since, until=until)
+        return Subcorpus(self, q, since=since, until=until, stem=stem)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
                     topic: str | None = None, strict: bool = False, progress: bool = False,
