@@ -1,6 +1,6 @@
 """Languages other than English, on the Spanish and Japanese corpora of ``../shared/datasets/nonenglish``.
 
-    /work/main/.venv/bin/python benchmarks/bench_languages.py [--workdir DIR] [--topics N] [--only es|ja]
+    PYTHONPATH=. /work/main/.venv/bin/python benchmarks/bench_languages.py [--workdir DIR] [--topics N] [--only es|ja]
 
 Each corpus is imported into ``DIR/<lang>.db`` and enriched (``n_topics=N`` when given), unless that file
 already holds an enriched corpus, which is then read as it is. Printed, per corpus:
@@ -96,7 +96,7 @@ def name_recall(corpus, names) -> None:
     from corpuskit.text.folding import search_fold
 
     texts = {r[0]: search_fold(f"{r[1] or ''} {r[2] or ''}") for r in corpus.conn.execute(
-        "SELECT source_id, title, content_text FROM records")}
+        "SELECT id, title, content_text FROM records")}
     found_all = truth_all = hit_all = hit_prefix_all = 0
     for name in names:
         key = search_fold(name)
@@ -105,8 +105,8 @@ def name_recall(corpus, names) -> None:
         else:  # no word boundaries in Japanese: anywhere
             pattern = re.compile(re.escape(key))
         truth = {sid for sid, text in texts.items() if pattern.search(text)}
-        found = set(corpus.query(name).records()["sourceId"]) if truth else set()
-        prefixed = set(corpus.query(name + "*").records()["sourceId"]) if truth else set()
+        found = {int(i) for i in corpus.query(name).ids()} if truth else set()
+        prefixed = {int(i) for i in corpus.query(name + "*").ids()} if truth else set()
         hit, hit_prefix = len(found & truth), len(prefixed & truth)
         truth_all += len(truth)
         hit_all += hit
