@@ -77,12 +77,20 @@ def cmd_import(args) -> int:
 
     if args.wait is not None and not args.wait >= 0:
         raise ValidationError(f"--wait must be a number of seconds >= 0, not {args.wait}")
+    created = _new_files(args.db)
     corpus = open_corpus(args.db, now=args.now, timeout=30.0 if args.wait is None else args.wait,
                          driver=_driver())
-    report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
-                                topic=args.topic, strict=args.strict, progress=not args.quiet,
-                                dedupe=args.dedupe, encoding=args.encoding,
-                                date_format=args.date_format, dayfirst=args.dayfirst)
+    try:
+        report = corpus.import_file(args.path, source=args.source, mapping=args.map or None,
+                                    topic=args.topic, strict=args.strict, progress=not args.quiet,
+                                    dedupe=args.dedupe, encoding=args.encoding,
+                                    date_format=args.date_format, dayfirst=args.dayfirst)
+    except BaseException:
+        # a failed import into a new corpus leaves no empty corpus file behind
+        corpus.close()
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
     if report.date_note:
         print(f"note: {report.date_note}", file=sys.stderr)
     for warning in report.warnings:
@@ -108,6 +116,19 @@ def cmd_network(args) -> int:
         return 2
     print(f"wrote the {args.kind} network to {path}: {len(net.nodes)} nodes, {len(net.edges)} edges")
     return 0
+
+
+def _new_files(db) -> list:
+    """The corpus file and its SQLite companions that do not exist yet (none for ``:memory:``)."""
+    from pathlib import Path
+
+    if not db or str(db) == ":memory:":
+        return []
+    base = Path(db)
+    if base.exists():
+        return []
+    return [p for p in (base, *(base.with_name(base.name + s) for s in ("-wal", "-shm", "-journal")))
+            if not p.exists()]
 
 
 def cmd_export(args) -> int:
@@ -273,6 +294,8 @@ def _topic_options(args) -> dict:
             options[name] = getattr(args, name)
     if args.refit:
         options["refit"] = True
+    if getattr(args, "no_merge_topics", False):
+        options["merge_topics"] = False
     return options
 
 
@@ -308,6 +331,9 @@ def _add_topic_options(p) -> None:
     p.add_argument("--seed-words", metavar="FILE",
                    help="guided topics: one line per topic, 'Label: word, word, phrase' (see docs/topics.md)")
     p.add_argument("--beats", metavar="FILE", help="beat definitions (YAML/JSON) instead of discovered topics")
+    p.add_argument("--no-merge-topics", action="store_true",
+                   help="keep every discovered topic: no merging of near-duplicates, no dissolving of small ones "
+                        "(so --topics K gives K topics)")
 
 
 def cmd_run(args) -> int:
@@ -316,6 +342,8 @@ def cmd_run(args) -> int:
     print(json.dumps(results, indent=2, sort_keys=True, default=str))
     if results.get("languageNote"):
         print(f"note: {results['languageNote']}", file=sys.stderr)
+    if (results.get("enrich") or {}).get("topicsNote"):
+        print(f"note: {results['enrich']['topicsNote']}", file=sys.stderr)
     return 0
 
 

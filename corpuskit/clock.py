@@ -84,6 +84,8 @@ def parse_timestamp(value, *, date_format: str | None = None, dayfirst: bool | N
         return slash_date(match, dayfirst=bool(dayfirst))
     try:
         candidate = text.replace("Z", "+00:00").replace("z", "+00:00")
+        if candidate.endswith((" UTC", " GMT")):   # twint's "2021-09-25 05:38:48 UTC"
+            candidate = candidate[:-4] + "+00:00"
         if " " in candidate and "T" not in candidate:
             candidate = candidate.replace(" ", "T", 1)
         return utc(datetime.fromisoformat(candidate))

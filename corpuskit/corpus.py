@@ -202,18 +202,20 @@ class Corpus:
 
         return frames.records(self, source=source, topic=topic, since=since, until=until, q=q)
 
-    def query(self, q: str, since=None, until=None):
+    def query(self, q: str, since=None, until=None, stem: str | None = None):
         """The records matching the query ``q`` as a lazy :class:`~corpuskit.subcorpus.Subcorpus`.
 
         Lucene / Media Cloud syntax: terms, "phrases", AND/OR/NOT and -term (bare terms are AND-ed),
         parentheses, trailing wildcards (vacc*), proximity ("pfizer booster"~5) and the fields
         source:, author:, lang:, topic:, entity:, sentiment:, published:[a TO b] (docs/query.md).
         ``since``/``until`` bound ``publishedAt`` inclusively. Raises
-        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query.
+        :class:`~corpuskit.query.QuerySyntaxError` (with the column) for a malformed query. ``stem``
+        (a language code: ``"de"``, ``"es"``, ...) matches each bare word by its Snowball stem as a
+        prefix, so ``query("laschet", stem="de")`` finds "Laschets" (:mod:`corpuskit.text.stemming`).
         """
         from corpuskit.subcorpus import Subcorpus
 
-        return Subcorpus(self, q, since=since, until=until)
+        return Subcorpus(self, q, since=since, until=until, stem=stem)
 
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
                     topic: str | None = None, strict: bool = False, progress: bool = False,
@@ -328,17 +330,18 @@ class Corpus:
                 "hasMore": hits.has_more, "embeddingMs": hits.embedding_ms, "searchMs": hits.search_ms}
 
     def run(self, progress: bool = True, stages=None, n_topics=None, seed: int | None = None,
-            refit: bool = False, seed_words=None, beats=None) -> dict:
+            refit: bool = False, seed_words=None, beats=None, merge_topics: bool | None = None) -> dict:
         """Run every stage in order (enrich, analyse, narrate); returns ``{stage: summary}``.
 
         ``stages`` picks a subset, still run in the given order. The topic options go to the
         enrich stage (see :class:`~corpuskit.enrich.settings.EnrichSettings`): ``n_topics`` (a
         number or ``"auto"``), ``seed``, ``refit``, ``seed_words`` (guided topics: a file, list or
-        dict of a few words per expected topic) and ``beats`` (a beat file instead of discovery).
+        dict of a few words per expected topic), ``beats`` (a beat file instead of discovery) and
+        ``merge_topics`` (``False``: keep every discovered topic, so ``n_topics`` topics).
         """
         known = ("enrich", "analyse", "narrate")
         topic_options = {k: v for k, v in (("n_topics", n_topics), ("seed", seed), ("seed_words", seed_words),
-                                           ("beats", beats)) if v is not None}
+                                           ("beats", beats), ("merge_topics", merge_topics)) if v is not None}
         if refit:
             topic_options["refit"] = True
         results = {}
@@ -346,7 +349,7 @@ class Corpus:
             if name not in known:
                 raise ValidationError(f"unknown stage {name!r}; stages are {', '.join(known)}")
             options = topic_options if name == "enrich" else {}
-            results[name] = getattr(self, name)(progress=progress, **options)
+            results[name] = self._run_stage(name, progress, options)
         enriched = results.get("enrich")
         if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
             results["languageNote"] = (
@@ -354,6 +357,17 @@ class Corpus:
                 "sentiment (VADER) and entities (English gazetteers and CRF) skipped them (NULL, counted in "
                 "manifest()['languages']); see docs/languages.md for multilingual options")
         return results
+
+    def _run_stage(self, name: str, progress: bool, options: dict):
+        """One stage of :meth:`run`; analyse and narrate leave out the stop words of every language of
+        the corpus from their terms, as topic discovery does (:mod:`corpuskit.text.stopwords`)."""
+        if name == "enrich":
+            return self.enrich(progress=progress, **options)
+        from corpuskit.enrich.pipeline import language_counts
+        from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
+
+        with vocabulary_languages(corpus_languages(language_counts(self.conn))):
+            return getattr(self, name)(progress=progress, **options)
 
     # -- derived tables as DataFrames ---------------------------------------
     # Thin doors onto corpuskit.frames; the columns are documented here and in

@@ -22,12 +22,12 @@ class Subcorpus:
     Attributes: ``corpus``, ``q`` (the query text), ``since`` and ``until`` (ISO timestamps or None).
     """
 
-    def __init__(self, corpus, q: str, since=None, until=None):
+    def __init__(self, corpus, q: str, since=None, until=None, stem: str | None = None):
         from corpuskit.frames import timestamp
 
         self.corpus = corpus
         self.q = q
-        self.compiled = compile_query(q)
+        self.compiled = compile_query(q, stem=stem)
         self.since = timestamp(since, "since")
         self.until = timestamp(until, "until")
 

@@ -52,8 +52,8 @@ def test_diacritics_scripts_and_markup(corpus):
     assert ids(corpus, "vacunacion") == ids(corpus, "vacunación") == [2]
     assert ids(corpus, "вакцина") == [3]            # Cyrillic, case-folded
     assert ids(corpus, "ΕΜΒΌΛΙΟ") == [3]            # Greek, case-folded
-    # unicode61 removes diacritics from Latin letters only: a Greek accent stays part of the word
-    assert ids(corpus, "εμβολιο") == []
+    # the index and the queries fold Greek and Cyrillic accents too (search_fold), not only Latin ones
+    assert ids(corpus, "εμβολιο") == [3]
     # unicode61 splits on spaces and punctuation only: a CJK run without spaces is one token
     assert ids(corpus, "東京") == [4]
     assert ids(corpus, "#PfizerBioNTech") == [1]     # as written
@@ -181,3 +181,22 @@ def test_index_equals_regex_scan_on_real_data(path, tmp_path):
     for phrase in PHRASES:
         assert ids(c, f'"{phrase}"') == _scan(docs, phrase), phrase
     c.close()
+
+
+def test_one_folding_for_the_index_queries_kwic_and_keyness():
+    from corpuskit import open_corpus
+    from corpuskit.analysis.kwic import fold as kwic_fold
+    from corpuskit.text.folding import search_fold
+
+    c = open_corpus(":memory:")
+    rows = [{"sourceId": "1", "contentText": "Sperrung der Hauptstraße heute", "publishedAt": "2021-07-01"},
+            {"sourceId": "2", "contentText": "Die STRASSE ist frei", "publishedAt": "2021-07-02"},
+            {"sourceId": "3", "contentText": "ＢＢ弾 und Ａｕｔｏ", "publishedAt": "2021-07-03"},
+            {"sourceId": "4", "contentText": "Şahin und Müller", "publishedAt": "2021-07-04"}]
+    c.add_records(rows, source="forum")
+    ids = lambda q: sorted(c.query(q).records()["sourceId"])  # noqa: E731
+    assert ids("hauptstrasse") == ids("hauptstraße") == ["1"]
+    assert ids("strasse") == ids("straße") == ["2"]
+    assert ids("auto") == ids("Ａｕｔｏ") == ["3"]
+    assert ids("sahin") == ids("müller") == ids("muller") == ["4"]
+    assert kwic_fold("Straße ＡＵＴＯ Şahin") == search_fold("Straße ＡＵＴＯ Şahin") == "strasse auto sahin"

@@ -98,7 +98,7 @@ def test_map_columns_and_topic_hint(corpus, tmp_path):
 
 def test_unknown_layout_needs_map(corpus, tmp_path):
     path = write_csv(tmp_path / "odd.csv", ["a", "b"], [["1", "2"]])
-    with pytest.raises(ImportFormatError, match=r"unrecognised columns: a, b.*--map"):
+    with pytest.raises(ImportFormatError, match=r"holds the record's text and time: no text column.*no time column.*columns are: a, b.*--map"):
         corpus.import_file(path, source="news")
 
 

@@ -246,3 +246,57 @@ def test_engagement_round_trips_through_the_corpuskit_export(tmp_path):
         left = c.records()[cols].astype(str)
         right = again.records()[cols].astype(str)
         pd.testing.assert_frame_equal(left, right)
+
+
+@pytest.mark.parametrize("header, row", [
+    # rtweet's CSV and a flattened Twitter API v1.1 export
+    ("status_id,screen_name,full_text,created_at", "991,ABaerbock,Hallo Welt,Wed Oct 10 20:19:24 +0000 2018"),
+    ("tweet_id,user_screen_name,text,created_at", "991,ABaerbock,Hallo Welt,2018-10-10 20:19:24"),
+])
+def test_twitter_api_and_rtweet_column_names_need_no_mapping(tmp_path, header, row):
+    path = tmp_path / "tweets.csv"
+    path.write_text(header + "\n" + row + "\n")
+    c = open_corpus(":memory:")
+    report = c.import_file(path, source="twitter")
+    assert report.layout == "common_names" and report.added == 1
+    rec = c.records().iloc[0]
+    assert (rec.sourceId, rec.author, rec.contentText) == ("991", "ABaerbock", "Hallo Welt")
+    assert rec.publishedAt == pd.Timestamp("2018-10-10T20:19:24Z")
+
+
+def test_the_error_names_the_missing_role_not_every_column(tmp_path):
+    path = tmp_path / "tweets.csv"
+    path.write_text("user,created_at,message\nann,2021-01-01,hello\n")
+    with pytest.raises(ImportFormatError) as info:
+        open_corpus(":memory:").import_file(path, source="twitter")
+    text = str(info.value)
+    assert text.startswith("cannot tell which column holds the record's text: no text column "
+                           "(looked for text, full_text, body, content)")
+    assert "no time column" not in text and "unrecognised" not in text
+
+
+def test_a_failed_import_leaves_no_new_corpus_file(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("user,when,message\nann,2021-01-01,hello\n")
+    db = tmp_path / "new.db"
+    assert main(["import", str(bad), "--db", str(db), "--source", "x", "--quiet"]) != 0
+    assert "no text column" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
+    # a corpus that existed before the failed import is kept as it was
+    good = tmp_path / "good.csv"
+    good.write_text("id,text,date\n1,hello,2021-01-01\n")
+    assert main(["import", str(good), "--db", str(db), "--source", "x", "--quiet"]) == 0
+    assert main(["import", str(bad), "--db", str(db), "--source", "x", "--quiet"]) != 0
+    assert db.exists() and len(open_corpus(str(db)).records()) == 1
+
+
+def test_a_time_written_with_utc_after_it_is_read(tmp_path):
+    # twint's export (id, created_at "2021-09-25 05:38:48 UTC", tweet, username)
+    path = tmp_path / "twint.csv"
+    path.write_text("id,created_at,tweet,username\n7,2021-09-25 05:38:48 UTC,チクショー！,dayukoume\n",
+                    encoding="utf-8")
+    c = open_corpus(":memory:")
+    report = c.import_file(path, source="twitter", mapping=["contentText=tweet", "publishedAt=created_at",
+                                                            "author=username", "sourceId=id"])
+    assert report.added == 1
+    assert c.records().iloc[0].publishedAt == pd.Timestamp("2021-09-25T05:38:48Z")

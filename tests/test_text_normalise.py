@@ -81,8 +81,8 @@ def test_segment_hashtag(tag, words):
 
 
 def test_segmenter_learns_a_corpus_word():
-    assert segment_hashtag("#novavaxjab") == ["nova", "vax", "jab"]
-    assert HashtagSegmenter(extra_words={"novavax"}).split("#novavaxjab") == ["novavax", "jab"]
+    assert segment_hashtag("#novavaxjab", language="en") == ["nova", "vax", "jab"]
+    assert HashtagSegmenter(extra_words={"novavax"}).split("#novavaxjab", "en") == ["novavax", "jab"]
 
 
 def test_find_markup():

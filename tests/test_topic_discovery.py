@@ -309,3 +309,26 @@ def test_a_discovered_label_reads_inside_a_signal_headline():
     assert inline_label("Tesla: Elon Musk, Cybertruck") == "Tesla (Elon Musk, Cybertruck)"
     assert inline_label("Markets & Economy") == "Markets & Economy"   # a beat file's label stays
     assert inline_label("") == "" and inline_label(None) == ""
+
+
+def test_merging_can_be_turned_off_and_a_merge_is_explained():
+    from corpuskit.enrich.pipeline import topics_note
+
+    texts, labels = _texts([SPACE, ENERGY], 200, debris=False)
+    details: dict = {}
+    beats, _, _ = discover_beats(texts, _embed(texts), n_topics=6, seed=0, details=details, merge=False)
+    assert len(beats) == 6 and details["merged"] == [] and details["dissolved"] == []
+    details = {}
+    beats, _, _ = discover_beats(texts, _embed(texts), n_topics=6, seed=0, details=details)
+    note = topics_note(6, details, len(beats), True)
+    assert note.startswith(f"asked for 6 topics, kept {len(beats)}: ")
+    assert "near-duplicate topics were merged into" in note and "--no-merge-topics" in note
+    assert topics_note(6, details, 6, True) is None and topics_note(None, details, 2, True) is None
+
+
+def test_the_command_line_passes_no_merge_topics():
+    from corpuskit.cli import _topic_options, build_parser
+
+    args = build_parser().parse_args(["run", "--db", "x.db", "--topics", "20", "--no-merge-topics"])
+    assert _topic_options(args) == {"n_topics": 20, "merge_topics": False}
+    assert "merge_topics" not in _topic_options(build_parser().parse_args(["run", "--db", "x.db"]))

@@ -2,7 +2,8 @@
 
 Terms are the vocabulary terms of :mod:`corpuskit.text.terms` (Unicode-aware words of the
 analysis text, stop words, URL parts and social-media tokens removed; URLs, handles and emoji
-removed before tokens are made; a record's HTML tags stripped first): single words and bigrams of
+removed before tokens are made; a record's HTML tags stripped first), folded as search and KWIC fold
+(:func:`corpuskit.text.folding.search_fold`: ``straße`` is ``strasse``): single words and bigrams of
 adjacent terms. Unigrams are tested against the unigram token totals, bigrams against the bigram
 totals, with G² and Log Ratio from :mod:`corpuskit.stats.keyness`; the Benjamini-Hochberg
 adjustment runs over every term tested (both lengths together). A term is tested when it occurs
@@ -24,6 +25,7 @@ from corpuskit.ingest.collectors.markup import html_to_text
 from corpuskit.query.subsets import as_ids, iter_texts
 from corpuskit.stats.keyness import benjamini_hochberg, keyness_table
 from corpuskit.text import term_phrases
+from corpuskit.text.folding import search_fold
 
 #: Occurrences (both sides together) a term needs to be tested.
 MIN_FREQ = 3
@@ -47,6 +49,8 @@ class TermCounts:
         if "<" in text and ">" in text:
             text = html_to_text(text)
         for term in term_phrases(text, (1, 2)):
+            # folded as search and KWIC fold: "Straße" and "strasse" are one term
+            term = search_fold(term)
             (self.bigrams if " " in term else self.unigrams)[term] += 1
         self.records += 1
 

@@ -11,7 +11,6 @@ written.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 import pandas as pd
@@ -20,6 +19,7 @@ from corpuskit.enrich.base import record_text
 from corpuskit.errors import ValidationError
 from corpuskit.query.subsets import as_ids, iter_texts
 from corpuskit.text import display_text
+from corpuskit.text.folding import fold_char as _fold_char
 
 #: The columns of :func:`kwic`, in order.
 KWIC_COLUMNS = ("recordId", "left", "match", "right", "publishedAt", "source")
@@ -27,14 +27,9 @@ MAX_WINDOW = 100
 _TERM_WORD = re.compile(r"[^\W_](?:[\w'\-]*[^\W_])?|[#@][^\W_]\w*", re.UNICODE)
 
 
-@lru_cache(maxsize=4096)
-def _fold_char(ch: str) -> str:
-    decomposed = unicodedata.normalize("NFD", ch)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-
-
 def fold(text: str) -> str:
-    """``text`` without diacritics and case: what :func:`kwic` compares."""
+    """``text`` without diacritics and case, ß as ss, full-width forms plain: what :func:`kwic` compares
+    (:func:`corpuskit.text.folding.search_fold`, character by character)."""
     return "".join(_fold_char(ch) for ch in text)
 
 

@@ -36,6 +36,7 @@ from corpuskit.enrich.topics import (Beat, BeatAssigner, SeedTopic, beats_from_r
                                      load_seed_words)
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
+from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
 
 VERSION_KEY = "enrich.version"
 #: meta key holding how the last discovery chose its topics (k and its table, merges, kept identities)
@@ -179,7 +180,7 @@ def _seed_topics(corpus, seed_words, refit: bool, first: bool):
 
 
 def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress,
-             fit_sample=FIT_SAMPLE, seed_words=None):
+             fit_sample=FIT_SAMPLE, seed_words=None, merge_topics=True):
     """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids, refitted,
     known)``, ``known`` the ids and vectors of every record when they were all embedded here."""
     conn = corpus.conn
@@ -232,14 +233,15 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         texts = [record_text(r["title"], r["content_text"]) for r in rows]
         details: dict = {}
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
-                                                        details=details, seed_words=seeds,
+                                                        details=details, seed_words=seeds, merge=merge_topics,
                                                         authors=[r["author"] for r in rows],
                                                         sources=sorted({r["source"] for r in rows if r["source"]}))
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"], "nearDuplicates": details.get("nearDuplicates", 0),
                      "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
-                     "topics": len(definitions)}
+                     "topics": len(definitions), "runId": run_id,
+                     "note": topics_note(n_topics, details, len(definitions), merge_topics)}
         discovered = centroids
     is_discovered = all(b.discovered for b in definitions)
     if assigner is None:
@@ -595,9 +597,11 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
             bar = None
             try:
                 fit_started = time.perf_counter()
-                model, assigner, topic_ids, refitted, known = _prepare(
-                    corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
-                    fit_sample, config.seed_words)
+                # topics and their labels leave out the stop words of every language of the corpus
+                with vocabulary_languages(corpus_languages(language_counts(conn))):
+                    model, assigner, topic_ids, refitted, known = _prepare(
+                        corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
+                        fit_sample, config.seed_words, config.merge_topics)
                 fit_seconds = time.perf_counter() - fit_started
                 if client is not None:
                     from corpuskit.enrich.distributed import DaskChunkMap
@@ -662,6 +666,8 @@ def _summary(conn, started: float, *, done, model, refitted, run_id, fit_seconds
     """What :func:`enrich_corpus` returns: this run's figures beside the corpus's counts."""
     languages = language_counts(conn)
     seconds = time.perf_counter() - started
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (DISCOVERY_KEY,)).fetchone()
+    discovery = json.loads(row[0]) if row else {}
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM enrichment), (SELECT count(*) FROM topics WHERE active = 1), "
         "(SELECT count(*) FROM topics WHERE active = 1 AND discovered = 1), "
@@ -677,7 +683,28 @@ def _summary(conn, started: float, *, done, model, refitted, run_id, fit_seconds
         "languageExamined": detected, "skipped": skipped, "languages": languages,
         "nonEnglishShare": non_english_share(languages),
         "topicEdits": {"applied": edits["applied"], "skipped": edits["skipped"]},
+        "topicsNote": discovery.get("note") if discovery.get("runId") == run_id else None,
     }
+
+
+def topics_note(asked, details: dict, kept: int, merge: bool) -> str | None:
+    """Why a discovery asked for ``asked`` topics keeps ``kept``, or None when it keeps them all."""
+    if not asked or kept == asked:
+        return None
+    from corpuskit.enrich.topics import MERGE_CENTROID, MERGE_TERMS
+
+    merged = details.get("merged") or []
+    parts = []
+    if merged:
+        parts.append(f"{sum(len(g) for g in merged)} near-duplicate topics were merged into {len(merged)} "
+                     f"(centroid cosine at least {MERGE_CENTROID} and term cosine at least {MERGE_TERMS})")
+    if details.get("dissolved"):
+        parts.append(f"{len(details['dissolved'])} with fewer than 1% of the records were dissolved")
+    made = details.get("k")
+    why = "; ".join(parts) or (f"NMF found {made} topics with members" if made else "no topic had members")
+    tail = (" Set merge_topics=False (corpuskit run --no-merge-topics) to keep every topic." if merge
+            else "")
+    return f"asked for {asked} topics, kept {kept}: {why}.{tail}"
 
 
 def language_counts(conn) -> dict:

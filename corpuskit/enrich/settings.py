@@ -35,6 +35,10 @@ class EnrichSettings:
         the researcher expects; discovery keeps each as a topic and adds the corpus's own terms.
         Stored with the corpus and used again by a later refit; changing them on an enriched
         corpus needs ``refit=True``. Not combined with ``beats``.
+    merge_topics : bool
+        Whether discovery merges near-duplicate topics and dissolves topics under 1% of the records
+        (default ``True``). With ``False`` a discovery with ``n_topics`` keeps every topic NMF makes;
+        with ``True`` the run's summary says in ``topicsNote`` how many were merged or dissolved and why.
     chunk_size : int
         Records per transaction.
     seed : int
@@ -79,6 +83,7 @@ class EnrichSettings:
     beats: object = None
     n_topics: int | None = None
     seed_words: object = None
+    merge_topics: bool = True
     chunk_size: int = 2000
     seed: int = 0
     embedder: object = None
@@ -101,6 +106,8 @@ class EnrichSettings:
         if self.seed_words is not None and self.beats is not None:
             raise ValidationError("seed_words guide discovered topics; a beats file replaces discovery: "
                                   "give one of them")
+        if not isinstance(self.merge_topics, bool):
+            raise ValidationError(f"merge_topics must be True or False, not {self.merge_topics!r}")
         if not isinstance(self.fit_sample, int) or self.fit_sample < 1:
             raise ValidationError(f"fit_sample must be a positive integer, not {self.fit_sample!r}")
         if self.client is not None and self.workers is not None:

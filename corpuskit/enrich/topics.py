@@ -614,7 +614,7 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, member_rows,
 
 
 def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min_topic_share,
-                 info) -> tuple[np.ndarray, dict]:
+                 info, merge: bool = True) -> tuple[np.ndarray, dict]:
     """Steps 2 and 3 of :func:`discover_beats`: ``(labels, seed_of)``, each record's class (-1 for
     none) and ``{class: index in seeds}`` of the classes that are seed topics.
 
@@ -639,6 +639,8 @@ def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min
     seeded = {present.index(c) for c in range(len(seeds)) if c in present}   # the seed topics' classes
     seed_of = {present.index(c): c for c in range(len(seeds)) if c in present}
     labels = np.array([present.index(x) if x >= 0 else -1 for x in labels], dtype=np.int64)
+    if not merge:
+        return labels, seed_of
     if len(present) > 1 and len(vectors):
         _, per_class, vocab = class_term_counts(texts, labels)
         if len(vocab):
@@ -663,7 +665,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
                    details: dict | None = None, seed_words=None,
                    dedupe: bool = True, authors=None,
-                   sources=()) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   sources=(), merge: bool = True) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
 
     0. with ``dedupe`` (the default), each group of near-duplicate texts
@@ -684,7 +686,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
        ``MERGE_TERMS``); a topic with fewer than ``min_topic_share`` of the
        records (and at least 5) is dissolved, its records left to the assigner
-       (they join a topic that fits, or none);
+       (they join a topic that fits, or none). With ``merge=False`` neither happens: every
+       non-empty NMF topic is kept;
     4. a topic's centroid is the mean embedding of its members that hold one of its terms;
        each topic is described by its ``n_terms`` distinct c-TF-IDF terms
        (:mod:`corpuskit.enrich.topic_terms`) and labelled from those that are said widely in it,
@@ -725,7 +728,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             beats, centroids, rep_labels = discover_beats(
                 [texts[i] for i in reps], vectors[reps] if len(vectors) else vectors, n_topics=n_topics,
                 seed=seed, n_terms=n_terms, min_topic_share=min_topic_share, details=inner,
-                seed_words=seed_words, dedupe=False, sources=sources,
+                seed_words=seed_words, dedupe=False, sources=sources, merge=merge,
                 authors=None if authors is None else [authors[i] for i in reps])
             inner["nearDuplicates"] = int(n - len(reps))
             if details is not None:
@@ -751,7 +754,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     seed_of: dict = {}
     if matrix is not None:
         labels, seed_of = _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed,
-                                       min_topic_share, info)
+                                       min_topic_share, info, merge)
     terms = (class_tfidf_terms(texts, labels, top_n=n_terms, exclude=format_words)
              if (labels >= 0).any() else {})
     for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms

@@ -61,6 +61,11 @@ _CORPUSKIT_KEPT = ("source", "capturedAt", "topic", "metadata")
 _CORPUSKIT_DERIVED = DERIVED_RECORD_COLUMNS
 
 
+# the common names of a record's text, time and id columns, in the order they are preferred
+TEXT_COLUMNS = ("text", "full_text", "body", "content")
+TIME_COLUMNS = ("date", "created_at", "timestamp", "timestamp_ms", "published_at", "time")
+ID_COLUMNS = ("id", "status_id", "tweet_id", "post_id")
+
 LAYOUTS = (
     Layout("corpuskit", frozenset({"source", "contentText", "publishedAt"}),
            {f: f for f in RECORD_FIELDS}),
@@ -91,19 +96,19 @@ LAYOUTS = (
             "views": ("views", "view_count"), "isRepost": ("is_retweet", "is_repost")},
            ignored=frozenset({"unix_timestamp"})),
     # a plain file named with common column names (the last resort before --map)
+    # (rtweet and Twitter API v1.1 flattened exports: full_text, status_id, screen_name, created_at)
     Layout("common_names", frozenset(),
-           {"sourceId": ("id", "post_id"), "contentText": ("text", "body", "content"),
+           {"sourceId": ID_COLUMNS, "contentText": TEXT_COLUMNS,
             "title": "title",
-            "publishedAt": ("date", "created_at", "timestamp", "published_at", "time"),
-            "author": ("author", "user", "username", "screen_name"), "url": "url",
+            "publishedAt": TIME_COLUMNS,
+            "author": ("author", "user", "username", "screen_name", "user_screen_name"), "url": "url",
             "language": ("language", "lang"),
             "likes": ("likes", "like_count", "favorite_count", "favourites_count"),
             "reposts": ("reposts", "retweets", "retweet_count", "shares", "reblogs_count"),
             "replies": ("replies", "reply_count", "replies_count"),
             "quotes": ("quotes", "quote_count"), "views": ("views", "view_count"),
             "replyTo": ("reply_to", "in_reply_to", "parent_id"), "isRepost": ("is_repost", "is_retweet")},
-           needs=(("text", "body", "content"),
-                  ("date", "created_at", "timestamp", "published_at", "time"))),
+           needs=(TEXT_COLUMNS, TIME_COLUMNS)),
 )
 
 
@@ -147,12 +152,23 @@ def detect_layout(columns, mapping: dict | None = None) -> Layout:
     if ("contentText" in mapping or "title" in mapping) and "publishedAt" in mapping:
         return Layout("custom", frozenset(mapping.values()), mapping)
     raise ImportFormatError(
-        "unrecognised columns: " + ", ".join(columns) + ". Recognised formats: "
+        _missing_roles(columns) + ". Recognised formats: "
         + ", ".join(layout.name for layout in LAYOUTS)
         + " (CSV, JSON lines, Parquet), and the JSON of " + ", ".join(JSON_FORMATS)
         + ". Name the columns with --map FIELD=COLUMN (at least contentText or title, and "
         "publishedAt), e.g. --map contentText=message --map publishedAt=posted"
     )
+
+
+def _missing_roles(columns) -> str:
+    """Which roles (text, time) no column of the file fills, and the names each role is known by."""
+    present = set(columns)
+    roles = [("text", TEXT_COLUMNS), ("time", TIME_COLUMNS)]
+    missing = [f"no {role} column (looked for {', '.join(names)})" for role, names in roles
+               if present.isdisjoint(names)]
+    return "cannot tell which column holds the record's " + " and ".join(
+        role for role, names in roles if present.isdisjoint(names)) + ": " + "; ".join(missing) + \
+        ". The file's columns are: " + ", ".join(columns)
 
 
 def apply_layout(layout: Layout, row: dict) -> dict:

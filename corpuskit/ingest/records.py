@@ -330,7 +330,7 @@ def insert_records(conn, records: Iterable[dict], run_id: str | None = None) -> 
                                   (rec["source"], values[2])).fetchone()
         if stored is None:
             rid = conn.execute(INSERT_SQL, values).lastrowid
-            fulltext.index_rows(conn, [(rid, rec["title"], rec["contentText"])])
+            fulltext.index_rows(conn, [(rid, rec["title"], rec["contentText"], rec.get("language"))])
             added += 1
         else:
             duplicates += 1

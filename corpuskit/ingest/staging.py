@@ -249,5 +249,5 @@ def staged_rows(records: list[tuple[dict, str, int]]) -> tuple[bool, bool, list[
 def _document(rec: dict) -> tuple:
     """:func:`fulltext.document` of a record, a title or text that is indexed as written as NULL."""
     title, text = rec["title"], rec["contentText"]
-    fts_title, fts_body, tags = fulltext.document(title, text)
+    fts_title, fts_body, tags = fulltext.document(title, text, rec.get("language"))
     return (None if fts_title == title else fts_title, None if fts_body == text else fts_body, tags)

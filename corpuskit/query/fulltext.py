@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from corpuskit.store.fulltext import TABLE
+from corpuskit.text.folding import search_fold
 
 #: A condition on ``records r``: the record matches the bound FTS5 expression.
 MATCH_CONDITION = f"r.id IN (SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH ?)"
@@ -11,8 +12,9 @@ _WORD = re.compile(r"\w+")
 
 
 def quoted(text: str) -> str:
-    """``text`` as one FTS5 string (a phrase of its tokens): double quotes doubled, nothing else special."""
-    return '"' + text.replace('"', '""') + '"'
+    """``text`` as one FTS5 string (a phrase of its tokens): folded as the index is
+    (:func:`~corpuskit.text.folding.search_fold`: ``straße`` is ``strasse``), double quotes doubled."""
+    return '"' + search_fold(text).replace('"', '""') + '"'
 
 
 def match_only(compiled) -> str | None:

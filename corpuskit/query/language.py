@@ -116,8 +116,9 @@ def _not(part) -> object:
 
 # -- the compiler ----------------------------------------------------------------------
 class _Compiler:
-    def __init__(self, text: str):
+    def __init__(self, text: str, stem: str | None = None):
         self.text = text
+        self.stem = stem
 
     def error(self, node, reason: str) -> QuerySyntaxError:
         pos = getattr(node, "pos", None)
@@ -168,6 +169,12 @@ class _Compiler:
         stem = value.rstrip("*").replace("\\", "")
         if not has_token(stem):
             raise self.error(node, f"the term {value!r} has no letter or digit to search for")
+        if self.stem is not None and not prefix:
+            from corpuskit.text.stemming import stem as snowball
+
+            stemmed = snowball(stem, self.stem)
+            if has_token(stemmed):
+                return quoted(stemmed) + " *"   # the word's stem as a prefix: laschet finds Laschets
         return quoted(stem) + (" *" if prefix else "")
 
     def phrase(self, node) -> str:
@@ -261,13 +268,14 @@ def _parse(text: str):
 
 
 @lru_cache(maxsize=512)
-def compile_query(text: str) -> CompiledQuery:
+def compile_query(text: str, stem: str | None = None) -> CompiledQuery:
     """Compile a query to a condition on ``records r`` (``r`` is the ``records`` table's alias).
 
     Returns a :class:`CompiledQuery` whose ``sql`` and ``args`` the read layer adds to a WHERE
     clause (:meth:`corpuskit.query.Where.text_query`); the condition reads only ``r`` and subqueries,
     so it fits any statement over ``records r``. Raises :class:`QuerySyntaxError` (a
-    :class:`~corpuskit.errors.ValidationError`) with the column of the problem.
+    :class:`~corpuskit.errors.ValidationError`) with the column of the problem. ``stem`` (a language
+    code, :mod:`corpuskit.text.stemming`) matches each bare word by its Snowball stem as a prefix.
     """
     if not isinstance(text, str):
         raise ValidationError(f"a query must be a string, not {type(text).__name__}")
@@ -275,6 +283,10 @@ def compile_query(text: str) -> CompiledQuery:
         raise QuerySyntaxError(text, 1, "the query is empty")
     if len(text) > MAX_QUERY_LENGTH:
         raise QuerySyntaxError(text[:80], 1, f"the query is longer than {MAX_QUERY_LENGTH} characters")
-    compiler = _Compiler(text)
+    if stem is not None:
+        from corpuskit.text.stemming import check_language
+
+        stem = check_language(stem)
+    compiler = _Compiler(text, stem)
     part = _as_sql(compiler.compile(_parse(text)))
     return CompiledQuery(text, part.cond, part.args)

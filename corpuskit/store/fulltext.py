@@ -9,8 +9,10 @@
 - ``tags``: every #hashtag and @handle of title and text as written, then its parts as the normaliser's
   hashtag segmenter splits it (``#PfizerBioNTech`` -> ``Pfizer BioNTech``), so ``pfizer`` finds it.
 
-The tokenizer is ``unicode61 remove_diacritics 2``: Unicode-aware, case-folded, diacritics removed
-("Sahin" finds "Şahin"). It is a regular FTS5 table that stores its own copy of these columns: the
+Non-ASCII text is folded first by :func:`corpuskit.text.folding.search_fold` (NFKC, case folding so that
+``ß`` is ``ss``, diacritics removed), the folding the query compiler applies to every word, KWIC to its
+matches and keyness to its terms. The tokenizer is ``unicode61 remove_diacritics 2``: Unicode-aware,
+case-folded, diacritics removed ("Sahin" finds "Şahin", "strasse" finds "Straße"). It is a regular FTS5 table that stores its own copy of these columns: the
 stdlib ``sqlite3`` ships SQLite 3.40, older than the ``contentless_delete`` option (3.43), and a
 contentless or external-content table can only forget a row when given back the exact values it
 indexed, which a Python normaliser (whose word lists may change between versions) cannot promise.
@@ -31,7 +33,7 @@ COLUMNS = ("title", "body", "tags")
 _BATCH = 2000
 
 
-def _tags(text: str) -> str:
+def _tags(text: str, language=None) -> str:
     if "#" not in text and "@" not in text:
         return ""
     # imported here: ``corpuskit.text`` loads scikit-learn, which the read layer must not pull in
@@ -41,10 +43,11 @@ def _tags(text: str) -> str:
     written, parts = [], []
     for match in HASHTAG.finditer(text):
         written.append("#" + match.group(1))
-        parts.extend(segment_hashtag(match.group(1)))
+        parts.extend(segment_hashtag(match.group(1), language=language))
     for match in HANDLE.finditer(text):
+        # a handle is found by its case parts too: baerbock finds @ABaerbock
         written.append("@" + match.group(1))
-        parts.extend(segment_hashtag(match.group(1)))
+        parts.extend(segment_hashtag(match.group(1), language=language))
     return " ".join(written + parts)
 
 
@@ -64,18 +67,31 @@ def _indexed(text) -> str:
     return display_text(text)
 
 
-def document(title, text) -> tuple[str, str, str]:
-    """The ``(title, body, tags)`` values indexed for a record with this title and text."""
+def document(title, text, language=None) -> tuple[str, str, str]:
+    """The ``(title, body, tags)`` values indexed for a record with this title, text and language (the
+    language decides whether a one-case hashtag may be cut with a word list, see ``segment_hashtag``)."""
     title, body = _indexed(title), _indexed(text)
-    return title, body, _tags(title + " \n " + body)
+    tags = _tags(title + " \n " + body, language)
+    return _folded(title), _folded(body), _folded(tags)
+
+
+def _folded(text: str) -> str:
+    """Non-ASCII text as :func:`~corpuskit.text.folding.search_fold` gives it (``Straße``: ``strasse``),
+    the form every query word is folded to; ASCII text as it is (the tokenizer folds its case)."""
+    if text.isascii():
+        return text
+    from corpuskit.text.folding import search_fold
+
+    return search_fold(text)
 
 
 def index_rows(conn, rows) -> int:
-    """Index ``(id, title, text)`` rows (ids not yet in the index); returns how many."""
+    """Index ``(id, title, text)`` or ``(id, title, text, language)`` rows (ids not yet in the index);
+    returns how many."""
     n = 0
     batch = []
-    for rid, title, text in rows:
-        batch.append((rid, *document(title, text)))
+    for rid, title, text, *language in rows:
+        batch.append((rid, *document(title, text, *language)))
         if len(batch) >= _BATCH:
             n += _insert(conn, batch)
             batch = []
@@ -106,7 +122,7 @@ def sync(conn, after: int = 0) -> int:
     n = 0
     for start in range(0, len(ids), _BATCH):
         chunk = ids[start:start + _BATCH]
-        rows = conn.execute("SELECT id, title, content_text FROM main.records WHERE id IN "
+        rows = conn.execute("SELECT id, title, content_text, language FROM main.records WHERE id IN "
                             "(SELECT value FROM json_each(?)) ORDER BY id", (_json(chunk),)).fetchall()
         n += index_rows(conn, [tuple(r) for r in rows])
     return n

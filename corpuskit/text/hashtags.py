@@ -1,11 +1,19 @@
-"""Hashtag segmentation: ``#PfizerBioNTech`` -> Pfizer BioNTech, ``#covidvaccine`` -> covid vaccine.
+"""Hashtag and handle segmentation: ``#PfizerBioNTech`` -> Pfizer BioNTech, ``#covidvaccine`` -> covid vaccine.
 
-A hashtag is split by a shortest-path search over its characters. A piece costs what its word costs: a
-name from the shipped gazetteers, a recent word or a word the caller supplies (the corpus's own vocabulary)
-is cheap; an English word costs by its Zipf rank in wordninja's Wikipedia word list; an unknown piece is
-dear, so that an unknown name stays whole rather than being cut into rare words. CamelCase steers the
-search: a split at a case change is cheaper, a piece that spans one (other than a known name such as
-"BioNTech" or "YouTube") is dearer. The pieces keep the tag's own letters and case.
+Case boundaries come first. A tag written with capitals inside it (``ArminLaschet``, ``JeSuisCharlie``,
+``NHSvaccine``) is cut only where its case changes, and each piece is kept whole, so a name is never cut
+into pieces that are not words (``Laschet`` stays ``Laschet``, ``UgurSahin`` is Ugur Sahin). Adjacent
+pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece.
+
+A dictionary split runs only on a tag in one case, and only with a word list of the record's language:
+today the one list is English (wordninja's Wikipedia word list), so ``language`` must be ``"en"`` (or
+unknown, ``None``, where the split must also be made of common English words). A tag of another
+language, or in a script without case, stays whole. The dictionary split is a shortest-path search over
+the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
+or a word the caller supplies is cheap; an English word costs by its Zipf rank; an unknown piece is dear,
+so that an unknown name stays whole rather than being cut into rare words). A capitalised word
+(``Hochwasser``, ``Frankreich``) is split only into common words of the record's language. The pieces
+keep the tag's own letters and case.
 """
 from __future__ import annotations
 
@@ -98,20 +106,49 @@ class HashtagSegmenter:
             self._known_ = known
         return known
 
-    def split(self, tag: str) -> list[str]:
-        """The words of ``tag`` (with or without its ``#``), in the tag's own case."""
-        tag = tag.lstrip("#")
+    def split(self, tag: str, language: str | None = None) -> list[str]:
+        """The words of ``tag`` (with or without its ``#`` or ``@``), in the tag's own case.
+
+        ``language`` is the record's language code (``"de"``, ``"en"``, ...) or ``None`` when unknown;
+        it decides whether a tag in one case may be cut with a word list (see the module's rules).
+        """
+        tag = tag.lstrip("#@")
         if len(tag) <= 3 or not any(c.isalpha() for c in tag):
             return [tag] if tag else []
         if "_" in tag:
-            return [w for part in tag.split("_") if part for w in self.split(part)]
-        if not tag.isascii():
-            cuts = [0, *_camel_breaks(tag), len(tag)]
-            return [tag[a:b] for a, b in zip(cuts, cuts[1:])]
-        return list(self._split_cached(tag))
+            return [w for part in tag.split("_") if part for w in self.split(part, language)]
+        return list(self._split_cached(tag, _language_key(language)))
 
     @lru_cache(maxsize=65536)
-    def _split_cached(self, tag: str) -> tuple[str, ...]:
+    def _split_cached(self, tag: str, language: str) -> tuple[str, ...]:
+        pieces = _case_pieces(tag)
+        if len(pieces) > 1:
+            return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
+        if language not in _WORD_LISTS or not tag.isascii() or not tag.islower():
+            # another language, a script without case, a capitalised word (Laschet, Hochwasser) or
+            # one in capitals (NASCAR): whole, but for a year after a word (Election2020)
+            return tuple(_year_split(tag))
+        split = self._dictionary_split(tag)
+        # a split with a single letter, or (language unknown) a rare word, is more often a name cut wrongly
+        limit = math.inf if language == "en" else _common_cost()
+        return split if _all_words(split, self._known(), limit) else tuple(_year_split(tag))
+
+    def _merge_known(self, pieces: list[str]) -> list[str]:
+        """Join adjacent case pieces that together spell a known name (Bio N Tech -> BioNTech)."""
+        known, out, i = self._known(), [], 0
+        while i < len(pieces):
+            for j in range(len(pieces), i + 1, -1):
+                joined = "".join(pieces[i:j])
+                if joined.lower() in known and j - i > 1:
+                    out.append(joined)
+                    i = j
+                    break
+            else:
+                out.append(pieces[i])
+                i += 1
+        return out
+
+    def _dictionary_split(self, tag: str) -> tuple[str, ...]:
         known, english = self._known(), _english_costs()
         lower = tag.lower()
         breaks = _camel_breaks(tag)
@@ -154,8 +191,74 @@ class HashtagSegmenter:
 
 
 _DEFAULT = HashtagSegmenter()
+#: languages with a word list for the dictionary split of a tag in one case
+_WORD_LISTS = ("en", "und")
+# a piece of an unknown-language or capitalised tag's split must be at least this common (English rank)
+_COMMON_RANK = 20000
+_YEAR = re.compile(r"^(\D+?)(\d{4,})$")
 
 
-def segment_hashtag(tag: str, segmenter: HashtagSegmenter | None = None) -> list[str]:
-    """``#PfizerBioNTech`` -> ['Pfizer', 'BioNTech']; ``#covidvaccine`` -> ['covid', 'vaccine']."""
-    return (segmenter or _DEFAULT).split(tag)
+def _language_key(language) -> str:
+    """``"en"``, ``"und"`` (unknown) or the primary subtag of any other code."""
+    if not language or str(language).lower() in ("und", "none", "unknown"):
+        return "und"
+    return str(language).lower().replace("_", "-").split("-")[0]
+
+
+def _case_pieces(tag: str) -> list[str]:
+    """``tag`` cut at its case changes, in any script with case: aB, and where a run of capitals meets
+    lower case, before its last capital (``ABaerbock``: A|Baerbock, ``HNShow``: HN|Show) unless only the
+    lower-case part is a word (``NHSvaccine``: NHS|vaccine)."""
+    cuts = []
+    for i in range(1, len(tag)):
+        prev, cur = tag[i - 1], tag[i]
+        if cur.isupper() and prev.islower():
+            cuts.append(i)
+        elif cur.islower() and prev.isupper() and i >= 2 and tag[i - 2].isupper():
+            end = i
+            while end < len(tag) and tag[end].islower():
+                end += 1
+            lower = tag[i:end]
+            cuts.append(i if _lower_run_is_word(tag[i - 2::-1], tag[i - 1], lower) else i - 1)
+    cuts = [0, *cuts, len(tag)]
+    return [tag[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def _lower_run_is_word(before: str, capital: str, lower: str) -> bool:
+    """Whether a run of capitals ends before ``lower`` (NHS|vaccine, EFE|deportes) rather than before its
+    last capital (A|Baerbock, INE|Mexico, HN|Show): the capital and the lower case make no common word, and
+    the lower case alone is one, or the capitals (``before`` is the run before the last, reversed) are
+    three or more and the lower case four or more letters."""
+    words, common = _english_costs(), _common_cost()
+    if words.get((capital + lower).lower(), math.inf) <= common:
+        return False
+    run = len(before) - len(before.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")) + 1
+    return words.get(lower, math.inf) <= common or (run >= 3 and len(lower) >= 4)
+
+
+def _year_split(piece: str) -> list[str]:
+    """A word followed by a number of four or more digits is two terms (Election2020); COVID19 is one."""
+    match = _YEAR.match(piece)
+    if match and any(c.isalpha() for c in match.group(1)):
+        return [match.group(1), match.group(2)]
+    return [piece]
+
+
+@lru_cache(maxsize=1)
+def _common_cost() -> float:
+    return math.log((_COMMON_RANK + 1) * math.log(len(_english_costs())))
+
+
+def _all_words(pieces, known, limit: float) -> bool:
+    """Every piece is a known word, an English word costing under ``limit`` (or a number), and none is a
+    single letter other than "a" and "i"."""
+    english = _english_costs()
+    return all((p.lower() in known or p.isdigit() or english.get(p.lower(), math.inf) < limit)
+               and (len(p) > 1 or p.lower() in "ai" or p.isdigit()) for p in pieces)
+
+
+def segment_hashtag(tag: str, segmenter: HashtagSegmenter | None = None,
+                    language: str | None = None) -> list[str]:
+    """``#PfizerBioNTech`` -> ['Pfizer', 'BioNTech']; ``#covidvaccine`` -> ['covid', 'vaccine'];
+    ``#ArminLaschet`` -> ['Armin', 'Laschet']; ``#hochwasser`` in a German record stays whole."""
+    return (segmenter or _DEFAULT).split(tag, language)

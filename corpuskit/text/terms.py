@@ -24,6 +24,7 @@ from importlib import resources
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from corpuskit.text.normalise import _analysis
+from corpuskit.text.stopwords import current_languages, stop_words
 from corpuskit.text.unicode import split_cjk
 
 CONTRACTIONS = frozenset(
@@ -81,11 +82,13 @@ _HAS_LETTER = re.compile(r"[^\W\d_]")
 
 
 @lru_cache(maxsize=500_000)
-def _term(word: str) -> str | None:
+def _term(word: str, languages: tuple[str, ...] = ()) -> str | None:
     word = word.lower()
     if word.endswith("'s"):
         word = word[:-2]
     if len(word) < 2 or word in STOP_WORDS or not _HAS_LETTER.search(word):
+        return None
+    if languages and word in stop_words(languages):
         return None
     if "'" in word:
         return None  # a contraction not in the list (y'know, o'clock): a function word, not a term
@@ -95,7 +98,7 @@ def _term(word: str) -> str | None:
 # Stages read a text's terms more than once (fit, then transform); a pass over a corpus larger than
 # the cache gets no hits from an LRU anyway, so the cache stays small enough to cost little memory.
 @lru_cache(maxsize=20_000)
-def _runs(text: str) -> tuple[tuple[str, ...], ...]:
+def _runs(text: str, languages: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ...]:
     runs: list[tuple[str, ...]] = []
     for clause in _BOUNDARY.split(_analysis(text, False, None, " | ")):
         run: list[str] = []
@@ -103,7 +106,7 @@ def _runs(text: str) -> tuple[tuple[str, ...], ...]:
         if not clause.isascii():  # a Chinese or Japanese clause is one \w run: its character pairs
             words = [part for word in words for part in split_cjk(word)]
         for word in words:
-            term = _term(word)
+            term = _term(word, languages)
             if term is None:
                 if run:
                     runs.append(tuple(run))
@@ -117,16 +120,17 @@ def _runs(text: str) -> tuple[tuple[str, ...], ...]:
 
 def term_tokens(text) -> list[str]:
     """The terms of ``text`` in order (see the module doc for what counts as a term)."""
-    return [t for run in _runs(text or "") for t in run]
+    return [t for run in _runs(text or "", current_languages()) for t in run]
 
 
-def term_phrases(text, ngram_range: tuple[int, int] = (1, 2)) -> list[str]:
-    """Terms and phrases of adjacent terms of ``text``, lengths from ``ngram_range``."""
+def term_phrases(text, ngram_range: tuple[int, int] = (1, 2), languages=None) -> list[str]:
+    """Terms and phrases of adjacent terms of ``text``, lengths from ``ngram_range``; ``languages`` whose
+    stop words are removed besides English's (default: :func:`~corpuskit.text.stopwords.current_languages`)."""
     lo, hi = ngram_range
     if lo < 1 or hi < lo:
         raise ValueError(f"ngram_range must be (lo, hi) with 1 <= lo <= hi, got {ngram_range!r}")
     out: list[str] = []
-    for run in _runs(text or ""):
+    for run in _runs(text or "", current_languages() if languages is None else tuple(languages)):
         for n in range(lo, hi + 1):
             out.extend(" ".join(run[i:i + n]) for i in range(len(run) - n + 1))
     return out
@@ -135,20 +139,22 @@ def term_phrases(text, ngram_range: tuple[int, int] = (1, 2)) -> list[str]:
 class _Analyzer:
     """A picklable analyzer for scikit-learn's CountVectorizer/TfidfVectorizer(analyzer=...)."""
 
-    def __init__(self, ngram_range):
+    def __init__(self, ngram_range, languages=()):
         self.ngram_range = tuple(ngram_range)
+        self.languages = tuple(languages)
 
     def __call__(self, doc) -> list[str]:
-        return term_phrases(doc, self.ngram_range)
+        return term_phrases(doc, self.ngram_range, getattr(self, "languages", ()))
 
     def __repr__(self) -> str:
         return f"term_analyzer(ngram_range={self.ngram_range!r})"
 
 
 def term_analyzer(ngram_range: tuple[int, int] = (1, 2)) -> _Analyzer:
-    """An ``analyzer=`` callable for scikit-learn vectorizers that yields :func:`term_phrases`."""
+    """An ``analyzer=`` callable for scikit-learn vectorizers that yields :func:`term_phrases`, with the
+    stop words of the languages in effect when it is made (:func:`~corpuskit.text.stopwords.vocabulary_languages`)."""
     term_phrases("", ngram_range)
-    return _Analyzer(ngram_range)
+    return _Analyzer(ngram_range, current_languages())
 
 
 # the inflected light verbs: a phrase ending in one is a clause ("study finds"); a base form may be a noun

@@ -1,0 +1,169 @@
+"""Languages other than English, on the Spanish and Japanese corpora of ``../shared/datasets/nonenglish``.
+
+    PYTHONPATH=. /work/main/.venv/bin/python benchmarks/bench_languages.py [--workdir DIR] [--topics N] [--only es|ja]
+
+Each corpus is imported into ``DIR/<lang>.db`` and enriched (``n_topics=N`` when given), unless that file
+already holds an enriched corpus, which is then read as it is. Printed, per corpus:
+
+- the largest topic's share of the records, and every topic's label and share;
+- the labels holding a stop word of any language of the corpus (stopwords-iso, and corpuskit's English
+  list), and the labels that are nothing else;
+- name-query recall for ten names: the records ``query(name)`` (and ``query(name*)``) finds, against
+  the records a regular expression finds on the folded text: the name starting a word (a word and its
+  inflected or longer forms: ``maduro``, ``Maduros``) or inside a #hashtag or @handle (``#AMLO2022``,
+  ``@NicolasMaduro``);
+- entity and sentiment coverage per language: the share of records scored for sentiment and of records
+  with at least one entity (English-only stages leave other languages NULL and counted);
+and once, the segmentation accuracy on ``tests/data/segmentation_labelled.tsv`` (exact, and with no
+wrong cut) per language and kind.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets" / "nonenglish"
+NAMES = {
+    "es": ["sheinbaum", "ebrard", "maduro", "biden", "putin", "zelenski", "monreal", "calderon",
+           "bukele", "trump"],
+    "ja": ["チクショー", "コウメ", "太夫", "白塗り", "ライブ", "まいにち", "土左衛門", "ネタ", "お笑い", "テレビ"],
+}
+
+
+def _es(corpus) -> None:
+    rows = []
+    for name in ("train.jsonl", "test.jsonl"):
+        with (SHARED / "nonen_es_newstweets" / name).open(encoding="utf-8") as fh:
+            rows.extend(fh.readlines())
+    path = Path(corpus.path).with_suffix(".jsonl")
+    path.write_text("".join(rows), encoding="utf-8")
+    print(corpus.import_file(path, source="twitter", progress=False).summary())
+
+
+def _ja(corpus) -> None:
+    report = corpus.import_file(SHARED / "nonen_ja_koume" / "dayukoume.csv", source="twitter", progress=False,
+                                mapping=["contentText=tweet", "publishedAt=created_at", "author=username",
+                                         "sourceId=id", "language=language"])
+    print(report.summary())
+
+
+def build(path: Path, lang: str, topics: int | None):
+    from corpuskit import open_corpus
+
+    corpus = open_corpus(str(path))
+    if corpus.conn.execute("SELECT count(*) FROM enrichment").fetchone()[0] == 0:
+        if corpus.count() == 0:
+            (_es if lang == "es" else _ja)(corpus)
+        options = {"n_topics": topics} if topics else {}
+        summary = corpus.enrich(progress=False, **options)
+        print(f"enriched in {summary['seconds']:.0f} s; topics {summary['topics']}; "
+              f"note: {summary.get('topicsNote')}")
+    return corpus
+
+
+def topic_figures(corpus) -> None:
+    from corpuskit.enrich.pipeline import language_counts
+    from corpuskit.text.stopwords import corpus_languages, stop_words
+    from corpuskit.text.terms import STOP_WORDS
+
+    total = corpus.count()
+    rows = corpus.conn.execute(
+        "SELECT t.display_name, count(e.record_id) FROM topics t JOIN enrichment e ON e.topic_id = t.id "
+        "WHERE t.active = 1 GROUP BY t.id ORDER BY count(e.record_id) DESC, t.id").fetchall()
+    languages = corpus_languages(language_counts(corpus.conn))
+    stops = stop_words(tuple(languages) + ("en",)) | STOP_WORDS
+    print(f"languages (>= 2% of records): {', '.join(languages)}")
+    print(f"topics: {len(rows)}; largest topic share: {rows[0][1] / total:.3f}" if rows else "topics: 0")
+    with_stop, only_stop = [], []
+    for label, n in rows:
+        words = re.findall(r"[^\W\d_]+", label.split(":", 1)[-1].lower())
+        hits = [w for w in words if w in stops]
+        if hits:
+            with_stop.append(f"{label} ({', '.join(hits)})")
+        if words and len(hits) == len(words):
+            only_stop.append(label)
+        print(f"  {n / total:6.3f}  {label}")
+    print(f"labels holding a stop word: {len(with_stop)} of {len(rows)}: {'; '.join(with_stop) or '-'}")
+    print(f"labels that are only stop words: {len(only_stop)}: {'; '.join(only_stop) or '-'}")
+
+
+def name_recall(corpus, names) -> None:
+    from corpuskit.text.folding import search_fold
+
+    texts = {r[0]: search_fold(f"{r[1] or ''} {r[2] or ''}") for r in corpus.conn.execute(
+        "SELECT id, title, content_text FROM records")}
+    found_all = truth_all = hit_all = hit_prefix_all = 0
+    for name in names:
+        key = search_fold(name)
+        if key.isascii():
+            pattern = re.compile(rf"(?<![^\W_]){re.escape(key)}|[#@]\w*{re.escape(key)}")
+        else:  # no word boundaries in Japanese: anywhere
+            pattern = re.compile(re.escape(key))
+        truth = {sid for sid, text in texts.items() if pattern.search(text)}
+        found = {int(i) for i in corpus.query(name).ids()} if truth else set()
+        prefixed = {int(i) for i in corpus.query(name + "*").ids()} if truth else set()
+        hit, hit_prefix = len(found & truth), len(prefixed & truth)
+        truth_all += len(truth)
+        hit_all += hit
+        hit_prefix_all += hit_prefix
+        found_all += len(found)
+        print(f"  {name:<12s} regex {len(truth):5d}  query {hit:5d} ({hit / max(1, len(truth)):.3f})  "
+              f"query* {hit_prefix:5d} ({hit_prefix / max(1, len(truth)):.3f})  query outside regex "
+              f"{len(found - truth)}")
+    print(f"name-query recall: {hit_all / max(1, truth_all):.3f} (query), "
+          f"{hit_prefix_all / max(1, truth_all):.3f} (query with a trailing *), over {truth_all} records")
+
+
+def coverage(corpus) -> None:
+    rows = corpus.conn.execute(
+        "SELECT r.language, count(*), sum(e.sentiment_score IS NOT NULL), "
+        "sum(EXISTS (SELECT 1 FROM mentions m WHERE m.record_id = r.id)) FROM records r "
+        "JOIN enrichment e ON e.record_id = r.id GROUP BY r.language ORDER BY count(*) DESC, r.language"
+    ).fetchall()
+    for lang, n, scored, with_entity in rows[:8]:
+        print(f"  {lang:<4s} {n:6d} records  sentiment {scored / n:.3f}  entities {with_entity / n:.3f}")
+
+
+def segmentation() -> None:
+    from corpuskit.text.segmentation_eval import read_labelled, segmentation_scores
+
+    result = segmentation_scores(read_labelled(ROOT / "tests" / "data" / "segmentation_labelled.tsv"))
+    print("segmentation (tests/data/segmentation_labelled.tsv): n, exact, no wrong cut")
+    for (lang, kind), (n, exact, safe) in result["scores"].items():
+        print(f"  {lang:<4s} {kind:<8s} {n:4d}  {exact:.3f}  {safe:.3f}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workdir", type=Path, help="where the corpora are built (default: a temporary folder)")
+    parser.add_argument("--topics", type=int, help="n_topics for the enrichment (default: chosen from the data)")
+    parser.add_argument("--only", choices=("es", "ja"))
+    args = parser.parse_args(argv)
+    if not SHARED.exists():
+        print(f"{SHARED} is absent: nothing to measure", file=sys.stderr)
+        return 1
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_languages_"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    segmentation()
+    for lang in ("es", "ja"):
+        if args.only and lang != args.only:
+            continue
+        print(f"\n== {lang}: {workdir / (lang + '.db')}")
+        corpus = build(workdir / f"{lang}.db", lang, args.topics)
+        topic_figures(corpus)
+        print("name queries (regex: the name starting a word, or inside a #hashtag or @handle):")
+        name_recall(corpus, NAMES[lang])
+        print("coverage per language:")
+        coverage(corpus)
+        corpus.close()
+    print(json.dumps({"workdir": str(workdir)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
