@@ -29,7 +29,8 @@ SITEMAP_PAGE_SIZE = 500
 
 # -- records ------------------------------------------------------------------
 _RECORD_COLUMNS = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_score, "
-                   "e.sentiment_label FROM records r ")
+                   "e.sentiment_label, CASE WHEN coalesce(r.title, '') = '' THEN substr(r.content_text, 1, 2000) "
+                   "END AS text_head FROM records r ")
 
 
 def record_page(conn, source=None, sentiment=None, since=None, until=None, after=None, limit=20, q=None):
@@ -62,7 +63,8 @@ def record_page(conn, source=None, sentiment=None, since=None, until=None, after
 
 _RECORD_LIST = (("id", "r.id", False), ("source", "r.source", False), ("title", "r.title", False),
                 ("url", "r.url", False), ("published_at", "r.published_at", False),
-                ("sentiment_score", "e.sentiment_score", True), ("sentiment_label", "e.sentiment_label", False))
+                ("sentiment_score", "e.sentiment_score", True), ("sentiment_label", "e.sentiment_label", False),
+                ("text_head", "CASE WHEN coalesce(r.title, '') = '' THEN substr(r.content_text, 1, 2000) END", False))
 
 
 def _newest_first(row):
