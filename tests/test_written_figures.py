@@ -237,3 +237,17 @@ def test_a_phrase_burst_states_its_window_and_its_busiest_day(tmp_path):
     checked, problems = check_headlines(c.conn)
     assert checked >= 1 and problems == []
     c.close()
+
+
+def test_a_week_count_is_never_told_as_a_days():
+    """Hacker News, iPhone 7: the weekly series fired with 5 records in 3-9 September 2016 (1 on the
+    9th); the story said "5 posts in a day" and "On 9 September 2016, 5 records ... in one day"."""
+    from corpuskit.narrate.prose import signal_prose
+
+    signal = {"kind": "volume_spike", "severity": "medium", "sigma_score": 4.7, "topic_id": None,
+              "detail": {"current": 5, "baseline": 0.5, "multiplier": 10.0, "scale": "week",
+                         "weekStart": "2016-09-03", "day": "2016-09-09", "windowDays": 56}}
+    headline, framing = signal_prose(signal, None, {"name": "iPhone 7"})
+    assert headline == "iPhone 7: 5 posts in 7 days, against usually none"
+    assert framing.startswith("In the 7 days from 3 September 2016 to 9 September 2016, 5 records on iPhone 7")
+    assert "in a day" not in headline + framing and "one day" not in framing
