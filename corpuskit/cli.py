@@ -179,6 +179,11 @@ def cmd_cite(args) -> int:
     return 0
 
 
+def cmd_methods(args) -> int:
+    print(_open(args).methods())
+    return 0
+
+
 def cmd_manifest(args) -> int:
     manifest = _open(args).manifest()
     text = json.dumps(manifest, indent=2, sort_keys=True)
@@ -531,6 +536,12 @@ def _add_cite(sub) -> None:
                                     "corpus's manifest digest")
 
 
+def _add_methods(sub) -> None:
+    _command(sub, "methods", cmd_methods, "print a methods paragraph written from the corpus's runs: each "
+                                          "instrument with its version, training data and measured accuracy, "
+                                          "the corpus digests and what to cite")
+
+
 def _add_demo(sub) -> None:
     p = _command(sub, "demo", cmd_demo, "build the deterministic demo corpus and run every stage")
     p.add_argument("--seed", type=int, default=7)
@@ -685,7 +696,7 @@ def _add_keys(sub) -> None:
 
 
 #: Every subcommand, in the order ``corpuskit --help`` lists them.
-_SUBCOMMANDS = (_add_import, _add_export, _add_network, _add_manifest, _add_compare, _add_cite, _add_demo, _add_stages,
+_SUBCOMMANDS = (_add_import, _add_export, _add_network, _add_manifest, _add_compare, _add_cite, _add_methods, _add_demo, _add_stages,
                 _add_run, _add_search, _add_query, _add_collect, _add_import_dump, _add_sample, _add_codes,
                 _add_keys)
 

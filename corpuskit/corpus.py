@@ -182,7 +182,7 @@ class Corpus:
         author, publishedAt, capturedAt`` (UTC timestamps), ``subreddit,
         language``, ``topic`` (the primary topic's name after enrichment, else
         the ``--topic`` hint the record was imported with, else None),
-        ``metadata`` (dict), ``sentimentScore`` (VADER compound, -1..1),
+        ``metadata`` (dict), ``sentimentScore`` (the enrich run's scorer, -1..1; ``corpus.methods()`` names it),
         ``sentimentLabel`` (positive, neutral, negative) and ``entities`` (the
         canonical names of the entities it mentions, most mentioned first);
         the last three are None for a record not yet enriched. Then the typed
@@ -352,10 +352,9 @@ class Corpus:
             results[name] = self._run_stage(name, progress, options)
         enriched = results.get("enrich")
         if enriched and enriched.get("nonEnglishShare", 0) > 0.5:
-            results["languageNote"] = (
-                f"{enriched['nonEnglishShare']:.0%} of the records are in a language other than English: "
-                "sentiment (VADER) and entities (English gazetteers and CRF) skipped them (NULL, counted in "
-                "manifest()['languages']); see docs/languages.md for multilingual options")
+            from corpuskit.methods import language_note
+
+            results["languageNote"] = language_note(self, enriched["nonEnglishShare"])
         return results
 
     def _run_stage(self, name: str, progress: bool, options: dict):
@@ -824,6 +823,16 @@ class Corpus:
         from corpuskit.manifest import build_manifest
 
         return build_manifest(self)
+
+    def methods(self) -> str:
+        """A methods paragraph to paste into a paper, written from this corpus's runs: each
+        instrument the last enrich run used (language detector, sentiment scorer, entity extractor,
+        embedder) with its version, training data, measured accuracy and the benchmark it came
+        from, what to cite, the corpus's digests and how to cite corpuskit. See
+        :func:`corpuskit.methods.methods`."""
+        from corpuskit.methods import methods
+
+        return methods(self)
 
     def compare_with(self, other, tables=None, examples: int = 3):
         """How this corpus (A) and ``other`` (B: a :class:`Corpus` or a corpus file's path, opened

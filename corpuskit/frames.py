@@ -119,7 +119,11 @@ def records(corpus, source=None, topic=None, since=None, until=None, q=None, new
     for name in _ENGAGEMENT_COUNTS:   # whole numbers with gaps: pandas' nullable integer
         frame[name] = frame[name].astype("Int64")
     frame["isRepost"] = frame["isRepost"].astype(bool)
-    return _times(frame, "publishedAt", "capturedAt")
+    frame = _times(frame, "publishedAt", "capturedAt")
+    from corpuskit.methods import enrich_settings
+
+    frame.attrs["sentimentScorer"] = enrich_settings(corpus.conn).get("scorer")   # names plot labels
+    return frame
 
 
 # -- topics -------------------------------------------------------------------------

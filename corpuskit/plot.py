@@ -72,6 +72,19 @@ def _records(data, since=None, until=None) -> pd.DataFrame:
     return frame
 
 
+def _scorer_label(data, frame: pd.DataFrame) -> str:
+    """The sentiment scorer the run used, for an axis label: from the corpus's last enrich run, or the
+    ``sentimentScorer`` a records DataFrame carries in ``attrs`` (``Corpus.records`` sets it)."""
+    from corpuskit.enrich.instruments import label
+    from corpuskit.methods import enrich_settings
+
+    if hasattr(data, "conn"):
+        name = enrich_settings(data.conn).get("scorer")
+    else:
+        name = frame.attrs.get("sentimentScorer")
+    return label("scorer", name) if name else "scorer not stated"
+
+
 def _signal_frame(data, signals, **filters) -> pd.DataFrame | None:
     if signals is None or signals is False:
         return None
@@ -198,7 +211,7 @@ def sentiment(data, by: str | None = None, since=None, until=None, min_records: 
             ax.fill_between(stats.index, low, high, alpha=0.2, color=line.get_color(), linewidth=0)
     ax.axhline(0, color="grey", lw=0.6)
     ax.set_ylim(-1, 1)
-    ax.set_ylabel("mean sentiment (VADER)")
+    ax.set_ylabel(f"mean sentiment ({_scorer_label(data, frame)})")
     ax.set_xlabel("day (UTC)")
     ax.set_title("Mean sentiment per day" + (f" by {by}" if by else "")
                  + (f", {_band_label(level)} (t)" if level is not None else ""))

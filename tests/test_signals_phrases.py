@@ -89,8 +89,8 @@ def test_injected_phrase_fires_on_its_day_with_its_records(background, tmp_path)
     assert d["day"] == (START + timedelta(DAY)).isoformat() and d["weekStart"] == d["day"]
     # the day's figures: 11 records from 11 authors on day 40 (the two of day 41 repeat two authors)
     assert d["authors"] == 11 and d["records"] == 11 and d["baselineMentions"] == 0 and "peak" not in d
-    assert s["headline"].startswith(f"New phrase in Markets: '{PHRASE}' (11 records from 11 authors, "
-                                    "from none in 21 days)")
+    assert s["headline"].startswith(f"New phrase in Markets: '{PHRASE}' (11 records from 11 authors on {d['day']}, "
+                                    "from none in the 21 days before)")
     evidence = [r["id"] for r in get_signal_evidence(c, s["id"])["records"]]
     assert evidence == ids[:10]                             # evidence_limit
     assert d["quality"]["distinctAuthors"] == 11 and not d["quality"]["campaign"]

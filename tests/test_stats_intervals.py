@@ -58,3 +58,18 @@ def test_bootstrap_interval_is_reproducible_and_covers_the_mean():
     assert first != bootstrap_interval(frame, lambda f: f["x"].mean(), seed=6)
     assert first[0] < 10 < first[1] and first[1] - first[0] < 1
     assert all(np.isnan(bootstrap_interval(np.array([]), np.mean)))
+
+
+@pytest.mark.parametrize("level", [0.95, 0.9, 0.5])
+def test_bootstrap_level_is_pinned_to_the_quantiles_of_the_same_resamples(level):
+    """The interval is the (1 - level)/2 and (1 + level)/2 quantiles of the very resamples the seed
+    draws (recomputed here): a 95% interval read at 90% (or any other level) fails."""
+    data = np.random.default_rng(3).exponential(size=60)
+    low, high = bootstrap_interval(data, np.mean, level=level, resamples=400, seed=11)
+    rng = np.random.default_rng(11)
+    means = np.asarray([data[rng.integers(0, 60, size=60)].mean() for _ in range(400)])
+    assert low == pytest.approx(np.quantile(means, (1 - level) / 2), abs=1e-12)
+    assert high == pytest.approx(np.quantile(means, (1 + level) / 2), abs=1e-12)
+    assert np.mean((means >= low) & (means <= high)) == pytest.approx(level, abs=0.01)
+    if level == 0.95:   # the default level is 95%
+        assert bootstrap_interval(data, np.mean, resamples=400, seed=11) == (low, high)

@@ -38,6 +38,30 @@ def _stage_versions(manifest: dict) -> dict:
     return out
 
 
+#: Placeholders a column's ``produced`` may hold, filled with the instrument the enrich run recorded.
+_INSTRUMENTS = ("scorer", "detector", "extractor")
+
+
+def _instruments(manifest: dict) -> dict:
+    """``{"{scorer}": "the tweet model, tweet-sentiment-lr-1 (...)", ...}`` from the manifest's enrich run:
+    every name of an instrument in the codebook is the run's, never typed by hand."""
+    from corpuskit.enrich.instruments import instrument
+
+    settings = manifest.get("stages", {}).get("enrich", {}).get("settings", {})
+    out = {}
+    for role in _INSTRUMENTS:
+        info = instrument(role, settings.get(role))
+        out["{" + role + "}"] = (f"{info['name']} ({info['what']})" if info["name"] else
+                                 "no instrument (enrich has not run)")
+    return out
+
+
+def _produced(text: str, instruments: dict) -> str:
+    for key, value in instruments.items():
+        text = text.replace(key, value)
+    return text
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -45,6 +69,7 @@ def _cell(text: str) -> str:
 def codebook(tables: dict, manifest: dict, format: str, filters: dict, pseudonymised: bool) -> str:
     """The Markdown codebook of a bundle: ``tables`` maps each written table to its columns."""
     versions = _stage_versions(manifest)
+    used = _instruments(manifest)
     lines = [
         "# Codebook",
         "",
@@ -90,7 +115,7 @@ def codebook(tables: dict, manifest: dict, format: str, filters: dict, pseudonym
                   "|---|---|---|---|---|"]
         for c in cols:
             meaning = c.meaning + (" *pseudonymised*" if pseudonymised and c.personal else "")
-            lines.append(f"| `{c.name}` | {c.type} | {_cell(meaning)} | {_cell(c.produced)} | "
+            lines.append(f"| `{c.name}` | {c.type} | {_cell(meaning)} | {_cell(_produced(c.produced, used))} | "
                          f"{c.stage} ({_cell(versions.get(c.stage, 'not run'))}) |")
         lines.append("")
     return "\n".join(lines)

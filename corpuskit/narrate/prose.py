@@ -192,6 +192,14 @@ def signal_prose(signal: dict, beat: dict | None = None, entity: dict | None = N
             framing = (f"In the hour from {hour} UTC on {day}, {fmt_count(current)} records on {full} appeared, "
                        f"{'where that hour usually has fewer than one' if quiet else versus + ' for that hour'}"
                        f" ({strength}).")
+        elif d.get("scale") == "week":   # a seven-day count: said as one, never as a day's
+            first = _date(d.get("weekStart") or d.get("day"))
+            versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)} a week"
+            headline = f"{short}: {fmt_count(current)} posts in 7 days, {versus}"
+            usual = ("against fewer than one a week on average before" if quiet
+                     else f"{mult} the average of {fmt_count(base)} a week before")
+            framing = (f"In the 7 days from {first} to {day}, {fmt_count(current)} records on {full} appeared, "
+                       f"{usual} ({strength}).")
         else:
             versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)}"
             headline = f"{short}: {fmt_count(current)} posts in a day, {versus}"

@@ -64,3 +64,27 @@ def quotable(sentence: str, min_words: int = 5, max_words: int = 60) -> bool:
     if _MARKER.search(sentence) or _URL.search(sentence):
         return False
     return len(_LETTER.findall(sentence)) >= 0.5 * len(sentence)
+
+
+#: The longest title :func:`record_title` makes from a record's text (characters).
+TITLE_FROM_TEXT_CHARS = 120
+
+
+def record_title(title, text, limit: int = TITLE_FROM_TEXT_CHARS) -> str:
+    """A record's title for a list: its own title when it has one, else the first sentence of its
+    text (as a person reads it, :func:`corpuskit.text.display_text`), at most ``limit`` characters: a
+    longer sentence is cut at the last word that fits and ends with an ellipsis. ``""`` for a record
+    with neither."""
+    from corpuskit.text import display_text
+
+    if title:
+        return title
+    sentences = split_sentences(display_text(text))
+    if not sentences:
+        return ""
+    first = sentences[0]
+    if len(first) <= limit:
+        return first
+    head = first[:limit - 1]
+    cut = head.rfind(" ")
+    return (head[:cut] if cut > limit // 2 else head).rstrip(" ,;:-") + "\u2026"

@@ -13,13 +13,17 @@ phrase records or term), with the index hints the detectors' evidence reads need
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, fields
+from datetime import date, datetime
 
 from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import ValidationError
 from corpuskit.query.lookups import TopicNotFound, entity_id, topic_by_name
 from corpuskit.query.values import SENTIMENT_LABELS
 from corpuskit.query.where import Where
+
+_BARE_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 #: The FROM clause the conditions of :meth:`RecordFilter.where` are written for.
 RECORDS_FROM = "records r LEFT JOIN enrichment e ON e.record_id = r.id"
@@ -29,14 +33,30 @@ DATE_COLUMNS = {"published": "r.published_at", "captured": "r.captured_at"}
 _ENRICHED = ("topic", "sentiment", "primary_topic_id")
 
 
+def is_bare_date(value) -> bool:
+    """Whether a bound names a day and no time: ``"2021-08-21"`` or a :class:`datetime.date`."""
+    if isinstance(value, str):
+        return _BARE_DATE.match(value.strip()) is not None
+    return isinstance(value, date) and not isinstance(value, datetime)
+
+
 def bound_timestamp(value, name: str) -> str | None:
-    """A bound (``since``/``until``) as a stored ISO timestamp string; ``None`` passes."""
+    """A bound (``since``/``until``) as a stored ISO timestamp string; ``None`` passes.
+
+    **The bound rule, everywhere** (``RecordFilter`` and so ``Corpus.records``, exports and
+    subcorpora; the query language's ``published:[a TO b]``; ``from``/``to`` and ``since``/``until``
+    of both APIs): both bounds are inclusive, so a record published exactly at ``since`` or at
+    ``until`` is selected; a bare date as ``until`` covers its whole day (through ``23:59:59``, the
+    stored timestamps' last second) and as ``since`` starts at its midnight (UTC)."""
     if value is None:
         return None
     try:
-        return iso(parse_timestamp(value))
+        stamp = iso(parse_timestamp(value))
     except ValidationError as exc:
         raise ValidationError(f"{name}: {exc}") from None
+    if name == "until" and is_bare_date(value):
+        return stamp[:10] + "T23:59:59Z"
+    return stamp
 
 
 def _record_ids(ids) -> list[int]:

@@ -27,7 +27,8 @@ from corpuskit.query.where import Where
 #: The columns of a :func:`record_page` row: ``(name, SQL expression, is a real number)``.
 RECORD_LIST = (("id", "r.id", False), ("source", "r.source", False), ("title", "r.title", False),
                ("url", "r.url", False), ("published_at", "r.published_at", False),
-               ("sentiment_score", "e.sentiment_score", True), ("sentiment_label", "e.sentiment_label", False))
+               ("sentiment_score", "e.sentiment_score", True), ("sentiment_label", "e.sentiment_label", False),
+               ("text_head", "CASE WHEN coalesce(r.title, '') = '' THEN substr(r.content_text, 1, 2000) END", False))
 #: What :func:`record_json_page`'s item expression may read: the record ``r``, its enrichment ``e``
 #: and its primary topic ``t``.
 RECORD_JSON_FROM = RECORDS_FROM + " LEFT JOIN topics t ON t.id = e.topic_id"

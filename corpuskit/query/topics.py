@@ -19,7 +19,8 @@ _TOPIC_LIST = (
     "FROM topics t"
 )
 _RECORD_COLUMNS = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_score, "
-                   "e.sentiment_label FROM records r ")
+                   "e.sentiment_label, CASE WHEN coalesce(r.title, '') = '' THEN substr(r.content_text, 1, 2000) "
+                   "END AS text_head FROM records r ")
 _TIES_BY_RECORDS = 2000   # from this many equally confident records, read records newest first
 
 

@@ -149,7 +149,7 @@ class HourlyVolumeDetector(Detector):
                       "windowDays": self.window, "series": "topic-hourly", "day": series.days[d],
                       "hour": hour, "scale": "hour"}
             headline = (f"Burst on {label}: {current} records in the hour from {h:02d}:00 UTC, "
-                        f"{multiplier:.1f}x the usual {fmt_num(baseline)}")
+                        f"{current / max(baseline, 1.0):.1f}x the usual {fmt_num(baseline)}")
             return detail, headline
 
         return Track(kind=self.kind, subject=f"topic-hour:{name}", sigma=day_sigma,

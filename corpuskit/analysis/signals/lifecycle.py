@@ -31,6 +31,7 @@ import numpy as np
 from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
 from corpuskit.analysis.signals.linking import without_event
 from corpuskit.analysis.signals.naming import baseline_texts, burst_terms, subject_words, terms_suffix
+from corpuskit.analysis.signals.phrases import phrase_window
 from corpuskit.analysis.signals.quality import campaign_cap, quality_flags, signal_texts
 from corpuskit.analysis.signals.series import shift_day
 from corpuskit.analysis.signals.track import fmt_num, fmt_score
@@ -93,7 +94,8 @@ def advance(track_key: str, sigma: np.ndarray, days: list, first: int, last: int
 
 
 #: The figures of a detail that :func:`peak_figures` keeps, in the order a headline prefers them.
-PEAK_KEYS = ("current", "mentions", "after", "delta", "multiplier", "records", "hour", "scale", "weekStart")
+PEAK_KEYS = ("current", "mentions", "after", "delta", "multiplier", "records", "hour", "scale", "weekStart",
+             "authors", "lastDay", "dayRecords", "busiestDay", "busiestRecords")
 
 
 def peak_figures(detail: dict, episode: Episode) -> dict:
@@ -104,7 +106,13 @@ def peak_figures(detail: dict, episode: Episode) -> dict:
 
 
 def peak_phrase(peak: dict) -> str:
-    """What a headline adds for a later peak: ``"; strongest on 2021-01-16 (21)"``."""
+    """What a headline adds for a later peak: ``"; strongest on 2021-01-16 (21)"``, the figure that
+    day's own. A phrase burst's score grows with its authors over its span, so its peak is stated as
+    its busiest day with that day's records, and its window total in words
+    (``"; busiest day 2021-08-16 (12 records; 33 in the 7 days 2021-08-15 to 2021-08-21)"``)."""
+    if "busiestDay" in peak:
+        window = phrase_window(peak["records"], peak["authors"], peak["weekStart"], peak["lastDay"])
+        return f"; busiest day {peak['busiestDay']} ({peak['busiestRecords']} records; {window})"
     if "current" in peak and peak.get("scale") == "week":
         figure = f" ({fmt_num(peak['current'])} in the week from {peak['weekStart']})"
     elif "current" in peak:

@@ -612,6 +612,14 @@ def one_per_event(index: PhraseIndex, found: list[Burst], span: int = PHRASE_SPA
     return sorted(kept, key=lambda b: (b.phrase, b.start))
 
 
+def phrase_window(records: int, authors: int, first: str, last: str) -> str:
+    """A phrase burst's count in words, saying the window it covers: ``"11 records from 11 authors on
+    2021-01-16"`` (one day) or ``"33 records from 30 authors in the 7 days 2021-08-15 to 2021-08-21"``."""
+    n = (date.fromisoformat(last) - date.fromisoformat(first)).days + 1
+    where = f"on {last}" if n == 1 else f"in the {n} days {first} to {last}"
+    return f"{records} records from {authors} authors {where}"
+
+
 def names_an_event(row: dict) -> bool:
     """False for a phrase signal whose records share no key term besides the phrase: the burst namer
     (:func:`~corpuskit.analysis.signals.naming.burst_terms`, against the baseline before the fresh
@@ -685,7 +693,12 @@ def _track(series, index, phrase, at, cal, window, span, t_index, kind, sigma, s
 
     def describe(d):
         b, authors = burst_at(d)
-        records = len(positions(b, d))
+        held = positions(b, d)
+        records = len(held)
+        today = index_day.get(series.days[d], b.start)
+        last = max(b.start, min(today, b.start + span - 1))          # the window: start .. d, within the span
+        per_day = np.bincount([int(index.rec_day[p]) - b.start for p in held], minlength=last - b.start + 1)
+        busiest = int(per_day.argmax())          # ties: the earliest day
         t = topic_row(d)
         topic = series.topic_names[series.topics[t]] if t >= 0 else None
         where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
@@ -695,9 +708,11 @@ def _track(series, index, phrase, at, cal, window, span, t_index, kind, sigma, s
                   "scale": "week", "weekStart": index.days[b.start], "threshold": cal["threshold"],
                   "thresholdFloor": cal["floor"], "nullEpisodes": cal["nullEpisodes"],
                   "score": "thresholdMultiple", "keynessSigma": b.keyness_sigma, "topic": topic,
-                  "day": series.days[d]}
-        headline = (f"New phrase{where}: '{phrase}' ({records} records from {authors} authors, "
-                    f"from none in {window} days)")
+                  "day": series.days[d], "lastDay": index.days[last],
+                  "dayRecords": int(per_day[today - b.start]) if today == last else 0,
+                  "busiestDay": index.days[b.start + busiest], "busiestRecords": int(per_day[busiest])}
+        counted = phrase_window(records, authors, index.days[b.start], index.days[last])
+        headline = f"New phrase{where}: '{phrase}' ({counted}, from none in the {window} days before)"
         return detail, headline
 
     def threshold_count(d):

@@ -332,7 +332,8 @@ class VolumeSpikeDetector(Detector):
                 detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
                           "windowDays": WEEK * self.week_window, "series": group, "day": series.days[d],
                           "scale": "week", "weekStart": first}
-                headline = (f"{subject_text(d)} up {multiplier:.1f}x in the week {first} to {series.days[d]} "
+                times = current / max(baseline, 1.0)    # rounded once, for the headline
+                headline = (f"{subject_text(d)} up {times:.1f}x in the week {first} to {series.days[d]} "
                             f"({current} vs {fmt_num(baseline)}/week)")
                 return detail, headline
             baseline = round(float(med[d]), 2)
@@ -340,7 +341,7 @@ class VolumeSpikeDetector(Detector):
             multiplier = round(current / max(baseline, 1.0), 2)
             detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
                       "windowDays": window, "series": group, "day": series.days[d], "scale": "day"}
-            headline = (f"{subject_text(d)} up {multiplier:.1f}x "
+            headline = (f"{subject_text(d)} up {current / max(baseline, 1.0):.1f}x "
                         f"({current} vs {fmt_num(baseline)}/day)")
             return detail, headline
 

@@ -6,6 +6,7 @@ from urllib.parse import quote
 
 from corpuskit.api.bearer.queries import STORED_TO_V1_KIND, json_field
 from corpuskit.api.ids import encode_id
+from corpuskit.narrate.sentences import record_title
 
 SCORE_DECIMALS = 4
 
@@ -24,11 +25,19 @@ def story_slug_path(slug: str) -> str:
     return "/v1/stories/by-slug/" + quote(slug, safe="")
 
 
+def _text(row):
+    """The record's text as the row holds it (a list row holds its head only when it has no title)."""
+    keys = row.keys()
+    return next((row[k] for k in ("text_head", "content_text") if k in keys), None)
+
+
 def record_item(corpus, row) -> dict:
+    """A record as lists show it; a record without a title shows the first sentence of its text, at
+    most 120 characters (:func:`~corpuskit.narrate.sentences.record_title`; see docs/api.md)."""
     return {
         "id": encode_id(corpus, "rec", row["id"]),
         "source": row["source"],
-        "title": row["title"],
+        "title": record_title(row["title"], _text(row)),
         "url": row["url"],
         "publishedAt": row["published_at"],
         "sentimentScore": score(row["sentiment_score"]),
