@@ -112,7 +112,7 @@ def test_node_attributes(small):
 
 
 def test_filters_and_min_weight(small):
-    assert _edges(small.network("mention", until="2024-01-02")) == {
+    assert _edges(small.network("mention", until="2024-01-01")) == {  # a bare date covers its day
         ("alice", "Bob"): (1, [1]), ("alice", "carol"): (1, [1])}
     assert _edges(small.network("mention", since="2024-01-03")) == {
         ("alice", "Bob"): (1, [6]), ("dave", "alice"): (1, [4])}
