@@ -51,6 +51,11 @@ class Corpus:
         return self.file.path
 
     @property
+    def uri(self) -> str:
+        """What the file is opened as: its path, or a shared-memory name of its own for ``":memory:"``."""
+        return self.file.uri
+
+    @property
     def driver(self) -> str | None:
         """The SQLite driver asked for (None: the default choice)."""
         return self.file.driver

@@ -30,7 +30,7 @@ BELOW_THE_FACADE = ("store", "query", "stats", "ingest", "enrich", "analysis", "
 
 #: What a stage may ask of the corpus it is given. Growing it is a decision: say why in the PR.
 SURFACE = {"conn", "transaction", "close", "get_meta", "set_meta", "now", "clock_mode", "set_clock_mode",
-           "count", "run_stage", "path", "driver", "timeout"}
+           "count", "run_stage", "path", "uri", "driver", "timeout"}
 
 
 def _public(cls) -> set[str]:
@@ -61,7 +61,7 @@ def _modules_below_the_facade():
 
 
 def test_the_corpus_file_has_the_surface_and_the_facade_keeps_it():
-    instance_attributes = {"path", "driver", "timeout"}   # set in __init__
+    instance_attributes = {"path", "uri", "driver", "timeout"}   # set in __init__
     assert _public(CorpusFile) | instance_attributes == SURFACE
     missing = sorted(SURFACE - _public(Corpus))
     assert not missing, f"Corpus lost the corpus file's names {missing}"
@@ -154,6 +154,11 @@ def test_the_facade_wraps_one_corpus_file(tmp_path):
     assert isinstance(corpus.file, CorpusFile) and corpus.path == corpus.file.path == tmp_path / "c.db"
     assert corpus.conn is corpus.file.conn and corpus.clock_mode == corpus.file.clock_mode == "fixed"
     assert corpus.now() == corpus.file.now() and corpus.count() == corpus.file.count() == 0
+    assert corpus.uri == corpus.file.uri == str(tmp_path / "c.db")
+    memory = [open_corpus(":memory:") for _ in range(2)]
+    assert memory[0].uri != memory[1].uri   # two in-memory corpora are two files (and two search indexes)
+    for other in memory:
+        other.close()
     with corpus.run_stage("probe") as run_id:
         assert run_id == "probe-1"
     assert corpus.file.get_meta(f"versions:{run_id}")["numeric"] is not None

@@ -6,7 +6,7 @@ and stories as DataFrames, imports, exports, searches and the stages themselves 
 :class:`~corpuskit.corpus.Corpus` facade's, which wraps one of these as ``corpus.file`` and
 passes it down. A function below the facade uses only the attributes here (``conn``,
 ``transaction``, ``get_meta``, ``set_meta``, ``now``, ``clock_mode``, ``set_clock_mode``,
-``count``, ``run_stage``, ``path``, ``driver``, ``timeout``, ``close``), so it accepts a
+``count``, ``run_stage``, ``path``, ``uri``, ``driver``, ``timeout``, ``close``), so it accepts a
 ``Corpus`` as well; ``tests/test_corpus_file.py`` keeps it so.
 """
 from __future__ import annotations
@@ -53,11 +53,13 @@ class CorpusFile:
         self._now = utc(parse_timestamp(now)) if now is not None else None
         self._local = threading.local()
         self._anchor = None
+        # ``uri``: what the file is opened as, and known by in this process (the search index
+        # cache's key): the path, or a shared-memory name of its own for ":memory:"
         if str(path) == ":memory:":
-            self._uri = f"file:corpuskit-mem-{os.getpid()}-{next(_memory_ids)}?mode=memory&cache=shared"
-            self._anchor = connect(self._uri, driver=driver)
+            self.uri = f"file:corpuskit-mem-{os.getpid()}-{next(_memory_ids)}?mode=memory&cache=shared"
+            self._anchor = connect(self.uri, driver=driver)
         else:
-            self._uri = str(self.path)
+            self.uri = str(self.path)
         migrate(self.conn, label=str(self.path))
         fail_abandoned_runs(self.conn)
 
@@ -67,7 +69,7 @@ class CorpusFile:
         """This thread's connection to the corpus file (opened on first use)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self._uri, driver=self.driver, timeout=self.timeout)
+            conn = connect(self.uri, driver=self.driver, timeout=self.timeout)
             self._local.conn = conn
         return conn
 
