@@ -182,7 +182,7 @@ def default_demo() -> Path:
     path = ROOT / "benchmarks" / ".cache" / "demo.db"
     if not path.exists():
         from corpuskit import open_corpus
-        from corpuskit.ingest.demo import build_demo
+        from corpuskit.demo import build_demo
 
         path.parent.mkdir(parents=True, exist_ok=True)
         print(f"building the default demo corpus in {path} (once)...", flush=True)

@@ -149,7 +149,7 @@ def main() -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     corpus = open_corpus(path)
     if corpus.count() == 0:
-        from corpuskit.ingest.demo import build_demo
+        from corpuskit.demo import build_demo
 
         print(f"building the default demo corpus in {path} ...", flush=True)
         build_demo(corpus, run_stages=True, progress=True)

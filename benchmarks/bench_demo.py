@@ -13,7 +13,8 @@ from pathlib import Path
 from time import perf_counter, process_time
 
 from corpuskit import open_corpus
-from corpuskit.ingest.demo import build_demo, generate_demo
+from corpuskit.demo import build_demo
+from corpuskit.ingest.demo import generate_demo
 
 
 def main(argv=None) -> None:

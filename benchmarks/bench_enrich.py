@@ -27,7 +27,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
 
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     for label in ("cold (first enrich in this process, library imports included)",

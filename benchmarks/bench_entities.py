@@ -96,7 +96,7 @@ def demo(records: int) -> None:
 def _demo_line(label: str, records: int) -> None:
     from corpuskit import open_corpus
     from corpuskit.enrich.quality import demo_quality
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     corpus = open_corpus(":memory:")
     build_demo(corpus, seed=7, records=records, days=30, run_stages=False, progress=False)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from corpuskit import open_corpus
-from corpuskit.ingest.demo import build_demo
+from corpuskit.demo import build_demo
 from corpuskit.stats.intervals import mean_interval_from_moments, wilson_interval
 
 ROOT = Path(__file__).resolve().parents[1]

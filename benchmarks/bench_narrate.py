@@ -58,7 +58,7 @@ def _prepare(args, workdir: Path) -> Path:
             cached.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(path, cached)
         return path
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     path = workdir / "demo.db"
     corpus = open_corpus(path)

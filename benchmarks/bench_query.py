@@ -150,7 +150,7 @@ def main() -> int:
         path = Path(tmp.name) / "bench.db"
     corpus = open_corpus(path)
     if corpus.count() == 0:
-        from corpuskit.ingest.demo import build_demo
+        from corpuskit.demo import build_demo
 
         t0 = time.perf_counter()
         build_demo(corpus, records=args.records, days=365, run_stages=False, progress=False)

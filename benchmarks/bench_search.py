@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     path = Path(args.db or f"/tmp/corpuskit-bench-search-{args.records}.db")
     corpus = open_corpus(path)
     if corpus.count() == 0:
-        from corpuskit.ingest.demo import build_demo
+        from corpuskit.demo import build_demo
 
         t0 = time.perf_counter()
         build_demo(corpus, seed=11, records=args.records, days=90, run_stages=False, progress=True)

@@ -114,7 +114,7 @@ def background(name: str, cache: Path, sentiment: str | None = None):
         path.unlink(missing_ok=True)
         corpus = open_corpus(path)
         if name == "demo":
-            from corpuskit.ingest.demo import build_demo
+            from corpuskit.demo import build_demo
 
             build_demo(corpus, events=False, run_stages=False, progress=False, **DEMO)
         else:

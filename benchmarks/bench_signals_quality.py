@@ -36,7 +36,7 @@ from text_table import table  # noqa: E402
 
 def build(path: Path, records: int, days: int, seed: int, events: bool):
     from corpuskit import open_corpus
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     corpus = open_corpus(path)
     build_demo(corpus, seed=seed, records=records, days=days, events=events, run_stages=False,

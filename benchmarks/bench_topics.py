@@ -46,7 +46,7 @@ def imported(name: str, cache: Path, records: int):
     tmp.unlink(missing_ok=True)
     corpus = open_corpus(tmp)
     if name.startswith("demo"):
-        from corpuskit.ingest.demo import build_demo
+        from corpuskit.demo import build_demo
 
         build_demo(corpus, seed=7, records=records, days=60, run_stages=False, progress=False)
     else:

@@ -212,7 +212,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     corpus = _open(args)
     summary = build_demo(corpus, seed=args.seed, records=args.records, days=args.days,
@@ -353,9 +353,10 @@ def cmd_run(args) -> int:
 
 
 def cmd_collect(args) -> int:
+    from corpuskit.collect import every_stage
     from corpuskit.ingest.collectors.command import run_collect
 
-    return run_collect(args, _open(args), collector_options())
+    return run_collect(args, _open(args), collector_options(), pipeline=every_stage)
 
 
 def cmd_import_dump(args) -> int:

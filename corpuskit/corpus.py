@@ -1,22 +1,13 @@
 """The :class:`Corpus`: one SQLite file and everything corpuskit does with it."""
 from __future__ import annotations
 
-import itertools
-import json
-import os
-import threading
-from contextlib import contextmanager
 from datetime import datetime
-from pathlib import Path
 
 import pandas as pd
 
-from corpuskit.clock import from_iso, iso, parse_timestamp, utc, wall_clock
+from corpuskit.clock import wall_clock
 from corpuskit.errors import ValidationError
-from corpuskit.store import connect, migrate, transaction
-from corpuskit.store.runs import fail_abandoned_runs, this_process
-
-_memory_ids = itertools.count(1)
+from corpuskit.store.corpus_file import CorpusFile
 
 
 class Corpus:
@@ -41,47 +32,51 @@ class Corpus:
     (:class:`~corpuskit.errors.NotACorpusError`) and a file this user cannot
     write (:class:`~corpuskit.errors.ReadOnlyCorpusError`), and marks
     ``failed`` the runs whose process is gone (see :mod:`corpuskit.store.runs`).
+
+    The file itself (connection, transactions, meta, clock, runs) is ``corpus.file``, a
+    :class:`~corpuskit.store.corpus_file.CorpusFile`; the methods here hand it to the
+    store, the read layer and the stages, which take nothing more.
     """
 
     def __init__(self, path=":memory:", now=None, driver: str | None = None,
                  timeout: float = 30.0):
-        self.path = path if str(path) == ":memory:" else Path(path)
-        self.driver = driver
-        self.timeout = timeout
-        self._now = utc(parse_timestamp(now)) if now is not None else None
-        self._local = threading.local()
-        self._anchor = None
-        if str(path) == ":memory:":
-            self._uri = f"file:corpuskit-mem-{os.getpid()}-{next(_memory_ids)}?mode=memory&cache=shared"
-            self._anchor = connect(self._uri, driver=driver)
-        else:
-            self._uri = str(self.path)
-        migrate(self.conn, label=str(self.path))
-        fail_abandoned_runs(self.conn)
+        #: The :class:`~corpuskit.store.corpus_file.CorpusFile` under the facade: what the
+        #: store, the read layer and the stages are given.
+        self.file = CorpusFile(path, now=now, driver=driver, timeout=timeout)
 
-    # -- connection -----------------------------------------------------
+    # -- the corpus file (connection, meta, clock, runs): corpuskit.store.corpus_file ---------
+    @property
+    def path(self):
+        """The corpus file's path (a :class:`~pathlib.Path`), or ``":memory:"``."""
+        return self.file.path
+
+    @property
+    def uri(self) -> str:
+        """What the file is opened as: its path, or a shared-memory name of its own for ``":memory:"``."""
+        return self.file.uri
+
+    @property
+    def driver(self) -> str | None:
+        """The SQLite driver asked for (None: the default choice)."""
+        return self.file.driver
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a write waits for another process's write."""
+        return self.file.timeout
+
     @property
     def conn(self):
         """This thread's connection to the corpus file (opened on first use)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect(self._uri, driver=self.driver, timeout=self.timeout)
-            self._local.conn = conn
-        return conn
+        return self.file.conn
 
     def transaction(self):
         """Context manager: the block's writes all land or none do."""
-        return transaction(self.conn)
+        return self.file.transaction()
 
     def close(self) -> None:
         """Close this thread's connection (and the in-memory anchor)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-        if self._anchor is not None:
-            self._anchor.close()
-            self._anchor = None
+        self.file.close()
 
     def __enter__(self):
         return self
@@ -92,87 +87,39 @@ class Corpus:
     def __repr__(self) -> str:
         return f"Corpus({str(self.path)!r})"
 
-    # -- metadata and the clock -------------------------------------------
     def get_meta(self, key: str, default=None):
         """A value from the corpus's ``meta`` table (JSON-decoded)."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
+        return self.file.get_meta(key, default)
 
     def set_meta(self, key: str, value) -> None:
         """Store a JSON-serialisable value in the ``meta`` table."""
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value, sort_keys=True)),
-        )
+        self.file.set_meta(key, value)
 
     @property
     def clock_mode(self) -> str:
         """``fixed`` (``now`` given), ``frozen`` (newest record) or ``live`` (wall clock)."""
-        if self._now is not None:
-            return "fixed"
-        return self.get_meta("clock", "frozen")
+        return self.file.clock_mode
 
     def set_clock_mode(self, mode: str) -> None:
         """Mark the corpus ``frozen`` (a finished collection) or ``live`` (still collected)."""
-        if mode not in ("frozen", "live"):
-            raise ValidationError(f"clock mode must be frozen or live, not {mode!r}")
-        self.set_meta("clock", mode)
+        self.file.set_clock_mode(mode)
 
     def now(self) -> datetime:
         """The corpus clock: what "now" means for every window and default."""
-        if self._now is not None:
-            return self._now
-        if self.get_meta("clock", "frozen") == "frozen":
-            row = self.conn.execute("SELECT max(published_at) FROM records").fetchone()
-            if row and row[0]:
-                return from_iso(row[0])
-        return wall_clock()
+        return self.file.now()
 
-    # -- runs -------------------------------------------------------------
-    @contextmanager
     def run_stage(self, stage: str, settings: dict | None = None, model: str | None = None):
         """Record a stage run; yields its id. Ids are ``<stage>-<n>``, deterministic per corpus.
 
         The meta key ``versions:<id>`` holds :func:`corpuskit.manifest.run_environment` (package
         versions, and the BLAS and OpenMP libraries with their kernels and thread counts), written
         when the run starts and again when it ends, so it lists what the stage loaded."""
-        conn = self.conn
-        from corpuskit.manifest import run_environment
-
-        pid, host, started = this_process()
-        with transaction(conn):
-            n = conn.execute("SELECT count(*) FROM runs WHERE stage = ?", (stage,)).fetchone()[0] + 1
-            run_id = f"{stage}-{n}"
-            conn.execute(
-                "INSERT INTO runs(id, stage, settings, model, started_at, pid, host, "
-                "process_started) VALUES (?,?,?,?,?,?,?,?)",
-                (run_id, stage, json.dumps(settings or {}, sort_keys=True, default=str), model,
-                 iso(wall_clock()), pid, host, started),
-            )
-            # what the manifest reports: the versions, and the numeric libraries loaded so far ...
-            self.set_meta(f"versions:{run_id}", run_environment())
-        try:
-            yield run_id
-        except BaseException:
-            try:
-                with transaction(conn):
-                    conn.execute("UPDATE runs SET status='failed', finished_at=? WHERE id=?",
-                                 (iso(wall_clock()), run_id))
-                    self.set_meta(f"versions:{run_id}", run_environment())
-            except Exception:  # e.g. the lock is held elsewhere: once this process
-                pass           # has exited, the next open marks the run failed
-            raise
-        with transaction(conn):
-            conn.execute("UPDATE runs SET status='done', finished_at=? WHERE id=?",
-                         (iso(wall_clock()), run_id))
-            # ... and again as the run ends: every kernel the stage loaded, and its thread counts then
-            self.set_meta(f"versions:{run_id}", run_environment())
+        return self.file.run_stage(stage, settings, model)
 
     # -- records ----------------------------------------------------------
     def count(self) -> int:
         """Number of records."""
-        return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        return self.file.count()
 
     def records(self, source: str | None = None, topic: str | None = None,
                 since=None, until=None, q: str | None = None) -> pd.DataFrame:
@@ -233,17 +180,16 @@ class Corpus:
         """
         from corpuskit.ingest.importers import import_file
 
-        return import_file(self, path, source=source, mapping=mapping, topic=topic,
+        return import_file(self.file, path, source=source, mapping=mapping, topic=topic,
                            strict=strict, progress=progress, dedupe=dedupe, encoding=encoding,
                            **options)
 
     def add_records(self, records, source: str | None = None, topic: str | None = None,
                     strict: bool = False, stage: str = "import", dedupe: str = "auto"):
         """Add record dicts (the record model); returns an :class:`ImportReport`."""
-        from corpuskit.ingest.importers import import_rows
+        from corpuskit.ingest.importers import add_records
 
-        return import_rows(self, ((i + 1, r) for i, r in enumerate(records)), source=source,
-                           topic=topic, strict=strict, stage=stage, label="records",
+        return add_records(self.file, records, source=source, topic=topic, strict=strict, stage=stage,
                            dedupe=dedupe)
 
     def export(self, path, format: str | None = None, table: str = "records", source: str | None = None,
@@ -264,7 +210,7 @@ class Corpus:
         """
         from corpuskit.ingest.export import export_table
 
-        return export_table(self, path, format=format, table=table, source=source, topic=topic,
+        return export_table(self.file, path, format=format, table=table, source=source, topic=topic,
                             since=since, until=until, pseudonymise=pseudonymise, salt=salt, query=query)
 
     def export_bundle(self, path, format: str = "parquet", source: str | None = None,
@@ -279,22 +225,22 @@ class Corpus:
         """
         from corpuskit.ingest.export import export_bundle
 
-        return export_bundle(self, path, format=format, source=source, topic=topic, since=since,
+        return export_bundle(self.file, path, format=format, source=source, topic=topic, since=since,
                              until=until, pseudonymise=pseudonymise, salt=salt, store_salt=store_salt,
-                             query=query)
+                             query=query, manifest=self.manifest)
 
     # -- stages -----------------------------------------------------------
     def enrich(self, **kwargs):
         """Run the enrichment stage (sentiment, entities, topics, embeddings)."""
         from corpuskit.enrich.pipeline import enrich_corpus
 
-        return enrich_corpus(self, **kwargs)
+        return enrich_corpus(self.file, **kwargs)
 
     def analyse(self, **kwargs):
         """Run the analysis stage (clusters, signals, snapshots, observations, aggregates)."""
         from corpuskit.analysis.pipeline import analyse_corpus
 
-        return analyse_corpus(self, **kwargs)
+        return analyse_corpus(self.file, **kwargs)
 
     def narrate(self, **kwargs):
         """Run the narrative stage (stories, versions, arcs).
@@ -305,7 +251,7 @@ class Corpus:
         """
         from corpuskit.narrate.pipeline import narrate_corpus
 
-        return narrate_corpus(self, **kwargs)
+        return narrate_corpus(self.file, **kwargs)
 
     def search(self, q: str, source: str | None = None, topic: str | None = None,
                days: int | None = None, limit: int = 20, min_relevance: float | None = None,
@@ -418,14 +364,14 @@ class Corpus:
         listed in ``manifest()["topicEdits"]``. Returns the edit with ``records`` moved."""
         from corpuskit.enrich.topic_edits import merge_topics
 
-        return merge_topics(self, a, b)
+        return merge_topics(self.file, a, b)
 
     def rename_topic(self, a: str, label: str) -> dict:
         """Give topic ``a`` the display name ``label`` (its ``name`` stays); recorded and kept by later
         runs like :meth:`merge_topics`. Returns the edit."""
         from corpuskit.enrich.topic_edits import rename_topic
 
-        return rename_topic(self, a, label)
+        return rename_topic(self.file, a, label)
 
     def reassign_outliers(self, strategy: str = "embeddings", threshold: float | None = None) -> dict:
         """Give the records that fit no topic the nearest one: ``strategy="embeddings"`` (cosine to the
@@ -434,13 +380,13 @@ class Corpus:
         by the same rule. Returns the edit with ``records`` given a topic."""
         from corpuskit.enrich.topic_edits import reassign_outliers
 
-        return reassign_outliers(self, strategy=strategy, threshold=threshold)
+        return reassign_outliers(self.file, strategy=strategy, threshold=threshold)
 
     def topic_edits(self) -> list[dict]:
         """The recorded topic edits (merge, rename, reassign_outliers), oldest first."""
         from corpuskit.enrich.topic_edits import recorded_edits
 
-        return recorded_edits(self)
+        return recorded_edits(self.file)
 
     def topic_overview(self, examples: int = 2) -> pd.DataFrame:
         """The active topics, largest first, then one ``(outliers)`` row for records that fit none.
@@ -451,7 +397,7 @@ class Corpus:
         """
         from corpuskit.enrich.topic_quality import topic_overview
 
-        return topic_overview(self, examples=examples)
+        return topic_overview(self.file, examples=examples)
 
     def topic_quality(self, seed: int = 0) -> pd.DataFrame:
         """Quality of the topics beside plain TF-IDF + k-means with the same k.
@@ -463,7 +409,7 @@ class Corpus:
         """
         from corpuskit.enrich.topic_quality import quality_table
 
-        return quality_table(self, seed=seed)
+        return quality_table(self.file, seed=seed)
 
     def signals(self, kind: str | None = None, topic: str | None = None,
                 severity: str | None = None, status: str | None = None,
@@ -579,8 +525,8 @@ class Corpus:
         :class:`ValidationError` for an unknown name."""
         from corpuskit.enrich.resolve import add_override, resolve_entities
 
-        add_override(self, "merge", a, b)
-        return resolve_entities(self)
+        add_override(self.file, "merge", a, b)
+        return resolve_entities(self.file)
 
     def split_entity(self, name: str, alias: str) -> dict:
         """Split the extracted entity ``alias`` off ``name``: it joins no entity by resolution's rules
@@ -588,8 +534,8 @@ class Corpus:
         Returns the resolution counts. :class:`ValidationError` for an unknown name."""
         from corpuskit.enrich.resolve import add_override, resolve_entities
 
-        add_override(self, "split", name, alias)
-        return resolve_entities(self)
+        add_override(self.file, "split", name, alias)
+        return resolve_entities(self.file)
 
     def hashtags(self, since=None, limit: int | None = None) -> pd.DataFrame:
         """Hashtags, most records first: ``tag`` (lower case, no ``#``), ``written`` (the most used
@@ -869,7 +815,7 @@ class Corpus:
         """
         from corpuskit.validate import draw_sample
 
-        return draw_sample(self, n, by=by, seed=seed, name=name, ids=ids, since=since, until=until,
+        return draw_sample(self.file, n, by=by, seed=seed, name=name, ids=ids, since=since, until=until,
                            source=source, topic=topic, allocation=allocation, codebook=codebook,
                            query=query)
 
@@ -878,13 +824,15 @@ class Corpus:
         variable, note); returns the rows. ``codebook`` is stored with the sample first."""
         from corpuskit.validate import write_coding_sheet
 
-        return write_coding_sheet(self, sample, path, codebook=codebook)
+        return write_coding_sheet(self.file, sample, path, codebook=codebook)
 
     def codebook(self, sample: str, codebook=None):
         """The codebook of ``sample``; with ``codebook`` (path, mapping, Codebook) store it first."""
         from corpuskit.validate import sample_codebook, set_codebook
 
-        return set_codebook(self, sample, codebook) if codebook is not None else sample_codebook(self, sample)
+        if codebook is not None:
+            return set_codebook(self.file, sample, codebook)
+        return sample_codebook(self.file, sample)
 
     def import_codes(self, path, sample: str, coder: str, replace: bool = False) -> int:
         """Import ``coder``'s filled coding sheet (CSV) into ``sample``; returns the codes stored.
@@ -895,7 +843,7 @@ class Corpus:
         """
         from corpuskit.validate import import_sheet
 
-        return import_sheet(self, path, sample, coder, replace=replace)
+        return import_sheet(self.file, path, sample, coder, replace=replace)
 
     def add_codes(self, sample: str, coder: str, codes, replace: bool = False) -> int:
         """Store ``coder``'s codes: ``{record_id: {variable: value}}`` or rows
@@ -906,19 +854,19 @@ class Corpus:
             rows = [(rid, var, value, "") for rid, values in codes.items() for var, value in values.items()]
         else:
             rows = [tuple(r) + ("",) * (4 - len(r)) for r in codes]
-        return add_codes(self, sample, coder, [(i + 1, *r) for i, r in enumerate(rows)], replace=replace)
+        return add_codes(self.file, sample, coder, [(i + 1, *r) for i, r in enumerate(rows)], replace=replace)
 
     def codes(self, sample: str | None = None) -> pd.DataFrame:
         """Codes: ``sample, recordId, coder, variable, value, note, codedAt`` (every sample's when None)."""
         from corpuskit.validate import codes_frame
 
-        return codes_frame(self, sample)
+        return codes_frame(self.file, sample)
 
     def coder(self, sample: str, coder: str, codebook=None):
         """The ipywidgets coder of ``coder`` on ``sample`` (display ``.widget``); resumes where they stopped."""
         from corpuskit.validate import Coder
 
-        return Coder(self, sample, coder, codebook=codebook)
+        return Coder(self.file, sample, coder, codebook=codebook)
 
     def agreement(self, sample: str, variable: str | None = None, resamples: int = 1000,
                   seed: int = 0) -> pd.DataFrame:
@@ -926,13 +874,13 @@ class Corpus:
         each with a seeded 95% bootstrap interval over records."""
         from corpuskit.validate import agreement
 
-        return agreement(self, sample, variable=variable, resamples=resamples, seed=seed)
+        return agreement(self.file, sample, variable=variable, resamples=resamples, seed=seed)
 
     def disagreements(self, sample: str, variable: str | None = None) -> pd.DataFrame:
         """Records where coders differ: ``recordId, variable`` and each coder's value."""
         from corpuskit.validate import disagreements
 
-        return disagreements(self, sample, variable=variable)
+        return disagreements(self.file, sample, variable=variable)
 
     def adjudicate(self, sample: str, method: str = "majority", variable: str | None = None,
                    decisions: dict | None = None, by: str | None = None,
@@ -941,14 +889,14 @@ class Corpus:
         ``by``), with how each was reached; see :func:`corpuskit.validate.adjudicate`."""
         from corpuskit.validate import adjudicate
 
-        return adjudicate(self, sample, method=method, variable=variable, decisions=decisions, by=by,
+        return adjudicate(self.file, sample, method=method, variable=variable, decisions=decisions, by=by,
                           tie_break=tie_break)
 
     def gold(self, sample: str | None = None) -> pd.DataFrame:
         """Stored gold values: ``sample, recordId, variable, value, method, decidedBy, codes, decidedAt``."""
         from corpuskit.validate import gold
 
-        return gold(self, sample)
+        return gold(self.file, sample)
 
     def validate(self, kind: str, sample: str, variable: str | None = None, resamples: int = 1000,
                  seed: int = 0):
@@ -957,7 +905,7 @@ class Corpus:
         shares, each with a bootstrap interval (a :class:`~corpuskit.validate.ValidationResult`)."""
         from corpuskit.validate import validate_labels
 
-        return validate_labels(self, kind, sample, variable=variable, resamples=resamples, seed=seed)
+        return validate_labels(self.file, kind, sample, variable=variable, resamples=resamples, seed=seed)
 
     # -- keys ---------------------------------------------------------------
     def create_key(self, tier: str = "free", name: str = "", per_minute: int | None = None,

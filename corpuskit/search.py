@@ -266,7 +266,7 @@ def search_index(corpus, quantised_from: int | None = None) -> SearchIndex:
     memory-mapped quantised index."""
     conn = corpus.conn
     stamp = _stamp(conn)
-    key = getattr(corpus, "_uri", str(corpus.path))
+    key = corpus.uri
     index = _indexes.get(key)
     if index is None or index.stamp != stamp:
         with _lock:

@@ -58,7 +58,7 @@ def corpus():
 @pytest.fixture(scope="session")
 def demo_path(tmp_path_factory) -> Path:
     """Path of a demo corpus file built once per session with every stage run."""
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     c = open_corpus(path)

@@ -18,8 +18,9 @@ from corpuskit import open_corpus
 from corpuskit.cli import main
 from corpuskit.errors import ValidationError
 from corpuskit.ingest import demo_vocab as V
+from corpuskit.demo import build_demo
 from corpuskit.ingest.demo import (
-    BASELINE_DAYS, END_DAY, beats_json, build_demo, demo_ground_truth, generate_demo,
+    BASELINE_DAYS, END_DAY, beats_json, demo_ground_truth, generate_demo,
     ground_truth_counts, ground_truth_json, plan_events,
 )
 from corpuskit.ingest.records import SOURCE_KINDS, normalise

@@ -16,7 +16,7 @@ from corpuskit import open_corpus
 from corpuskit.cli import main
 from corpuskit.enrich.entities import GazetteerExtractor
 from corpuskit.errors import ClusterError, MissingDependencyError, ValidationError
-from corpuskit.ingest.demo import build_demo
+from corpuskit.demo import build_demo
 from tests.test_enrich_pipeline import Exploding  # fails on the chunk holding a given text
 
 INSTALL = r"pip install 'corpuskit\[dask\]'"

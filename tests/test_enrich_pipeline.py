@@ -9,7 +9,7 @@ from corpuskit.enrich.defaults import default_extractor
 from corpuskit.enrich.pipeline import load_embedder
 from corpuskit.enrich.quality import demo_quality
 from corpuskit.errors import BeatDefinitionError
-from corpuskit.ingest.demo import build_demo
+from corpuskit.demo import build_demo
 
 
 def small_demo(records=600, seed=3):

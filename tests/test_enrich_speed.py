@@ -40,7 +40,7 @@ def table_digests(corpus) -> dict:
 
 @pytest.fixture(scope="module")
 def demo_texts():
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     c = open_corpus(":memory:")
     build_demo(c, seed=7, records=1500, days=30, run_stages=False, progress=False)
@@ -182,7 +182,7 @@ def test_gazetteer_possessive_keeps_its_offsets():
 
 
 def test_enriched_tables_unchanged_by_the_speed_work():
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     c = open_corpus(":memory:")
     build_demo(c, seed=7, records=3000, days=30, run_stages=False, progress=False)

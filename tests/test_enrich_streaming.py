@@ -9,7 +9,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.enrich import pipeline
 from corpuskit.errors import ValidationError
-from corpuskit.ingest.demo import build_demo
+from corpuskit.demo import build_demo
 
 
 def small_demo(records=300, seed=11):

@@ -482,7 +482,7 @@ SWEEP_PARAMS = ("limit", "offset", "days", "since", "until", "from", "to", "curs
 @pytest.fixture(scope="module")
 def small_demo(tmp_path_factory) -> Path:
     """A 500-record demo corpus file, every stage run (a real embedder), never served yet."""
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     corpus = open_corpus(path)

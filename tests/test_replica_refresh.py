@@ -11,7 +11,7 @@ import sys
 
 from corpuskit import open_corpus
 from corpuskit.api.keyed.queries import search_json
-from corpuskit.ingest.demo import build_demo
+from corpuskit.demo import build_demo
 
 
 def plain_sqlite(code: str) -> None:

@@ -5,7 +5,7 @@ import pytest
 from corpuskit import open_corpus
 from corpuskit.api.keyed.queries import search_json
 from corpuskit.errors import StageNotRunError, ValidationError
-from corpuskit.ingest.demo import build_demo
+from corpuskit.demo import build_demo
 from corpuskit.search import HIT_FIELDS, RELEVANCE_FLOOR, build_index, rank, search_index
 
 FIELDS = {"id", "resultType", "source", "contentType", "title", "excerpt", "url", "href", "author",

@@ -113,7 +113,7 @@ SEEDS = "# expected topics\nRansomware attacks: ransomware, phishing\n\nvaccine,
 
 @pytest.fixture(scope="module")
 def small_demo(tmp_path_factory):
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     path = tmp_path_factory.mktemp("guided") / "small.db"
     c = open_corpus(path)

@@ -2,8 +2,8 @@
 
 :func:`generate_demo` makes the records and the ground truth (pure: no I/O,
 the same arguments give the same output in any process).
-:func:`build_demo` stores them in a corpus, with the beat definitions and
-the ground truth, then runs every available stage.
+:func:`store_demo` stores them in a corpus, with the beat definitions and
+the ground truth; :func:`corpuskit.demo.build_demo` does that, then runs every stage.
 
 The corpus covers ``days`` days ending on :data:`END_DAY`. Each beat (see
 ``datasets/demo/beats.json``) has a steady daily volume (multinomial noise, a
@@ -708,17 +708,18 @@ def ground_truth_counts(truth: dict) -> dict:
 
 
 # -- storing ----------------------------------------------------------------------------------------
-def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, events: bool = True,
-               run_stages: bool = True, progress: bool = True) -> dict:
-    """Generate the demo corpus into ``corpus`` (which must hold no records) and run the stages.
+def store_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, events: bool = True) -> dict:
+    """Generate the demo corpus into ``corpus`` (which must hold no records); runs no stage.
 
     Stores the records (one transaction), the beat definitions (meta ``beats``),
     the ground truth (meta ``demo_ground_truth`` and, for a file corpus,
     ``<db stem>.ground_truth.json`` beside it, see :func:`ground_truth_path`;
-    the summary's ``groundTruthPath`` gives its absolute path), freezes the
-    corpus clock, then runs every available stage when ``run_stages``.
-    Returns a JSON-ready summary.
+    the summary's ``groundTruthPath`` gives its absolute path) and freezes the
+    corpus clock. Returns a JSON-ready summary whose ``stages`` is empty:
+    :func:`corpuskit.demo.build_demo` runs the stages and fills it in.
     """
+    from corpuskit.ingest.importers import add_records
+
     _check_params(seed, records, days)
     if corpus.count():
         raise ValidationError(
@@ -742,7 +743,7 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
 
     t0 = perf_counter()
     with corpus.transaction():
-        report = corpus.add_records(counted(iter_demo_records(seed, records, days, events)), stage="demo")
+        report = add_records(corpus, counted(iter_demo_records(seed, records, days, events)), stage="demo")
         corpus.set_meta("demo_ground_truth", truth)
         corpus.set_meta("beats", V.BEATS)
         corpus.set_meta("demo", {"seed": int(seed), "records": int(records), "days": int(days),
@@ -754,13 +755,6 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
     if str(corpus.path) != ":memory:":
         truth_path = ground_truth_path(corpus.path)
         truth_path.write_text(ground_truth_json(truth), encoding="utf-8")
-    stages = {}
-    if run_stages:
-        for stage in ("enrich", "analyse", "narrate"):
-            t0 = perf_counter()
-            corpus.run(progress=progress, stages=(stage,))
-            stages[stage] = "done"
-            timings[stage] = round(perf_counter() - t0, 3)
     return {
         "records": report.added,
         "duplicates": report.duplicates,
@@ -771,14 +765,14 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
         "eventsPlanted": len(truth["events"]),
         "window": truth["window"],
         "seed": int(seed),
-        "stages": stages,
+        "stages": {},
         "timings": timings,
         "groundTruthPath": str(truth_path) if truth_path else None,
     }
 
 
 def ground_truth_path(corpus_path) -> Path:
-    """Where :func:`build_demo` writes the ground truth of the corpus at ``corpus_path``.
+    """Where :func:`store_demo` writes the ground truth of the corpus at ``corpus_path``.
 
     Beside the corpus file, never in the working directory (unless the corpus
     is there): ``/data/demo.db`` gives ``/data/demo.ground_truth.json``. Absolute.

@@ -247,13 +247,14 @@ class BundleReport:
 
 def export_bundle(corpus, path, format: str = "parquet", source=None, topic=None, since=None, until=None,
                   pseudonymise: bool = False, salt: str | None = None,
-                  store_salt: bool = False, query=None) -> BundleReport:
+                  store_salt: bool = False, query=None, *, manifest) -> BundleReport:
     """Write every table, ``manifest.json`` and ``codebook.md`` into the directory ``path``.
 
     ``path`` must not exist or be an empty directory. The tables are
     ``<table>.<format>`` for each of :data:`TABLES`; ``manifest.json`` is
-    ``corpus.manifest()`` plus the export's own entry (format, filters, tables,
-    pseudonymisation); ``codebook.md`` defines every column of every table
+    ``manifest()`` plus the export's own entry (format, filters, tables,
+    pseudonymisation), where ``manifest`` is the callable the library surface passes down
+    (``Corpus.manifest``), called once the tables are written; ``codebook.md`` defines every column of every table
     written (see :func:`corpuskit.ingest.export_codebook.codebook`). With
     ``pseudonymise``, the salt (``salt``, else a random one) is returned in
     the report and written to ``salt.txt`` only when ``store_salt``.
@@ -294,12 +295,12 @@ def export_bundle(corpus, path, format: str = "parquet", source=None, topic=None
             report.rows[table] = _write(_rows(conn, table, flt, present, pseudo), cols,
                                         work / f"{table}.{_SUFFIX[format]}", format)
             written[table] = cols
-        manifest = corpus.manifest()
-        manifest["export"] = {"format": format, "filters": report.filters, "tables": report.rows,
+        contents = manifest()
+        contents["export"] = {"format": format, "filters": report.filters, "tables": report.rows,
                               "pseudonymised": pseudonymise, "saltStored": report.salt_stored}
-        (work / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n",
+        (work / "manifest.json").write_text(json.dumps(contents, indent=2, sort_keys=True, default=str) + "\n",
                                            encoding="utf-8")
-        (work / "codebook.md").write_text(codebook(written, manifest, format=format, filters=report.filters,
+        (work / "codebook.md").write_text(codebook(written, contents, format=format, filters=report.filters,
                                                    pseudonymised=pseudonymise), encoding="utf-8")
         if store_salt:
             (work / "salt.txt").write_text(report.salt + "\n", encoding="utf-8")

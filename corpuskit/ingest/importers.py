@@ -37,7 +37,7 @@ from corpuskit.ingest.records import check_dedupe, check_source, dedupe_rule, no
 from corpuskit.ingest.pipeline import CHUNK, chunked
 from corpuskit.ingest.staging import Stage, staged_rows
 
-__all__ = ["FORMATS", "ImportReport", "detect_format", "import_file", "import_rows", "read_rows"]
+__all__ = ["FORMATS", "ImportReport", "add_records", "detect_format", "import_file", "import_rows", "read_rows"]
 #: how many bad rows a strict import reads before it stops and reports them
 STRICT_ERRORS = 10
 
@@ -175,6 +175,13 @@ def _bounded_raw(raw: dict, max_chars: int) -> dict:
             raise RowRejected(f"field {name!r} has {len(value):,} characters, more than the "
                               f"{max_chars:,} allowed (max_field_chars)")
     return raw
+
+
+def add_records(corpus, records, source: str | None = None, topic: str | None = None,
+                strict: bool = False, stage: str = "import", dedupe: str = "auto") -> ImportReport:
+    """Store record dicts (the record model), numbered from 1, all or none (``Corpus.add_records``)."""
+    return import_rows(corpus, ((i + 1, r) for i, r in enumerate(records)), source=source, topic=topic,
+                       strict=strict, stage=stage, label="records", dedupe=dedupe)
 
 
 def import_rows(corpus, numbered_rows: Iterable[tuple[int, object]], source: str | None = None,

@@ -19,12 +19,14 @@ def parse_options(items) -> dict:
     return options
 
 
-def run_collect(args, corpus, source_options: dict | None = None) -> int:
+def run_collect(args, corpus, source_options: dict | None = None, pipeline=None) -> int:
     """Carry out ``corpuskit collect`` with parsed ``args`` on ``corpus``.
 
     ``source_options`` maps a source to collector options every collection of
     it gets unless the command line or the config file sets them
     (``{"youtube": {"api_key": ...}}``: what the command read from the environment).
+    ``pipeline(corpus)`` runs after a scheduled round that added records when the command
+    line or the config file asks for it (the CLI passes :func:`corpuskit.collect.every_stage`).
     """
     from dataclasses import replace
 
@@ -54,7 +56,7 @@ def run_collect(args, corpus, source_options: dict | None = None) -> int:
         print(f"collecting {len(jobs)} source queries every {every:g} s"
               + (f" for {args.rounds} rounds" if args.rounds else " until interrupted"), flush=True)
         scheduler = Scheduler(jobs, every, rounds=args.rounds, run_pipeline=run_pipeline,
-                              on_round=print_round)
+                              pipeline=pipeline, on_round=print_round)
         scheduler.run(corpus)
         return 1 if scheduler.rounds_ and scheduler.rounds_[-1].errors else 0
     if not args.source:

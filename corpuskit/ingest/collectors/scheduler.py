@@ -132,10 +132,6 @@ class RoundReport:
         return text
 
 
-def _default_pipeline(corpus):
-    return corpus.run(progress=False)
-
-
 class Scheduler:
     """Runs ``jobs`` every ``every`` seconds, ``rounds`` times (forever when None).
 
@@ -147,9 +143,11 @@ class Scheduler:
     rounds : int, optional
         Stop after this many rounds.
     run_pipeline : bool
-        After a round that added records, run ``pipeline(corpus)`` (by default
-        every stage: ``corpus.run``).
-    pipeline : callable, optional
+        After a round that added records, run ``pipeline(corpus)``.
+    pipeline : callable
+        Needed with ``run_pipeline``: the stages are above the collectors, so the library
+        surface passes them down (:class:`corpuskit.collect.Scheduler` runs every stage by
+        default, :func:`corpuskit.collect.every_stage`).
     sleep, clock : callables
         ``time.sleep``/``time.monotonic`` unless given.
     on_round : callable, optional
@@ -177,6 +175,8 @@ class Scheduler:
             raise ValidationError("rounds must be at least 1")
         if not self.jobs:
             raise ValidationError("nothing to collect: no jobs")
+        if self.run_pipeline and self.pipeline is None:
+            raise ValidationError("run_pipeline needs pipeline= (corpuskit.collect.every_stage runs every stage)")
         sleep = self.sleep or time.sleep
         clock = self.clock or time.monotonic
         self.rounds_ = []
@@ -209,7 +209,7 @@ class Scheduler:
             if partial is not None:
                 report.reports.append(partial)
         if self.run_pipeline and report.added > 0:
-            report.pipeline = (self.pipeline or _default_pipeline)(corpus)
+            report.pipeline = self.pipeline(corpus)
         return report
 
 
