@@ -256,7 +256,7 @@ def main(argv=None) -> int:
             fresh = not path.exists()
             corpus = open_corpus(path, now=args.now, driver=driver)
             if fresh:
-                from corpuskit.ingest.demo import build_demo
+                from corpuskit.demo import build_demo
 
                 print(f"building the demo corpus in {path.resolve()} (first start only)...", flush=True)
                 summary = build_demo(corpus, progress=True)

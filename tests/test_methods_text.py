@@ -33,7 +33,7 @@ class MyLexicon(SentimentScorer):
 
 @pytest.fixture(scope="module")
 def small_path(tmp_path_factory):
-    from corpuskit.ingest.demo import build_demo
+    from corpuskit.demo import build_demo
 
     path = tmp_path_factory.mktemp("methods") / "small.db"
     c = open_corpus(path)
