@@ -12,25 +12,31 @@ change log for the stream are in :mod:`.lifecycle`; :mod:`.replay` walks the
 series day by day up to the corpus clock and resumes where the last run
 stopped; :mod:`.linking` then links the signals whose episodes share their records
 into events.
+
+Each kind's class declares what the rest of corpuskit does differently for it (names,
+sign, prose, evidence) and registers it in :mod:`.kinds`, which everything else asks.
 """
 from __future__ import annotations
 
+# The four kinds first, in the order every list of kinds shows them (see .kinds).
+from corpuskit.analysis.signals.volume import VolumeSpikeDetector  # isort: skip
+from corpuskit.analysis.signals.sentiment import SentimentShiftDetector  # isort: skip
+from corpuskit.analysis.signals.novelty import NoveltyDetector  # isort: skip
+from corpuskit.analysis.signals.divergence import DivergenceDetector  # isort: skip
 from corpuskit.analysis.signals.detector import Detector
-from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.evidence import get_signal_evidence
 from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
+from corpuskit.analysis.signals.kinds import kind_names, register, signal_kind
 from corpuskit.analysis.signals.linking import LINK_SHARE, LINK_WINDOW_DAYS, check_link_settings, link_signals
-from corpuskit.analysis.signals.novelty import NoveltyDetector
 from corpuskit.analysis.signals.replay import SignalReplay, default_detectors
-from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
 from corpuskit.analysis.signals.series import DailySeries, load_series
-from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.stats.thresholds import severity_for, thresholds
 
 __all__ = ["detect_signals", "link_signals", "get_signal_evidence", "SignalReplay", "Detector", "VolumeSpikeDetector",
            "HourlyVolumeDetector",
            "SentimentShiftDetector", "NoveltyDetector", "DivergenceDetector", "DailySeries",
-           "load_series", "default_detectors", "severity_for", "thresholds"]
+           "load_series", "default_detectors", "severity_for", "thresholds", "register", "signal_kind",
+           "kind_names"]
 
 
 def detect_signals(corpus, run_id: str, progress: bool = False, detectors=None,

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.analysis.signals.kinds import STORED_TO_V1, V1_KINDS, sql_names
 from corpuskit.api.rowsets import fetch_rows
 from corpuskit.api.response_cache import cached_total
 from corpuskit.query import Where, stored_record_count
 
-# /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
-V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
-STORED_TO_V1_KIND = {v: k for k, v in V1_SIGNAL_KINDS.items()}
+# /v1 signal kind -> stored kind, and back: the registered kinds that declare a /v1 name (live views of
+# corpuskit.analysis.signals.kinds; a kind without one, as sentiment_shift, is not served there).
+V1_SIGNAL_KINDS = V1_KINDS
+STORED_TO_V1_KIND = STORED_TO_V1
 SITEMAP_PAGE_SIZE = 500
 
 
@@ -148,12 +150,14 @@ def story_page(conn, topic_id=None, entity_id=None, since=None, until=None, afte
 
 
 # -- signals --------------------------------------------------------------------
-_SIGNAL_SERVED = "s.kind IN ('volume_spike', 'novelty', 'divergence')"
+def _signal_served() -> str:
+    """The signal is of a kind ``/v1`` serves."""
+    return f"s.kind IN ({sql_names(V1_SIGNAL_KINDS.values())})"
 
 
 def signal_page(conn, kind=None, severity=None, status=None, after=None, limit=20):
     """``(rows, total)`` of signals served by ``/v1``, newest first."""
-    where = Where(_SIGNAL_SERVED)
+    where = Where(_signal_served())
     for column, value in (("s.kind = ?", V1_SIGNAL_KINDS.get(kind) if kind else None),
                           ("s.severity = ?", severity), ("s.status = ?", status)):
         if value is not None:
@@ -172,7 +176,7 @@ def signal_feed(conn, limit: int):
     """The newest served signals, open ones first."""
     return conn.execute(
         "SELECT s.*, t.name AS topic_slug, t.display_name AS topic_label FROM signals s "
-        f"LEFT JOIN topics t ON t.id = s.topic_id WHERE {_SIGNAL_SERVED} "
+        f"LEFT JOIN topics t ON t.id = s.topic_id WHERE {_signal_served()} "
         "ORDER BY (s.status = 'open') DESC, s.detected_at DESC, s.id DESC LIMIT ?", (limit,),
     ).fetchall()
 
