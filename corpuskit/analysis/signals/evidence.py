@@ -53,16 +53,19 @@ def crossing_time(conn, evidence: dict, day: str, k: int) -> str | None:
 def series_records(conn, evidence: dict, span, limit: int) -> list[int]:
     """Ids of the series' records in ``span`` (a :class:`~.detector.RecordSpan`: its hour, else its
     days), in the order they arrived, at most ``limit``."""
+    return [r[0] for r in series_rows(conn, evidence, span, "r.id", limit)]
+
+
+def series_rows(conn, evidence: dict, span, columns: str, limit: int) -> list:
+    """``columns`` of the series' records in ``span``, in the order they arrived, at most ``limit``."""
     joins, where, args = _series_filter(evidence)
     if span.hour:
-        rows = conn.execute(
-            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.published_at BETWEEN ? AND ? "
+        return conn.execute(
+            f"SELECT {columns} FROM records r {joins} WHERE {where} AND r.published_at BETWEEN ? AND ? "
             "ORDER BY r.published_at, r.id LIMIT ?", (*args, span.hour, hour_end(span.hour), limit)).fetchall()
-    else:
-        rows = conn.execute(
-            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.day BETWEEN ? AND ? "
-            "ORDER BY r.published_at, r.id LIMIT ?", (*args, span.first, span.last, limit)).fetchall()
-    return [r[0] for r in rows]
+    return conn.execute(
+        f"SELECT {columns} FROM records r {joins} WHERE {where} AND r.day BETWEEN ? AND ? "
+        "ORDER BY r.published_at, r.id LIMIT ?", (*args, span.first, span.last, limit)).fetchall()
 
 
 def hour_end(hour: str) -> str:

@@ -40,7 +40,7 @@ from collections import Counter
 
 import numpy as np
 
-from corpuskit.analysis.signals.evidence import _series_filter, hour_end
+from corpuskit.analysis.signals.evidence import series_rows
 from corpuskit.analysis.signals.kinds import signal_kind
 
 GAP_MIN_MEDIAN = 5.0
@@ -130,15 +130,5 @@ def signal_texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
     """``(text, author)`` of the records behind the signal: its kind's record span (its day, the hour
     of an hourly burst, the seven days of a weekly surge, a mean's after window)."""
     span = signal_kind(track.kind).record_span(detail, episode.start, episode.peak_day)
-    joins, where, args = _series_filter(dict(track.evidence))
-    if span.hour:
-        rows = conn.execute(
-            f"SELECT r.title, r.content_text, r.author FROM records r {joins} WHERE {where} "
-            "AND r.published_at BETWEEN ? AND ? ORDER BY r.published_at, r.id LIMIT ?",
-            (*args, span.hour, hour_end(span.hour), DUPLICATE_SAMPLE)).fetchall()
-    else:
-        rows = conn.execute(
-            f"SELECT r.title, r.content_text, r.author FROM records r {joins} WHERE {where} "
-            "AND r.day BETWEEN ? AND ? ORDER BY r.published_at, r.id LIMIT ?",
-            (*args, span.first, span.last, DUPLICATE_SAMPLE)).fetchall()
+    rows = series_rows(conn, track.evidence, span, "r.title, r.content_text, r.author", DUPLICATE_SAMPLE)
     return [(f"{r[0] or ''} {r[1] or ''}", r[2] or "") for r in rows]
