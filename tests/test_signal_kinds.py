@@ -8,6 +8,8 @@ no other module switches on a kind's name is in ``tests/test_layers.py``.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -43,6 +45,17 @@ def test_the_shipped_kinds_in_the_order_every_list_shows_them():
     assert kinds.new_entity_kinds() == ("novelty",)
     assert tuple(KINDS) == ("volume_spike", "sentiment_shift")
     assert kinds.signal_kind("no such kind") is Detector
+
+
+def test_importing_the_registry_loads_no_detector():
+    # the HTTP layer and the narrate stage import it; the detectors (SciPy, scikit-learn) load on the first lookup
+    code = ("import sys; import corpuskit.analysis.signals.kinds as k; "
+            "heavy = ('scipy', 'sklearn', 'corpuskit.analysis.signals.shipped'); "
+            "before = [m for m in heavy if m in sys.modules]; k.kind_names(); "
+            "print(before, [m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[] ['scipy', 'sklearn', 'corpuskit.analysis.signals.shipped']"
 
 
 def test_register_refuses_a_bad_or_clashing_declaration():

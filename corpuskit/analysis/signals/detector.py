@@ -15,8 +15,9 @@ prose (:meth:`Detector.prose`), its evidence (:meth:`Detector.record_span`,
 shows its detail (``v1_fields``), whether it says a name is new (``names_new_entity``),
 how it is matched to a planted event (:meth:`Detector.detects_planted`) and, optionally,
 how it scores a researcher's own series (``score_series``, for
-:func:`corpuskit.signals.detect`). It is registered once with
-:func:`~corpuskit.analysis.signals.kinds.register`; everything else asks
+:func:`corpuskit.signals.detect`). It is registered once (a shipped kind by its place in
+:mod:`~corpuskit.analysis.signals.shipped`, any other with
+:func:`~corpuskit.analysis.signals.kinds.register`); everything else asks
 :mod:`~corpuskit.analysis.signals.kinds`. The defaults here are those of a kind
 nobody declared (a custom detector's): a rising count, its series' records as evidence,
 the detector's own headline as prose.
@@ -25,12 +26,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Sequence
 
 from corpuskit.analysis.signals.evidence import series_records
-from corpuskit.analysis.signals.series import DailySeries, shift_day
 from corpuskit.analysis.signals.track import Track
 from corpuskit.stats.thresholds import NOVELTY_MAX_BASELINE
+
+if TYPE_CHECKING:   # the series module pulls in the text and statistics stack; the registry imports this one
+    from corpuskit.analysis.signals.series import DailySeries
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,8 @@ class Detector(ABC):
 
 def after_start(detail: dict, day: str) -> str:
     """First day of a mean's after window ending on ``day`` (``afterDays`` long)."""
+    from corpuskit.analysis.signals.series import shift_day
+
     return shift_day(day, -(int(detail.get("afterDays", 1)) - 1))
 
 

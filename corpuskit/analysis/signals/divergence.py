@@ -32,7 +32,6 @@ from itertools import combinations
 import numpy as np
 
 from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords, after_start
-from corpuskit.analysis.signals.kinds import register
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.track import Track, fmt_score
 from corpuskit.stats.mean_model import mean_shift
@@ -41,7 +40,6 @@ from corpuskit.text.wording import fmt_score as score_words
 from corpuskit.text.wording import source_name
 
 
-@register
 class DivergenceDetector(Detector):
     """Change of the sentiment gap between two sources on one topic.
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import numpy as np
 
 from corpuskit.analysis.signals.detector import Detector, SignalWords
-from corpuskit.analysis.signals.kinds import register
 from corpuskit.analysis.signals.phrases import PHRASE_FLOOR_SHARE, PHRASE_SPAN, phrase_tracks
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
@@ -54,7 +53,6 @@ def _firing(sigma: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.nanmax(np.where(np.isfinite(sigma), sigma, -1), axis=1) >= OPEN_SIGMA)
 
 
-@register
 class NoveltyDetector(Detector):
     """A name absent from the last ``window`` days mentioned by many records in one day.
 

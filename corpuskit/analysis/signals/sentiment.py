@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 
 from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords
-from corpuskit.analysis.signals.kinds import register
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.series_scorer import onset, plan_for
 from corpuskit.analysis.signals.track import Track, fmt_score
@@ -43,7 +42,6 @@ SENTIMENT_AFTER = (1, 2, 3)
 SENTIMENT_MIN_RECORDS = 5
 
 
-@register
 class SentimentShiftDetector(Detector):
     """Mean sentiment of the last day (or two) against the previous ``window`` days, per topic.
 

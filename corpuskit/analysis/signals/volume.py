@@ -50,7 +50,6 @@ import numpy as np
 import pandas as pd
 
 from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords, novelty_bound
-from corpuskit.analysis.signals.kinds import register
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.series_scorer import plan_for, score_counts
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
@@ -75,7 +74,6 @@ WEEK = 7
 SCORE_CELLS = 1 << 16
 
 
-@register
 class VolumeSpikeDetector(Detector):
     """Daily volume against the previous ``window`` days, by the one count model.
 
