@@ -22,7 +22,7 @@ import json
 import pandas as pd
 
 from corpuskit.errors import ValidationError
-from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_KINDS, SIGNAL_STATUSES,
+from corpuskit.query import (ENTITY_NAMES, ENTITY_TYPES, SEVERITIES, SIGNAL_STATUSES,
                              STORY_KINDS, EntityNotFound, topic_by_name, topic_rows)
 from corpuskit.query import entity_id as lookup_entity_id
 from corpuskit.query import story_version_by_slug
@@ -30,8 +30,6 @@ from corpuskit.query.entities import entity_mention_ranking, hashtag_day_counts,
 from corpuskit.query.record_filter import RecordFilter, bound_timestamp
 from corpuskit.query.signals import signal_rows
 from corpuskit.query.stories import story_rows
-
-SIGNAL_ALIASES = {"velocity": "volume_spike"}   # the /v1 name of a volume spike
 
 
 # -- argument checks ------------------------------------------------------------
@@ -175,9 +173,10 @@ SIGNAL_COLUMNS = ["id", "kind", "topic", "entity", "source", "severity", "sigmaS
 def signals(corpus, kind=None, topic=None, severity=None, status=None, since=None,
             until=None) -> pd.DataFrame:
     """Signals of every kind, oldest detection first (see ``Corpus.signals``)."""
+    from corpuskit.analysis.signals.kinds import SIGNAL_KINDS, V1_KINDS
     from corpuskit.analysis.signals.linking import event_id
 
-    kind = choice(kind, "kind", SIGNAL_KINDS, SIGNAL_ALIASES)
+    kind = choice(kind, "kind", SIGNAL_KINDS, V1_KINDS)      # a kind's /v1 name (velocity) names it too
     severity = choice(severity, "severity", SEVERITIES)
     status = choice(status, "status", SIGNAL_STATUSES)
     rows = signal_rows(corpus.conn, kind=kind, severity=severity, status=status,

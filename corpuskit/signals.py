@@ -19,19 +19,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from corpuskit.analysis.signals.series_scorer import onset, plan_for, score_counts
+from corpuskit.analysis.signals.kinds import SERIES_KINDS, signal_kind
+from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.errors import ValidationError
-from corpuskit.stats.mean_model import shift_sigma
 from corpuskit.stats.thresholds import OPEN_SIGMA, SEVERITY_THRESHOLDS
 
-KINDS = ("volume_spike", "sentiment_shift")
-SENTIMENT_AFTER = (1, 2, 3)
-SENTIMENT_MIN_RECORDS = 5
+#: The kinds ``detect`` runs: every registered kind that declares ``score_series`` (a live view of
+#: :func:`corpuskit.analysis.signals.kinds.series_kinds`; the shipped ones: volume_spike, sentiment_shift).
+KINDS = SERIES_KINDS
 
 __all__ = ["detect", "KINDS"]
 
 
-def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: int | None = None,
+def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto", cycles: int | None = None,
            min_history: int | None = None, threshold: float = OPEN_SIGMA,
            materiality: float | None = None) -> pd.DataFrame:
     """Causal anomaly scores for a regular time series.
@@ -114,23 +114,7 @@ def detect(series, kind: str = "volume_spike", *, rhythm: str = "auto", cycles: 
     if materiality is not None and (isinstance(materiality, bool) or not isinstance(materiality, (int, float))
                                     or not 0 <= materiality < 1):
         raise ValidationError(f"materiality must be a number in [0, 1); got {materiality!r}")
-    if kind == "volume_spike":
-        if not isinstance(series, pd.Series):
-            raise ValidationError("volume_spike needs a pandas Series of counts per period; "
-                                  f"got {type(series).__name__}")
-        index = _check_index(series.index)
-        values = _numeric(series, "the series")
-        if np.any(values[np.isfinite(values)] < 0):
-            raise ValidationError("counts must be non-negative")
-        step = _step(index)
-        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality)
-        if rhythm == "daily" and step >= pd.Timedelta(days=1):
-            raise ValidationError("rhythm='daily' needs a series finer than a day")
-        if rhythm == "weekly" and step != pd.Timedelta(days=1):
-            raise ValidationError("rhythm='weekly' needs a daily series")
-        scored = score_counts(values, plan)
-    else:
-        scored, plan = _sentiment(series, rhythm, cycles, min_history)
+    scored, plan = signal_kind(kind).score_series(series, rhythm, cycles, min_history, materiality)
     sigma = scored["sigma"]
     onset = scored.get("onset", np.isfinite(sigma))
     material = scored.get("material", np.isfinite(sigma))
@@ -153,77 +137,3 @@ def _severity(sigma: float):
         if sigma >= level:
             return name
     return None
-
-
-def _check_index(index) -> pd.DatetimeIndex:
-    if not isinstance(index, pd.DatetimeIndex):
-        raise ValidationError(f"the index must be a pandas DatetimeIndex; got {type(index).__name__}")
-    if len(index) < 2:
-        raise ValidationError("the series needs at least two periods")
-    if index.hasnans:
-        raise ValidationError("the index has missing timestamps (NaT)")
-    if not index.is_monotonic_increasing or index.has_duplicates:
-        raise ValidationError("the index must be sorted and without duplicate timestamps")
-    return index
-
-
-def _step(index: pd.DatetimeIndex) -> pd.Timedelta:
-    diffs = np.diff(index.asi8)
-    if diffs.min() != diffs.max():
-        raise ValidationError(
-            "the index must be regular (one step between all timestamps); reindex first, e.g. "
-            "series.resample('1h').sum() or series.asfreq(freq) with NaN for periods without data")
-    step = pd.Timedelta(index[1] - index[0])
-    if step <= pd.Timedelta(0):
-        raise ValidationError("the index must be increasing")
-    return step
-
-
-def _numeric(values, what: str) -> np.ndarray:
-    try:
-        arr = pd.to_numeric(values, errors="raise").to_numpy(dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{what} must be numeric: {exc}") from None
-    if np.any(np.isinf(arr)):
-        raise ValidationError(f"{what} has infinite values")
-    return arr
-
-
-def _sentiment(frame, rhythm, cycles, min_history):
-    """Shift of the mean sentiment: the one mean-shift model the sentiment stage runs.
-
-    :func:`~corpuskit.stats.mean_model.shift_sigma` with after
-    windows of 1, 2 and 3 periods against the ``cycles`` periods before
-    (default 21 for daily series, a day's worth for finer ones), at least 5
-    records in the after window. Two-sided: sigma is the best ``|z|``.
-    """
-    if not isinstance(frame, pd.DataFrame) or not {"sum", "count"} <= set(frame.columns):
-        raise ValidationError("sentiment_shift needs a DataFrame with columns 'sum' and 'count' "
-                              "(per-period sum of sentiment scores and number of records; optional 'sq')")
-    if rhythm not in ("auto", "none"):
-        raise ValidationError("sentiment_shift compares each period with the periods just before it: "
-                              f"rhythm must be 'auto' or 'none'; got {rhythm!r}")
-    index = _check_index(frame.index)
-    sums = _numeric(frame["sum"], "'sum'")
-    counts = _numeric(frame["count"], "'count'")
-    if np.any(counts[np.isfinite(counts)] < 0):
-        raise ValidationError("'count' must be non-negative")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums / counts
-    if np.any(np.abs(means[np.isfinite(means)]) > 1 + 1e-9):
-        raise ValidationError("'sum' / 'count' must lie in [-1, 1] (mean sentiment per period)")
-    sq = _numeric(frame["sq"], "'sq'") if "sq" in frame.columns else None
-    if sq is not None and np.any(sq[np.isfinite(sq)] < 0):
-        raise ValidationError("'sq' must be non-negative")
-    step = _step(index)
-    plan = plan_for(counts, index, step, "none", cycles, min_history)
-    sigma, best_k, parts = shift_sigma(counts, sums, sq, after_days=SENTIMENT_AFTER,
-                                       window=len(plan.lags(1)), min_periods=plan.min_history,
-                                       min_records=SENTIMENT_MIN_RECORDS)
-    first = parts[SENTIMENT_AFTER[0]]
-    expected = first["before"].copy()
-    for k in SENTIMENT_AFTER[1:]:
-        expected = np.where(best_k == k, parts[k]["before"], expected)
-    sigma = np.where(np.isnan(counts), np.nan, sigma)
-    return {"sigma": sigma, "expected": expected, "baseline_n": first["days"],
-            "onset": onset(sigma, max(SENTIMENT_AFTER) - 1)}, plan

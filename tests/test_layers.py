@@ -14,8 +14,9 @@ function-level ones included) and mapped to a layer:
    sits with it rather than with the package root).
 
 A module may import its own layer or a lower one. Within the stages, ``enrich`` never imports
-``analysis``; ``store`` never imports ``ingest``; only ``api`` (and the CLI beside it) imports
-``corpuskit.api``. There is no cycle between
+``analysis``; ``store`` never imports ``ingest``; ``analysis`` imports neither ``ingest`` nor
+``narrate`` (``narrate`` asks ``analysis`` for a signal kind's prose); only ``api`` (and the CLI
+beside it) imports ``corpuskit.api``. There is no cycle between
 modules (strongly connected components over every import) nor between top-level packages
 other than a package with itself.
 
@@ -23,6 +24,11 @@ One read path: ``corpuskit.api`` holds no SQL (no string that starts a statement
 ``execute`` call: its reads are library functions in ``query``, ``store`` or a stage); a
 ``Where`` is built only in ``corpuskit.query``; and the record conditions (``Where.text_query``,
 ``Where.in_topic``) are composed only by ``RecordFilter``, the one selection object.
+
+No module switches on a signal kind's name but the registry
+(``corpuskit/analysis/signals/kinds.py``) and the detector modules that declare the kinds: no
+string literal outside a docstring is a kind's stored or ``/v1`` name or holds one as an SQL
+literal (``'novelty'``), but for the short allow-list :data:`KIND_NAMES_ALLOWED`.
 """
 from __future__ import annotations
 
@@ -115,8 +121,11 @@ def test_imports_run_downward():
 
 
 def test_enrich_never_imports_analysis_and_store_never_imports_ingest():
+    # analysis imports neither ingest nor narrate: narrate asks the signal-kind registry (in analysis)
+    # for a kind's prose, and ingest (the export) reads narrate's citation format.
+    forbidden = {("enrich", "analysis"), ("store", "ingest"), ("analysis", "ingest"), ("analysis", "narrate")}
     bad = sorted(f"{m} imports {t}" for m, targets in _graph().items() for t in targets
-                 if (_top(m), _top(t)) in {("enrich", "analysis"), ("store", "ingest")})
+                 if (_top(m), _top(t)) in forbidden)
     assert not bad, "\n".join(bad)
 
 
@@ -252,6 +261,62 @@ def test_no_cycle_between_packages():
             _top(t) for t in targets if t != "corpuskit" and _top(t) != _top(module))
     cycles = _components(packages)
     assert not cycles, cycles
+
+
+#: Modules that may name a signal kind besides the registry and the detector modules that declare the
+#: kinds: path under corpuskit/ -> (the names it may write, or None for any; why).
+KIND_NAMES_ALLOWED = {
+    "ingest/demo.py": (None, "the demo plants its events (its ground truth) by the kind a detector should find"),
+    "ingest/demo_vocab.py": (None, "the words of the demo's planted events, per planted kind"),
+    "query/values.py": ({"divergence"}, "an observation type (OBSERVATION_TYPES), not the signal kind"),
+    "analysis/observations.py": ({"divergence"}, "the observation type, not the signal kind"),
+}
+
+
+def _kind_literals(source: str, names: set[str]) -> list[tuple[int, set[str], str]]:
+    """``(line, names, literal)`` for every string literal of ``source`` outside a docstring that is a
+    name of ``names`` or holds one as an SQL literal (``'novelty'``)."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            hits = {n for n in names if node.value == n or f"'{n}'" in node.value}
+            if hits:
+                found.append((node.lineno, hits, node.value))
+    return sorted(found, key=lambda f: f[0])
+
+
+def test_kind_literals_finds_a_switch():
+    names = {"novelty", "velocity"}
+    source = ('"""A docstring may say novelty."""\n'
+              'def f(kind):\n    """So may this one: velocity."""\n'
+              '    if kind == "novelty":\n        return "SELECT 1 WHERE kind = \'novelty\'"\n'
+              '    return {"velocity": 1}.get(kind, "a novelty-free sentence")\n')
+    assert [(line, hits) for line, hits, _ in _kind_literals(source, names)] == [
+        (4, {"novelty"}), (5, {"novelty"}), (6, {"velocity"})]
+
+
+def test_no_kind_switch_outside_the_registry():
+    from corpuskit.analysis.signals import kinds
+
+    names = set(kinds.kind_names()) | set(kinds.v1_kinds())
+    declaring = {Path(sys.modules[kinds.signal_kind(n).__module__].__file__).resolve() for n in kinds.kind_names()}
+    exempt = declaring | {Path(kinds.__file__).resolve()}
+    bad = []
+    for path in _modules().values():
+        if path.resolve() in exempt:
+            continue
+        rel = path.relative_to(PACKAGE).as_posix()
+        allowed = KIND_NAMES_ALLOWED.get(rel, (set(), ""))[0]
+        for line, hits, literal in _kind_literals(path.read_text(encoding="utf-8"), names):
+            if allowed is not None and not hits <= allowed:
+                bad.append(f"corpuskit/{rel}:{line} names the signal kind {', '.join(sorted(hits))}: {literal[:60]!r}"
+                           " (ask corpuskit.analysis.signals.kinds instead)")
+    assert not bad, "\n".join(bad)
 
 
 BLOCK_API = r"""

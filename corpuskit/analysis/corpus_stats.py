@@ -153,10 +153,10 @@ def topic_timeline(corpus, topic_id, days: int = 30) -> dict:
 def source_ingestion(corpus) -> list[dict]:
     """Per source kind: ``[{source, recordCount, lastIngestion}]``, sorted by source.
 
-    Read from :func:`corpuskit.ingest.collectors.health.source_health`, the one
+    Read from :func:`corpuskit.query.source_health.source_health`, the one
     place that knows when each source was last ingested.
     """
-    from corpuskit.ingest.collectors.health import source_health
+    from corpuskit.query.source_health import source_health
 
     return [{"source": h["source"], "recordCount": h["recordCount"],
              "lastIngestion": h["lastIngestedAt"]} for h in source_health(corpus)]

@@ -32,6 +32,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from corpuskit.analysis import entity_aggregates as aggregates
+from corpuskit.analysis.signals.kinds import new_entity_kinds, sql_names
 from corpuskit.analysis.windows import (check_int, clock_day, day_range, parse_since,
                                         topic_id_by_name)
 from corpuskit.clock import iso, utc
@@ -255,7 +256,7 @@ def entity_detail(corpus, entity_id) -> dict:
     out["prominenceRank"] = {"withinType": above + 1, "sampleSize": sample}
 
     out["noveltyActive"] = conn.execute(
-        "SELECT 1 FROM signals s WHERE s.kind = 'novelty' AND s.status = 'open' AND "
+        f"SELECT 1 FROM signals s WHERE s.kind IN ({sql_names(new_entity_kinds())}) AND s.status = 'open' AND "
         "(s.entity_id = ? OR EXISTS (SELECT 1 FROM signal_evidence ev WHERE ev.signal_id = s.id "
         "AND ev.ref_kind = 'entity' AND ev.ref_id = ?)) LIMIT 1", (eid, eid)).fetchone() is not None
 

@@ -21,11 +21,11 @@ import pandas as pd
 
 from corpuskit.enrich.base import record_text
 from corpuskit.errors import ValidationError
-from corpuskit.ingest.collectors.markup import html_to_text
 from corpuskit.query.subsets import as_ids, iter_texts
 from corpuskit.stats.keyness import benjamini_hochberg, keyness_table
 from corpuskit.text import term_phrases
 from corpuskit.text.folding import search_fold
+from corpuskit.text.markup import html_to_text
 
 #: Occurrences (both sides together) a term needs to be tested.
 MIN_FREQ = 3

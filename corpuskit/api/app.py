@@ -82,6 +82,7 @@ HANDLER_MODULES = (
     "corpuskit.analysis.clusters", "corpuskit.analysis.snapshots", "corpuskit.analysis.trends",
     "corpuskit.analysis.observations", "corpuskit.analysis.entity_stats", "corpuskit.analysis.corpus_stats",
     "corpuskit.narrate.read", "corpuskit.search", "corpuskit.api.openapi.keyed", "corpuskit.api.openapi.bearer",
+    "corpuskit.analysis.signals.shipped",     # the detectors the signal-kind registry loads on its first lookup
 )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from corpuskit.errors import RowRejected
 from corpuskit.ingest.collectors.bluesky import post_to_record as bluesky_post_view
 from corpuskit.ingest.collectors.bluesky import quoted_uri
-from corpuskit.ingest.collectors.markup import html_to_text
 from corpuskit.ingest.layouts import tweet_url
+from corpuskit.text.markup import html_to_text
 
 POST = "app.bsky.feed.post"
 _REMOVED = {"[deleted]", "[removed]"}

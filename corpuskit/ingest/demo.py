@@ -32,7 +32,7 @@ import numpy as np
 
 from corpuskit.errors import ValidationError
 from corpuskit.ingest import demo_vocab as V
-from corpuskit.query.values import SENTIMENT_LABELS, SIGNAL_KINDS
+from corpuskit.query.values import SENTIMENT_LABELS
 
 END_DAY = date(2026, 10, 31)
 _EPOCH = date(1970, 1, 1)
@@ -41,7 +41,6 @@ OFFBEAT_SHARE = 0.05
 WEEKEND_FACTOR = 0.9
 GROUND_TRUTH_VERSION = 1
 SENTIMENTS = SENTIMENT_LABELS
-EVENT_KINDS = SIGNAL_KINDS   # one planted event kind per signal kind
 
 # Planted events: (kind, position in the post-baseline window from 0 to 1, beat slot, settings).
 # Beat slots index a seeded permutation of the beats; slots 0 and 1 carry two events each, placed
@@ -57,6 +56,9 @@ _PLAN = (
     ("divergence", 0.86, 0, {"length": 5}),
     ("volume_spike", 0.95, 1, {"multipliers": (3.5, 3.0)}),
 )
+#: The kinds of event the demo plants, in plan order: one per shipped signal kind, the kind its detector
+#: should find (the demo names them itself: planting is the demo's, finding them the detectors').
+EVENT_KINDS = tuple(dict.fromkeys(kind for kind, *_ in _PLAN))
 SHIFT_MIX = {"negative": (0.03, 0.07, 0.90), "positive": (0.92, 0.06, 0.02)}
 DIVERGENCE_MIX = {"positive": (0.88, 0.08, 0.04), "negative": (0.04, 0.08, 0.88)}
 # Share of a beat's records that are about the event's featured entity.

@@ -26,12 +26,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpuskit.errors import ImportFormatError, RowRejected
-from corpuskit.ingest.collectors.markup import html_to_text
 from corpuskit.ingest.importers import ImportReport, import_rows
 from corpuskit.ingest.objects import iter_objects, open_text  # noqa: F401 - part of this module's surface
 from corpuskit.ingest.converters import (POST, bluesky_to_record,  # noqa: F401
                                          extra_fields, pushshift_to_record)
 from corpuskit.ingest.platforms import detect_kind
+from corpuskit.text.markup import html_to_text
 
 KINDS = ("pushshift", "bluesky", "hackernews")
 SOURCES = {"pushshift": "reddit", "bluesky": "bluesky", "hackernews": "hackernews"}

@@ -40,6 +40,7 @@ from datetime import timedelta
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from corpuskit.analysis.signals.kinds import new_entity_kinds, sql_names
 from corpuskit.clock import from_iso, iso
 from corpuskit.narrate.attribution import about_abuse, is_abusive
 from corpuskit.narrate.headlines import distinctive_terms
@@ -428,8 +429,8 @@ def prominent_entities(conn, now, window_days: int, top_n: int, novel: bool = Tr
     )}
     top = sorted(counts, key=lambda e: (-counts[e], e))[:top_n]
     novel = [r[0] for r in conn.execute(
-        "SELECT DISTINCT entity_id FROM signals WHERE kind = 'novelty' AND status = 'open' "
-        "AND entity_id IS NOT NULL")] if novel else []
+        f"SELECT DISTINCT entity_id FROM signals WHERE kind IN ({sql_names(new_entity_kinds())}) "
+        "AND status = 'open' AND entity_id IS NOT NULL")] if novel else []
     chosen = sorted(set(top) | set(novel))
     out = [(entity_dict(conn, e), counts.get(e, 0)) for e in chosen]
     return sorted([o for o in out if o[0] is not None], key=lambda o: o[0]["slug"])

@@ -21,13 +21,12 @@ from corpuskit.query.record_filter import RECORDS_FROM, RecordFilter
 from corpuskit.query.stored_counts import (stored_day_source_counts, stored_record_count, stored_topic_days,
                                           stored_topic_totals, topic_days)
 from corpuskit.query.values import (ENTITY_TYPES, OBSERVATION_TYPES, SENTIMENT_LABELS, SEVERITIES,
-                                    SIGNAL_KINDS, SIGNAL_STATUSES, SOURCE_KINDS, STORY_KINDS,
-                                    is_source_name)
+                                    SIGNAL_STATUSES, SOURCE_KINDS, STORY_KINDS, is_source_name)
 from corpuskit.query.where import Where
 
 __all__ = ["CompiledQuery", "FIELDS", "MAX_QUERY_LENGTH", "QuerySyntaxError", "bm25_ranking", "compile_query",
            "ENTITY_NAMES", "ENTITY_TYPES", "EntityNotFound", "OBSERVATION_TYPES", "PRIMARY_TOPIC_RULE",
-           "Page", "RECORDS_FROM", "RecordFilter", "SENTIMENT_LABELS", "SEVERITIES", "SIGNAL_KINDS",
+           "Page", "RECORDS_FROM", "RecordFilter", "SENTIMENT_LABELS", "SEVERITIES",
            "SIGNAL_STATUSES", "SOURCE_KINDS", "STORY_KINDS",
            "SignalNotFound", "StoryNotFound", "TopicNotFound", "Where", "entities_named", "entity_hashtags",
            "entity_id", "record_hashtags",

@@ -1,7 +1,10 @@
-"""Every closed value list a filter accepts, defined once."""
+"""Every closed value list a filter accepts, defined once.
+
+The signal kinds are not here: they are the registered kinds of
+:mod:`corpuskit.analysis.signals.kinds` (``SIGNAL_KINDS``), declared by their detectors.
+"""
 import re
 
-SIGNAL_KINDS = ("volume_spike", "sentiment_shift", "novelty", "divergence")
 SEVERITIES = ("high", "medium", "low")
 SIGNAL_STATUSES = ("open", "resolved")
 ENTITY_TYPES = ("person", "org", "product", "place", "concept")

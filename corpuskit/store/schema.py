@@ -151,7 +151,33 @@ def _index_records(conn) -> None:
     sync(conn)
 
 
-_PYTHON_STEPS = {7: _rehash_content, 9: _index_records}
+_KIND_CHECK = re.compile(r"\s+CHECK\s*\(\s*kind\s+IN\s*\([^)]*\)\s*\)", re.IGNORECASE)
+
+
+def _free_signal_kinds(conn) -> None:
+    """0015: ``signals.kind`` loses its CHECK of the shipped kinds (see the migration's comment).
+
+    The table's SQL in ``sqlite_master`` is edited under ``writable_schema`` and the schema
+    cookie bumped, as SQLite documents for removing a CHECK constraint; a defensive build refuses
+    the edit and the file keeps the constraint.
+    """
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'signals'").fetchone()
+    if row is None or not _KIND_CHECK.search(row[0]):
+        return
+    cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema = ON")
+    try:
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'signals'",
+                     (_KIND_CHECK.sub("", row[0], count=1),))
+        conn.execute(f"PRAGMA schema_version = {cookie + 1}")
+    except Exception as exc:            # sqlite3's or sqlean's error class, by the connection's driver
+        if "may not be modified" not in str(exc):
+            raise
+    finally:
+        conn.execute("PRAGMA writable_schema = OFF")
+
+
+_PYTHON_STEPS = {7: _rehash_content, 9: _index_records, 15: _free_signal_kinds}
 
 
 def _split(sql: str) -> list[str]:

@@ -12,25 +12,40 @@ change log for the stream are in :mod:`.lifecycle`; :mod:`.replay` walks the
 series day by day up to the corpus clock and resumes where the last run
 stopped; :mod:`.linking` then links the signals whose episodes share their records
 into events.
+
+Each kind's class declares what the rest of corpuskit does differently for it (names,
+sign, prose, evidence); :mod:`.kinds` registers it (the shipped ones are listed in
+:mod:`.shipped`) and everything else asks the registry.
 """
 from __future__ import annotations
 
+import importlib
+
 from corpuskit.analysis.signals.detector import Detector
-from corpuskit.analysis.signals.divergence import DivergenceDetector
 from corpuskit.analysis.signals.evidence import get_signal_evidence
-from corpuskit.analysis.signals.hourly import HourlyVolumeDetector
+from corpuskit.analysis.signals.kinds import kind_names, register, signal_kind
 from corpuskit.analysis.signals.linking import LINK_SHARE, LINK_WINDOW_DAYS, check_link_settings, link_signals
-from corpuskit.analysis.signals.novelty import NoveltyDetector
-from corpuskit.analysis.signals.replay import SignalReplay, default_detectors
-from corpuskit.analysis.signals.sentiment import SentimentShiftDetector
-from corpuskit.analysis.signals.series import DailySeries, load_series
-from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.stats.thresholds import severity_for, thresholds
+
+# The detectors, the series and the replay import the statistics and text stack (SciPy, scikit-learn):
+# they load on first use, so that importing the kind registry (the HTTP layer, the narrate stage) stays light.
+_LAZY = {"VolumeSpikeDetector": ".volume", "HourlyVolumeDetector": ".hourly", "SentimentShiftDetector": ".sentiment",
+         "NoveltyDetector": ".novelty", "DivergenceDetector": ".divergence", "SignalReplay": ".replay",
+         "default_detectors": ".replay", "DailySeries": ".series", "load_series": ".series"}
 
 __all__ = ["detect_signals", "link_signals", "get_signal_evidence", "SignalReplay", "Detector", "VolumeSpikeDetector",
            "HourlyVolumeDetector",
            "SentimentShiftDetector", "NoveltyDetector", "DivergenceDetector", "DailySeries",
-           "load_series", "default_detectors", "severity_for", "thresholds"]
+           "load_series", "default_detectors", "severity_for", "thresholds", "register", "signal_kind",
+           "kind_names"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def detect_signals(corpus, run_id: str, progress: bool = False, detectors=None,
@@ -46,6 +61,7 @@ def detect_signals(corpus, run_id: str, progress: bool = False, detectors=None,
     with ``link_share`` and ``link_window_days`` as its ``share`` and ``window_days``).
     See :class:`SignalReplay` for the other parameters.
     """
+    from corpuskit.analysis.signals.replay import SignalReplay
     from corpuskit.stats.thresholds import QUIET_DAYS
 
     check_link_settings(link_share, link_window_days)

@@ -20,6 +20,10 @@ Detail: ``{sourceA, sourceB, divergencePoints, summary, before, after,
 afterA, afterB, beforeA, beforeB, afterDays, windowDays}``. ``sourceA`` is
 the source that moved most from its own baseline. ``divergencePoints`` is
 the change of the gap in sentiment points (score x 100).
+
+Evidence: for each source of the pair, its records on the topic in the after window of the peak
+day, the most extreme in the direction that source moved first (half the records each). ``/v1``
+serves ``sourceA``, ``sourceB``, ``divergencePoints`` and ``summary`` at the top of the signal.
 """
 from __future__ import annotations
 
@@ -27,11 +31,13 @@ from itertools import combinations
 
 import numpy as np
 
-from corpuskit.analysis.signals.detector import Detector
+from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords, after_start
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.track import Track, fmt_score
 from corpuskit.stats.mean_model import mean_shift
 from corpuskit.stats.thresholds import OPEN_SIGMA
+from corpuskit.text.wording import fmt_score as score_words
+from corpuskit.text.wording import source_name
 
 
 class DivergenceDetector(Detector):
@@ -47,6 +53,15 @@ class DivergenceDetector(Detector):
     """
 
     kind = "divergence"
+    v1_name = "divergence"
+    sign = "both"
+    measure = "mean"
+    v1_fields = {
+        "sourceA": ("sourceA", "source_a"),
+        "sourceB": ("sourceB", "source_b"),
+        "divergencePoints": ("divergencePoints", "divergence_points", "gap"),
+        "summary": ("summary",),
+    }
 
     def __init__(self, window: int = 21, min_periods: int = 7, after_days=(1, 2),
                  min_day_records: int = 3, min_records: int = 6, min_points: float = 15.0):
@@ -133,6 +148,57 @@ class DivergenceDetector(Detector):
         return Track(kind=self.kind, subject=f"pair:{name}:{src_a}|{src_b}", sigma=sigma,
                      topic_row=lambda d, r=row: r, describe=describe,
                      evidence={"topic_id": tid, "sources": (src_a, src_b)})
+
+    # -- the kind's facts (see :class:`~corpuskit.analysis.signals.detector.Detector`) ---------------
+    @classmethod
+    def evidence_records(cls, conn, evidence: dict, span: RecordSpan, detail: dict, limit: int) -> list[int]:
+        """Half the records from each source of the pair, the most extreme in the way it moved first."""
+        out: list[int] = []
+        half = max(1, limit // 2)
+        for source, after, before in ((detail.get("sourceA"), detail.get("afterA"), detail.get("beforeA")),
+                                      (detail.get("sourceB"), detail.get("afterB"), detail.get("beforeB"))):
+            falling = before is not None and after is not None and after < before
+            order = "e.sentiment_score ASC" if falling else "e.sentiment_score DESC"
+            rows = conn.execute(
+                "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
+                "WHERE +e.topic_id = ? AND +r.source = ? AND r.day BETWEEN ? AND ? "
+                f"AND e.sentiment_score IS NOT NULL ORDER BY {order}, r.published_at, r.id LIMIT ?",
+                (evidence["topic_id"], source, span.first, span.last, half)).fetchall()
+            out += [r[0] for r in rows]
+        return out
+
+    @classmethod
+    def episode_series(cls, signal: dict) -> list[tuple[dict, str, str]] | None:
+        """Each source of the pair on the topic, over the after window of the first day to the peak."""
+        detail = signal["detail"]
+        first, last = signal["span"]
+        if signal.get("topic_id") is None:
+            return None
+        peak = detail.get("peakDay") or last
+        start = after_start(detail, first)
+        sources = sorted({detail.get("sourceA"), detail.get("sourceB")} - {None})
+        return [({"topic_id": signal["topic_id"], "source": s}, start, peak) for s in sources] or None
+
+    @classmethod
+    def prose(cls, w: SignalWords) -> tuple[str, str] | None:
+        """``"Reddit and Hacker News split on <subject>: -0.40 against +0.10"``."""
+        d = w.detail
+        if "sourceA" not in d:
+            return None
+        a, b = source_name(d["sourceA"]), source_name(d["sourceB"])
+        fa, fb, ba = float(d.get("afterA") or 0), float(d.get("afterB") or 0), d.get("beforeA")
+        points = float(d.get("divergencePoints") or 0)
+        headline = f"{a} and {b} split on {w.short}: {score_words(fa)} against {score_words(fb)}"
+        moved = f" from {score_words(ba)}" if ba is not None else ""
+        framing = (f"By {w.day}, sentiment on {w.full} on {a} had moved to {score_words(fa)}{moved}, while on {b} "
+                   f"it stood at {score_words(fb)}: the gap between them shifted by {points:.0f} points on a "
+                   f"scale of 200 ({w.strength}).")
+        return headline, framing
+
+    @classmethod
+    def detects_planted(cls, event: dict, detail: dict) -> bool:
+        """A divergence finds a planted one when it names the event's two sources."""
+        return {detail.get("sourceA"), detail.get("sourceB")} == set(event["sources"])
 
 
 def _r(value: float):

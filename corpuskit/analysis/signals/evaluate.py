@@ -4,8 +4,9 @@ Rules (the quality floors of the issue are stated in these terms):
 
 * an event is **detected** when a signal of the same kind on the event's beat
   was detected within ``tolerance`` days (default 1) of the event's first
-  day; a divergence must name the event's two sources, a novelty the event's
-  entity;
+  day, and its kind says it found the event
+  (:meth:`~corpuskit.analysis.signals.detector.Detector.detects_planted`: a
+  divergence must name the event's two sources, a novelty the event's entity);
 * a signal **matches** an event when it is on the event's beat and was
   detected between one day before the event's first day and one day after
   its last. ``strict`` matching also asks for the same kind; the loose rule
@@ -23,6 +24,8 @@ import json
 from datetime import date
 
 import pandas as pd
+
+from corpuskit.analysis.signals.kinds import signal_kind
 
 
 def signals_frame(corpus) -> pd.DataFrame:
@@ -52,12 +55,7 @@ def event_detected(event: dict, signal: dict, tolerance: int = 1) -> bool:
         return False
     if abs(_days(signal["day"], event["start"])) > tolerance:
         return False
-    detail = signal["detail"]
-    if event["kind"] == "divergence":
-        return {detail.get("sourceA"), detail.get("sourceB")} == set(event["sources"])
-    if event["kind"] == "novelty":
-        return str(detail.get("entity", "")).lower() == event["entity"]["name"].lower()
-    return True
+    return signal_kind(event["kind"]).detects_planted(event, signal["detail"])
 
 
 def signal_matches(signal: dict, event: dict, strict: bool = False) -> bool:

@@ -1,16 +1,10 @@
 """Evidence of a signal (the records, entities and topics that made it) and its live firing time.
 
-Record evidence per kind (at most ``limit`` records, deterministic order):
-
-* volume_spike: the series' records on the first day of the episode, in the
-  order they arrived (the records that made it fire); for an hourly burst
-  (detail ``hour``), the records of that hour; for a weekly surge (detail
-  ``scale`` ``week``), the records of its seven days;
-* novelty: the records mentioning the entity that day, in arrival order; for a phrase (detail
-  ``subjectKind`` ``phrase``), the records writing it from its fresh start through the day it fired;
-* sentiment_shift: the topic's records in the after window of the peak day,
-  the most extreme in the direction of the shift first;
-* divergence: the same for each source of the pair, half the records each.
+Record evidence (at most ``limit`` records, deterministic order) is the kind's
+(:meth:`~corpuskit.analysis.signals.detector.Detector.evidence_records`): by default the
+series' records behind the episode (:func:`series_records`: its first day, week or hour, in
+the order they arrived: the records that made it fire); a mean kind orders the records of
+its after window by its own rule (see its module).
 
 Entity evidence: the entity of an entity signal first, then the entities
 most mentioned by the evidence records (up to ``entity_limit``). Topic
@@ -34,47 +28,27 @@ def crossing_time(conn, evidence: dict, day: str, k: int) -> str | None:
     return row[0] if row else None
 
 
-def evidence_records(conn, kind: str, evidence: dict, start_day: str, peak_day: str,
-                     detail: dict, limit: int = 10) -> list[int]:
-    """Ids of the records backing a signal (see the module docstring)."""
-    if kind == "volume_spike" and detail.get("hour"):
-        joins, where, args = _series_filter(evidence)
-        start = detail["hour"]
-        end = f"{start[:13]}:59:59.999999Z"
-        rows = conn.execute(
-            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.published_at BETWEEN ? AND ? "
-            "ORDER BY r.published_at, r.id LIMIT ?", (*args, start, end, limit)).fetchall()
-        return [r[0] for r in rows]
-    if kind in ("volume_spike", "novelty"):
-        joins, where, args = _series_filter(evidence)
-        first = detail.get("weekStart", start_day) if detail.get("scale") == "week" else start_day
-        rows = conn.execute(
-            f"SELECT r.id FROM records r {joins} WHERE {where} AND r.day BETWEEN ? AND ? "
-            "ORDER BY r.published_at, r.id LIMIT ?", (*args, first, start_day, limit)).fetchall()
-        return [r[0] for r in rows]
-    k = int(detail.get("afterDays", 1))
-    first = shift_day(peak_day, -(k - 1))
-    if kind == "sentiment_shift":
-        order = "e.sentiment_score ASC" if detail.get("direction") == "negative" else "e.sentiment_score DESC"
-        rows = conn.execute(
-            "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
-            "WHERE +e.topic_id = ? AND r.day BETWEEN ? AND ? AND e.sentiment_score IS NOT NULL "
-            f"ORDER BY {order}, r.published_at, r.id "
-            "LIMIT ?", (evidence["topic_id"], first, peak_day, limit)).fetchall()
-        return [r[0] for r in rows]
-    out: list[int] = []
-    half = max(1, limit // 2)
-    for source, after, before in ((detail.get("sourceA"), detail.get("afterA"), detail.get("beforeA")),
-                                  (detail.get("sourceB"), detail.get("afterB"), detail.get("beforeB"))):
-        falling = before is not None and after is not None and after < before
-        order = "e.sentiment_score ASC" if falling else "e.sentiment_score DESC"
-        rows = conn.execute(
-            "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
-            "WHERE +e.topic_id = ? AND +r.source = ? AND r.day BETWEEN ? AND ? "
-            f"AND e.sentiment_score IS NOT NULL ORDER BY {order}, r.published_at, r.id LIMIT ?",
-            (evidence["topic_id"], source, first, peak_day, half)).fetchall()
-        out += [r[0] for r in rows]
-    return out
+def series_records(conn, evidence: dict, span, limit: int) -> list[int]:
+    """Ids of the series' records in ``span`` (a :class:`~.detector.RecordSpan`: its hour, else its
+    days), in the order they arrived, at most ``limit``."""
+    return [r[0] for r in series_rows(conn, evidence, span, "r.id", limit)]
+
+
+def series_rows(conn, evidence: dict, span, columns: str, limit: int) -> list:
+    """``columns`` of the series' records in ``span``, in the order they arrived, at most ``limit``."""
+    joins, where, args = _series_filter(evidence)
+    if span.hour:
+        return conn.execute(
+            f"SELECT {columns} FROM records r {joins} WHERE {where} AND r.published_at BETWEEN ? AND ? "
+            "ORDER BY r.published_at, r.id LIMIT ?", (*args, span.hour, hour_end(span.hour), limit)).fetchall()
+    return conn.execute(
+        f"SELECT {columns} FROM records r {joins} WHERE {where} AND r.day BETWEEN ? AND ? "
+        "ORDER BY r.published_at, r.id LIMIT ?", (*args, span.first, span.last, limit)).fetchall()
+
+
+def hour_end(hour: str) -> str:
+    """The last instant of the hour starting at ``hour`` (``YYYY-MM-DDTHH:...``)."""
+    return f"{hour[:13]}:59:59.999999Z"
 
 
 def evidence_entities(conn, record_ids: list[int], entity_id: int | None = None,

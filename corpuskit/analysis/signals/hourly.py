@@ -67,7 +67,7 @@ class HourlyVolumeDetector(Detector):
         Smallest ratio of the hour's count to its baseline median.
     """
 
-    kind = "volume_spike"
+    kind = VolumeSpikeDetector.kind     # its signals are volume spikes: that class declares the kind
 
     def __init__(self, window: int = 14, min_periods: int = 7, min_baseline: float = 3.0,
                  min_count: int = 10, min_multiplier: float = 2.0):

@@ -4,8 +4,8 @@ The rule, applied day by day along the replay:
 
 * **open**: the first day a track's sigma score reaches ``OPEN_SIGMA`` opens
   an *episode*; its signal is detected at the record that crossed the
-  threshold on that day (volume and novelty) or at the end of the day (the
-  mean-based kinds), never later than the corpus clock;
+  threshold on that day (a track with a threshold count: the count kinds) or at
+  the end of the day (the mean kinds), never later than the corpus clock;
 * **update**: while the episode lasts, a higher sigma raises the signal's
   ``sigma_score``, ``severity``, ``detail`` and ``headline`` (they describe
   the episode's peak day); ``detected_at`` never changes;
@@ -28,12 +28,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities, evidence_records
+from corpuskit.analysis.signals.evidence import crossing_time, evidence_entities
+from corpuskit.analysis.signals.kinds import signal_kind
 from corpuskit.analysis.signals.linking import without_event
 from corpuskit.analysis.signals.naming import baseline_texts, burst_terms, subject_words, terms_suffix
 from corpuskit.analysis.signals.phrases import phrase_window
 from corpuskit.analysis.signals.quality import campaign_cap, quality_flags, signal_texts
-from corpuskit.analysis.signals.series import shift_day
 from corpuskit.analysis.signals.track import fmt_num, fmt_score
 from corpuskit.stats.thresholds import OPEN_SIGMA, QUIET_DAYS, severity_for
 
@@ -155,10 +155,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
     detail["day"] = episode.start
     texts = signal_texts(conn, track, episode, detail)
     detail["quality"] = quality_flags(conn, track, episode, series, detail, rows=texts)
-    if track.kind in ("sentiment_shift", "divergence"):
-        first = shift_day(episode.peak_day, -(int(detail.get("afterDays", 1)) - 1))
-    else:
-        first = detail.get("weekStart", episode.start)
+    first = signal_kind(track.kind).record_span(detail, episode.start, episode.peak_day).first
     exclude = subject_words(series.topic_labels.get(topic_id) if topic_id is not None else None,
                             series.entity_info.get(track.entity_id, ("",))[0] if track.entity_id else None,
                             track.evidence.get("term") or track.evidence.get("phrase"), track.source)
@@ -166,8 +163,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
                                   baseline_texts(conn, track.evidence, first, int(detail.get("windowDays") or 21)),
                                   exclude, formats=formats)
     headline += terms_suffix(detail["terms"])
-    crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start)) \
-        if track.kind in ("volume_spike", "novelty") else None
+    crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start))
     detected = min(crossed or end_of_day(episode.start), now_iso)
     resolved = min(end_of_day(episode.resolved_day), now_iso) if episode.resolved_day else None
     sigma = round(float(episode.peak_sigma), 2)
@@ -250,8 +246,9 @@ def _write_evidence(conn, signal_id: int, row: dict, track, episode: Episode, li
     conn.execute("DELETE FROM signal_evidence WHERE signal_id = ? AND ref_kind IN ('record','entity','topic')",
                  (signal_id,))
     detail = json.loads(row["detail"])
-    records = evidence_records(conn, track.kind, track.evidence, episode.start, episode.peak_day,
-                               detail, limit=limit)
+    spec = signal_kind(track.kind)
+    span = spec.record_span(detail, episode.start, episode.peak_day)
+    records = spec.evidence_records(conn, track.evidence, span, detail, limit)
     entities = evidence_entities(conn, records, track.entity_id)
     refs = [("record", r) for r in records] + [("entity", e) for e in entities]
     if row["topic_id"] is not None:

@@ -10,9 +10,10 @@ Cybertruck). Two signals are **linked** when
   ``window_days`` days (the week scale's window); and
 * their episodes' records overlap: the records both episodes hold are at least
   ``share`` of the smaller episode (|A ∩ B| / min(|A|, |B|)); or one is the
-  ``novelty`` of a name and the other a signal on the same name (its arrival
-  and its growth: a novelty holds the records of its first day, a surge of the
-  name those of later ones, so their episodes cannot overlap).
+  ``novelty`` of a name (a kind that ``names_new_entity``) and the other a
+  signal on the same name (its arrival and its growth: a novelty holds the
+  records of its first day, a surge of the name those of later ones, so their
+  episodes cannot overlap).
 
 An episode's records are **all** the records of the signal's series on its
 episode's days, not the ten it keeps as evidence: the topic's records, the
@@ -50,7 +51,7 @@ import json
 from datetime import date
 
 from corpuskit.analysis.signals.evidence import _series_filter
-from corpuskit.analysis.signals.series import shift_day
+from corpuskit.analysis.signals.kinds import new_entity_kinds, signal_kind
 
 #: Share of the smaller episode's records two signals must share to be linked (chosen on HN and
 #: Reddit, see docs/api.md "Linked events").
@@ -111,30 +112,11 @@ def episode_series(signal: dict) -> list[tuple[dict, str, str]] | None:
     """``[(series filter, first day, last day), ...]`` whose records make a signal's episode.
 
     The filter is the one :mod:`.evidence` selects a series' records by (``topic_id``,
-    ``entity_id``, ``source`` or ``term``). ``None`` when the stored row does not name its series.
+    ``entity_id``, ``source`` or ``term``); which series and days is the signal's kind's
+    (:meth:`~corpuskit.analysis.signals.detector.Detector.episode_series`). ``None`` when the
+    stored row does not name its series.
     """
-    detail, kind = signal["detail"], signal.get("kind")
-    first, last = signal["span"]
-    if kind in ("sentiment_shift", "divergence"):
-        if signal.get("topic_id") is None:
-            return None
-        peak = detail.get("peakDay") or last
-        start = shift_day(first, -(int(detail.get("afterDays", 1)) - 1))
-        if kind == "sentiment_shift":
-            return [({"topic_id": signal["topic_id"]}, start, peak)]
-        sources = sorted({detail.get("sourceA"), detail.get("sourceB")} - {None})
-        return [({"topic_id": signal["topic_id"], "source": s}, start, peak) for s in sources] or None
-    series = detail.get("series") if kind == "volume_spike" else ("entity" if signal.get("entity_id") else "term")
-    if series == "topic" and signal.get("topic_id") is not None:
-        return [({"topic_id": signal["topic_id"]}, first, last)]
-    if series == "source" and signal.get("source"):
-        led = {"topic_id": signal["topic_id"]} if signal.get("topic_id") is not None else {}
-        return [({"source": signal["source"], **led}, first, last)]
-    if series == "entity" and signal.get("entity_id") is not None:
-        return [({"entity_id": signal["entity_id"]}, first, last)]
-    if series == "term" and detail.get("term"):
-        return [({"term": detail["term"]}, first, last)]
-    return None
+    return signal_kind(signal.get("kind")).episode_series(signal)
 
 
 def episode_overlaps(conn, signals: list[dict]) -> dict[tuple[int, int], float]:
@@ -186,8 +168,9 @@ def linked_pairs(signals: list[dict], share: float = LINK_SHARE, window_days: in
     for i, signal in enumerate(signals):
         if signal.get("entity_id") is not None:
             by_entity.setdefault(signal["entity_id"], []).append(i)
+    new_name = set(new_entity_kinds())
     same_name = {(i, j) for members in by_entity.values() for x, i in enumerate(members) for j in members[x + 1:]
-                 if "novelty" in (signals[i].get("kind"), signals[j].get("kind"))}
+                 if new_name & {signals[i].get("kind"), signals[j].get("kind")}}
     out = []
     for i, j in sorted(set(overlaps) | same_name):
         a, b = signals[i], signals[j]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.analysis.signals.detector import Detector
+from corpuskit.analysis.signals.detector import Detector, SignalWords
 from corpuskit.analysis.signals.phrases import PHRASE_FLOOR_SHARE, PHRASE_SPAN, phrase_tracks
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
@@ -42,6 +42,8 @@ from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track
 from corpuskit.stats.count_model import threshold_count
 from corpuskit.stats.thresholds import ENTITY_RATE_FLOOR, NOVELTY_MAX_BASELINE, OPEN_SIGMA
+from corpuskit.text import display_text
+from corpuskit.text.wording import fmt_count, fmt_days, topic_name
 
 
 def _firing(sigma: np.ndarray) -> np.ndarray:
@@ -53,6 +55,9 @@ def _firing(sigma: np.ndarray) -> np.ndarray:
 
 class NoveltyDetector(Detector):
     """A name absent from the last ``window`` days mentioned by many records in one day.
+
+    The ``novelty`` kind (the same name in ``/v1``): a rising count whose open signal says its
+    entity is new; its records are the day's records naming it (a phrase's, from its fresh start).
 
     Parameters
     ----------
@@ -74,6 +79,10 @@ class NoveltyDetector(Detector):
     """
 
     kind = "novelty"
+    v1_name = "novelty"
+    sign = "up"
+    measure = "count"
+    names_new_entity = True
 
     def __init__(self, window: int = 21, min_periods: int = 7, max_baseline: int = NOVELTY_MAX_BASELINE,
                  min_count: int = 6, rate_floor: float = ENTITY_RATE_FLOOR, terms: bool = True,
@@ -179,3 +188,24 @@ class NoveltyDetector(Detector):
                      describe=describe, entity_id=entity_id,
                      threshold_count=lambda d: self.threshold(base[d]),
                      evidence={"entity_id": entity_id})
+
+    # -- the kind's facts (see :class:`~corpuskit.analysis.signals.detector.Detector`) ---------------
+    @classmethod
+    def prose(cls, w: SignalWords) -> tuple[str, str] | None:
+        """``"<name> emerges in posts on <topic>: 8 mentions, against none in the previous 21 days"``."""
+        d = w.detail
+        name = w.entity["name"] if w.entity is not None else display_text(str(d.get("entity") or d.get("term") or ""))
+        where = topic_name(w.beat, short=True)
+        mentions, base = int(d.get("mentions") or 0), int(d.get("baselineMentions") or 0)
+        was = "none" if base == 0 else fmt_count(base)
+        headline = (f"{name} emerges{' in posts on ' + where if where else ''}: {fmt_count(mentions)} mentions, "
+                    f"against {was} in the previous {fmt_days(w.window)}")
+        framing = (f"On {w.day}, {name} was mentioned {fmt_count(mentions)} times"
+                   f"{' in posts on ' + topic_name(w.beat) if where else ''}, against {was} in the previous "
+                   f"{fmt_days(w.window)} ({w.strength}).")
+        return headline, framing
+
+    @classmethod
+    def detects_planted(cls, event: dict, detail: dict) -> bool:
+        """A novelty finds a planted one when it names the event's entity."""
+        return str(detail.get("entity", "")).lower() == event["entity"]["name"].lower()

@@ -632,9 +632,10 @@ def names_an_event(row: dict) -> bool:
 
 
 def phrase_tracks(series, index: PhraseIndex, window: int = PHRASE_WINDOW, span: int = PHRASE_SPAN,
-                  floor_share: float = PHRASE_FLOOR_SHARE, kind: str = "novelty"):
+                  floor_share: float = PHRASE_FLOOR_SHARE, *, kind: str):
     """``(tracks, calibration)``: one :class:`~corpuskit.analysis.signals.track.Track` per phrase that
-    bursts (subject ``phrase:<slug>``), over the days of ``series`` (see the module docstring)."""
+    bursts (subject ``phrase:<slug>``), over the days of ``series`` (see the module docstring); the
+    tracks are of ``kind`` (the calling detector's: novelty)."""
     from corpuskit.analysis.signals.terms import term_slug
 
     cal = calibrate(index, floor_share, window=window, span=span)

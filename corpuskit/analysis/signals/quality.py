@@ -40,8 +40,8 @@ from collections import Counter
 
 import numpy as np
 
-from corpuskit.analysis.signals.evidence import _series_filter
-from corpuskit.analysis.signals.series import shift_day
+from corpuskit.analysis.signals.evidence import series_rows
+from corpuskit.analysis.signals.kinds import signal_kind
 
 GAP_MIN_MEDIAN = 5.0
 DUPLICATE_SAMPLE = 2000
@@ -127,26 +127,8 @@ def quality_flags(conn, track, episode, series, detail: dict, rows=None) -> dict
 
 
 def signal_texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
-    """``(text, author)`` of the records behind the signal on its day (hour for an hourly burst, the
-    seven days for a weekly surge)."""
-    evidence = dict(track.evidence)
-    if track.kind in ("sentiment_shift", "divergence"):
-        k = int(detail.get("afterDays", 1))
-        first, last = shift_day(episode.peak_day, -(k - 1)), episode.peak_day
-    else:
-        first = last = episode.start
-        if detail.get("scale") == "week":
-            first = detail["weekStart"]
-    joins, where, args = _series_filter(evidence)
-    if detail.get("hour") and track.kind == "volume_spike":
-        start = detail["hour"]
-        rows = conn.execute(
-            f"SELECT r.title, r.content_text, r.author FROM records r {joins} WHERE {where} "
-            "AND r.published_at BETWEEN ? AND ? ORDER BY r.published_at, r.id LIMIT ?",
-            (*args, start, f"{start[:13]}:59:59.999999Z", DUPLICATE_SAMPLE)).fetchall()
-    else:
-        rows = conn.execute(
-            f"SELECT r.title, r.content_text, r.author FROM records r {joins} WHERE {where} "
-            "AND r.day BETWEEN ? AND ? ORDER BY r.published_at, r.id LIMIT ?",
-            (*args, first, last, DUPLICATE_SAMPLE)).fetchall()
+    """``(text, author)`` of the records behind the signal: its kind's record span (its day, the hour
+    of an hourly burst, the seven days of a weekly surge, a mean's after window)."""
+    span = signal_kind(track.kind).record_span(detail, episode.start, episode.peak_day)
+    rows = series_rows(conn, track.evidence, span, "r.title, r.content_text, r.author", DUPLICATE_SAMPLE)
     return [(f"{r[0] or ''} {r[1] or ''}", r[2] or "") for r in rows]

@@ -17,16 +17,29 @@ Gates: at least ``min_records`` records in the after window and
 ``|after - before| >= min_shift``.
 
 Detail: ``{before, after, delta, direction, afterDays, windowDays, records}``.
+
+Evidence: the topic's records in the after window of the peak day, the most extreme in the
+direction of the shift first. ``/v1`` does not serve the kind.
 """
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from corpuskit.analysis.signals.detector import Detector
+from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords
 from corpuskit.analysis.signals.series import DailySeries
+from corpuskit.analysis.signals.series_scorer import onset, plan_for
 from corpuskit.analysis.signals.track import Track, fmt_score
+from corpuskit.analysis.signals.user_series import check_index, numeric, step_of
+from corpuskit.errors import ValidationError
 from corpuskit.stats.mean_model import shift_sigma
 from corpuskit.stats.thresholds import OPEN_SIGMA
+from corpuskit.text.wording import fmt_count, fmt_days
+from corpuskit.text.wording import fmt_score as score_words
+
+#: After windows (periods) and fewest records of :func:`corpuskit.signals.detect`'s sentiment test.
+SENTIMENT_AFTER = (1, 2, 3)
+SENTIMENT_MIN_RECORDS = 5
 
 
 class SentimentShiftDetector(Detector):
@@ -53,6 +66,8 @@ class SentimentShiftDetector(Detector):
     """
 
     kind = "sentiment_shift"
+    sign = "both"
+    measure = "mean"
 
     def __init__(self, window: int = 21, min_periods: int = 7, after_days=(1, 2, 3),
                  min_day_records: int = 1, min_records: int = 8, min_shift: float = 0.1):
@@ -103,3 +118,73 @@ class SentimentShiftDetector(Detector):
         return Track(kind=self.kind, subject=f"topic:{series.topic_names[tid]}", sigma=sigma,
                      topic_row=lambda d, r=row: r, describe=describe,
                      evidence={"topic_id": tid, "sentiment": "shift"})
+
+    # -- the kind's facts (see :class:`~corpuskit.analysis.signals.detector.Detector`) ---------------
+    @classmethod
+    def evidence_records(cls, conn, evidence: dict, span: RecordSpan, detail: dict, limit: int) -> list[int]:
+        """The topic's scored records of the after window, the most extreme in the shift's direction first."""
+        order = "e.sentiment_score ASC" if detail.get("direction") == "negative" else "e.sentiment_score DESC"
+        rows = conn.execute(
+            "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
+            "WHERE +e.topic_id = ? AND r.day BETWEEN ? AND ? AND e.sentiment_score IS NOT NULL "
+            f"ORDER BY {order}, r.published_at, r.id "
+            "LIMIT ?", (evidence["topic_id"], span.first, span.last, limit)).fetchall()
+        return [r[0] for r in rows]
+
+    @classmethod
+    def prose(cls, w: SignalWords) -> tuple[str, str] | None:
+        """``"Sentiment on <subject> falls: -0.21, down from +0.05 over 2 days"``."""
+        d = w.detail
+        if "after" not in d:
+            return None
+        before, after = float(d["before"]), float(d["after"])
+        rose = after >= before
+        days = int(d.get("afterDays") or 1)
+        headline = (f"Sentiment on {w.short} {'rises' if rose else 'falls'}: {score_words(after)}, "
+                    f"{'up' if rose else 'down'} from {score_words(before)} over {fmt_days(days)}")
+        n = d.get("records")
+        of = f" of {fmt_count(n)} records" if n else ""
+        framing = (f"Over the {fmt_days(days)} to {w.day}, the average sentiment{of} on {w.full} "
+                   f"{'rose' if rose else 'fell'} to {score_words(after)}, from {score_words(before)} in the "
+                   f"{fmt_days(w.window)} before ({w.strength}).")
+        return headline, framing
+
+    @staticmethod
+    def score_series(frame, rhythm, cycles, min_history, materiality=None):
+        """Shift of the mean sentiment: the one mean-shift model this detector runs.
+
+        :func:`~corpuskit.stats.mean_model.shift_sigma` with after
+        windows of 1, 2 and 3 periods against the ``cycles`` periods before
+        (default 21 for daily series, a day's worth for finer ones), at least 5
+        records in the after window. Two-sided: sigma is the best ``|z|``.
+        """
+        if not isinstance(frame, pd.DataFrame) or not {"sum", "count"} <= set(frame.columns):
+            raise ValidationError("sentiment_shift needs a DataFrame with columns 'sum' and 'count' "
+                                  "(per-period sum of sentiment scores and number of records; optional 'sq')")
+        if rhythm not in ("auto", "none"):
+            raise ValidationError("sentiment_shift compares each period with the periods just before it: "
+                                  f"rhythm must be 'auto' or 'none'; got {rhythm!r}")
+        index = check_index(frame.index)
+        sums = numeric(frame["sum"], "'sum'")
+        counts = numeric(frame["count"], "'count'")
+        if np.any(counts[np.isfinite(counts)] < 0):
+            raise ValidationError("'count' must be non-negative")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = sums / counts
+        if np.any(np.abs(means[np.isfinite(means)]) > 1 + 1e-9):
+            raise ValidationError("'sum' / 'count' must lie in [-1, 1] (mean sentiment per period)")
+        sq = numeric(frame["sq"], "'sq'") if "sq" in frame.columns else None
+        if sq is not None and np.any(sq[np.isfinite(sq)] < 0):
+            raise ValidationError("'sq' must be non-negative")
+        step = step_of(index)
+        plan = plan_for(counts, index, step, "none", cycles, min_history)
+        sigma, best_k, parts = shift_sigma(counts, sums, sq, after_days=SENTIMENT_AFTER,
+                                           window=len(plan.lags(1)), min_periods=plan.min_history,
+                                           min_records=SENTIMENT_MIN_RECORDS)
+        first = parts[SENTIMENT_AFTER[0]]
+        expected = first["before"].copy()
+        for k in SENTIMENT_AFTER[1:]:
+            expected = np.where(best_k == k, parts[k]["before"], expected)
+        sigma = np.where(np.isnan(counts), np.nan, sigma)
+        return {"sigma": sigma, "expected": expected, "baseline_n": first["days"],
+                "onset": onset(sigma, max(SENTIMENT_AFTER) - 1)}, plan

@@ -47,18 +47,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
-from corpuskit.analysis.signals.detector import Detector, novelty_bound
+from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords, novelty_bound
 from corpuskit.analysis.signals.series import DailySeries
+from corpuskit.analysis.signals.series_scorer import plan_for, score_counts
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
 from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
+from corpuskit.analysis.signals.user_series import check_index, numeric, step_of
+from corpuskit.errors import ValidationError
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_FORM, FLOOR_SCALE, MIN_EXTRA,
                                         NOVELTY_MAX_BASELINE, OPEN_SIGMA, WEEK_DAY_Z, WEEK_MULTIPLIER,
                                         WEEK_WINDOW, materiality_floor)
 from corpuskit.stats.windows import lagged, rolling_median_mad, seasonal_lags, trailing_sum
+from corpuskit.text.wording import fmt_count, fmt_days, fmt_multiplier, long_date
 
 #: Days in a week, the second scale.
 WEEK = 7
@@ -71,6 +76,9 @@ SCORE_CELLS = 1 << 16
 
 class VolumeSpikeDetector(Detector):
     """Daily volume against the previous ``window`` days, by the one count model.
+
+    The ``volume_spike`` kind (``velocity`` in ``/v1``): a rising count, whose records are its
+    first day, week or hour, and whose stored detail names the series it tested (``series``).
 
     Parameters
     ----------
@@ -99,6 +107,9 @@ class VolumeSpikeDetector(Detector):
     """
 
     kind = "volume_spike"
+    v1_name = "velocity"
+    sign = "up"
+    measure = "count"
 
     def __init__(self, window: int = 21, min_periods: int = 7, min_count: int = 8,
                  min_multiplier: float = 1.5, min_baseline: float = 0.0,
@@ -348,3 +359,68 @@ class VolumeSpikeDetector(Detector):
         return Track(kind=self.kind, subject=subject, sigma=sigma, topic_row=topic_row,
                      describe=describe, entity_id=entity_id, source=source,
                      threshold_count=threshold, evidence=evidence)
+
+    # -- the kind's facts (see :class:`~corpuskit.analysis.signals.detector.Detector`) ---------------
+    @classmethod
+    def record_span(cls, detail: dict, start: str, peak: str) -> RecordSpan:
+        """An hourly burst's records are its hour (detail ``hour``); otherwise a count's."""
+        if detail.get("hour"):
+            return RecordSpan(start, start, detail["hour"])
+        return super().record_span(detail, start, peak)
+
+    @classmethod
+    def series_name(cls, signal: dict) -> str | None:
+        """The series the detail names (``topic``, ``source``, ``entity``, ``term``, ``topic-hourly``)."""
+        return signal["detail"].get("series")
+
+    @classmethod
+    def prose(cls, w: SignalWords) -> tuple[str, str] | None:
+        """``"<subject>: 35 posts in a day, 23x the usual 2"``, or in one hour for an hourly burst."""
+        d = w.detail
+        if "current" not in d:
+            return None
+        current, base = int(d["current"]), float(d.get("baseline") or 0)
+        mult = fmt_multiplier(d.get("multiplier") or current / max(base, 1.0))
+        # Against a baseline under one a day a multiplier says little ("8x fewer than one"): say "usually none".
+        quiet = base < 1
+        if d.get("hour"):
+            hour = str(d["hour"])[11:16]
+            versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)}"
+            headline = f"{w.short}: {fmt_count(current)} posts in one hour, {versus}"
+            framing = (f"In the hour from {hour} UTC on {w.day}, {fmt_count(current)} records on {w.full} appeared, "
+                       f"{'where that hour usually has fewer than one' if quiet else versus + ' for that hour'}"
+                       f" ({w.strength}).")
+        elif d.get("scale") == "week":   # a seven-day count: said as one, never as a day's
+            first = long_date(d.get("weekStart") or d.get("day"))
+            versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)} a week"
+            headline = f"{w.short}: {fmt_count(current)} posts in 7 days, {versus}"
+            usual = ("against fewer than one a week on average before" if quiet
+                     else f"{mult} the average of {fmt_count(base)} a week before")
+            framing = (f"In the 7 days from {first} to {w.day}, {fmt_count(current)} records on {w.full} appeared, "
+                       f"{usual} ({w.strength}).")
+        else:
+            versus = "against usually none" if quiet else f"{mult} the usual {fmt_count(base)}"
+            headline = f"{w.short}: {fmt_count(current)} posts in a day, {versus}"
+            usual = (f"against fewer than one a day on average over the previous {fmt_days(w.window)}" if quiet
+                     else f"{mult} the average of {fmt_count(base)} a day over the previous {fmt_days(w.window)}")
+            framing = (f"On {w.day}, {fmt_count(current)} records on {w.full} appeared in one day, {usual} "
+                       f"({w.strength}).")
+        return headline, framing
+
+    @staticmethod
+    def score_series(series, rhythm, cycles, min_history, materiality):
+        """The series scorer (:mod:`.series_scorer`) on a Series of non-negative counts per period."""
+        if not isinstance(series, pd.Series):
+            raise ValidationError("volume_spike needs a pandas Series of counts per period; "
+                                  f"got {type(series).__name__}")
+        index = check_index(series.index)
+        values = numeric(series, "the series")
+        if np.any(values[np.isfinite(values)] < 0):
+            raise ValidationError("counts must be non-negative")
+        step = step_of(index)
+        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality)
+        if rhythm == "daily" and step >= pd.Timedelta(days=1):
+            raise ValidationError("rhythm='daily' needs a series finer than a day")
+        if rhythm == "weekly" and step != pd.Timedelta(days=1):
+            raise ValidationError("rhythm='weekly' needs a daily series")
+        return score_counts(values, plan), plan

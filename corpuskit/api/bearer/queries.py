@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.analysis.signals.kinds import STORED_TO_V1, V1_KINDS
 from corpuskit.query import RecordFilter
 from corpuskit.query import entities as entity_reads
 from corpuskit.query import records as record_reads
@@ -18,9 +19,10 @@ from corpuskit.query import signals as signal_reads
 from corpuskit.query import stories as story_reads
 from corpuskit.query import topics as topic_reads
 
-# /v1 signal kind -> stored kind. sentiment_shift has no /v1 name and is not served there.
-V1_SIGNAL_KINDS = {"velocity": "volume_spike", "novelty": "novelty", "divergence": "divergence"}
-STORED_TO_V1_KIND = {v: k for k, v in V1_SIGNAL_KINDS.items()}
+# /v1 signal kind -> stored kind, and back: the registered kinds that declare a /v1 name (live views of
+# corpuskit.analysis.signals.kinds; a kind without one, as sentiment_shift, is not served there).
+V1_SIGNAL_KINDS = V1_KINDS
+STORED_TO_V1_KIND = STORED_TO_V1
 SITEMAP_PAGE_SIZE = 500
 
 # one record, a topic, a story or arc page, an entity: the read layer's functions as they are

@@ -4,6 +4,7 @@ from __future__ import annotations
 from array import array
 from urllib.parse import quote
 
+from corpuskit.analysis.signals.kinds import signal_kind
 from corpuskit.api.bearer.queries import STORED_TO_V1_KIND, json_field
 from corpuskit.api.ids import encode_id
 from corpuskit.narrate.sentences import record_title
@@ -139,21 +140,14 @@ def signal_feed_item(corpus, row) -> dict:
     return item
 
 
-_DIVERGENCE_KEYS = {
-    "sourceA": ("sourceA", "source_a"),
-    "sourceB": ("sourceB", "source_b"),
-    "divergencePoints": ("divergencePoints", "divergence_points", "gap"),
-    "summary": ("summary",),
-}
-
-
 def signal_detail(corpus, row) -> dict:
     """The list fields, headline, topic/entity ids, resolution time, and the kind's detail keys.
 
-    Divergence: ``sourceA``, ``sourceB``, ``divergencePoints``, ``summary``
-    and the quality flags ``quality`` (and ``event``, for a linked signal) at the top level.
-    Velocity and novelty: their stored detail object (quality flags and ``event``
-    included) under ``detail`` (keys as the analysis stage writes them).
+    A kind that declares ``v1_fields`` (divergence: ``sourceA``, ``sourceB``, ``divergencePoints``,
+    ``summary``) has those fields and the quality flags ``quality`` (and ``event``, for a linked
+    signal) at the top level; a ``summary`` it lacks is its headline. The others (velocity, novelty):
+    their stored detail object (quality flags and ``event`` included) under ``detail`` (keys as the
+    analysis stage writes them).
     """
     item = signal_item(corpus, row)
     detail = json_field(row["detail"], {})
@@ -166,10 +160,11 @@ def signal_detail(corpus, row) -> dict:
         "entityId": encode_id(corpus, "ent", row["entity_id"]) if row["entity_id"] is not None else None,
         "source": row["source"],
     })
-    if row["kind"] == "divergence":
-        for field, keys in _DIVERGENCE_KEYS.items():
+    fields = signal_kind(row["kind"]).v1_fields
+    if fields:
+        for field, keys in fields.items():
             item[field] = next((detail[k] for k in keys if k in detail), None)
-        if item["summary"] is None:
+        if "summary" in fields and item["summary"] is None:
             item["summary"] = row["headline"]
         item["quality"] = detail.get("quality") if isinstance(detail.get("quality"), dict) else None
         if isinstance(detail.get("event"), dict):

@@ -15,7 +15,7 @@ from corpuskit.api.openapi.building import (array, boolean, day, enum, header, i
 from corpuskit.ingest.records import SOURCE_KINDS
 from corpuskit.query import MAX_QUERY_LENGTH
 
-V1_KINDS = tuple(V1_SIGNAL_KINDS)
+V1_KINDS = V1_SIGNAL_KINDS           # the /v1 names of the registered kinds, read when the document is built
 
 
 def _id(kind: str) -> dict:

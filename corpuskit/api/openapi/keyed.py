@@ -5,13 +5,14 @@ Built from the same constants the handlers use
 """
 from __future__ import annotations
 
+from corpuskit.analysis.signals.kinds import SIGNAL_KINDS
 from corpuskit.api.keyed import handlers as h
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, limit_param, nullable, number, obj,
                                             operation, path_param, query, ref, response,
                                             source_name, string, timestamp, timestamp_param)
 from corpuskit.ingest.records import SOURCE_KINDS
-from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS, SIGNAL_KINDS
+from corpuskit.query import MAX_QUERY_LENGTH, SENTIMENT_LABELS
 
 
 def _severity() -> dict:

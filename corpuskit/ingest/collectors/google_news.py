@@ -14,7 +14,7 @@ import feedparser
 
 from corpuskit.errors import CollectorError
 from corpuskit.ingest.collectors.base import Collector, Walk
-from corpuskit.ingest.collectors.markup import html_to_text
+from corpuskit.text.markup import html_to_text
 
 
 class GoogleNewsCollector(Collector):

@@ -10,7 +10,7 @@ for comments. A rerun asks only for ``created_at_i > newest`` through
 from __future__ import annotations
 
 from corpuskit.ingest.collectors.base import Collector, Walk
-from corpuskit.ingest.collectors.markup import html_to_text
+from corpuskit.text.markup import html_to_text
 
 ITEM_URL = "https://news.ycombinator.com/item?id={}"
 

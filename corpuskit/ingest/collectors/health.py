@@ -2,12 +2,15 @@
 
 The ``source_health`` table holds one row per collected source: when it was
 last attempted, when it last added records, and whether the last attempt
-worked (with the reason when it did not). :func:`source_health` joins it with
-the records so every source that has records is listed, collected or not.
+worked (with the reason when it did not). The collectors write it here;
+:func:`~corpuskit.query.source_health.source_health` reads it (joined with the
+records, so every source that has records is listed, collected or not) and is
+re-exported from this module.
 """
 from __future__ import annotations
 
 from corpuskit.clock import iso
+from corpuskit.query.source_health import source_health  # noqa: F401 - read beside the writers
 
 
 def record_attempt(conn, source: str, when) -> None:
@@ -39,34 +42,3 @@ def record_failure(conn, source: str, when, reason: str) -> None:
         "healthy = 0, reason = excluded.reason",
         (source, iso(when), reason[:500]),
     )
-
-
-def source_health(corpus) -> list[dict]:
-    """Health of every source that has records or has been collected, sorted by source.
-
-    Each item: ``{source, recordCount, lastIngestedAt, lastAttemptAt, healthy, reason}``.
-    A source with records that was never collected (imported files, the demo)
-    is healthy and its ``lastIngestedAt`` is its newest ``capturedAt``.
-    """
-    conn = corpus.conn
-    counts = {row[0]: (row[1], row[2]) for row in conn.execute(
-        "SELECT source, count(*), max(captured_at) FROM records GROUP BY source")}
-    health = {row[0]: row[1:] for row in conn.execute(
-        "SELECT source, last_ingested_at, last_attempt_at, healthy, reason FROM source_health")}
-    items = []
-    for source in sorted(set(counts) | set(health)):
-        count, newest = counts.get(source, (0, None))
-        if source in health:
-            ingested, attempted, healthy, reason = health[source]
-            ingested = ingested or newest
-        else:
-            ingested, attempted, healthy, reason = newest, None, 1, ""
-        items.append({
-            "source": source,
-            "recordCount": int(count),
-            "lastIngestedAt": ingested,
-            "lastAttemptAt": attempted,
-            "healthy": bool(healthy),
-            "reason": reason or "",
-        })
-    return items

@@ -1,4 +1,4 @@
-"""Plain text out of the small HTML fragments APIs put in text fields."""
+"""Plain text out of the small HTML fragments APIs and dumps put in text fields."""
 from __future__ import annotations
 
 import html

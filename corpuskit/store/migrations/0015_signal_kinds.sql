@@ -1,0 +1,8 @@
+-- Signal kinds: which kinds exist is said by the detectors' registry
+-- (corpuskit/analysis/signals/kinds.py), not by the schema, so a researcher's detector stores its
+-- signals without a migration of its own. signals.kind loses the CHECK that listed the four shipped
+-- kinds. SQLite cannot drop a CHECK, and rebuilding a table that others reference needs foreign keys
+-- off, which a migration's transaction cannot turn off: the Python step of this migration
+-- (store/schema.py) edits the table's declared SQL instead, the way SQLite's documentation gives
+-- for removing a CHECK (no stored row changes). A SQLite build in defensive mode refuses that
+-- edit; such a file keeps the CHECK, and the shipped kinds are stored as before.
