@@ -12,7 +12,6 @@ evidence: the signal's topic.
 """
 from __future__ import annotations
 
-from corpuskit.analysis.signals.series import shift_day
 from corpuskit.query import signal_row
 from corpuskit.query.record_filter import series_filter as _series_filter  # the series' records
 
