@@ -7,10 +7,10 @@ import pandas as pd
 
 from corpuskit.clock import wall_clock
 from corpuskit.errors import ValidationError
-from corpuskit.store.corpus_file import CorpusFile
+from corpuskit.store.corpus_file import ClosesOnExit, CorpusFile
 
 
-class Corpus:
+class Corpus(ClosesOnExit):
     """A corpus file: records and every table the stages derive from them.
 
     Parameters
@@ -77,15 +77,6 @@ class Corpus:
     def close(self) -> None:
         """Close this thread's connection (and the in-memory anchor)."""
         self.file.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"Corpus({str(self.path)!r})"
 
     def get_meta(self, key: str, default=None):
         """A value from the corpus's ``meta`` table (JSON-decoded)."""

@@ -445,9 +445,7 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, ts: int) -> None:
         rec["sourceId"] = str(tid)
         handle = author
         rec["url"] = f"https://twitter.com/{handle}/status/{tid}"
-        likes = int(math.exp(rng.gauss(2.0, 1.4)) * focus_boost)
-        meta.update({"like_count": likes, "retweet_count": int(likes * rng.uniform(0.05, 0.4)),
-                     "reply_count": int(likes * rng.uniform(0.02, 0.3)), "handle": handle})
+        meta.update(_likes_meta(rng, 2.0, 1.4, focus_boost, "retweet_count", handle))
         rec["author"] = handle
     elif source == "bluesky":
         micros = ts * 1_000_000 + n % 1_000_000
@@ -456,9 +454,7 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, ts: int) -> None:
         did = _did(author)
         rec["sourceId"] = f"at://{did}/app.bsky.feed.post/{rkey}"
         rec["url"] = f"https://bsky.app/profile/{author}/post/{rkey}"
-        likes = int(math.exp(rng.gauss(1.8, 1.3)) * focus_boost)
-        meta.update({"like_count": likes, "repost_count": int(likes * rng.uniform(0.05, 0.4)),
-                     "reply_count": int(likes * rng.uniform(0.02, 0.3)), "handle": author})
+        meta.update(_likes_meta(rng, 1.8, 1.3, focus_boost, "repost_count", author))
         rec["author"] = author
     elif source == "news":
         outlet, domain = V.NEWS_OUTLETS[rng.randrange(len(V.NEWS_OUTLETS))]
@@ -489,6 +485,14 @@ def _finish(rng, rec: dict, seq: dict, authors: dict, ts: int) -> None:
         meta.update({"arxiv_id": arxiv_id, "primary_category": primary,
                      "categories": sorted(set([primary] + cats[:1])), "authors": authors_list})
         rec["author"] = ", ".join(authors_list)
+
+
+def _likes_meta(rng, mu: float, sigma: float, focus_boost: float, share_key: str, handle: str) -> dict:
+    """A social post's engagement: lognormal likes, shares (``share_key``) and replies in
+    proportion, and the ``handle``."""
+    likes = int(math.exp(rng.gauss(mu, sigma)) * focus_boost)
+    return {"like_count": likes, share_key: int(likes * rng.uniform(0.05, 0.4)),
+            "reply_count": int(likes * rng.uniform(0.02, 0.3)), "handle": handle}
 
 
 def _iso(ts: int) -> str:

@@ -249,14 +249,21 @@ def narrative_detail(corpus, slug: str) -> dict:
     return item
 
 
+def _current_story(corpus, columns: str, key: str, key_id: int, kind: str):
+    """The newest current, non-period story of ``kind`` whose ``key`` column is ``key_id``: its
+    ``columns``, or None."""
+    return corpus.conn.execute(
+        f"SELECT {columns} FROM stories "
+        f"WHERE {key} = ? AND kind = ? AND is_current = 1 AND story_key NOT LIKE 'period:%' "
+        "ORDER BY id DESC LIMIT 1",
+        (int(key_id), kind),
+    ).fetchone()
+
+
 def topic_current_narrative(corpus, topic_id: int) -> dict | None:
     """A topic's current beat narrative as the keyed topic detail shows it, or None."""
-    row = corpus.conn.execute(
-        "SELECT slug, headline, body, signal_severity, generated_at, version FROM stories "
-        "WHERE topic_id = ? AND kind = 'beat_narrative' AND is_current = 1 AND story_key NOT LIKE 'period:%' "
-        "ORDER BY id DESC LIMIT 1",
-        (int(topic_id),),
-    ).fetchone()
+    row = _current_story(corpus, "slug, headline, body, signal_severity, generated_at, version",
+                         "topic_id", topic_id, "beat_narrative")
     if row is None:
         return None
     return {"slug": row[0], "headline": row[1], "content": row[2], "signalSeverity": row[3],
@@ -265,12 +272,8 @@ def topic_current_narrative(corpus, topic_id: int) -> dict | None:
 
 def entity_current_narrative(corpus, entity_id: int) -> dict | None:
     """An entity's current entity narrative ``{slug, headline, generatedAt, version}``, or None."""
-    row = corpus.conn.execute(
-        "SELECT slug, headline, generated_at, version FROM stories "
-        "WHERE entity_id = ? AND kind = 'entity_narrative' AND is_current = 1 AND story_key NOT LIKE 'period:%' "
-        "ORDER BY id DESC LIMIT 1",
-        (int(entity_id),),
-    ).fetchone()
+    row = _current_story(corpus, "slug, headline, generated_at, version", "entity_id", entity_id,
+                         "entity_narrative")
     if row is None:
         return None
     return {"slug": row[0], "headline": row[1], "generatedAt": row[2], "version": row[3]}

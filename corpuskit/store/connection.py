@@ -112,6 +112,18 @@ def _check_path(path: Path) -> None:
             _HEADER_CHECKED.add(key)
 
 
+def _open(module, target: str, path, timeout: float, *, uri: bool):
+    """``module.connect`` to ``target`` (rows as ``module.Row``); a failure is a StoreError about
+    ``path``."""
+    try:
+        conn = module.connect(target, timeout=timeout, isolation_level=None,
+                              check_same_thread=False, uri=uri)
+    except module.Error as exc:
+        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
+    conn.row_factory = module.Row
+    return conn
+
+
 def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: float = 30.0):
     """Open (or create) the SQLite file at ``path`` with sqlite-vec loaded, in WAL mode.
 
@@ -124,12 +136,7 @@ def connect(path: str | os.PathLike, *, driver: str | None = None, timeout: floa
         path = Path(path)
         _check_path(path)
         create_private(path)
-    try:
-        conn = module.connect(str(path), timeout=timeout, isolation_level=None,
-                              check_same_thread=False, uri=str(path).startswith("file:"))
-    except module.Error as exc:
-        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
-    conn.row_factory = module.Row
+    conn = _open(module, str(path), path, timeout, uri=str(path).startswith("file:"))
     try:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
@@ -181,12 +188,7 @@ def connect_read_only(path: str | os.PathLike, *, driver: str | None = None, tim
         raise StoreError(f"cannot open corpus {path}: it is a directory")
     live = Path(f"{path}-wal").exists()
     uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if live else "&immutable=1")
-    try:
-        conn = module.connect(uri, timeout=timeout, isolation_level=None, check_same_thread=False,
-                              uri=True)
-    except module.Error as exc:
-        raise StoreError(f"cannot open corpus {path}: {exc}") from exc
-    conn.row_factory = module.Row
+    conn = _open(module, uri, path, timeout, uri=True)
     try:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)

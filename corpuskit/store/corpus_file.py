@@ -32,7 +32,20 @@ _memory_ids = itertools.count(1)
 CLOCK_MODES = ("frozen", "live")
 
 
-class CorpusFile:
+class ClosesOnExit:
+    """A ``with`` block closes it (``self.close()``); its repr is its class and ``self.path``."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.path)!r})"
+
+
+class CorpusFile(ClosesOnExit):
     """A corpus file: connection, transactions, meta, the clock and runs.
 
     Parameters are those of :class:`~corpuskit.corpus.Corpus`: ``path`` (a file, created when
@@ -86,15 +99,6 @@ class CorpusFile:
         if self._anchor is not None:
             self._anchor.close()
             self._anchor = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"CorpusFile({str(self.path)!r})"
 
     # -- metadata and the clock -------------------------------------------
     def get_meta(self, key: str, default=None):

@@ -15,14 +15,20 @@ from importlib import metadata
 PACKAGES = ("corpuskit", "numpy", "pandas", "scikit-learn", "hdbscan", "sqlite-vec")
 
 
-def package_versions() -> dict:
-    """Installed versions of the packages a result depends on, plus Python and SQLite."""
+def _versions(names) -> dict:
+    """``{name: installed version}`` for ``names`` (None for one not installed)."""
     out = {}
-    for name in PACKAGES:
+    for name in names:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = None
+    return out
+
+
+def package_versions() -> dict:
+    """Installed versions of the packages a result depends on, plus Python and SQLite."""
+    out = _versions(PACKAGES)
     if out.get("corpuskit") is None:
         from corpuskit.version import __version__
 
@@ -61,12 +67,7 @@ def numeric_environment(load: bool = False) -> dict:
     if load:
         import scipy.linalg  # noqa: F401
         import sklearn.decomposition  # noqa: F401
-    out = {}
-    for name in NUMERIC_PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
+    out = _versions(NUMERIC_PACKAGES)
     out["machine"] = platform.machine() or None
     out["processor"] = _processor_name()
     out["cpuCount"] = os.cpu_count()

@@ -118,8 +118,8 @@ def sql_names(names) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-class _Names(Sequence):
-    """A tuple of names read from the registry each time it is used (a kind registered later is in it)."""
+class _Live:
+    """A container whose contents ``read()`` gives afresh each time it is used."""
 
     def __init__(self, read):
         self._read = read
@@ -134,23 +134,15 @@ class _Names(Sequence):
         return repr(self._read())
 
 
-class _Table(Mapping):
+class _Names(_Live, Sequence):
+    """A tuple of names read from the registry each time it is used (a kind registered later is in it)."""
+
+
+class _Table(_Live, Mapping):
     """A dict read from the registry each time it is used."""
-
-    def __init__(self, read):
-        self._read = read
-
-    def __getitem__(self, key):
-        return self._read()[key]
 
     def __iter__(self):
         return iter(self._read())
-
-    def __len__(self):
-        return len(self._read())
-
-    def __repr__(self):
-        return repr(self._read())
 
 
 #: Stored names of the registered kinds (a live view of :func:`kind_names`).
