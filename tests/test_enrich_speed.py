@@ -24,7 +24,11 @@ from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
 # resolution began asking for person evidence (14 demo names the labeller typed person, such as
 # Greenpeace and Moderna, are concepts now; no mention moved), and again when the extractor stopped
 # dropping an all-lower-case CRF span for its case alone (chosen by cross-validation on WNUT train).
-PINNED = {"enrichment": "a58b9836c864017b6f3c91026e62d0dea7a7f70ec9153f47e48aa67e386a2fca",
+# the enrichment pin moved once since the speed work, with the hashtag segmentation of issue 41: a lower-case
+# tag is no longer cut by the English dictionary into pieces that are not words ("#renewables" stayed
+# "renewable s"), so the themes of 27 of the 3,000 records that carry it changed; sentiment, topics and
+# every mention are the same
+PINNED = {"enrichment": "829136dbc18011ba7cc5d4f875bf22561d716d19f052d5ae8945c0269f8144be",
           "mentions": "177722fad5954af0a2c19ea750b03e644972663f73db867504633a27d045516b"}
 QUERIES = {
     "enrichment": "SELECT record_id, sentiment_score, sentiment_label, topic_id, themes, entities_skipped "
