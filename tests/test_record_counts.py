@@ -228,7 +228,8 @@ def test_stale_counts_are_never_used(monkeypatch):
         corpus.close()
 
 
-_SAMPLES = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_score, e.sentiment_label "
+_SAMPLES = ("SELECT r.id, r.source, r.title, r.url, r.published_at, e.sentiment_score, e.sentiment_label, "
+            "CASE WHEN coalesce(r.title, '') = '' THEN substr(r.content_text, 1, 2000) END AS text_head "
             "FROM records r JOIN topic_assignments ta ON ta.record_id = r.id "
             "LEFT JOIN enrichment e ON e.record_id = r.id WHERE ta.topic_id = ? "
             "ORDER BY ta.confidence DESC, r.published_at DESC, r.id DESC LIMIT ?")
