@@ -61,6 +61,7 @@ from corpuskit.errors import StageNotRunError, ValidationError
 from corpuskit.numerics import dot_rows
 from corpuskit.query import (SOURCE_KINDS, RecordFilter, TopicNotFound, compile_query, is_source_name,
                              topic_by_name)
+from corpuskit.query.fulltext import bm25_ranking
 from corpuskit.query.subsets import matching_ids
 from corpuskit.vector_index import VectorIndex, index_dir, read_index, write_index
 
@@ -552,42 +553,13 @@ def rrf_fuse(rankings, k: float = RRF_K, weights=None) -> list[tuple[int, float]
 
 
 def _keyword_ranker():
-    """The full-text index's BM25 ranking (``corpuskit.query.fulltext.bm25_ranking``)."""
-    try:
-        from corpuskit.query.fulltext import bm25_ranking
-    except ImportError:
-        raise StageNotRunError("keyword and hybrid search need the full-text index "
-                               "(corpuskit.query.fulltext), which this installation lacks") from None
+    """The full-text index's BM25 ranking (a seam the tests replace)."""
     return bm25_ranking
-
-
-def _query_compiler():
-    """The read layer's query-language compiler (``corpuskit.query.compile_query``)."""
-    return compile_query
 
 
 def _compile_query(text: str):
     """The read layer's :class:`~corpuskit.query.CompiledQuery` for a query-language string."""
-    return _query_compiler()(text)
-
-
-def available_modes() -> tuple[str, ...]:
-    """The search modes this installation can run: all of :data:`MODES` with the full-text index,
-    else ``("semantic",)``."""
-    try:
-        _keyword_ranker()
-    except StageNotRunError:
-        return MODES[:1]
-    return MODES
-
-
-def query_filter_available() -> bool:
-    """Whether ``search(query=...)`` can run (the query-language compiler is installed)."""
-    try:
-        _query_compiler()
-    except StageNotRunError:
-        return False
-    return True
+    return compile_query(text)
 
 
 def _topic_id(conn, topic: str | None) -> int | None:

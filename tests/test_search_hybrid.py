@@ -2,15 +2,14 @@
 ``query=`` filter, and the ``/api/v1/search`` extensions.
 
 The keyword ranking comes from the full-text index (``corpuskit.query.fulltext.bm25_ranking``) and the
-filter from the query-language compiler (``corpuskit.query.compile_query``). Where they are absent the
-tests inject a stand-in through monkeypatch: a ranker that returns the records whose text holds every
+filter from the query-language compiler (``corpuskit.query.compile_query``). Most tests inject a
+stand-in ranker through monkeypatch: one that returns the records whose text holds every
 word of the query (a SQL scan, best = most occurrences), honouring the read layer's ``Where``. The
 tests at the end need the real index and skip without it.
 """
 from __future__ import annotations
 
 import re
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from corpuskit import open_corpus, search as search_module
 from corpuskit.api import create_app
 from corpuskit.api.auth import clear_cache
-from corpuskit.errors import StageNotRunError, ValidationError
+from corpuskit.errors import ValidationError
 from corpuskit.query import CompiledQuery, Where
 from corpuskit.search import (FUSION_DEPTH, NAME_KEYWORD_WEIGHT, RRF_K, name_like, rank, relevance_floor,
                               rrf_fuse, search, search_index)
@@ -126,7 +125,7 @@ def test_query_filter_in_every_mode(demo_corpus, keyword, monkeypatch):
         compiled.append(text)
         return CompiledQuery(text, "r.source = ?", (text.split(":", 1)[1],))
 
-    monkeypatch.setattr(search_module, "_query_compiler", lambda: compile_query)
+    monkeypatch.setattr(search_module, "_compile_query", compile_query)
     for mode in ("semantic", "keyword", "hybrid"):
         hits = search(demo_corpus, "vaccine rollout", mode=mode, query="source:news", limit=15)
         assert hits.rows and {h["source"] for h in hits.rows} == {"news"}, mode
@@ -136,14 +135,11 @@ def test_query_filter_in_every_mode(demo_corpus, keyword, monkeypatch):
                                                                         source="news", limit=15).rows]
 
 
-def test_bad_mode_query_and_missing_index(demo_corpus, monkeypatch):
+def test_bad_mode_and_query(demo_corpus):
     with pytest.raises(ValidationError, match="mode must be one of semantic, hybrid, keyword"):
         search(demo_corpus, "vaccine", mode="fuzzy")
     with pytest.raises(ValidationError, match="query must be"):
         search(demo_corpus, "vaccine", query="  ")
-    monkeypatch.setitem(sys.modules, "corpuskit.query.fulltext", None)   # the index module unavailable
-    with pytest.raises(StageNotRunError, match="full-text index"):
-        search(demo_corpus, "vaccine", mode="hybrid")
 
 
 # -- /api/v1/search extensions ---------------------------------------------------------------------
@@ -173,7 +169,7 @@ def test_api_default_stays_semantic_and_modes_are_validated(api, keyword, monkey
     def bad_syntax(text):
         raise ValidationError("query: unexpected ')' at position 3")
 
-    monkeypatch.setattr(search_module, "_query_compiler", lambda: bad_syntax)
+    monkeypatch.setattr(search_module, "_compile_query", bad_syntax)
     status, _, body = api("/api/v1/search?q=vaccine&query=abc)")
     assert status == 400 and "position 3" in body["error"]
 
@@ -186,26 +182,12 @@ def _search_parameters() -> dict:
     return {p["name"]: p for p in openapi.document("keyed")["paths"]["/api/v1/search"]["get"]["parameters"]}
 
 
-@pytest.fixture
-def rebuilt_documents():
-    yield
-    _search_parameters()              # leave the process's document as the installation makes it
-
-
-def test_api_offers_only_what_the_installation_runs(api, monkeypatch, rebuilt_documents):
-
-    monkeypatch.setitem(sys.modules, "corpuskit.query.fulltext", None)
-    monkeypatch.setattr(search_module, "_query_compiler", search_module._keyword_ranker)  # raises: absent
-    status, _, body = api("/api/v1/search?q=vaccine&mode=keyword")
-    assert status == 400 and body["error"] == "parameter 'mode' must be one of semantic; got 'keyword'"
-    status, _, body = api("/api/v1/search?q=vaccine&query=source:news")
-    assert status == 400 and "query-language compiler" in body["error"]
-    params = _search_parameters()
-    assert params["mode"]["schema"]["enum"] == ["semantic"] and "query" not in params
-    monkeypatch.setattr(search_module, "_keyword_ranker", lambda: fake_bm25)
-    monkeypatch.setattr(search_module, "_query_compiler", lambda: (lambda text: Where()))
+def test_api_documents_every_mode_and_the_query_filter(api):
     params = _search_parameters()
     assert params["mode"]["schema"]["enum"] == ["semantic", "hybrid", "keyword"] and "query" in params
+    for mode in params["mode"]["schema"]["enum"]:
+        status, _, body = api(f"/api/v1/search?q=vaccine&mode={mode}&query=source:news")
+        assert status == 200 and {r["source"] for r in body["results"]} <= {"news"}, mode
 
 
 # -- with the real full-text index (after the merge) -------------------------------------------------

@@ -14,7 +14,7 @@ from corpuskit.api.errors import JSON_TYPE, abort_json
 from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
-from corpuskit.search import available_modes, query_filter_available
+from corpuskit.search import MODES
 from corpuskit.query import (OBSERVATION_TYPES, SEVERITIES, STORY_KINDS, EntityNotFound, StoryNotFound,
                              entities_named, entity_hashtags, source_in_corpus)
 
@@ -129,10 +129,8 @@ def search(corpus):
     topic = _known_topic(corpus, params.string_param("topic", max_len=TOPIC_MAX_LENGTH))
     days = params.int_param("days", None, minimum=1, maximum=SEARCH_DAYS_MAX)
     limit = _limit("search")
-    mode = params.enum_param("mode", available_modes())
+    mode = params.enum_param("mode", MODES)
     text_query = params.string_param("query", max_len=SEARCH_QUERY_MAX)
-    if text_query is not None and not query_filter_available():
-        abort_json(400, "parameter 'query' is not available: this server has no query-language compiler")
     extensions = {k: v for k, v in (("mode", mode), ("query", text_query)) if v is not None}
     try:
         return queries.search_json(corpus, q, source=source, topic=topic, days=days, limit=limit,

@@ -311,19 +311,16 @@ def _op(*args, **kwargs) -> dict:
 
 
 def _search_extensions() -> list:
-    """The ``mode`` and ``query`` extensions of /api/v1/search, as far as this installation runs them."""
-    from corpuskit.search import available_modes, query_filter_available
+    """The ``mode`` and ``query`` extensions of /api/v1/search."""
+    from corpuskit.search import MODES
 
-    out = [query("mode", enum(available_modes()),
+    return [query("mode", enum(MODES),
                  "Extension: semantic (default; relevance is the cosine), keyword (BM25 over the "
                  "full-text index; relevance the BM25 score) or hybrid (reciprocal-rank fusion, k=60, "
-                 "of both rankings; relevance the fused score). Only the modes this server can run "
-                 "are listed.")]
-    if query_filter_available():
-        out.append(query("query", string(maxLength=h.SEARCH_QUERY_MAX),
-                         "Extension: a query-language string; only records it matches are ranked "
-                         "(400 on bad syntax, naming the position)."))
-    return out
+                 "of both rankings; relevance the fused score)."),
+            query("query", string(maxLength=h.SEARCH_QUERY_MAX),
+                  "Extension: a query-language string; only records it matches are ranked "
+                  "(400 on bad syntax, naming the position).")]
 
 
 def _paths() -> dict:
