@@ -85,19 +85,7 @@ def _citations(corpus, story_id: int) -> list[dict]:
 
 def story_detail(corpus, story_id) -> dict:
     """One story version by id (``GET /v1/stories/{id}``); ``slug`` is the canonical slug."""
-    row = _story_row(corpus, story_id)
-    return {
-        "id": row["id"],
-        "slug": row["canonical_slug"],
-        "headline": row["headline"],
-        "lede": row["lede"],
-        "body": row["body"],
-        "publishAt": row["publish_at"],
-        "readMin": row["read_min"],
-        "beat": row["topic_name"],
-        "citations": _citations(corpus, row["id"]),
-        "versionChain": _version_chain(corpus, row["story_key"]),
-    }
+    return _story_json(corpus, _story_row(corpus, story_id), full=True)
 
 
 def story_by_slug(corpus, slug: str) -> dict:
@@ -108,16 +96,20 @@ def story_by_slug(corpus, slug: str) -> dict:
     current version.
     """
     row = _story_row(corpus, resolve_story_slug(corpus.conn, slug)[0])
-    return {
-        "id": row["id"],
-        "slug": row["canonical_slug"],
-        "headline": row["headline"],
-        "lede": row["lede"],
-        "body": row["body"],
-        "publishAt": row["publish_at"],
-        "beat": row["topic_name"],
-        "versionChain": _version_chain(corpus, row["story_key"]),
-    }
+    return _story_json(corpus, row, full=False)
+
+
+def _story_json(corpus, row, full: bool) -> dict:
+    """A story row as /v1 shapes it; ``full`` adds its reading time and citations."""
+    out = {"id": row["id"], "slug": row["canonical_slug"], "headline": row["headline"],
+           "lede": row["lede"], "body": row["body"], "publishAt": row["publish_at"]}
+    if full:
+        out["readMin"] = row["read_min"]
+    out["beat"] = row["topic_name"]
+    if full:
+        out["citations"] = _citations(corpus, row["id"])
+    out["versionChain"] = _version_chain(corpus, row["story_key"])
+    return out
 
 
 def story_versions(corpus, story_id) -> dict:

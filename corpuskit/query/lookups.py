@@ -30,9 +30,14 @@ def topic_names(conn) -> list[str]:
 
 def topic_by_name(conn, name):
     """The ``topics`` row called ``name`` (case-sensitive); :class:`TopicNotFound` when none is."""
-    row = conn.execute("SELECT * FROM topics WHERE name = ?", (str(name),)).fetchone()
+    return _named_row(conn, "topics", name, lambda: TopicNotFound(name, topic_names(conn)))
+
+
+def _named_row(conn, table: str, name, missing):
+    """The row of ``table`` (a fixed table name, never input) called ``name``; raises ``missing()`` when none is."""
+    row = conn.execute(f"SELECT * FROM {table} WHERE name = ?", (str(name),)).fetchone()
     if row is None:
-        raise TopicNotFound(name, topic_names(conn))
+        raise missing()
     return row
 
 
@@ -232,10 +237,7 @@ def sample_names(conn) -> list[str]:
 
 def sample_row(conn, name):
     """The ``samples`` row called ``name``; :class:`SampleNotFound` when there is none."""
-    row = conn.execute("SELECT * FROM samples WHERE name = ?", (str(name),)).fetchone()
-    if row is None:
-        raise SampleNotFound(name, sample_names(conn))
-    return row
+    return _named_row(conn, "samples", name, lambda: SampleNotFound(name, sample_names(conn)))
 
 
 def source_in_corpus(conn, name) -> bool:

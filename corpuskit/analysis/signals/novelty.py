@@ -136,26 +136,10 @@ class NoveltyDetector(Detector):
 
     def _term_track(self, series, row, sigma, base) -> Track:
         term = series.terms[row]
-        counts = series.term_count[row]
-        window = self.window
-
-        def topic_row(d):
-            return int(series.term_topic[row, d])
-
-        def describe(d):
-            t = topic_row(d)
-            topic = series.topic_names[series.topics[t]] if t >= 0 else None
-            where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
-            detail = {"entity": term, "term": term, "entityId": None, "entityType": None,
-                      "mentions": int(counts[d]), "baselineMentions": int(base[d]),
-                      "windowDays": window, "topic": topic, "day": series.days[d]}
-            headline = (f"New{where}: \"{term}\" ({int(counts[d])} records; "
-                        f"{int(base[d])} in the previous {window} days)")
-            return detail, headline
-
-        return Track(kind=self.kind, subject=f"term:{term_slug(term)}", sigma=sigma, topic_row=topic_row,
-                     describe=describe, threshold_count=lambda d: self.threshold(base[d]),
-                     evidence={"term": term})
+        return self._novel_track(series, series.term_count[row], series.term_topic[row], sigma, base,
+                                 ident={"entity": term, "term": term, "entityId": None, "entityType": None},
+                                 shown=f"\"{term}\"", unit="records", subject=f"term:{term_slug(term)}",
+                                 evidence={"term": term})
 
     def threshold(self, baseline: float) -> int:
         """Fewest mentions on a day that reach ``OPEN_SIGMA`` with this baseline count."""
@@ -167,27 +151,32 @@ class NoveltyDetector(Detector):
     def _track(self, series, row, sigma, base) -> Track:
         entity_id = series.entities[row]
         name, slug, etype = series.entity_info.get(entity_id, (str(entity_id), str(entity_id), ""))
-        counts = series.entity_count[row]
+        return self._novel_track(series, series.entity_count[row], series.entity_topic[row], sigma, base,
+                                 ident={"entity": name, "entityId": entity_id, "entityType": etype},
+                                 shown=name, unit="mentions", subject=f"entity:{slug}",
+                                 evidence={"entity_id": entity_id}, entity_id=entity_id)
+
+    def _novel_track(self, series, counts, topic_of, sigma, base, *, ident: dict, shown: str, unit: str,
+                     subject: str, evidence: dict, entity_id=None) -> Track:
+        """The track of one name (an entity or a term) whose daily ``counts`` are novel on some day."""
         window = self.window
 
         def topic_row(d):
-            return int(series.entity_topic[row, d])
+            return int(topic_of[d])
 
         def describe(d):
             t = topic_row(d)
             topic = series.topic_names[series.topics[t]] if t >= 0 else None
             where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
-            detail = {"entity": name, "entityId": entity_id, "entityType": etype,
-                      "mentions": int(counts[d]), "baselineMentions": int(base[d]),
+            detail = {**ident, "mentions": int(counts[d]), "baselineMentions": int(base[d]),
                       "windowDays": window, "topic": topic, "day": series.days[d]}
-            headline = (f"New{where}: {name} ({int(counts[d])} mentions; "
+            headline = (f"New{where}: {shown} ({int(counts[d])} {unit}; "
                         f"{int(base[d])} in the previous {window} days)")
             return detail, headline
 
-        return Track(kind=self.kind, subject=f"entity:{slug}", sigma=sigma, topic_row=topic_row,
-                     describe=describe, entity_id=entity_id,
-                     threshold_count=lambda d: self.threshold(base[d]),
-                     evidence={"entity_id": entity_id})
+        return Track(kind=self.kind, subject=subject, sigma=sigma, topic_row=topic_row, describe=describe,
+                     entity_id=entity_id, threshold_count=lambda d: self.threshold(base[d]),
+                     evidence=evidence)
 
     # -- the kind's facts (see :class:`~corpuskit.analysis.signals.detector.Detector`) ---------------
     @classmethod

@@ -152,19 +152,17 @@ def topic_detail(corpus, name: str) -> dict:
 
 
 # -- signals ------------------------------------------------------------------
+#: ``(JSON key, column, conversion)`` of a keyed signal item, in the answer's order
+_SIGNAL_FIELDS = (("id", "id", None), ("type", "kind", None), ("topic", "topic_name", None),
+                  ("severity", "severity", None), ("headline", "headline", None),
+                  ("detail", "detail", lambda v: json.loads(v or "{}")), ("detectedAt", "detected_at", None),
+                  ("acknowledged", "acknowledged", bool), ("narrativeId", "narrative_id", None))
+
+
 def signal_item(row) -> dict:
     """A signal as the keyed interface shows it (``type`` is the stored kind)."""
-    return {
-        "id": row["id"],
-        "type": row["kind"],
-        "topic": row["topic_name"],
-        "severity": row["severity"],
-        "headline": row["headline"],
-        "detail": json.loads(row["detail"] or "{}"),
-        "detectedAt": row["detected_at"],
-        "acknowledged": bool(row["acknowledged"]),
-        "narrativeId": row["narrative_id"],
-    }
+    return {key: (row[column] if convert is None else convert(row[column]))
+            for key, column, convert in _SIGNAL_FIELDS}
 
 
 def list_signals(corpus, topic: str | None = None, severity: str | None = None,
