@@ -317,7 +317,8 @@ def _search_extensions() -> list:
     return [query("mode", enum(MODES),
                  "Extension: semantic (default; relevance is the cosine), keyword (BM25 over the "
                  "full-text index; relevance the BM25 score) or hybrid (reciprocal-rank fusion, k=60, "
-                 "of both rankings; relevance the fused score)."),
+                 "of both rankings; relevance the fused score). Only the modes this server can run "
+                 "are listed."),
             query("query", string(maxLength=h.SEARCH_QUERY_MAX),
                   "Extension: a query-language string; only records it matches are ranked "
                   "(400 on bad syntax, naming the position).")]
