@@ -138,6 +138,8 @@ def test_only_api_imports_api():
 
 
 _SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE|CREATE|DROP|PRAGMA)\s")
+#: SQL inside a longer text: a subquery, a join, or SQLite's JSON builders
+_SQL_INSIDE = re.compile(r"\(SELECT\s|\bSELECT\s.+\sFROM\s|\bJOIN\s+\w+\s.*\bON\b|\bjson_(?:object|group_array)\(", re.S)
 _EXECUTE = {"execute", "executemany", "executescript"}
 
 
@@ -157,7 +159,7 @@ def _sql_in(tree) -> list[tuple[int, str]]:
             text = node.value
         elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
             text = str(node.values[0].value)
-        if text is not None and _SQL_START.match(text):
+        if text is not None and (_SQL_START.match(text) or _SQL_INSIDE.search(text)):
             found.append((node.lineno, text.strip()[:60]))
         if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _EXECUTE:
             found.append((node.lineno, f".{node.func.attr}(...)"))
@@ -172,8 +174,10 @@ def _calls(tree, names) -> list[int]:
 
 def test_sql_is_found():
     assert [t for _, t in _sql_in(ast.parse('x = "SELECT 1"\ny = f"DELETE FROM t WHERE a = {b}"\n'
-                                            'conn.execute(z)\nw = "delete"'))] == \
-        ["SELECT 1", "DELETE FROM t WHERE a =", ".execute(...)"]
+                                            'conn.execute(z)\nw = "delete"\n'
+                                            'v = """json_object(\'a\', (SELECT 1 FROM t))"""\n'
+                                            'u = "Select records from the corpus."'))] == \
+        ["SELECT 1", "DELETE FROM t WHERE a =", ".execute(...)", "json_object('a', (SELECT 1 FROM t))"]
     assert _calls(ast.parse("w = Where()\nv = query.Where('a')\nWhereas()"), {"Where"}) == [1, 2]
 
 

@@ -138,3 +138,29 @@ def record_topics(conn, record_id: int):
         "JOIN topics t ON t.id = ta.topic_id WHERE ta.record_id = ? ORDER BY ta.confidence DESC, t.id",
         (record_id,),
     ).fetchall()
+
+
+# Each record of /api/v1/discourse is shaped into JSON by SQLite itself (json_object), so a page of
+# records costs one query and no per-row Python work: the hot path of that endpoint. ``topic`` is the
+# primary topic from enrichment, else the import hint; ``analysis`` is null until the record is
+# enriched, and its ``sentiment`` null for a record in a language the scorer does not cover
+# (docs/languages.md).
+DISCOURSE_ITEM = """json_object(
+    'id', CAST(r.id AS TEXT), 'source', r.source, 'contentType', r.content_type,
+    'sourceId', r.source_id, 'title', r.title, 'contentText', r.content_text, 'url', r.url,
+    'author', r.author, 'publishedAt', r.published_at, 'capturedAt', r.captured_at,
+    'topic', coalesce(t.name, r.topic), 'subreddit', r.subreddit, 'language', r.language,
+    'analysis', CASE WHEN e.record_id IS NULL THEN NULL ELSE json_object(
+        'sentiment', CASE WHEN e.sentiment_score IS NULL THEN NULL
+                     ELSE json_object('label', e.sentiment_label, 'score', e.sentiment_score) END,
+        'themes', json(coalesce(e.themes, '[]')),
+        'entities', (SELECT json_group_array(json_object('text', m.surface, 'type', en.type)
+                                             ORDER BY m.mention_count DESC, en.name, en.id)
+                     FROM mentions m JOIN entities en ON en.id = m.entity_id
+                     WHERE m.record_id = r.id)) END)"""
+
+
+def discourse_json_page(conn, flt: RecordFilter, limit: int, offset: int) -> tuple[list[str], int]:
+    """``(records as /api/v1/discourse JSON texts, total)`` for one page of ``flt`` (see
+    :func:`record_json_page`)."""
+    return record_json_page(conn, flt, DISCOURSE_ITEM, limit, offset)

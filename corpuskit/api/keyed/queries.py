@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from corpuskit.api.response_cache import cached_page
 from corpuskit.errors import NotFoundError
 from corpuskit.query import Page, RecordFilter, TopicNotFound, topic_by_name, topic_rows
-from corpuskit.query.records import record_json_page
+from corpuskit.query.records import discourse_json_page
 from corpuskit.query.signals import recent_topic_signals, signal_offset_page
 from corpuskit.query.topics import topic_volume
 
@@ -45,27 +45,6 @@ def topic_row(corpus, name: str):
 
 
 # -- discourse ----------------------------------------------------------------
-# Each record is shaped into JSON by SQLite itself (json_object), so a page of
-# records costs one query and no per-row Python work: this is the hot path of
-# /api/v1/discourse (the read layer's corpuskit.query.records.record_json_page runs it).
-# ``topic`` is the primary topic from enrichment, else the
-# import hint; ``analysis`` is null until the record is enriched, and its ``sentiment`` null for a
-# record in a language the scorer does not cover (docs/languages.md).
-_DISCOURSE_ITEM = """json_object(
-    'id', CAST(r.id AS TEXT), 'source', r.source, 'contentType', r.content_type,
-    'sourceId', r.source_id, 'title', r.title, 'contentText', r.content_text, 'url', r.url,
-    'author', r.author, 'publishedAt', r.published_at, 'capturedAt', r.captured_at,
-    'topic', coalesce(t.name, r.topic), 'subreddit', r.subreddit, 'language', r.language,
-    'analysis', CASE WHEN e.record_id IS NULL THEN NULL ELSE json_object(
-        'sentiment', CASE WHEN e.sentiment_score IS NULL THEN NULL
-                     ELSE json_object('label', e.sentiment_label, 'score', e.sentiment_score) END,
-        'themes', json(coalesce(e.themes, '[]')),
-        'entities', (SELECT json_group_array(json_object('text', m.surface, 'type', en.type)
-                                             ORDER BY m.mention_count DESC, en.name, en.id)
-                     FROM mentions m JOIN entities en ON en.id = m.entity_id
-                     WHERE m.record_id = r.id)) END)"""
-
-
 def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) -> tuple[list[str], int]:
     """``(records as JSON texts, total)`` for one page, ``capturedAt`` descending (ties: id).
 
@@ -76,7 +55,7 @@ def _discourse_page(corpus, source, topic, since, until, limit, offset, q=None) 
     key = ("discourse", source, topic, since, until, limit, offset, q and q.text)
     flt = RecordFilter(source=source, topic=topic, since=since, until=until, query=q, dates="captured")
     return cached_page(corpus.conn, key,
-                       lambda: record_json_page(corpus.conn, flt, _DISCOURSE_ITEM, limit, offset))
+                       lambda: discourse_json_page(corpus.conn, flt, limit, offset))
 
 
 def list_discourse(corpus, source: str | None = None, topic: str | None = None,
