@@ -244,3 +244,50 @@ def test_signal_coordination_names_the_group_behind_a_signal(planted):
 
 def test_hashtags_stay_one_word_in_the_text_key():
     assert text_key("", "RT @a: Vote for the #NewPark today! https://t.co/x") == "vote for the newpark today"
+
+
+def test_the_vectorised_text_keys_equal_the_one_by_one_key():
+    from corpuskit.networks.items import text_keys
+
+    texts = ["Switching from GMP to gcc's __int128 reduced run time by 95%", "Plain words only, with -- punctuation!!!",
+             "Tom &amp; Jerry are back in town", "see example.com for the rest of it", "lol so true",
+             "RT this is a plain retweet marker text", "rt lower case marker text here", "[Discussion] what is best",
+             "Ünïcode wörds are here too", "   spaced    out\ttabs\nand lines  ", "", None, "@someone hello there you all",
+             "a_b_c d-e-f g h", "#VoteNow for the new park", "just three words"]
+    titles = [None, "", "A title of its own", "see example.com for the rest of it", "x", None, "Title", "", "",
+              "", "Only a title with words", None, "", "", "", None]
+    assert text_keys(titles, texts) == [text_key(t or "", x or "") for t, x in zip(titles, texts)]
+
+
+def _signal(conn, sid, ids, detail="{}"):
+    conn.execute("INSERT INTO signals(id, signal_key, kind, severity, sigma_score, headline, detail, detected_at, "
+                 "status, run_id, updated_at) VALUES (?, ?, 'volume_spike', 'high', 5, 'h', ?, '2024-03-02', 'open', "
+                 "'t', 't')", (sid, f"k{sid}", detail))
+    conn.executemany("INSERT INTO signal_evidence(signal_id, ref_kind, ref_id) VALUES (?, 'record', ?)",
+                     [(sid, r) for r in ids])
+
+
+def test_a_signal_mostly_one_group_s_posts_says_so_in_its_detail(planted):
+    import json
+
+    from corpuskit.analysis.signals.coordinated import mark_coordinated
+    from corpuskit.analysis.signals.linking import without_event
+
+    conn = planted.conn
+    campaign_ids = [r for (r,) in conn.execute(
+        "SELECT id FROM records WHERE content_text LIKE 'the election%' ORDER BY id LIMIT 8")]
+    other_ids = [r for (r,) in conn.execute("SELECT id FROM records WHERE author = 'user001' ORDER BY id LIMIT 4")]
+    _signal(conn, 1, campaign_ids + other_ids[:2], json.dumps({"day": "2024-03-02"}))
+    _signal(conn, 2, other_ids, json.dumps({"day": "2024-03-02", "coordination": {"group": 9}}))
+    try:
+        assert mark_coordinated(planted) == {"groups": 1, "coordinated": 1, "changed": 2}
+        details = {i: json.loads(d) for i, d in conn.execute("SELECT id, detail FROM signals")}
+        assert details[1] == {"day": "2024-03-02",
+                              "coordination": {"group": 1, "accounts": 10, "records": 8, "share": 0.8}}
+        assert details[2] == {"day": "2024-03-02"}          # a stale mark is cleared
+        assert mark_coordinated(planted)["changed"] == 0
+        # the replay compares a stored signal without it: a mark is not a change of the signal
+        assert json.loads(without_event(json.dumps(details[1]))) == {"day": "2024-03-02"}
+    finally:
+        conn.execute("DELETE FROM signal_evidence")
+        conn.execute("DELETE FROM signals")

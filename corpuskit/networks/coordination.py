@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.stats import poisson
+from scipy.special import pdtrc
 
 from corpuskit.errors import ValidationError
 from corpuskit.networks.selection import record_filter
@@ -84,7 +84,7 @@ def coordination(conn, window=None, min_repeats: int = 2, by: str = "text", sinc
         hit[hit] = npairs[where[hit]] == candidates[hit]
         null_sum[hit] += ncounts[where[hit]]
     expected = (null_sum + 1) / (n_null + 1)
-    pvalues = poisson.sf(observed - 1, expected)
+    pvalues = pdtrc(observed - 1, expected)          # the Poisson upper tail P(X >= observed)
     significant = candidates[_benjamini_hochberg(pvalues, len(pairs), alpha)]
     out = _groups(shares, significant, pair, item, share_a, share_b)
     out.attrs.update(window=window, window_estimated=estimated, by=by, min_repeats=min_repeats,
