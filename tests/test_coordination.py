@@ -2,6 +2,7 @@
 same texts spread over days, and busy accounts that repeat themselves all day, are not."""
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -291,3 +292,26 @@ def test_a_signal_mostly_one_group_s_posts_says_so_in_its_detail(planted):
     finally:
         conn.execute("DELETE FROM signal_evidence")
         conn.execute("DELETE FROM signals")
+
+
+def test_the_export_bundle_writes_the_groups_and_every_network_with_their_codebook(planted, tmp_path):
+    import pandas as pd
+
+    from corpuskit.ingest.export_columns import NETWORK_ENDS
+    from corpuskit.networks import KINDS
+
+    assert set(NETWORK_ENDS) == set(KINDS)
+    report = planted.export_bundle(tmp_path / "b", format="parquet")
+    groups = pd.read_parquet(tmp_path / "b" / "coordination.parquet")
+    assert sorted(groups["author"]) == CAMPAIGN and set(groups["group"]) == {1} and set(groups["shared"]) == {5}
+    found = planted.coordination()
+    assert groups["evidence"].map(json.loads).tolist() == found["evidence"].tolist()
+    for kind in KINDS:
+        edges = pd.read_parquet(tmp_path / "b" / f"network_{kind}.parquet")
+        assert report.rows[f"network_{kind}"] == len(edges) == len(planted.network(kind)), kind
+    codebook = (tmp_path / "b" / "codebook.md").read_text(encoding="utf-8")
+    assert "coordination" in codebook and "network_shared_url" in codebook
+    hidden = planted.export_bundle(tmp_path / "p", format="jsonl", pseudonymise=True, salt="s")
+    assert hidden.rows["coordination"] == 10
+    rows = [json.loads(line) for line in (tmp_path / "p" / "coordination.jsonl").read_text().splitlines()]
+    assert all(r["author"].startswith("u_") for r in rows)
