@@ -284,7 +284,8 @@ def test_a_signal_mostly_one_group_s_posts_says_so_in_its_detail(planted):
         assert mark_coordinated(planted) == {"groups": 1, "coordinated": 1, "changed": 2}
         details = {i: json.loads(d) for i, d in conn.execute("SELECT id, detail FROM signals")}
         assert details[1] == {"day": "2024-03-02",
-                              "coordination": {"group": 1, "accounts": 10, "records": 8, "share": 0.8}}
+                              "coordination": {"group": 1, "accounts": 10, "records": 8, "evidence": 10,
+                                                               "share": 0.8}}
         assert details[2] == {"day": "2024-03-02"}          # a stale mark is cleared
         assert mark_coordinated(planted)["changed"] == 0
         # the replay compares a stored signal without it: a mark is not a change of the signal
@@ -315,3 +316,16 @@ def test_the_export_bundle_writes_the_groups_and_every_network_with_their_codebo
     assert hidden.rows["coordination"] == 10
     rows = [json.loads(line) for line in (tmp_path / "p" / "coordination.jsonl").read_text().splitlines()]
     assert all(r["author"].startswith("u_") for r in rows)
+
+
+def test_a_story_on_a_coordinated_signal_says_the_accounts_acted_together():
+    from corpuskit.narrate.prose import signal_prose
+
+    signal = {"kind": "volume_spike", "severity": "high", "sigma_score": 6.0, "detected_at": "2024-03-02T10:00:00Z",
+              "headline": "Volume spike in the corpus", "detail": {}}
+    _, plain = signal_prose(signal)
+    assert "acting together" not in plain
+    signal["detail"] = {"coordination": {"group": 2, "accounts": 12, "records": 9, "evidence": 10, "share": 0.9}}
+    _, told = signal_prose(signal)
+    assert told == plain + " 9 of the 10 posts it rests on were posted by 12 accounts acting together " \
+                           "(coordinated group 2)."

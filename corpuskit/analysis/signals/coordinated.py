@@ -6,11 +6,13 @@ text of the posts, the estimated window, the time-shuffled null) and, for every 
 whose evidence records are at least ``MOSTLY`` that group's coordinated posts
 (:func:`corpuskit.networks.signal_coordination`), writes ``detail.coordination``::
 
-    {"group": 1, "accounts": 10, "records": 8, "share": 0.8}
+    {"group": 1, "accounts": 10, "records": 8, "evidence": 10, "share": 0.8}
 
 ``group`` is the group's number in ``Corpus.coordination()`` (and ``/api/v1/coordination``) on
 the same corpus, ``accounts`` its size, ``records`` the signal's evidence records that are the
-group's posts and ``share`` their part of the signal's evidence records (3 decimals). A signal no
+group's posts, ``evidence`` the signal's evidence records and ``share`` = records / evidence
+(3 decimals). A story on the signal says its posts were "posted by N accounts acting together"
+(:func:`corpuskit.narrate.prose.signal_prose`). A signal no
 longer mostly one group's loses the key. Like ``detail.event`` it is written after the replay
 and is not a change of the signal: the replay leaves it out when it compares (see
 :func:`~corpuskit.analysis.signals.linking.without_event`), and no ``signal_events`` row is added.
@@ -27,7 +29,7 @@ def coordination_details(conn, groups) -> dict[int, dict]:
     """``{signal id: detail.coordination}`` for the signals mostly one of ``groups``' posts."""
     ties = signal_coordination(conn, groups, mostly=MOSTLY)
     return {int(t.signalId): {"group": int(t.group), "accounts": int(t.accounts), "records": int(t.groupRecords),
-                              "share": round(float(t.share), 3)}
+                              "evidence": int(t.records), "share": round(float(t.share), 3)}
             for t in ties.itertuples() if t.mostly}
 
 

@@ -185,7 +185,9 @@ def _signal_schemas() -> dict:
                    "description": "volume_spike: baseline, current, multiplier; sentiment_shift: "
                                   "before, after; divergence: sourceA, sourceB, divergencePoints, "
                                   "summary; novelty: what became newly prominent; any kind, when "
-                                  "linked: event {id, lead, related}"},
+                                  "linked: event {id, lead, related}; any kind whose evidence records "
+                                  "are mostly one coordinated group's posts: coordination {group, "
+                                  "accounts, records, evidence, share}"},
         "detectedAt": timestamp(),
         "acknowledged": boolean(),
         "narrativeId": nullable(integer(1)),
