@@ -47,14 +47,17 @@ class Shares:
     items: list
 
 
-def _keys(by: str, columns: list) -> list:
-    """Each record's item keys (a list per record) from its ``_EXTRA[by]`` columns."""
+def _keys(by: str, columns: list) -> tuple[np.ndarray, list]:
+    """``(rows, keys)``: one share per record and item, from the records' ``_EXTRA[by]`` columns."""
     if by == "text":
-        return [[] if key is None else [key] for key in text_keys(columns[0], columns[1])]
-    if by == "url":
-        return [url_keys(*values) for values in zip(*columns)]
-    sets = ((t or "").split() for t in columns[0])
-    return [[" ".join(tags)] if len(tags) >= MIN_HASHTAGS else [] for tags in sets]
+        per_record = [[] if key is None else [key] for key in text_keys(columns[0], columns[1])]
+    elif by == "url":
+        per_record = [url_keys(*values) for values in zip(*columns)]
+    else:
+        sets = ((t or "").split() for t in columns[0])
+        per_record = [[" ".join(tags)] if len(tags) >= MIN_HASHTAGS else [] for tags in sets]
+    rows = np.repeat(np.arange(len(per_record), dtype=np.int64), [len(k) for k in per_record])
+    return rows, [key for record in per_record for key in record]
 
 
 def read_shares(conn, rfilter, by: str) -> Shares:
@@ -70,12 +73,14 @@ def read_shares(conn, rfilter, by: str) -> Shares:
         columns = [()] * (3 + len(_EXTRA[by]))
     ids, times = np.asarray(columns[0], np.int64), unix_seconds(columns[2])
     order = np.lexsort((ids, times))
-    ids, times = ids[order], times[order]
-    names = [columns[1][i] for i in order]
-    per_record = _keys(by, [[values[i] for i in order] for values in columns[3:]])
-    rows = np.repeat(np.arange(len(ids), dtype=np.int64), [len(k) for k in per_record])
-    keys = pd.Series([key for record in per_record for key in record], dtype=object)
-    author_codes, authors = pd.factorize(pd.Series(names, dtype=object), sort=True)
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    author_codes, authors = pd.factorize(pd.Series(columns[1], dtype=object), sort=True)
+    ids, times, author_codes = ids[order], times[order], author_codes[order]
+    rows, keys = _keys(by, columns[3:])
+    rows = position[rows]
+    by_row = np.argsort(rows, kind="stable")            # shares in record order, as the records are
+    rows, keys = rows[by_row], pd.Series(keys, dtype=object).iloc[by_row].reset_index(drop=True)
     frame = pd.DataFrame({"key": keys, "author": author_codes[rows] if len(rows) else rows}).drop_duplicates()
     repeated = frame.groupby("key")["author"].nunique()
     keep = keys.isin(repeated.index[repeated >= 2]).to_numpy()
