@@ -86,3 +86,9 @@ def test_a_key_is_required(api):
     for interface, path in (("keyed", "/api/v1/coordination"), ("bearer", "/v1/coordination")):
         code, headers, body = api(interface, path, headers={})
         assert_json_error(code, body, 401, headers)
+
+
+
+def test_a_query_naming_an_unknown_topic_selects_nothing(api):
+    for interface, path, key in (("keyed", "/api/v1/coordination", "data"), ("bearer", "/v1/coordination", "groups")):
+        assert _ok(api, interface, f"{path}?window=120&query=topic%3Anosuchtopic")[key] == []
