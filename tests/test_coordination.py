@@ -2,6 +2,7 @@
 same texts spread over days, and busy accounts that repeat themselves all day, are not."""
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -244,3 +245,87 @@ def test_signal_coordination_names_the_group_behind_a_signal(planted):
 
 def test_hashtags_stay_one_word_in_the_text_key():
     assert text_key("", "RT @a: Vote for the #NewPark today! https://t.co/x") == "vote for the newpark today"
+
+
+def test_the_vectorised_text_keys_equal_the_one_by_one_key():
+    from corpuskit.networks.items import text_keys
+
+    texts = ["Switching from GMP to gcc's __int128 reduced run time by 95%", "Plain words only, with -- punctuation!!!",
+             "Tom &amp; Jerry are back in town", "see example.com for the rest of it", "lol so true",
+             "RT this is a plain retweet marker text", "rt lower case marker text here", "[Discussion] what is best",
+             "Ünïcode wörds are here too", "   spaced    out\ttabs\nand lines  ", "", None, "@someone hello there you all",
+             "a_b_c d-e-f g h", "#VoteNow for the new park", "just three words"]
+    titles = [None, "", "A title of its own", "see example.com for the rest of it", "x", None, "Title", "", "",
+              "", "Only a title with words", None, "", "", "", None]
+    assert text_keys(titles, texts) == [text_key(t or "", x or "") for t, x in zip(titles, texts)]
+
+
+def _signal(conn, sid, ids, detail="{}"):
+    conn.execute("INSERT INTO signals(id, signal_key, kind, severity, sigma_score, headline, detail, detected_at, "
+                 "status, run_id, updated_at) VALUES (?, ?, 'volume_spike', 'high', 5, 'h', ?, '2024-03-02', 'open', "
+                 "'t', 't')", (sid, f"k{sid}", detail))
+    conn.executemany("INSERT INTO signal_evidence(signal_id, ref_kind, ref_id) VALUES (?, 'record', ?)",
+                     [(sid, r) for r in ids])
+
+
+def test_a_signal_mostly_one_group_s_posts_says_so_in_its_detail(planted):
+    import json
+
+    from corpuskit.analysis.signals.coordinated import mark_coordinated
+    from corpuskit.analysis.signals.linking import without_event
+
+    conn = planted.conn
+    campaign_ids = [r for (r,) in conn.execute(
+        "SELECT id FROM records WHERE content_text LIKE 'the election%' ORDER BY id LIMIT 8")]
+    other_ids = [r for (r,) in conn.execute("SELECT id FROM records WHERE author = 'user001' ORDER BY id LIMIT 4")]
+    _signal(conn, 1, campaign_ids + other_ids[:2], json.dumps({"day": "2024-03-02"}))
+    _signal(conn, 2, other_ids, json.dumps({"day": "2024-03-02", "coordination": {"group": 9}}))
+    try:
+        assert mark_coordinated(planted) == {"groups": 1, "coordinated": 1, "changed": 2}
+        details = {i: json.loads(d) for i, d in conn.execute("SELECT id, detail FROM signals")}
+        assert details[1] == {"day": "2024-03-02",
+                              "coordination": {"group": 1, "accounts": 10, "records": 8, "evidence": 10,
+                                                               "share": 0.8}}
+        assert details[2] == {"day": "2024-03-02"}          # a stale mark is cleared
+        assert mark_coordinated(planted)["changed"] == 0
+        # the replay compares a stored signal without it: a mark is not a change of the signal
+        assert json.loads(without_event(json.dumps(details[1]))) == {"day": "2024-03-02"}
+    finally:
+        conn.execute("DELETE FROM signal_evidence")
+        conn.execute("DELETE FROM signals")
+
+
+def test_the_export_bundle_writes_the_groups_and_every_network_with_their_codebook(planted, tmp_path):
+    import pandas as pd
+
+    from corpuskit.ingest.export_columns import NETWORK_ENDS
+    from corpuskit.networks import KINDS
+
+    assert set(NETWORK_ENDS) == set(KINDS)
+    report = planted.export_bundle(tmp_path / "b", format="parquet")
+    groups = pd.read_parquet(tmp_path / "b" / "coordination.parquet")
+    assert sorted(groups["author"]) == CAMPAIGN and set(groups["group"]) == {1} and set(groups["shared"]) == {5}
+    found = planted.coordination()
+    assert groups["evidence"].map(json.loads).tolist() == found["evidence"].tolist()
+    for kind in KINDS:
+        edges = pd.read_parquet(tmp_path / "b" / f"network_{kind}.parquet")
+        assert report.rows[f"network_{kind}"] == len(edges) == len(planted.network(kind)), kind
+    codebook = (tmp_path / "b" / "codebook.md").read_text(encoding="utf-8")
+    assert "coordination" in codebook and "network_shared_url" in codebook
+    hidden = planted.export_bundle(tmp_path / "p", format="jsonl", pseudonymise=True, salt="s")
+    assert hidden.rows["coordination"] == 10
+    rows = [json.loads(line) for line in (tmp_path / "p" / "coordination.jsonl").read_text().splitlines()]
+    assert all(r["author"].startswith("u_") for r in rows)
+
+
+def test_a_story_on_a_coordinated_signal_says_the_accounts_acted_together():
+    from corpuskit.narrate.prose import signal_prose
+
+    signal = {"kind": "volume_spike", "severity": "high", "sigma_score": 6.0, "detected_at": "2024-03-02T10:00:00Z",
+              "headline": "Volume spike in the corpus", "detail": {}}
+    _, plain = signal_prose(signal)
+    assert "acting together" not in plain
+    signal["detail"] = {"coordination": {"group": 2, "accounts": 12, "records": 9, "evidence": 10, "share": 0.9}}
+    _, told = signal_prose(signal)
+    assert told == plain + " 9 of the 10 posts it rests on were posted by 12 accounts acting together " \
+                           "(coordinated group 2)."

@@ -34,6 +34,7 @@ MIN_IMAGES = {
     "08_collect": 1,
     "09_query": 2,
     "10_validate": 2,
+    "11_networks": 1,
 }
 
 # Cells whose stored output nbval does not compare although they do not read ../shared/datasets: their

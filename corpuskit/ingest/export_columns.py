@@ -42,7 +42,7 @@ class Column:
 _AUTHOR = {"author"}
 _TEXT = {("records", "title"), ("records", "contentText"), ("records", "url"), ("records", "metadata"),
          ("stories", "lede"), ("stories", "body"), ("story_citations", "quote"),
-         ("story_citations", "quotedText")}
+         ("story_citations", "quotedText"), ("coordination", "evidence")}
 _TERMS = {("records", "entities"), ("topics", "name"), ("topics", "displayName"), ("topics", "description"),
           ("topics", "keywords"), ("entities", "slug"), ("entities", "name"), ("mentions", "surface"),
           ("entity_merges", "originName"), ("hashtags", "tag"), ("hashtags", "written"),
@@ -57,13 +57,45 @@ def _c(name, type_, meaning, produced, stage, sql_column=None) -> Column:
 
 
 def _mark(table: str, cols) -> tuple[Column, ...]:
+    kind = table.removeprefix("network_")
     return tuple(Column(c.name, c.type, c.meaning, c.produced, c.stage, c.sql_column,
-                        "author" if c.name in _AUTHOR else "text" if (table, c.name) in _TEXT
+                        "author" if c.name in _AUTHOR or (kind, c.name) in _NETWORK_ACCOUNTS
+                        else "terms" if table.startswith("network_") and c.name in ("source", "target") else "text" if (table, c.name) in _TEXT
                         else "terms" if (table, c.name) in _TERMS else None)
                  for c in cols)
 
 
 _AS_IMPORTED = "as imported (the record field of the corpuskit layout)"
+_COORDINATION = ("Corpus.coordination() with its defaults (the normalised text, the estimated window, 20 draws of "
+                 "the time-shuffled null, Benjamini-Hochberg at 0.05) over the records the filters select; "
+                 "docs/api.md, Coordination")
+#: Each network kind's (source, target): what they are. The tables ``network_<kind>`` are the edge lists
+#: of ``Corpus.network(kind)`` over the records the filters select (docs/api.md, Networks).
+NETWORK_ENDS = {
+    "mention": ("the author", "the @handle mentioned (the corpus's spelling of an author of that name)"),
+    "reply": ("the author of the reply", "the author of the post replied to"),
+    "repost": ("the author of the repost", "the author of the post reposted"),
+    "quote": ("the author of the quote", "the author of the post quoted"),
+    "cohashtag": ("a hashtag (the lesser of the two)", "a hashtag carried by the same record"),
+    "coentity": ("an entity slug (the lesser of the two)", "an entity slug mentioned in the same record"),
+    "shared_url": ("an author (the lesser of the two)", "an author who shared a URL the other shared"),
+    "coauthor_topic": ("the author", "the primary topic of the author's records"),
+}
+#: The network ends that are accounts (pseudonymised as authors).
+_NETWORK_ACCOUNTS = {("mention", "source"), ("mention", "target"), ("reply", "source"), ("reply", "target"),
+                     ("repost", "source"), ("repost", "target"), ("quote", "source"), ("quote", "target"),
+                     ("shared_url", "source"), ("shared_url", "target"), ("coauthor_topic", "source")}
+
+
+def _network_columns(kind: str) -> tuple[Column, ...]:
+    made = f"Corpus.network({kind!r}) over the records the filters select"
+    source, target = NETWORK_ENDS[kind]
+    weight = "distinct URLs both shared" if kind == "shared_url" else "records that make the edge"
+    return (_c("source", "str", source, made, "export"), _c("target", "str", target, made, "export"),
+            _c("weight", "int", weight, made, "export"),
+            _c("first", "timestamp", "the earliest publishedAt of the edge's records (UTC)", made, "export"),
+            _c("last", "timestamp", "the latest publishedAt of the edge's records (UTC)", made, "export"),
+            _c("records", "list<int>", "the edge's record ids, ascending (join records.recordId)", made, "export"))
 RECORD_ID = _c("recordId", "int", "the record's key; every `recordId` of every table joins here",
                "assigned by the corpus when the record was stored", "import")
 
@@ -339,6 +371,18 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         _c("codes", "json", "each coder's value, as a JSON object", "the codes adjudicated", "validate"),
         _c("decidedAt", "timestamp", "when the gold value was stored (UTC)", "the wall clock", "validate"),
     ),
+    "coordination": (
+        _c("group", "int", "the coordinated group (1 is the largest)", _COORDINATION, "export"),
+        _c("author", "str", "an account of the group", _COORDINATION, "export"),
+        _c("records", "int", "the account's posts that co-share an item with another member within the window",
+           _COORDINATION, "export"),
+        _c("shared", "int", "the distinct items among those posts", _COORDINATION, "export"),
+        _c("first", "timestamp", "the first of those posts (UTC)", _COORDINATION, "export"),
+        _c("last", "timestamp", "the last of those posts (UTC)", _COORDINATION, "export"),
+        _c("evidence", "json", "the account's record ids per shared item, earliest item first: [{item, records}]",
+           _COORDINATION, "export"),
+    ),
+    **{f"network_{kind}": _network_columns(kind) for kind in NETWORK_ENDS},
 }
 
 COLUMNS = {table: _mark(table, cols) for table, cols in COLUMNS.items()}
@@ -370,6 +414,11 @@ TABLE_NOTES = {
                   "(a snapshot counts every source)"),
     "codes": ("One row per code a coder gave (sample, record, coder, variable).", "rows whose record is kept"),
     "gold": ("One row per adjudicated (sample, record, variable).", "rows whose record is kept"),
+    "coordination": ("One row per (coordinated group, account): accounts that posted the same text within a short "
+                     "window, again and again, more often than a null shuffling each account's own posting times "
+                     "allows; by group, then account.", "computed over the records the filters select"),
+    **{f"network_{kind}": (f"One row per edge of the {kind} network, heaviest first (weight, then source, target).",
+                           "computed over the records the filters select") for kind in NETWORK_ENDS},
 }
 
 

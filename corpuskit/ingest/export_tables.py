@@ -10,8 +10,10 @@ table in memory.
 """
 from __future__ import annotations
 
+import json
+
 from corpuskit.errors import ValidationError
-from corpuskit.ingest.export_columns import COLUMNS, columns
+from corpuskit.ingest.export_columns import COLUMNS, NETWORK_ENDS, columns
 from corpuskit.narrate.attribution import quoted_text
 from corpuskit.narrate.citations import MARKER
 from corpuskit.narrate.sentences import squash
@@ -225,12 +227,31 @@ def _gold(conn, scope: _Scope, present):
                         + " ORDER BY s.name, g.record_id, g.variable", args)
 
 
+def _coordination(conn, scope: _Scope, present):
+    from corpuskit.networks import coordination
+
+    groups = coordination(conn, rfilter=scope.flt)
+    for row in groups.itertuples(index=False):
+        yield (row.group, row.author, row.records, row.shared, row.first, row.last,
+               json.dumps(row.evidence, ensure_ascii=False))
+
+
+def _network(kind: str):
+    def read(conn, scope: _Scope, present):
+        from corpuskit.networks import network
+
+        edges = network(conn, kind, rfilter=scope.flt).edges
+        return edges[["source", "target", "weight", "first", "last", "records"]].itertuples(index=False, name=None)
+    return read
+
+
 _READERS = {"records": _records, "topics": _topics, "topic_assignments": _topic_assignments,
             "entities": _entities, "mentions": _mentions, "entity_merges": _entity_merges,
             "hashtags": _hashtags, "clusters": _clusters,
             "cluster_members": _cluster_members, "signals": _signals, "signal_evidence": _signal_evidence,
             "stories": _stories, "story_citations": _story_citations, "snapshots": _snapshots,
-            "codes": _codes, "gold": _gold}
+            "codes": _codes, "gold": _gold, "coordination": _coordination,
+            **{f"network_{kind}": _network(kind) for kind in NETWORK_ENDS}}
 assert set(_READERS) == set(COLUMNS)
 
 

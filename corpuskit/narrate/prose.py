@@ -96,13 +96,26 @@ def signal_prose(signal: dict, beat: dict | None = None, entity: dict | None = N
                                                 long_date(d.get("day") or signal.get("detected_at")),
                                                 int(d.get("windowDays") or 0), strength))
     if words is not None:
-        return words
+        return words[0], _with_coordination(words[1], d)
     # a kind with no prose, or a detail without its figures: the detector's headline, its figures dropped
     own = re.sub(r"\s*\([^()]*\)\s*$", "", display_text(signal.get("headline") or "")).rstrip(". ")
     if not own or prose_debris(own):
         own = f"{short}: a {signal['severity']}-severity {str(kind).replace('_', ' ')}"
     framing = f"{own} ({strength}, detected on {long_date(signal.get('detected_at'))})."
-    return own, framing
+    return own, _with_coordination(framing, d)
+
+
+def _with_coordination(framing: str, detail: dict) -> str:
+    """The framing, and when the signal's records are mostly one coordinated group's
+    (``detail.coordination``, :mod:`corpuskit.analysis.signals.coordinated`), who posted them:
+    the accounts as one group acting together, not as that many independent voices."""
+    group = detail.get("coordination")
+    if not isinstance(group, dict) or not group.get("accounts") or not group.get("records"):
+        return framing
+    records, accounts = int(group["records"]), int(group["accounts"])
+    of = f" of the {fmt_count(int(group['evidence']))}" if group.get("evidence") else ""
+    return (f"{framing} {fmt_count(records)}{of} posts it rests on were posted by {fmt_count(accounts)} "
+            f"accounts acting together (coordinated group {int(group['group'])}).")
 
 
 # -- beats and entities ---------------------------------------------------------

@@ -35,10 +35,11 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.stats import poisson
+from scipy.special import pdtrc
 
 from corpuskit.errors import ValidationError
 from corpuskit.networks.selection import record_filter
+from corpuskit.query import RecordFilter
 from corpuskit.networks.shares import (BY, co_shares, estimate_window as _estimate, pair_counts,
                                        read_shares, shuffled_times)
 
@@ -62,10 +63,12 @@ def estimate_window(conn, by: str = "text", since=None, until=None, query=None,
 
 
 def coordination(conn, window=None, min_repeats: int = 2, by: str = "text", since=None, until=None,
-                 query=None, n_null: int = 20, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """Coordinated groups of the selected records (see the module docstring)."""
+                 query=None, n_null: int = 20, alpha: float = 0.05, seed: int = 0,
+                 rfilter: RecordFilter | None = None) -> pd.DataFrame:
+    """Coordinated groups of the selected records (see the module docstring); ``rfilter``, a whole
+    :class:`~corpuskit.query.RecordFilter` (the export's), replaces ``since``, ``until`` and ``query``."""
     _check(window, min_repeats, n_null, alpha, seed)
-    shares = read_shares(conn, record_filter(since, until, query), by)
+    shares = read_shares(conn, record_filter(since, until, query) if rfilter is None else rfilter, by)
     estimated = window is None
     if estimated:
         window = _estimate(shares) if len(shares.item) else 0
@@ -84,7 +87,7 @@ def coordination(conn, window=None, min_repeats: int = 2, by: str = "text", sinc
         hit[hit] = npairs[where[hit]] == candidates[hit]
         null_sum[hit] += ncounts[where[hit]]
     expected = (null_sum + 1) / (n_null + 1)
-    pvalues = poisson.sf(observed - 1, expected)
+    pvalues = pdtrc(observed - 1, expected)          # the Poisson upper tail P(X >= observed)
     significant = candidates[_benjamini_hochberg(pvalues, len(pairs), alpha)]
     out = _groups(shares, significant, pair, item, share_a, share_b)
     out.attrs.update(window=window, window_estimated=estimated, by=by, min_repeats=min_repeats,

@@ -31,6 +31,7 @@ import pandas as pd
 from corpuskit.errors import ValidationError
 from corpuskit.networks.items import url_keys
 from corpuskit.networks.selection import record_filter, select
+from corpuskit.query import RecordFilter
 from corpuskit.text import find_handles
 
 #: The network kinds, and whether their edges have a direction.
@@ -63,13 +64,15 @@ class _Rows:
         self.time[rid], self.sentiment[rid], self.topic[rid] = published, sentiment, topic
 
 
-def network(conn, kind: str, since=None, until=None, query=None, min_weight: int = 1) -> Network:
-    """The ``kind`` network of the selected records (see the module docstring)."""
+def network(conn, kind: str, since=None, until=None, query=None, min_weight: int = 1,
+            rfilter: RecordFilter | None = None) -> Network:
+    """The ``kind`` network of the selected records (see the module docstring); ``rfilter``, a whole
+    :class:`~corpuskit.query.RecordFilter` (the export's), replaces ``since``, ``until`` and ``query``."""
     if kind not in KINDS:
         raise ValidationError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if isinstance(min_weight, bool) or not isinstance(min_weight, int) or min_weight < 1:
         raise ValidationError(f"min_weight must be a whole number >= 1, not {min_weight!r}")
-    rfilter = record_filter(since, until, query)
+    rfilter = record_filter(since, until, query) if rfilter is None else rfilter
     rows = _Rows()
     occurrences, members = _BUILDERS[kind](conn, rfilter, rows)
     edges = _edges(occurrences, rows, kind)

@@ -20,9 +20,9 @@ def record_filter(since=None, until=None, query=None) -> RecordFilter:
 
 
 def select(conn, rfilter: RecordFilter, extra: tuple[str, ...] = (), condition: str | None = None,
-           lean: bool = False):
+           lean: bool = False, ordered: bool = True):
     """A cursor over the selected records, oldest first then by id: :data:`BASE_COLUMNS` and ``extra``
-    (``lean``: only ``id, author, published_at`` before ``extra``).
+    (``lean``: only ``id, author, published_at`` before ``extra``; ``ordered=False``: in no order).
 
     ``extra`` are SQL expressions over ``records r``; ``condition`` is one more SQL condition.
     Records without an author are left out: a network and a group are made of accounts.
@@ -32,5 +32,5 @@ def select(conn, rfilter: RecordFilter, extra: tuple[str, ...] = (), condition: 
     if condition:
         where.add(condition)
     columns = ", ".join(("r.id, r.author, r.published_at" if lean else _BASE_SQL, *extra))
-    return conn.execute(f"SELECT {columns} FROM {RECORDS_FROM}{where.sql()} ORDER BY r.published_at, r.id",
-                        where.args)
+    order = " ORDER BY r.published_at, r.id" if ordered else ""
+    return conn.execute(f"SELECT {columns} FROM {RECORDS_FROM}{where.sql()}{order}", where.args)

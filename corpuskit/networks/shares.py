@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from corpuskit.errors import ValidationError
-from corpuskit.networks.items import MIN_HASHTAGS, text_key, url_keys
+from corpuskit.networks.items import MIN_HASHTAGS, text_keys, url_keys
 from corpuskit.networks.selection import select
 
 #: What ``coordination(by=...)`` compares.
@@ -47,31 +47,40 @@ class Shares:
     items: list
 
 
-def _keys(by: str, values) -> list[str]:
+def _keys(by: str, columns: list) -> tuple[np.ndarray, list]:
+    """``(rows, keys)``: one share per record and item, from the records' ``_EXTRA[by]`` columns."""
     if by == "text":
-        key = text_key(values[0] or "", values[1] or "")
-        return [key] if key else []
-    if by == "url":
-        return url_keys(*values)
-    tags = (values[0] or "").split()
-    return [" ".join(tags)] if len(tags) >= MIN_HASHTAGS else []
+        per_record = [[] if key is None else [key] for key in text_keys(columns[0], columns[1])]
+    elif by == "url":
+        per_record = [url_keys(*values) for values in zip(*columns)]
+    else:
+        sets = ((t or "").split() for t in columns[0])
+        per_record = [[" ".join(tags)] if len(tags) >= MIN_HASHTAGS else [] for tags in sets]
+    rows = np.repeat(np.arange(len(per_record), dtype=np.int64), [len(k) for k in per_record])
+    return rows, [key for record in per_record for key in record]
 
 
 def read_shares(conn, rfilter, by: str) -> Shares:
-    """Stream the selection once and keep what the co-share counts need."""
+    """Read the selection once and keep what the co-share counts need.
+
+    The records are read unordered and put in order (time, then id) here: SQLite's ordered
+    scan of a large table through its time index costs more than the sort.
+    """
     if by not in BY:
         raise ValidationError(f"by must be one of {', '.join(BY)}, not {by!r}")
-    ids, names, stamps, share_rows, share_keys = [], [], [], [], []
-    for rid, author, published, *values in select(conn, rfilter, _EXTRA[by], lean=True):
-        for key in _keys(by, values):
-            share_rows.append(len(ids))
-            share_keys.append(key)
-        ids.append(rid)
-        names.append(author)
-        stamps.append(published)
-    keys = pd.Series(share_keys, dtype=object)
-    rows = np.asarray(share_rows, dtype=np.int64)
-    author_codes, authors = pd.factorize(pd.Series(names, dtype=object), sort=True)
+    columns = list(zip(*select(conn, rfilter, _EXTRA[by], lean=True, ordered=False).fetchall()))
+    if not columns:
+        columns = [()] * (3 + len(_EXTRA[by]))
+    ids, times = np.asarray(columns[0], np.int64), unix_seconds(columns[2])
+    order = np.lexsort((ids, times))
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    author_codes, authors = pd.factorize(pd.Series(columns[1], dtype=object), sort=True)
+    ids, times, author_codes = ids[order], times[order], author_codes[order]
+    rows, keys = _keys(by, columns[3:])
+    rows = position[rows]
+    by_row = np.argsort(rows, kind="stable")            # shares in record order, as the records are
+    rows, keys = rows[by_row], pd.Series(keys, dtype=object).iloc[by_row].reset_index(drop=True)
     frame = pd.DataFrame({"key": keys, "author": author_codes[rows] if len(rows) else rows}).drop_duplicates()
     repeated = frame.groupby("key")["author"].nunique()
     keep = keys.isin(repeated.index[repeated >= 2]).to_numpy()
@@ -79,8 +88,7 @@ def read_shares(conn, rfilter, by: str) -> Shares:
     kept_authors = np.isin(author_codes, np.unique(author_codes[rows]))
     new_index = np.cumsum(kept_authors) - 1
     item_codes, items = pd.factorize(keys, sort=True)
-    times = unix_seconds(stamps)
-    return Shares(record_id=np.asarray(ids, np.int64)[kept_authors], author=author_codes[kept_authors],
+    return Shares(record_id=ids[kept_authors], author=author_codes[kept_authors],
                   time=times[kept_authors], authors=list(authors), item=item_codes.astype(np.int64),
                   row=new_index[rows], items=list(items))
 

@@ -11,7 +11,8 @@ the one surge scorer (:mod:`.surge`). The statistics they run live in
 change log for the stream are in :mod:`.lifecycle`; :mod:`.replay` walks the
 series day by day up to the corpus clock and resumes where the last run
 stopped; :mod:`.linking` then links the signals whose episodes share their records
-into events.
+into events, and :mod:`.coordinated` marks the signals whose records are mostly one coordinated
+group's posts.
 
 Each kind's class declares what the rest of corpuskit does differently for it (names,
 sign, prose, evidence); :mod:`.kinds` registers it (the shipped ones are listed in
@@ -58,9 +59,11 @@ def detect_signals(corpus, run_id: str, progress: bool = False, detectors=None,
     transaction and returns a summary (mode ``full`` or ``resume``, counts of
     new, updated, unchanged and withdrawn signals, by kind and severity, and
     ``events``: the :func:`~.linking.link_signals` counts over every stored signal,
-    with ``link_share`` and ``link_window_days`` as its ``share`` and ``window_days``).
+    with ``link_share`` and ``link_window_days`` as its ``share`` and ``window_days``; and
+    ``coordination``: the :func:`~.coordinated.mark_coordinated` counts).
     See :class:`SignalReplay` for the other parameters.
     """
+    from corpuskit.analysis.signals.coordinated import mark_coordinated
     from corpuskit.analysis.signals.replay import SignalReplay
     from corpuskit.stats.thresholds import QUIET_DAYS
 
@@ -71,4 +74,5 @@ def detect_signals(corpus, run_id: str, progress: bool = False, detectors=None,
     with corpus.transaction():
         summary = replay.run(corpus, run_id, progress=progress)
         summary["events"] = link_signals(corpus, share=link_share, window_days=link_window_days)
+        summary["coordination"] = mark_coordinated(corpus)
         return summary

@@ -244,14 +244,19 @@ def link_signals(corpus, share: float = LINK_SHARE, window_days: int = LINK_WIND
     return {"signals": len(signals), "events": len(groups), "linked": linked, "changed": changed}
 
 
+#: The detail keys written after the replay (the linked event, the coordinated group): not the replay's.
+AFTER_REPLAY = ("event", "coordination")
+
+
 def without_event(detail_json: str | None) -> str | None:
-    """A stored detail with ``event`` removed, re-serialised as the replay writes it."""
+    """A stored detail without the keys of :data:`AFTER_REPLAY`, re-serialised as the replay writes it."""
     if not detail_json:
         return detail_json
     detail = json.loads(detail_json)
-    if "event" not in detail:
+    if not any(key in detail for key in AFTER_REPLAY):
         return detail_json
-    detail.pop("event")
+    for key in AFTER_REPLAY:
+        detail.pop(key, None)
     return json.dumps(detail, sort_keys=True)
 
 

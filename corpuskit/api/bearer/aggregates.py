@@ -13,6 +13,7 @@ from corpuskit.api.bearer import queries, shapes
 from corpuskit.api.bearer.request import SENTIMENT_DAYS_DEFAULT, SENTIMENT_LIVE_DAYS, TRENDING_DEFAULT, \
     TRENDING_MAX, days, limit, need, paged
 from corpuskit.api.bearer.stream import signal_stream
+from corpuskit.api.coordination import coordination_groups
 from corpuskit.api.errors import abort_json
 from corpuskit.api.ids import encode_id
 from corpuskit.errors import NotFoundError
@@ -106,3 +107,12 @@ def stream_signals(corpus, heartbeat_seconds, gate):
 
 def stream_stories(corpus):
     abort_json(501, "the story stream is reserved for a future release and not implemented")
+
+
+# -- coordination (extension) ------------------------------------------------------
+def coordination(corpus):
+    """The coordinated groups, largest first: ``{groups, total, limit, offset, settings}``."""
+    size, offset = limit(), params.int_param("offset", 0, minimum=0)
+    found = coordination_groups(corpus, size, offset, lambda r: encode_id(corpus, "rec", r))
+    return {"groups": found["groups"], "total": found["total"], "limit": size, "offset": offset,
+            "settings": found["settings"]}

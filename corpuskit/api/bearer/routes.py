@@ -69,6 +69,7 @@ ROUTES = [
     ("/v1/arcs", aggregates.arcs, True),
     ("/v1/arcs/<slug>", aggregates.arc, True),
     ("/v1/stream/stories", aggregates.stream_stories, False),
+    ("/v1/coordination", aggregates.coordination, True),
 ]
 
 

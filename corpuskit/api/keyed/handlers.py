@@ -11,6 +11,7 @@ import bottle
 
 from corpuskit.api import params
 from corpuskit.api.errors import JSON_TYPE, abort_json
+from corpuskit.api.coordination import coordination_groups
 from corpuskit.api.keyed import queries
 from corpuskit.api.response_cache import remembered_answer
 from corpuskit.errors import NotFoundError, StageNotRunError, ValidationError
@@ -33,6 +34,7 @@ PAGE_LIMITS = {
     "entities": (50, 200),
     "observations": (50, 100),
     "clusters": (50, 100),
+    "coordination": (20, 50),
 }
 Q_MIN, Q_MAX = 3, 500
 SEARCH_QUERY_MAX = 1000         # ``query=`` filter of /api/v1/search (extension)
@@ -240,3 +242,13 @@ def observations(corpus):
 def clusters(corpus):
     topic = params.string_param("topic", max_len=TOPIC_MAX_LENGTH)
     return queries.list_clusters(corpus, topic=topic, limit=_limit("clusters"))
+
+
+# -- coordination (extension) -------------------------------------------------------------
+def coordination(corpus):
+    """``GET /api/v1/coordination`` (extension): the coordinated groups, largest first, paged by group."""
+    limit, offset = _limit("coordination"), _offset()
+    found = coordination_groups(corpus, limit, offset, str)
+    return {"data": found["groups"], "settings": found["settings"],
+            "pagination": {"total": found["total"], "limit": limit, "offset": offset,
+                           "hasMore": offset + limit < found["total"]}}

@@ -101,6 +101,7 @@ def install(app, corpus) -> None:
         ("/compare", handlers.compare, True),
         ("/observations", handlers.observations, True),
         ("/clusters", handlers.clusters, True),
+        ("/coordination", handlers.coordination, True),
     ]
     for path, handler, remember in routes:
         app.route(PREFIX + path, "GET", keyed(corpus, functools.partial(handler, corpus), remember))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from corpuskit.api.bearer import routes as r
 from corpuskit.api.bearer.queries import V1_SIGNAL_KINDS
+from corpuskit.api.openapi import coordination
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, nullable, number, obj, operation,
                                             path_param, query, ref, response, source_name, string,
@@ -167,6 +168,10 @@ def _schemas() -> dict:
                         "lastUpdatedAt": timestamp()}),
         "ArcPage": _paged("ArcItem"),
         "ArcDetail": {"allOf": [ref("ArcItem"), obj({"stories": array(obj(story_base))})]},
+        "CoordinationGroup": coordination.group_schema(_id("rec")),
+        "CoordinationPage": obj({"groups": array(ref("CoordinationGroup")), "total": integer(),
+                                 "limit": integer(1), "offset": integer(),
+                                 "settings": coordination.settings_schema()}),
     }
 
 
@@ -315,6 +320,11 @@ def _paths() -> dict:
                         ("400",), "listArcs"),
         "/v1/arcs/{slug}": _op("One arc with its stories", "ArcDetail",
                                [path_param("slug", "arc slug")], ("404",), "getArc"),
+        "/v1/coordination": _op(
+            "Coordinated groups of accounts, largest first (extension)", "CoordinationPage",
+            [*coordination.parameters(), limit(),
+             query("offset", integer(0, default=0), "Groups to skip, default 0; negative: 400.")],
+            ("400",), "listCoordination", description=coordination.DESCRIPTION),
     }
     stream_responses = {
         "200": {"description": "Server-sent events: `signal` ({id, kind, severity, sigmaScore, "

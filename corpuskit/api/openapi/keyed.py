@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from corpuskit.analysis.signals.kinds import SIGNAL_KINDS
 from corpuskit.api.keyed import handlers as h
+from corpuskit.api.openapi import coordination
 from corpuskit.api.openapi.building import (array, boolean, day, enum, header, integer,
                                             json_content, limit_param, nullable, number, obj,
                                             operation, path_param, query, ref, response,
@@ -184,7 +185,9 @@ def _signal_schemas() -> dict:
                    "description": "volume_spike: baseline, current, multiplier; sentiment_shift: "
                                   "before, after; divergence: sourceA, sourceB, divergencePoints, "
                                   "summary; novelty: what became newly prominent; any kind, when "
-                                  "linked: event {id, lead, related}"},
+                                  "linked: event {id, lead, related}; any kind whose evidence records "
+                                  "are mostly one coordinated group's posts: coordination {group, "
+                                  "accounts, records, evidence, share}"},
         "detectedAt": timestamp(),
         "acknowledged": boolean(),
         "narrativeId": nullable(integer(1)),
@@ -272,7 +275,10 @@ def _schemas() -> dict:
     return {**_envelope_schemas(), **_snapshot_schemas(), **_narrative_schemas(),
             **_topic_schemas(), **_discourse_schemas(), **_search_schemas(), **_signal_schemas(),
             **_entity_schemas(), **_topic_series_schemas(), **_observation_schemas(),
-            **_cluster_schemas(), **_status_schemas()}
+            **_cluster_schemas(), **_status_schemas(),
+            "CoordinationGroup": coordination.group_schema(string(pattern=r"^\d+$")),
+            "CoordinationList": obj({"data": array(ref("CoordinationGroup")), "pagination": ref("Pagination"),
+                                     "settings": coordination.settings_schema()})}
 
 
 _RATE_HEADERS = {
@@ -417,6 +423,10 @@ def _paths() -> dict:
         "/api/v1/clusters": _op(
             "Clusters of the most recent analysis run", "ClusterList",
             [topic, limit("clusters")], ("400", "404"), operation_id="listClusters"),
+        "/api/v1/coordination": _op(
+            "Coordinated groups of accounts, largest first (extension)", "CoordinationList",
+            [*coordination.parameters(), limit("coordination"), offset], ("400",),
+            description=coordination.DESCRIPTION, operation_id="listCoordination"),
         "/api/v1/status": {"get": {
             "summary": "Public status check (no key)", "operationId": "getStatus",
             "security": [], "parameters": [],
