@@ -286,3 +286,16 @@ def test_prior_needs_a_dominant_language(tmp_path):
     assert apply_language_prior(corpus.conn, [3, 4]) == 2
     assert [r[0] for r in corpus.conn.execute("SELECT language FROM records ORDER BY id")] == ["de"] * 4
     corpus.close()
+
+
+def test_tags_indexed_again_in_the_detected_language(tmp_path):
+    pytest.importorskip("wordfreq")
+    corpus = open_corpus(tmp_path / "es.db")
+    corpus.add_records([_post("diario", i, t) for i, t in enumerate(
+        ["El presidente habló hoy en la conferencia de prensa matutina sobre la reforma eléctrica @lopezobrador_",
+         "La Secretaría de Salud informó que los contagios bajaron por tercera semana consecutiva en el país",
+         "El Senado aprobó la reforma con el voto de la mayoría y la oposición anunció una controversia"])])
+    assert corpus.query("obrador").ids().tolist() == []     # imported with no language: the tag whole
+    corpus.enrich(progress=False)
+    assert corpus.query("obrador").ids().tolist() == [1]
+    corpus.close()

@@ -36,6 +36,7 @@ from corpuskit.enrich.topics import (Beat, BeatAssigner, SeedTopic, beats_from_r
                                      load_seed_words)
 from corpuskit.enrich.workers import die_with_parent
 from corpuskit.errors import ValidationError
+from corpuskit.store import fulltext
 from corpuskit.text import analysis_text
 from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
 
@@ -334,9 +335,10 @@ def detect_languages(corpus, detector, ids, chunk_size: int = 5000) -> int:
 
     A short text (under :data:`SHORT_TEXT` letters) or one the detector cannot tell then takes its
     author's or the corpus's dominant language instead (:func:`apply_language_prior`): "Vielen Dank"
-    from a German politician is German, not the English the detector guesses."""
+    from a German politician is German, not the English the detector guesses. The records holding a
+    hashtag or handle are then indexed again, their tags split in their language."""
     conn = corpus.conn
-    examined, weak = 0, []
+    examined, weak, found_ids = 0, [], []
     for i in range(0, len(ids), chunk_size):
         rows = conn.execute(
             "SELECT id, title, content_text FROM records WHERE id IN (SELECT value FROM json_each(?)) "
@@ -352,9 +354,12 @@ def detect_languages(corpus, detector, ids, chunk_size: int = 5000) -> int:
             conn.executemany("UPDATE records SET language = ? WHERE id = ?",
                              [(lang, r["id"]) for lang, r in zip(found, rows) if lang != UNDETERMINED])
         examined += len(rows)
-    if weak:
-        with corpus.transaction():
+        found_ids.extend(r["id"] for r in rows)
+    with corpus.transaction():
+        if weak:
             apply_language_prior(conn, weak)
+        # the index split their one-case tags before their language was known (lopezobrador_)
+        fulltext.reindex_tags(conn, found_ids)
     return examined
 
 

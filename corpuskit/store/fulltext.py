@@ -135,6 +135,19 @@ def sync(conn, after: int = 0) -> int:
     return n
 
 
+def reindex_tags(conn, ids) -> int:
+    """Index again the records ``ids`` that hold a #hashtag or @handle (their language, which decides how
+    a one-case tag is split, was just found); returns how many. Call inside a transaction."""
+    stale = [r[0] for r in conn.execute(
+        "SELECT id FROM main.records WHERE id IN (SELECT value FROM json_each(?)) AND "
+        "(instr(coalesce(title, '') || coalesce(content_text, ''), '#') > 0 OR "
+        "instr(coalesce(title, '') || coalesce(content_text, ''), '@') > 0) ORDER BY id", (_json(ids),))]
+    if not stale:
+        return 0
+    conn.execute(f"DELETE FROM main.{TABLE} WHERE rowid IN (SELECT value FROM json_each(?))", (_json(stale),))
+    return sync(conn, after=stale[0] - 1)
+
+
 def rebuild(conn) -> int:
     """Empty the index and index every record again; returns how many. Call inside a transaction."""
     conn.execute(f"DELETE FROM main.{TABLE}")
