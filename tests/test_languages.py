@@ -299,3 +299,13 @@ def test_tags_indexed_again_in_the_detected_language(tmp_path):
     corpus.enrich(progress=False)
     assert corpus.query("obrador").ids().tolist() == [1]
     corpus.close()
+
+
+def test_coverage_line():
+    from corpuskit.enrich.pipeline import coverage_line
+
+    coverage = {lang: {"records": n, "sentiment": {"scored": s, "skipped": n - s},
+                       "entities": {"read": s, "skipped": n - s}}
+                for lang, n, s in (("es", 33000, 0), ("en", 400, 400), ("pt", 30, 0))}
+    assert coverage_line(coverage, limit=2) == ("es 33,000 (sentiment 0, entities 0 read); "
+                                                "en 400 (sentiment 400, entities 400 read); 1 more")
