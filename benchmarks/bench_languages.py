@@ -39,7 +39,8 @@ def frequent_names(corpus, n: int = N_NAMES) -> list[str]:
     """The ``n`` names the corpus writes most, chosen by frequency, not by hand: words of four letters or
     more that are capitalised in at least 90% of their occurrences, a fifth of them inside a sentence
     (after a lower-case word: a name, not a word that starts a sentence) and no stop word of any language of the corpus, ranked by how many records write them;
-    in a corpus without case (Japanese), the runs of three katakana or more, ranked the same way."""
+    in a corpus where more records hold katakana than Latin words (Japanese), the runs of three
+    katakana or more, ranked the same way."""
     from corpuskit.text.folding import search_fold
     from corpuskit.text.stopwords import stop_words
     from corpuskit.text.terms import STOP_WORDS
@@ -48,24 +49,28 @@ def frequent_names(corpus, n: int = N_NAMES) -> list[str]:
         "SELECT language FROM records GROUP BY language ORDER BY count(*) DESC LIMIT 3")]
     stops = stop_words(tuple(languages) + ("en",)) | STOP_WORDS
     capitalised, total, records, inside = {}, {}, {}, {}
-    cased = 0
+    cased = kana = 0
     for title, text in corpus.conn.execute("SELECT title, content_text FROM records ORDER BY id"):
         text = f"{title or ''} {text or ''}"
         seen = set()
         for match in _WORDS.finditer(text):
             word, before = match.group(0), text[max(0, match.start() - 2):match.start()]
+            if word[0].lower() == word[0].upper():
+                continue  # a script without case
             key = search_fold(word)
-            cased += word[0].isupper()
             inside[key] = inside.get(key, 0) + (word[0].isupper() and len(before) == 2 and before[1] == " "
                                                  and (before[0].islower() or before[0] == ","))
             total[key] = total.get(key, 0) + 1
             capitalised[key] = capitalised.get(key, 0) + (word[0].isupper() and not word.isupper())
             seen.add(key)
-        for word in _KATAKANA.findall(text):
+        runs = _KATAKANA.findall(text)
+        kana += bool(runs)
+        cased += any(not k.startswith("\x00") for k in seen)
+        for word in runs:
             seen.add("\x00" + word)
         for key in seen:
             records[key] = records.get(key, 0) + 1
-    if cased:
+    if cased >= kana:
         ranked = [k for k in records if not k.startswith("\x00") and k not in stops
                   and capitalised.get(k, 0) >= 0.9 * total[k] and inside.get(k, 0) >= 0.2 * total[k]]
     else:
