@@ -347,6 +347,11 @@ def cmd_run(args) -> int:
     print(json.dumps(results, indent=2, sort_keys=True, default=str))
     if results.get("languageNote"):
         print(f"note: {results['languageNote']}", file=sys.stderr)
+    coverage = (results.get("enrich") or {}).get("coverage") or {}
+    if set(coverage) - {"en"}:
+        from corpuskit.enrich.pipeline import coverage_line
+
+        print(f"languages: {coverage_line(coverage)}", file=sys.stderr)
     if (results.get("enrich") or {}).get("topicsNote"):
         print(f"note: {results['enrich']['topicsNote']}", file=sys.stderr)
     return 0

@@ -134,14 +134,16 @@ def _digest(conn, sql: str) -> tuple[int, str]:
 
 def language_summary(conn) -> dict:
     """Records per language code (``und``: undetermined), the share in a known language other than
-    English, and the enriched records each English-only step skipped (NULL sentiment, no mentions)."""
-    from corpuskit.enrich.pipeline import language_counts, non_english_share
+    English, the enriched records each English-only step skipped (NULL sentiment, no mentions), and
+    per language what each of those steps scored and skipped (``coverage``)."""
+    from corpuskit.enrich.pipeline import language_counts, language_coverage, non_english_share
 
     records = language_counts(conn)
     skipped = conn.execute("SELECT count(*) - count(sentiment_score), coalesce(sum(entities_skipped), 0) "
                            "FROM enrichment").fetchone()
     return {"records": records, "nonEnglishShare": non_english_share(records),
-            "skipped": {"sentiment": skipped[0], "entities": skipped[1]}}
+            "skipped": {"sentiment": skipped[0], "entities": skipped[1]},
+            "coverage": language_coverage(conn)}
 
 
 def build_manifest(corpus) -> dict:

@@ -200,3 +200,41 @@ def test_one_folding_for_the_index_queries_kwic_and_keyness():
     assert ids("auto") == ids("Ａｕｔｏ") == ["3"]
     assert ids("sahin") == ids("müller") == ids("muller") == ["4"]
     assert kwic_fold("Straße ＡＵＴＯ Şahin") == search_fold("Straße ＡＵＴＯ Şahin") == "strasse auto sahin"
+
+
+JAPANESE = [
+    {"source": "twitter", "sourceId": "j1", "contentText": "リモート打ち合わせで白塗りしていたらコウメ太夫です",
+     "publishedAt": "2021-01-01"},
+    {"source": "twitter", "sourceId": "j2", "contentText": "まいにちチクショー！AKB48ライブ 笑", "publishedAt": "2021-01-02"},
+    {"source": "twitter", "sourceId": "j3", "contentText": "東京都の天気", "publishedAt": "2021-01-03"},
+]
+
+
+def test_a_japanese_word_is_found_inside_a_clause(corpus):
+    """No spaces between Japanese words: the index holds a run's character pairs, a query the phrase of
+    its pairs, so a word is found wherever it sits in a clause (one character: as a prefix of the pairs)."""
+    corpus.add_records(JAPANESE)
+    assert ids(corpus, "コウメ") == ids(corpus, "太夫") == ids(corpus, "白塗り") == [1]
+    assert ids(corpus, "チクショー") == ids(corpus, "ライブ") == ids(corpus, "akb48") == [2]
+    assert ids(corpus, "京都") == [3] and ids(corpus, "東京都の天気") == [3]
+    assert ids(corpus, "夫") == [1] and ids(corpus, "笑") == [2]      # one character, at a run's end
+    assert ids(corpus, '"コウメ 太夫"') == [] and ids(corpus, "太夫 OR 天気") == [1, 3]
+    assert ids(corpus, "ウメ太*") == [1] and ids(corpus, "大阪") == []
+    assert [i for i, _ in bm25_ranking(corpus.conn, "白塗り 天気", limit=5)] in ([1, 3], [3, 1])
+
+
+def test_migration_16_indexes_japanese_again(tmp_path):
+    path = tmp_path / "old.db"
+    c = open_corpus(path)
+    c.add_records(JAPANESE + ROWS[:1])
+    # as version 15 wrote it: a whole run one token
+    c.conn.execute("DELETE FROM records_fts")
+    c.conn.executemany("INSERT INTO records_fts (rowid, title, body, tags) VALUES (?, '', ?, '')",
+                       [(r[0], r[1]) for r in c.conn.execute("SELECT id, content_text FROM records")])
+    c.conn.execute("PRAGMA user_version = 15")
+    c.conn.commit()
+    assert ids(c, "太夫") == []
+    c.close()
+    c = open_corpus(path)
+    assert ids(c, "太夫") == [1] and ids(c, "sahin") == [4]
+    c.close()

@@ -234,3 +234,78 @@ def test_slugs_of_non_latin_names_are_distinct():
     assert entity_slug("AT&T") == "at-and-t" and entity_slug("!!") == "entity"
     assert story_slug("Цены снова выросли") == "цены-снова-выросли"
     assert story_slug("Søren Kierkegaard café, 2024!") == "sren-kierkegaard-cafe-2024"  # as before
+
+
+GERMAN = ["Die Bundesregierung hat heute im Bundestag über das neue Klimaschutzgesetz beraten und abgestimmt.",
+          "Wir müssen die Hochwasserhilfe für die betroffenen Gemeinden in Nordrhein-Westfalen schnell auszahlen.",
+          "Morgen spreche ich in Düsseldorf mit den Bürgerinnen und Bürgern über die Zukunft unserer Städte.",
+          "Die Pflegekräfte verdienen mehr Anerkennung und bessere Arbeitsbedingungen in allen Krankenhäusern."]
+SHORT_GERMAN = ["Vielen Dank!", "Guten Morgen", "Danke 🙏💪", "Unfassbar."]
+
+
+def _post(author, i, text):
+    return {"source": "twitter", "sourceId": f"{author}-{i}", "author": author, "contentText": text,
+            "publishedAt": f"2021-07-{i + 1:02d}T10:00:00Z"}
+
+
+def test_short_records_take_the_authors_or_corpus_language(tmp_path):
+    """Short replies of a German author are German, not the English a detector guesses from two words:
+    the English-only steps skip them, and the coverage per language says so in the run and manifest."""
+    corpus = open_corpus(tmp_path / "de.db")
+    rows = [_post("politiker", i, t) for i, t in enumerate(GERMAN + SHORT_GERMAN)]
+    rows += [_post("fremd", i, t) for i, t in enumerate(SHORT_GERMAN[:2])]   # no long record: the corpus's
+    rows += [_post("reporter", i, t) for i, t in enumerate(
+        ["The flood damage in the Ahr valley is far worse than officials said this morning.",
+         "Thanks!"])]
+    corpus.add_records(rows)
+    summary = corpus.enrich(progress=False)
+    got = dict(corpus.conn.execute("SELECT source_id, language FROM records").fetchall())
+    assert {got[f"politiker-{i}"] for i in range(8)} == {"de"}
+    assert got["fremd-0"] == got["fremd-1"] == "de"
+    assert got["reporter-0"] == "en" and got["reporter-1"] == "de"   # one long record is too few for a prior
+    coverage = summary["coverage"]
+    assert coverage["de"] == {"records": 11, "sentiment": {"scored": 0, "skipped": 11},
+                              "entities": {"read": 0, "skipped": 11}}
+    assert coverage["en"]["sentiment"] == {"scored": 1, "skipped": 0}
+    assert corpus.manifest()["languages"]["coverage"] == coverage
+    mentions = corpus.conn.execute("SELECT count(*) FROM mentions m JOIN records r ON r.id = m.record_id "
+                                   "WHERE r.language = 'de'").fetchone()[0]
+    assert mentions == 0
+    corpus.close()
+
+
+def test_prior_needs_a_dominant_language(tmp_path):
+    from corpuskit.enrich.pipeline import apply_language_prior
+
+    corpus = open_corpus(tmp_path / "mixed.db")
+    corpus.add_records([_post("a", 0, "x"), _post("b", 1, "y"), _post("c", 2, "z"), _post("d", 3, "w")])
+    corpus.conn.executemany("UPDATE records SET language = ? WHERE id = ?", [("de", 1), ("fr", 2), ("und", 3),
+                                                                             ("en", 4)])
+    assert apply_language_prior(corpus.conn, [3, 4]) == 0      # de and fr, one each: no dominant language
+    corpus.conn.execute("UPDATE records SET language = 'de' WHERE id = 2")
+    assert apply_language_prior(corpus.conn, [3, 4]) == 2
+    assert [r[0] for r in corpus.conn.execute("SELECT language FROM records ORDER BY id")] == ["de"] * 4
+    corpus.close()
+
+
+def test_tags_indexed_again_in_the_detected_language(tmp_path):
+    pytest.importorskip("wordfreq")
+    corpus = open_corpus(tmp_path / "es.db")
+    corpus.add_records([_post("diario", i, t) for i, t in enumerate(
+        ["El presidente habló hoy en la conferencia de prensa matutina sobre la reforma eléctrica @lopezobrador_",
+         "La Secretaría de Salud informó que los contagios bajaron por tercera semana consecutiva en el país",
+         "El Senado aprobó la reforma con el voto de la mayoría y la oposición anunció una controversia"])])
+    assert corpus.query("obrador").ids().tolist() == []     # imported with no language: the tag whole
+    corpus.enrich(progress=False)
+    assert corpus.query("obrador").ids().tolist() == [1]
+    corpus.close()
+
+
+def test_coverage_line():
+    from corpuskit.enrich.pipeline import coverage_line
+
+    coverage = {lang: {"records": n, "sentiment": {"scored": s, "skipped": n - s},
+                       "entities": {"read": s, "skipped": n - s}}
+                for lang, n, s in (("es", 33000, 0), ("en", 400, 400), ("pt", 30, 0))}
+    assert coverage_line(coverage, limit=2) == ("es 33,000 (sentiment 0, entities 0 read); "
+                                                "en 400 (sentiment 400, entities 400 read); 1 more")

@@ -20,10 +20,14 @@ from corpuskit.errors import ValidationError
 from corpuskit.query.subsets import as_ids, iter_texts
 from corpuskit.text import display_text
 from corpuskit.text.folding import fold_char as _fold_char
+from corpuskit.text.unicode import CJK_CHARS, CJK_RUN
 
 #: The columns of :func:`kwic`, in order.
 KWIC_COLUMNS = ("recordId", "left", "match", "right", "publishedAt", "source")
 MAX_WINDOW = 100
+_NOT_AFTER_WORD = rf"(?<![^\W{CJK_CHARS}])"
+_NOT_BEFORE_WORD = rf"(?![^\W{CJK_CHARS}])"
+_WORD_CHARS = rf"[^\W{CJK_CHARS}]*"
 _TERM_WORD = re.compile(r"[^\W_](?:[\w'\-]*[^\W_])?|[#@][^\W_]\w*", re.UNICODE)
 
 
@@ -45,7 +49,8 @@ def _folded_with_offsets(text: str) -> tuple[str, list[int]]:
 
 def term_pattern(term: str) -> re.Pattern:
     """The regular expression :func:`kwic` looks for: the words of ``term`` in order, separated by
-    anything that is not a letter or digit, whole words only; a final ``*`` makes the last word a
+    anything that is not a letter or digit, whole words only (a Chinese or Japanese edge of the term may
+    sit inside a clause: ``太夫`` is found in ``コウメ太夫です``); a final ``*`` makes the last word a
     prefix (``vacc*``)."""
     if not isinstance(term, str) or not term.strip():
         raise ValidationError("term must be a word, a phrase or a prefix such as vacc*")
@@ -59,8 +64,12 @@ def term_pattern(term: str) -> re.Pattern:
     if not words:
         raise ValidationError(f"term {term!r} has no letters or digits to look for")
     body = r"[\W_]+".join(re.escape(w) for w in words)
-    tail = r"\w*" if prefix else ""
-    return re.compile(r"(?<!\w)" + body + tail + r"(?!\w)")
+    tail = _WORD_CHARS if prefix else ""
+    # Chinese and Japanese have no spaces between words: a term's CJK edge needs no word boundary, and
+    # a CJK character is no word character next to a Latin edge (AKB48ライブ)
+    head = "" if CJK_RUN.match(words[0][0]) else _NOT_AFTER_WORD
+    end = "" if not prefix and CJK_RUN.match(words[-1][-1]) else _NOT_BEFORE_WORD
+    return re.compile(head + body + tail + end)
 
 
 def _context(text: str, start: int, end: int, window: int) -> tuple[str, str]:

@@ -5,6 +5,7 @@ import re
 
 from corpuskit.store.fulltext import TABLE
 from corpuskit.text.folding import search_fold
+from corpuskit.text.unicode import cjk_pairs, ends_in_lone_cjk
 
 #: A condition on ``records r``: the record matches the bound FTS5 expression.
 MATCH_CONDITION = f"r.id IN (SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH ?)"
@@ -13,8 +14,15 @@ _WORD = re.compile(r"\w+")
 
 def quoted(text: str) -> str:
     """``text`` as one FTS5 string (a phrase of its tokens): folded as the index is
-    (:func:`~corpuskit.text.folding.search_fold`: ``straße`` is ``strasse``), double quotes doubled."""
-    return '"' + search_fold(text).replace('"', '""') + '"'
+    (:func:`~corpuskit.text.folding.search_fold`: ``straße`` is ``strasse``; a Chinese or Japanese run
+    as its character pairs, :func:`~corpuskit.text.unicode.cjk_pairs`), double quotes doubled."""
+    return '"' + cjk_pairs(search_fold(text)).strip().replace('"', '""') + '"'
+
+
+def term(text: str, prefix: bool = False) -> str:
+    """:func:`quoted` ``text``, as a prefix when ``prefix`` or when it ends in a lone Chinese or Japanese
+    character (``笑`` finds ``お笑い``: the index stores that character only at the start of its pairs)."""
+    return quoted(text) + (" *" if prefix or ends_in_lone_cjk(search_fold(text)) else "")
 
 
 def match_only(compiled) -> str | None:
@@ -42,7 +50,7 @@ def bm25_ranking(conn, text: str, limit: int, where=None) -> list[tuple[int, flo
     words = _WORD.findall(text or "")
     if not words or limit <= 0:
         return []
-    match = " OR ".join(quoted(w) for w in dict.fromkeys(words))
+    match = " OR ".join(term(w) for w in dict.fromkeys(words))
     sql = f"SELECT rowid, -bm25({TABLE}) AS score FROM {TABLE} WHERE {TABLE} MATCH ?"
     args: list = [match]
     if where:

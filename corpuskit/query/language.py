@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from corpuskit.clock import iso, parse_timestamp
 from corpuskit.errors import ValidationError
-from corpuskit.query.fulltext import MATCH_CONDITION, has_token, quoted
+from corpuskit.query.fulltext import MATCH_CONDITION, has_token, quoted, term
 from corpuskit.query.membership import PRIMARY_TOPIC_BY_NAME
 from corpuskit.query.values import SENTIMENT_LABELS
 
@@ -150,7 +150,7 @@ class _Compiler:
             words = [w for w in re.findall(r"\w+", node.term.value[1:-1])]
             if len(words) < 2:
                 return _Fts(self.phrase(node.term))
-            return _Fts("NEAR(" + " ".join(quoted(w) for w in words) + f", {int(node.degree or 0)})")
+            return _Fts("NEAR(" + " ".join(term(w) for w in words) + f", {int(node.degree or 0)})")
         if kind in (tree.Fuzzy, tree.Proximity):
             raise self.error(node, "fuzzy terms (term~N) are not supported; use a trailing * wildcard")
         if kind is tree.Boost:
@@ -175,13 +175,13 @@ class _Compiler:
             stemmed = snowball(stem, self.stem)
             if has_token(stemmed):
                 return quoted(stemmed) + " *"   # the word's stem as a prefix: laschet finds Laschets
-        return quoted(stem) + (" *" if prefix else "")
+        return term(stem, prefix)
 
     def phrase(self, node) -> str:
         inner = node.value[1:-1].replace('\\"', '"')
         if not has_token(inner):
             raise self.error(node, f"the phrase {node.value} has no letter or digit to search for")
-        return quoted(inner)
+        return term(inner)
 
     def field(self, node):
         name = node.name.lower()

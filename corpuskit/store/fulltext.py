@@ -11,7 +11,12 @@
 
 Non-ASCII text is folded first by :func:`corpuskit.text.folding.search_fold` (NFKC, case folding so that
 ``ß`` is ``ss``, diacritics removed), the folding the query compiler applies to every word, KWIC to its
-matches and keyness to its terms. The tokenizer is ``unicode61 remove_diacritics 2``: Unicode-aware,
+matches and keyness to its terms. Chinese and Japanese are written without spaces, where the tokenizer
+would read a whole clause as one token: each run of Han or kana is indexed as its overlapping character
+pairs and its last character (``コウメ太夫`` -> ``コウ ウメ メ太 太夫 夫``), and a query word in those
+scripts is the phrase of its pairs, so ``太夫`` finds every record holding it inside a clause (a
+substring match, the scheme of Lucene's CJK analyzer; measured in ``benchmarks/bench_languages.py``).
+The tokenizer is ``unicode61 remove_diacritics 2``: Unicode-aware,
 case-folded, diacritics removed ("Sahin" finds "Şahin", "strasse" finds "Straße"). It is a regular FTS5 table that stores its own copy of these columns: the
 stdlib ``sqlite3`` ships SQLite 3.40, older than the ``contentless_delete`` option (3.43), and a
 contentless or external-content table can only forget a row when given back the exact values it
@@ -77,12 +82,14 @@ def document(title, text, language=None) -> tuple[str, str, str]:
 
 def _folded(text: str) -> str:
     """Non-ASCII text as :func:`~corpuskit.text.folding.search_fold` gives it (``Straße``: ``strasse``),
-    the form every query word is folded to; ASCII text as it is (the tokenizer folds its case)."""
+    the form every query word is folded to, with Chinese and Japanese runs as overlapping character
+    pairs (:func:`~corpuskit.text.unicode.cjk_pairs`); ASCII text as it is (the tokenizer folds its case)."""
     if text.isascii():
         return text
     from corpuskit.text.folding import search_fold
+    from corpuskit.text.unicode import cjk_pairs
 
-    return search_fold(text)
+    return cjk_pairs(search_fold(text), tail=True)
 
 
 def index_rows(conn, rows) -> int:
@@ -126,6 +133,19 @@ def sync(conn, after: int = 0) -> int:
                             "(SELECT value FROM json_each(?)) ORDER BY id", (_json(chunk),)).fetchall()
         n += index_rows(conn, [tuple(r) for r in rows])
     return n
+
+
+def reindex_tags(conn, ids) -> int:
+    """Index again the records ``ids`` that hold a #hashtag or @handle (their language, which decides how
+    a one-case tag is split, was just found); returns how many. Call inside a transaction."""
+    stale = [r[0] for r in conn.execute(
+        "SELECT id FROM main.records WHERE id IN (SELECT value FROM json_each(?)) AND "
+        "(instr(coalesce(title, '') || coalesce(content_text, ''), '#') > 0 OR "
+        "instr(coalesce(title, '') || coalesce(content_text, ''), '@') > 0) ORDER BY id", (_json(ids),))]
+    if not stale:
+        return 0
+    conn.execute(f"DELETE FROM main.{TABLE} WHERE rowid IN (SELECT value FROM json_each(?))", (_json(stale),))
+    return sync(conn, after=stale[0] - 1)
 
 
 def rebuild(conn) -> int:

@@ -177,7 +177,18 @@ def _free_signal_kinds(conn) -> None:
         conn.execute("PRAGMA writable_schema = OFF")
 
 
-_PYTHON_STEPS = {7: _rehash_content, 9: _index_records, 15: _free_signal_kinds}
+def _index_cjk_pairs(conn) -> None:
+    """0016: the records holding Chinese or Japanese text indexed again, their runs as character pairs."""
+    from corpuskit.store.fulltext import TABLE, sync
+    from corpuskit.text.unicode import CJK_RUN
+
+    ids = [(rid,) for rid, title, text in conn.execute("SELECT id, title, content_text FROM records")
+           if CJK_RUN.search(f"{title or ''} {text or ''}")]
+    conn.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", ids)
+    sync(conn)
+
+
+_PYTHON_STEPS = {7: _rehash_content, 9: _index_records, 15: _free_signal_kinds, 16: _index_cjk_pairs}
 
 
 def _split(sql: str) -> list[str]:

@@ -6,9 +6,13 @@ into pieces that are not words (``Laschet`` stays ``Laschet``, ``UgurSahin`` is 
 pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece.
 
 A dictionary split runs only on a tag in one case, and only with a word list of the record's language:
-today the one list is English (wordninja's Wikipedia word list), so ``language`` must be ``"en"`` (or
-unknown, ``None``, where the split must also be made of common English words). A tag of another
-language, or in a script without case, stays whole. The dictionary split is a shortest-path search over
+English is wordninja's Wikipedia word list (``language`` ``"en"``, or unknown, ``None``, where the split
+must also be made of common English words); another language's list is wordfreq's, when the optional
+``wordfreq`` package is installed (``pip install 'corpuskit[languages]'``; about forty languages, among
+them Spanish, German, French, Portuguese, Italian, Dutch, Russian and Polish). There a tag in lower case
+(``heraldodemexico``) or, six letters or more, in capitals (``ENVIVO``) is split only when every piece
+is among the list's 120,000 most common words (a piece of one, two or three letters among its 1,000,
+5,000 or 20,000 most common), else it stays whole; a number at its end stays on the last word (``tinabrito1``). A tag of a language without a list, or in a script without case, stays whole. The dictionary split is a shortest-path search over
 the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
 or a word the caller supplies is cheap; an English word costs by its Zipf rank; an unknown piece is dear,
 so that an unknown name stays whole rather than being cut into rare words). A capitalised word
@@ -121,9 +125,13 @@ class HashtagSegmenter:
 
     @lru_cache(maxsize=65536)
     def _split_cached(self, tag: str, language: str) -> tuple[str, ...]:
-        pieces = _case_pieces(tag)
+        costs = None if language in _WORD_LISTS else _language_costs(language)
+        pieces = _case_pieces(tag, costs)
         if len(pieces) > 1:
             return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
+        if costs is not None and all(c.lower() != c.upper() for c in tag if c.isalpha()) and (
+                tag.islower() or (tag.isupper() and tag.isalpha() and len(tag) >= _MIN_CAPITALS)):
+            return _list_split(tag, costs) or tuple(_year_split(tag))
         if language not in _WORD_LISTS or not tag.isascii() or not tag.islower():
             # another language, a script without case, a capitalised word (Laschet, Hochwasser) or
             # one in capitals (NASCAR): whole, but for a year after a word (Election2020)
@@ -191,8 +199,71 @@ class HashtagSegmenter:
 
 
 _DEFAULT = HashtagSegmenter()
-#: languages with a word list for the dictionary split of a tag in one case
+#: languages whose word list is wordninja's English one
 _WORD_LISTS = ("en", "und")
+#: words of another language's list (wordfreq's, by frequency) a dictionary split may use
+_LIST_WORDS = 120_000
+#: the rank in its language's list a piece of one, two and three letters must be within (longer: the list)
+_SHORT_RANKS = (1_000, 5_000, 20_000)
+_MIN_CAPITALS = 6
+
+
+@lru_cache(maxsize=8)
+def _language_costs(language: str) -> dict[str, float] | None:
+    """``{word: cost}`` of ``language``'s wordfreq list (the cost of a word by its rank, as for English;
+    a word's form without diacritics costs what the word does), or None when wordfreq is not installed
+    or has no list for the language."""
+    try:
+        from wordfreq import available_languages, top_n_list
+    except ImportError:
+        return None
+    if language not in available_languages("large") and language not in available_languages("small"):
+        return None
+    wordlist = "large" if language in available_languages("large") else "small"
+    words = [w for w in top_n_list(language, _LIST_WORDS, wordlist=wordlist) if w.isalpha()]
+    from corpuskit.text.folding import search_fold
+
+    log_n = math.log(len(words))
+    costs: dict[str, float] = {}
+    for rank, word in enumerate(words):
+        cost = math.log((rank + 1) * log_n)
+        for form in (word, search_fold(word)):
+            costs.setdefault(form, cost)
+    return costs
+
+
+def _short_limits(costs) -> tuple[float, ...]:
+    return tuple(math.log((rank + 1) * math.log(max(2, len(costs)))) for rank in _SHORT_RANKS)
+
+
+def _list_split(tag: str, costs: dict[str, float]) -> tuple[str, ...] | None:
+    """The one-case ``tag`` cut into words of ``costs`` (another language's list), or None when no cut
+    makes every piece a word (a piece of one or two letters a very common one)."""
+    digits = len(tag) - len(tag.rstrip("0123456789"))
+    if digits:  # a number ends the last word (tinabrito1: tina brito1)
+        head = _list_split(tag[:-digits], costs) if tag[:-digits].isalpha() else None
+        return head[:-1] + (head[-1] + tag[-digits:],) if head else None
+    if not tag.isalpha():
+        return None
+    lower, n, short = tag.lower(), len(tag), _short_limits(costs)
+    best = [0.0] + [math.inf] * n
+    back = [0] * (n + 1)
+    for j in range(1, n + 1):
+        for i in range(max(0, j - _MAX_PIECE), j):
+            piece = lower[i:j]
+            cost = costs.get(piece, math.inf)
+            if len(piece) <= len(short) and cost > short[len(piece) - 1]:
+                cost = math.inf
+            if best[i] + cost < best[j]:
+                best[j], back[j] = best[i] + cost, i
+    if best[n] == math.inf:
+        return None
+    pieces, j = [], n
+    while j > 0:
+        pieces.append(tag[back[j]:j])
+        j = back[j]
+    # one letter is a word (y, o, u) or an initial at most once (hzamarron is not h zama r ron)
+    return tuple(reversed(pieces)) if sum(len(p) == 1 for p in pieces) <= 1 else None
 # a piece of an unknown-language or capitalised tag's split must be at least this common (English rank)
 _COMMON_RANK = 20000
 _YEAR = re.compile(r"^(\D+?)(\d{4,})$")
@@ -205,10 +276,11 @@ def _language_key(language) -> str:
     return str(language).lower().replace("_", "-").split("-")[0]
 
 
-def _case_pieces(tag: str) -> list[str]:
+def _case_pieces(tag: str, costs=None) -> list[str]:
     """``tag`` cut at its case changes, in any script with case: aB, and where a run of capitals meets
     lower case, before its last capital (``ABaerbock``: A|Baerbock, ``HNShow``: HN|Show) unless only the
-    lower-case part is a word (``NHSvaccine``: NHS|vaccine)."""
+    lower-case part is a word (``NHSvaccine``: NHS|vaccine); ``costs``, the record's language's word
+    list when it has one besides English, decides that too (``MILENIOForos``: MILENIO|Foros)."""
     cuts = []
     for i in range(1, len(tag)):
         prev, cur = tag[i - 1], tag[i]
@@ -219,18 +291,21 @@ def _case_pieces(tag: str) -> list[str]:
             while end < len(tag) and tag[end].islower():
                 end += 1
             lower = tag[i:end]
-            cuts.append(i if _lower_run_is_word(tag[i - 2::-1], tag[i - 1], lower) else i - 1)
+            cuts.append(i if _lower_run_is_word(tag[i - 2::-1], tag[i - 1], lower, costs) else i - 1)
     cuts = [0, *cuts, len(tag)]
     return [tag[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
-def _lower_run_is_word(before: str, capital: str, lower: str) -> bool:
+def _lower_run_is_word(before: str, capital: str, lower: str, costs=None) -> bool:
     """Whether a run of capitals ends before ``lower`` (NHS|vaccine, EFE|deportes) rather than before its
     last capital (A|Baerbock, INE|Mexico, HN|Show): the capital and the lower case make no common word, and
     the lower case alone is one, or the capitals (``before`` is the run before the last, reversed) are
     three or more and the lower case four or more letters."""
     words, common = _english_costs(), _common_cost()
     if words.get((capital + lower).lower(), math.inf) <= common:
+        return False
+    if costs is not None and (capital + lower).lower() in costs and \
+            costs[(capital + lower).lower()] <= costs.get(lower, math.inf):
         return False
     run = len(before) - len(before.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")) + 1
     return words.get(lower, math.inf) <= common or (run >= 3 and len(lower) >= 4)

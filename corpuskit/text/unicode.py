@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["fold", "split_cjk", "word_tokens"]
+__all__ = ["cjk_pairs", "fold", "split_cjk", "word_tokens"]
 
 # combining diacritics used by Latin, Greek and Cyrillic (and their extensions and half marks)
 _DIACRITICS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # Han ideographs (with extension A and compatibility), hiragana, katakana (with phonetic extensions)
-_CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+CJK_CHARS = _CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 CJK_RUN = re.compile(f"[{_CJK}]+")
 # a word: a letter then letters, digits, + or #, or digits then letters ("5g", "3d"); the embedder's
 # former ASCII pattern with "letter" and "digit" widened to every script, so ASCII text tokenises as before
@@ -51,6 +51,31 @@ def split_cjk(word: str) -> list[str]:
     if pos < len(word):
         out.append(word[pos:])
     return out
+
+
+def cjk_pairs(text: str, tail: bool = False) -> str:
+    """``text`` with each CJK run replaced by its overlapping character pairs, space-separated and set
+    apart from the letters around it (``AKB48ライブ`` -> ``AKB48 ライ イブ``), the tokens the full-text
+    index stores and a query looks for. ``tail`` adds the run's last character alone after its pairs
+    (the index does: then every character of a run starts a token, so a one-character query ``夫*``
+    finds ``太夫``); a one-character run is itself."""
+    if text.isascii() or not CJK_RUN.search(text):
+        return text
+
+    def spaced(match: re.Match) -> str:
+        run = match.group(0)
+        pairs = [run[i:i + 2] for i in range(len(run) - 1)] + ([run[-1]] if tail or len(run) == 1 else [])
+        return " " + " ".join(pairs) + " "
+
+    return CJK_RUN.sub(spaced, text)
+
+
+def ends_in_lone_cjk(text: str) -> bool:
+    """Whether ``text``'s last CJK run is one character at its very end (``お 笑``): a query for it must
+    be a prefix of the index's pairs."""
+    text = text.rstrip()
+    runs = CJK_RUN.findall(text)
+    return bool(runs) and len(runs[-1]) == 1 and text.endswith(runs[-1])
 
 
 def word_tokens(text: str) -> list[str]:
