@@ -140,8 +140,9 @@ def _check_signal_story(conn, story, signal_id) -> list[str]:
         return [f"'7 days' but the signal's window is {first}..{d['day']}"]
     got = _series_count(conn, d, sig["entity_id"], sig["topic_id"], sig["source"], sig["headline"], first, d["day"])
     wrong = [] if got == _n(m.group(1)) else [f"{m.group(1)} posts {first}..{d['day']}: records say {got}"]
-    if d.get("series") == "term" and not story["headline"].lower().startswith(d["term"].lower() + ":"):
-        wrong.append(f"the posts counted are those writing '{d['term']}', not the headline's subject")
+    term = re.match(r'Records writing "([^"]+)"', sig["headline"])
+    if d.get("series") == "term" and not story["headline"].lower().startswith(term.group(1).lower() + ":"):
+        wrong.append(f"the posts counted are those writing '{term.group(1)}', not the headline's subject")
     lede = _LEDE_WEEK.match(story["lede"] or "")
     if m.group(2) == "7 days" and lede and (_reader_day(lede.group(1)), _reader_day(lede.group(2))) != (first, d["day"]):
         wrong.append(f"lede window {lede.group(1)}..{lede.group(2)} is not {first}..{d['day']}")
@@ -177,9 +178,13 @@ def _check_shift(conn, sig, d) -> list[str]:
 
 def check_texts(corpus) -> tuple[dict, list[str]]:
     """``(checked per kind of text, problems)`` over every story and signal headline of ``corpus``."""
+    from corpuskit.enrich.pipeline import language_counts
+    from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
+
     conn, now = corpus.conn, corpus.now()
     checked, problems = {}, []
-    n, wrong = check_headlines(conn)
+    with vocabulary_languages(corpus_languages(language_counts(conn))):   # the words the stages read
+        n, wrong = check_headlines(conn)
     checked["signal headlines (volume, novelty, phrase)"] = n
     problems += wrong
     for sig in conn.execute("SELECT id, kind, topic_id, entity_id, source, headline, detail FROM signals ORDER BY id"):

@@ -111,8 +111,10 @@ class PhraseIndex:
 
     def covering(self, phrase: str) -> list[str]:
         """The two-word names whose records do not count as writing the one-word ``phrase`` (a record
-        writing "lionel messi" is that name's, not the word "messi"'s), sorted."""
-        return sorted(n for n in self.pairs if " " not in phrase and phrase in n.split())
+        writing "lionel messi" is that name's, not the word "messi"'s), sorted. Only a name the current
+        vocabulary forms as a phrase can cover its words ("en bucha" cannot where "en" is a stop word)."""
+        return sorted(n for n in self.pairs if " " not in phrase and phrase in n.split()
+                      and n in term_phrases(n, (2, 2)))
 
     def median_day(self) -> float:
         """Median records a day (days without records count as zero)."""
