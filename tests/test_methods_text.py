@@ -1,11 +1,13 @@
 """Every text that names an instrument names the run's: swap the sentiment scorer (VADER, the shipped
 model, a researcher's own) and the methods paragraph, the export codebook, the axis of
-``plot.sentiment`` (from a corpus and from a records frame) and the run's language note all change."""
+``plot.sentiment`` (from a corpus and from a records frame) and the run's language note all change;
+the two API documents name no instrument at all (so no swap can make them wrong)."""
 from pathlib import Path
 
 import pytest
 
 from corpuskit import open_corpus
+from corpuskit.api.openapi import document_bytes
 from corpuskit.enrich.base import SentimentScorer
 from corpuskit.enrich.instruments import _DETECTOR_FIGURES, instrument
 from corpuskit.ingest.export_codebook import codebook
@@ -73,6 +75,10 @@ def test_every_text_names_the_runs_scorer(small_path, tmp_path, scorer, name):
             if other != name:
                 assert other not in text, (where, other)
         assert "VADER" not in text or name == "vader-3.3", where
+    # the API documents describe the fields and name no instrument, so a swap cannot make them wrong
+    for interface in ("bearer", "keyed"):
+        doc = document_bytes(interface).decode("utf-8")
+        assert not [n for n in NAMES + ("VADER", "vader") if n in doc], interface
     paragraph = c.methods()
     assert c.manifest()["records"]["contentDigest"] in paragraph
     if name == "tweet-sentiment-lr-1":

@@ -295,3 +295,30 @@ def test_a_phrase_whose_records_share_nothing_else_names_no_event(background, tm
     assert _phrase_signals(d)[0]["detail"]["terms"]
     c.close()
     d.close()
+
+
+@pytest.mark.parametrize("real", [True, False])
+def test_the_stream_counts_distinct_authors_not_postings(real):
+    """A phrase nobody wrote for the window, then posted 12 times in its span: by 2 authors it is
+    below the 3 authors a span needs (nothing kept), by 4 authors its strength is 4, not 12 (fails
+    when the walk counts postings)."""
+    start = PHRASE_WINDOW + 5
+    for authors, expected in ((2, None), (4, 4)):
+        walk = _Walk(PHRASE_WINDOW, PHRASE_SPAN, PHRASE_BACKGROUND, 0, MIN_AUTHORS, real)
+        q = 0
+        for t in range(start + PHRASE_SPAN + 1):
+            n = 4 if start <= t < start + 3 else 0
+            h = np.full(n, 77, np.int64)
+            post = {"h": h, "a": np.arange(n) % authors}
+            if real:
+                post |= {"q": np.arange(q, q + n), "id": np.arange(q, q + n), "d": np.full(n, t),
+                         "topic": np.full(n, -1)}
+            q += n
+            walk.day(t, post)
+        walk.close(start + PHRASE_SPAN + 1)
+        if real:
+            got = [len(set(posts["a"].tolist())) for _, _, posts, _ in walk.found]
+            assert got == ([] if expected is None else [expected]), authors
+            assert all(len(posts["id"]) == 12 for _, _, posts, _ in walk.found)
+        else:
+            assert walk.strengths == ([] if expected is None else [expected]), authors

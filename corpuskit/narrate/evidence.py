@@ -611,7 +611,7 @@ def signal_evidence(conn, signal: dict, kind: str, story_key: str, k: int, windo
     chosen = rank_and_select(direct, inferred, k, conn=conn, terms=subject)
     if len(chosen) < 2:
         return None
-    topic_id = signal["topic_id"] if signal["topic_id"] is not None else _dominant_topic(chosen)
+    topic_id = story_topic(signal, direct, chosen)
     cluster = latest_cluster(conn, topic_id) if topic_id is not None and until is None else None
     base_since = iso(from_iso(detected) - timedelta(days=window_days * (1 + BASELINE_WINDOWS)))
     if signal["topic_id"] is not None:
@@ -717,6 +717,21 @@ def entity_evidence(conn, entity: dict, mentions: int, now, k: int, window_days:
         entities=cited_entities(conn, [r.id for r in chosen]), terms=_words(entity["name"]),
         figures=figures, pool_hash=digest,
     )
+
+
+def story_topic(signal: dict, direct: list[EvidenceRecord], chosen: list[EvidenceRecord]):
+    """The topic a signal's story is filed under: the primary topic most of the signal's own evidence
+    records (``direct``; else the records ``chosen`` for the story) belong to, ties to the signal's
+    topic, then the lower id. A record is counted by its primary topic only, so a signal reached
+    through one shared word (a secondary assignment, an entity's topic of the day) is filed where its
+    records are; the signal's topic when none of them has a topic."""
+    counts: dict = {}
+    for r in direct or chosen:
+        if r.topic_id is not None:
+            counts[r.topic_id] = counts.get(r.topic_id, 0) + 1
+    if not counts:
+        return signal["topic_id"] if signal["topic_id"] is not None else _dominant_topic(chosen)
+    return min(counts, key=lambda t: (-counts[t], t != signal["topic_id"], t))
 
 
 def _dominant_topic(records: list[EvidenceRecord]):

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from corpuskit.analysis.signals.detector import Detector, SignalWords
-from corpuskit.analysis.signals.phrases import PHRASE_FLOOR_SHARE, PHRASE_SPAN, phrase_tracks
+from corpuskit.analysis.signals.phrases import PHRASE_FLOOR_SHARE, PHRASE_SPAN, phrase_tracks, phrase_window
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
@@ -183,6 +183,8 @@ class NoveltyDetector(Detector):
     def prose(cls, w: SignalWords) -> tuple[str, str] | None:
         """``"<name> emerges in posts on <topic>: 8 mentions, against none in the previous 21 days"``."""
         d = w.detail
+        if d.get("subjectKind") == "phrase":
+            return _phrase_prose(w)
         name = w.entity["name"] if w.entity is not None else display_text(str(d.get("entity") or d.get("term") or ""))
         where = topic_name(w.beat, short=True)
         mentions, base = int(d.get("mentions") or 0), int(d.get("baselineMentions") or 0)
@@ -198,3 +200,18 @@ class NoveltyDetector(Detector):
     def detects_planted(cls, event: dict, detail: dict) -> bool:
         """A novelty finds a planted one when it names the event's entity."""
         return str(detail.get("entity", "")).lower() == event["entity"]["name"].lower()
+
+
+def _phrase_prose(w: SignalWords) -> tuple[str, str]:
+    """A phrase burst's headline and framing: its records and authors over the window they were
+    counted in (never a window's total told as a day's), and the names whose records it leaves out."""
+    d = w.detail
+    where = topic_name(w.beat, short=True)
+    first, last = d.get("weekStart") or d["day"], d.get("lastDay") or d["day"]
+    counted = phrase_window(int(d.get("records") or 0), int(d.get("authors") or 0), first, last,
+                            d.get("notCounting") or ())
+    window = fmt_days(w.window)
+    headline = f"'{d['phrase']}' is new{' in posts on ' + where if where else ''}: {counted}"
+    framing = (f"The phrase '{d['phrase']}' was written in {counted}, after none in the {window} before "
+               f"({w.strength}).")
+    return headline, framing

@@ -107,6 +107,14 @@ class PhraseIndex:
     calibration: dict | None = None         # a stored threshold (a resumed run)
     peak_postings: int = 0                  # most postings held at once while building
     background: int = PHRASE_BACKGROUND     # keyness background days
+    pairs: frozenset = frozenset()          # the two-word excluded names: their words alone are not counted
+
+    def covering(self, phrase: str) -> list[str]:
+        """The two-word names whose records do not count as writing the one-word ``phrase`` (a record
+        writing "lionel messi" is that name's, not the word "messi"'s), sorted. Only a name the current
+        vocabulary forms as a phrase can cover its words ("en bucha" cannot where "en" is a stop word)."""
+        return sorted(n for n in self.pairs if " " not in phrase and phrase in n.split()
+                      and n in term_phrases(n, (2, 2)))
 
     def median_day(self) -> float:
         """Median records a day (days without records count as zero)."""
@@ -140,6 +148,11 @@ def excluded_phrases(conn, terms=()) -> set[str]:
     out = {r[0].lower() for r in conn.execute("SELECT name FROM entities")}
     out |= {r[0].lower() for r in conn.execute("SELECT alias_key FROM entity_aliases")}
     return out | {t.lower() for t in terms}
+
+
+def _pairs(exclude) -> frozenset:
+    """The two-word phrases of ``exclude`` (a record writing one is not counted for its words alone)."""
+    return frozenset(p for p in exclude if p.count(" ") == 1)
 
 
 def _corpus_days(conn, through_day: str):
@@ -230,7 +243,8 @@ def read_index(conn, through_day: str, exclude=frozenset(), formats=(), min_auth
         phrases.append(phrase)
         postings.append(np.asarray(pos, dtype=np.int64))
     index = PhraseIndex(days, np.asarray(ids, dtype=np.int64), np.asarray(rec_day, dtype=np.int64),
-                        rec_author_arr, phrases, postings, np.asarray(rec_topic, dtype=np.int64))
+                        rec_author_arr, phrases, postings, np.asarray(rec_topic, dtype=np.int64),
+                        pairs=_pairs(exclude))
     _attach_mentions(conn, index)
     return index
 
@@ -448,7 +462,8 @@ def build_index(conn, through_day: str, exclude=frozenset(), formats=(), min_aut
                         [np.asarray([where[r] for r in f[2]], np.int64) for f in found], info[:, 2],
                         median=median, uses_before=np.asarray([f[3] for f in found], np.int64),
                         null=[np.asarray(w.strengths, np.int64) for w in nulls] if since is None else None,
-                        calibration=calibration, peak_postings=peak, background=background)
+                        calibration=calibration, peak_postings=peak, background=background,
+                        pairs=_pairs(exclude))
     _attach_mentions(conn, index)
     return index
 
@@ -612,12 +627,18 @@ def one_per_event(index: PhraseIndex, found: list[Burst], span: int = PHRASE_SPA
     return sorted(kept, key=lambda b: (b.phrase, b.start))
 
 
-def phrase_window(records: int, authors: int, first: str, last: str) -> str:
-    """A phrase burst's count in words, saying the window it covers: ``"11 records from 11 authors on
-    2021-01-16"`` (one day) or ``"33 records from 30 authors in the 7 days 2021-08-15 to 2021-08-21"``."""
+def phrase_window(records: int, authors: int, first: str, last: str, covering=()) -> str:
+    """A phrase burst's count in words, saying the window it covers and what it leaves out:
+    ``"11 records from 11 authors on 2021-01-16"`` (one day), ``"33 records from 30 authors in the 7
+    days 2021-08-15 to 2021-08-21"``; with ``covering`` (the names whose records are not counted for
+    the word, :meth:`PhraseIndex.covering`) ``"... on 2021-01-16, not counting records writing
+    'lionel messi'"``, so a plain count of the word is not mistaken for it."""
     n = (date.fromisoformat(last) - date.fromisoformat(first)).days + 1
     where = f"on {last}" if n == 1 else f"in the {n} days {first} to {last}"
-    return f"{records} records from {authors} authors {where}"
+    left_out = ""
+    if covering:
+        left_out = ", not counting records writing " + " or ".join(f"'{c}'" for c in covering)
+    return f"{records} records from {authors} authors {where}{left_out}"
 
 
 def names_an_event(row: dict) -> bool:
@@ -711,8 +732,9 @@ def _track(series, index, phrase, at, cal, window, span, t_index, kind, sigma, s
                   "score": "thresholdMultiple", "keynessSigma": b.keyness_sigma, "topic": topic,
                   "day": series.days[d], "lastDay": index.days[last],
                   "dayRecords": int(per_day[today - b.start]) if today == last else 0,
-                  "busiestDay": index.days[b.start + busiest], "busiestRecords": int(per_day[busiest])}
-        counted = phrase_window(records, authors, index.days[b.start], index.days[last])
+                  "busiestDay": index.days[b.start + busiest], "busiestRecords": int(per_day[busiest]),
+                  "notCounting": index.covering(phrase)}
+        counted = phrase_window(records, authors, index.days[b.start], index.days[last], detail["notCounting"])
         headline = f"New phrase{where}: '{phrase}' ({counted}, from none in the {window} days before)"
         return detail, headline
 

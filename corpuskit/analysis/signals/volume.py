@@ -334,6 +334,8 @@ class VolumeSpikeDetector(Detector):
                 where = f" in {series.topic_labels[series.topics[t]]}" if t >= 0 else ""
                 return f"{what}{where}"
 
+        term_key = {"term": evidence["term"]} if group == "term" else {}    # what a story names as its subject
+
         def describe(d):
             if use_week[d]:
                 baseline = round(float(week_mu[d]), 2)
@@ -342,7 +344,7 @@ class VolumeSpikeDetector(Detector):
                 first = series.days[max(d - WEEK + 1, 0)]
                 detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
                           "windowDays": WEEK * self.week_window, "series": group, "day": series.days[d],
-                          "scale": "week", "weekStart": first}
+                          "scale": "week", "weekStart": first, **term_key}
                 times = current / max(baseline, 1.0)    # rounded once, for the headline
                 headline = (f"{subject_text(d)} up {times:.1f}x in the week {first} to {series.days[d]} "
                             f"({current} vs {fmt_num(baseline)}/week)")
@@ -351,7 +353,7 @@ class VolumeSpikeDetector(Detector):
             current = int(counts[d])
             multiplier = round(current / max(baseline, 1.0), 2)
             detail = {"baseline": baseline, "current": current, "multiplier": multiplier,
-                      "windowDays": window, "series": group, "day": series.days[d], "scale": "day"}
+                      "windowDays": window, "series": group, "day": series.days[d], "scale": "day", **term_key}
             headline = (f"{subject_text(d)} up {current / max(baseline, 1.0):.1f}x "
                         f"({current} vs {fmt_num(baseline)}/day)")
             return detail, headline
