@@ -22,7 +22,8 @@ import pandas as pd
 from corpuskit.analysis.signals.kinds import SERIES_KINDS, signal_kind
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.errors import ValidationError
-from corpuskit.stats.thresholds import OPEN_SIGMA, SEVERITY_THRESHOLDS
+from corpuskit.analysis.signals.series_scorer import THRESHOLD
+from corpuskit.stats.thresholds import SEVERITY_THRESHOLDS
 
 #: The kinds ``detect`` runs: every registered kind that declares ``score_series`` (a live view of
 #: :func:`corpuskit.analysis.signals.kinds.series_kinds`; the shipped ones: volume_spike, sentiment_shift).
@@ -32,8 +33,8 @@ __all__ = ["detect", "KINDS"]
 
 
 def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto", cycles: int | None = None,
-           min_history: int | None = None, threshold: float = OPEN_SIGMA,
-           materiality: float | None = None) -> pd.DataFrame:
+           min_history: int | None = None, threshold: float = THRESHOLD,
+           materiality: float | None = None, form: str | None = None) -> pd.DataFrame:
     """Causal anomaly scores for a regular time series.
 
     Parameters
@@ -114,7 +115,7 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
     if materiality is not None and (isinstance(materiality, bool) or not isinstance(materiality, (int, float))
                                     or not 0 <= materiality < 1):
         raise ValidationError(f"materiality must be a number in [0, 1); got {materiality!r}")
-    scored, plan = signal_kind(kind).score_series(series, rhythm, cycles, min_history, materiality)
+    scored, plan = signal_kind(kind).score_series(series, rhythm, cycles, min_history, materiality, form)
     sigma = scored["sigma"]
     onset = scored.get("onset", np.isfinite(sigma))
     material = scored.get("material", np.isfinite(sigma))

@@ -90,7 +90,7 @@ class Detector(ABC):
     #: (with ``quality`` and ``event``; a lifted ``summary`` defaults to the headline); ``None``: the
     #: stored detail is served whole under ``detail``.
     v1_fields: ClassVar[dict | None] = None
-    #: ``score_series(series, rhythm, cycles, min_history, materiality) -> (scores, plan)``: the kind's
+    #: ``score_series(series, rhythm, cycles, min_history, materiality, form) -> (scores, plan)``: the kind's
     #: test on a researcher's pandas series (:func:`corpuskit.signals.detect`); ``None``: it has none.
     score_series: ClassVar[Callable | None] = None
 
