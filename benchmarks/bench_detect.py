@@ -97,7 +97,9 @@ def regular(ts: pd.Series, values: np.ndarray) -> pd.Series:
 
 
 def setting_name(setting: dict) -> str:
-    gate = "default" if setting["materiality"] is None else f"{setting['materiality']:g}"
+    from corpuskit.analysis.signals.series_scorer import MATERIALITY
+
+    gate = f"default ({MATERIALITY:g})" if setting["materiality"] is None else f"{setting['materiality']:g}"
     return f"form={setting['form']} rhythm={setting['rhythm']} materiality={gate}"
 
 
@@ -199,8 +201,13 @@ def lodo_table(folds: list, htm: dict) -> tuple[list, list]:
 
 
 def final_choice(grid: np.ndarray) -> dict:
+    from corpuskit.analysis.signals.series_scorer import MATERIALITY
+
     c, t, mean = choose(grid, list(range(len(GROUPS))), 0)
-    return {**CANDIDATES[c], "threshold": THRESHOLDS[t], "mean_standard_on_four_groups": round(mean, 2),
+    setting = dict(CANDIDATES[c])
+    if setting["materiality"] is None:   # the gate the candidate ran with: the engine's default
+        setting["materiality"] = MATERIALITY
+    return {**setting, "threshold": THRESHOLDS[t], "mean_standard_on_four_groups": round(mean, 2),
             "per_group_standard": {g: round(float(grid[c, t, i, 0]), 2) for i, g in enumerate(GROUPS)},
             "groups": list(GROUPS), "candidates": len(CANDIDATES), "thresholds": list(THRESHOLDS)}
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from corpuskit.analysis.signals import series_scorer
+from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.errors import ValidationError
 from corpuskit.signals import detect
 
@@ -20,7 +21,8 @@ def test_shipped_defaults_are_the_benchmarks_choice():
     """``benchmarks/bench_detect.py --lodo --write`` records the setting chosen on all four NAB groups."""
     choice = json.loads(RECORD.read_text())
     params = inspect.signature(detect).parameters
-    assert params["threshold"].default == series_scorer.THRESHOLD == choice["threshold"]
+    assert params["threshold"].default is None
+    assert VolumeSpikeDetector.series_threshold == series_scorer.THRESHOLD == choice["threshold"]
     assert params["rhythm"].default == choice["rhythm"]
     assert params["form"].default is None and series_scorer.FORM == choice["form"]
     assert params["materiality"].default is None and series_scorer.MATERIALITY == choice["materiality"]

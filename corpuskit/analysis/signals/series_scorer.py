@@ -66,9 +66,10 @@ MATERIAL_SPAN = pd.Timedelta(hours=2)
 MATERIAL_DAYS = 7
 #: ``detect``'s default form: ``count`` (the count model), ``level`` (a measure, robust two-sided z)
 #: or ``auto`` (:func:`form_of`, from the values). Chosen by ``benchmarks/bench_detect.py --lodo``.
-FORM = "count"
-#: ``detect``'s default sigma for ``fired`` (chosen with :data:`FORM`; the stages open at ``OPEN_SIGMA``).
-THRESHOLD = 3.0
+FORM = "auto"
+#: ``detect``'s default sigma for ``fired`` on ``volume_spike`` (chosen with :data:`FORM`; the corpus
+#: stages open at ``OPEN_SIGMA``, 3, and ``detect(kind="sentiment_shift")`` keeps that).
+THRESHOLD = 3.5
 #: Standard errors of slack in :func:`form_of`'s dispersion check (Poisson counts pass it but rarely fail by chance).
 FORM_NOISE_SE = 4.0
 #: Fewer warm-up periods than this: whole non-negative numbers are taken for counts (too few to tell).

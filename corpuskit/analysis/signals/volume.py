@@ -51,7 +51,7 @@ import pandas as pd
 
 from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords, novelty_bound
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.analysis.signals.series_scorer import FORM, plan_for, score_counts
+from corpuskit.analysis.signals.series_scorer import FORM, THRESHOLD, plan_for, score_counts
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
 from corpuskit.analysis.signals.terms import term_slug
@@ -406,6 +406,9 @@ class VolumeSpikeDetector(Detector):
             framing = (f"On {w.day}, {fmt_count(current)} records on {w.full} appeared in one day, {usual} "
                        f"({w.strength}).")
         return headline, framing
+
+    #: ``detect``'s default threshold on a researcher's series (chosen with the form on NAB).
+    series_threshold = THRESHOLD
 
     @staticmethod
     def score_series(series, rhythm, cycles, min_history, materiality, form=None):
