@@ -53,6 +53,11 @@ def test_auto_form_reads_the_values():
     measure = counts - 2.5            # negative values and halves: a measure, not counts
     assert series_scorer.form_of(counts.to_numpy()) == "count"
     assert series_scorer.form_of(measure.to_numpy()) == "level"
+    rng = np.random.default_rng(2)
+    speed = np.round(60 + 3 * rng.standard_normal(2016))     # whole numbers, steadier than counts
+    assert series_scorer.form_of(speed) == "level"
+    assert series_scorer.form_of(rng.poisson(60, 2016).astype(float)) == "count"
+    assert series_scorer.form_of(np.round(60 + 3 * rng.standard_normal(100))) == "count"   # too few to tell
     assert detect(measure, form="auto")["sigma"].notna().any()
     with pytest.raises(ValidationError, match="non-negative"):
         detect(measure, form="count")

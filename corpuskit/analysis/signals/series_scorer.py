@@ -20,6 +20,9 @@ exist score NaN (the corpus edge: no signal rather than a false one).
 Scales: for sub-hourly series the trailing sum over one period and over two
 hours; for hourly series one hour and three hours; for daily series one day.
 Each scale is tested with :func:`~corpuskit.stats.count_model.count_sigma`
+(form ``count``) or, for a measured series (form ``level``: a share, a rate, a
+speed; :func:`form_of` tells them apart on the warm-up when the form is ``auto``),
+:func:`~corpuskit.stats.level_model.level_sigma`,
 and the period's sigma is the best scale's, corrected for the number of
 scales looked at (:func:`~corpuskit.stats.correction.sidak`), so more scales
 do not mean more false alarms.
