@@ -166,11 +166,28 @@ def lodo(args) -> int:
     print()
     print(table(rows, ["left out", "tweets", "macro recall", *(f"recall {c[:3]}" for c in CLASSES),
                        "inner mean", "chosen on the other years"]))
+    print("\nclass shares of each year left out (%, negative / neutral / positive; total variation from true):")
+    rows = []
+    for r in results:
+        sh = r["shares"]
+        rows.append([str(r["year"]), _shares(sh["true"])]
+                    + [f"{_shares(sh[k])} ({_tv(sh[k], sh['true'])})" for k in ("argmax", "em")]
+                    + [f"{100 * r['figures']['macro_recall']:.1f} / {100 * sh['em_labels_macro_recall']:.1f}"])
+    print(table(rows, ["left out", "true", "argmax labels", "EM prior adjustment",
+                       "macro recall argmax / matched labels"]))
     if args.airline.exists():
         airline(args.airline)
     else:
         print(f"\nnot present: {args.airline}; airline tweets skipped")
     return 0
+
+
+def _shares(v) -> str:
+    return " / ".join(f"{100 * x:.1f}" for x in v)
+
+
+def _tv(a, b) -> str:
+    return f"{100 * np.abs(np.asarray(a) - np.asarray(b)).sum() / 2:.1f}"
 
 
 def airline(path) -> None:

@@ -45,7 +45,7 @@ def left_out_year(texts, y, folds, year: int, log=print, jobs: int = 1, parts_me
     """Choose settings on every year but ``year`` (inner leave-one-year-out over at most ``cap``
     tweets of each of them), fit them on all of those years and score the year left out:
     ``{year, features, classifier, inner, figures}``."""
-    from train_sentiment import FoldCache, search, year_splits
+    from train_sentiment import FoldCache, figures, search, year_splits
 
     rows = np.flatnonzero(folds != year)
     inner = year_splits(folds, inner_rows(folds, year, cap, seed))
@@ -55,8 +55,31 @@ def left_out_year(texts, y, folds, year: int, log=print, jobs: int = 1, parts_me
         k: list(v) if isinstance(v, tuple) else v for k, v in sorted(feat.items())})
     held = np.flatnonzero(folds == year)
     cache = FoldCache(texts, y, folds, jobs, splits=[(rows, held)], parts_memo=parts_memo)
-    fig = cache.score(cache.matrices(feat), clf["C"], clf["class_weight"])
-    return {"year": year, "features": feat, "classifier": clf, "inner": chosen["cv"], "figures": fig}
+    proba, = cache.predict_proba(cache.matrices(feat), clf["C"], clf["class_weight"])
+    return {"year": year, "features": feat, "classifier": clf, "inner": chosen["cv"],
+            "figures": figures(y[held], proba.argmax(axis=1)),
+            "shares": shares(y[held], proba, training_priors(y[rows], clf["class_weight"]))}
+
+
+def training_priors(y_train, class_weight) -> np.ndarray:
+    """The priors a classifier fitted on ``y_train`` is calibrated to: equal under balanced weights."""
+    if class_weight == "balanced":
+        return np.full(3, 1 / 3)
+    return np.bincount(y_train, minlength=3) / len(y_train)
+
+
+def shares(y, proba, train_priors) -> dict:
+    """Class shares of a labelled set: true, from argmax labels, from EM prior adjustment (the
+    estimated priors), and the macro recall of the labels that match them."""
+    from train_sentiment import figures
+
+    from corpuskit.enrich.priors import em_priors, labels_for_priors
+
+    fit = em_priors(proba, train_priors)
+    matched = labels_for_priors(fit.posteriors, fit.priors)
+    return {"true": np.bincount(y, minlength=3) / len(y),
+            "argmax": np.bincount(proba.argmax(axis=1), minlength=3) / len(y),
+            "em": fit.priors, "em_labels_macro_recall": figures(y, matched)["macro_recall"]}
 
 
 def read_airline(path) -> tuple[list[str], list[str]]:

@@ -4,7 +4,7 @@ it refuses malformed input; the shipped model states the priors it is calibrated
 import numpy as np
 import pytest
 
-from corpuskit.enrich.priors import adjust_posteriors, em_priors
+from corpuskit.enrich.priors import adjust_posteriors, em_priors, labels_for_priors
 from corpuskit.errors import ValidationError
 
 MEANS = np.array([-1.5, 0.0, 1.5])  # three classes, one Gaussian each (unit spread) on a line
@@ -38,6 +38,9 @@ def test_recovers_known_priors(true):
     # the adjusted posteriors are the Bayes posteriors under the corpus's priors
     np.testing.assert_allclose(fit.posteriors, _posteriors(x, fit.priors), atol=1e-9)
     assert fit.iterations > 1
+    # labels matched to the estimated priors: their counts are the estimate
+    labels = labels_for_priors(fit.posteriors, fit.priors)
+    np.testing.assert_allclose(np.bincount(labels, minlength=3) / len(y), fit.priors, atol=3 / len(y))
 
 
 def test_training_priors_stay_put():
@@ -81,3 +84,62 @@ def test_shipped_model_states_its_training_priors():
     assert priors.shape == (len(CLASSES),) and np.isclose(priors.sum(), 1.0)
     if scorer.info_["classifier"]["class_weight"] == "balanced":
         np.testing.assert_allclose(priors, 1 / 3)
+
+
+@pytest.fixture(scope="module")
+def small_path(tmp_path_factory):
+    from corpuskit import open_corpus
+    from corpuskit.demo import build_demo
+
+    path = tmp_path_factory.mktemp("priors") / "small.db"
+    c = open_corpus(path)
+    build_demo(c, seed=3, records=400, days=28, run_stages=False, progress=False)
+    c.close()
+    return path
+
+
+def _enriched_copy(small_path, target, **options):
+    from corpuskit import open_corpus
+
+    src = open_corpus(small_path)
+    src.conn.execute("VACUUM INTO ?", (str(target),))
+    src.close()
+    c = open_corpus(target)
+    c.enrich(progress=False, **options)
+    return c
+
+
+def _labels(c):
+    return dict(c.conn.execute("SELECT record_id, sentiment_label FROM enrichment "
+                               "WHERE sentiment_label IS NOT NULL ORDER BY record_id").fetchall())
+
+
+def test_enrich_adjusts_labels_to_the_corpus_priors_and_says_so(small_path, tmp_path):
+    from corpuskit.enrich.corpus_priors import latest_adjustment
+    from corpuskit.enrich.tweet_model import CLASSES
+
+    plain = _enriched_copy(small_path, tmp_path / "plain.db")
+    adjusted = _enriched_copy(small_path, tmp_path / "adjusted.db", sentiment_priors="corpus")
+    run_id, note, last = latest_adjustment(adjusted.conn)
+    assert last and note["applied"] and note["records"] == len(_labels(adjusted))
+    labels = _labels(adjusted)
+    counts = {c: sum(1 for v in labels.values() if v == c) for c in CLASSES}
+    for c in CLASSES:  # the label shares a researcher counts are the estimated priors
+        assert abs(counts[c] - note["priors"][c] * len(labels)) <= 3, (c, counts, note)
+    before = _labels(plain)
+    assert sum(labels[i] != before[i] for i in labels) == note["changed"] > 0
+    assert {c: round(sum(v == c for v in before.values()) / len(before), 4) for c in CLASSES} == note["unadjusted"]
+    scores = "SELECT record_id, sentiment_score FROM enrichment ORDER BY record_id"
+    assert adjusted.conn.execute(scores).fetchall() == plain.conn.execute(scores).fetchall()
+    assert "EM prior adjustment" in adjusted.methods() and "EM prior adjustment" not in plain.methods()
+    assert adjusted.manifest()["stages"]["enrich"]["settings"]["sentiment_priors"] == "corpus"
+    assert "sentiment_priors" not in plain.manifest()["stages"]["enrich"]["settings"]
+    plain.close()
+    adjusted.close()
+
+
+@pytest.mark.parametrize("options", [{"sentiment_priors": "uniform"},
+                                     {"sentiment_priors": "corpus", "scorer": "vader"}])
+def test_enrich_refuses_what_cannot_be_adjusted(small_path, tmp_path, options):
+    with pytest.raises(ValidationError):
+        _enriched_copy(small_path, tmp_path / "x.db", refit=True, **options)

@@ -204,14 +204,19 @@ class FoldCache:
                         sp.hstack(parts_held, format="csr", dtype=np.float32)))
         return out
 
+    def predict_proba(self, mats, c: float, class_weight) -> list:
+        """Each split's held-out class probabilities from a classifier fitted on its training part
+        (splits fitted in ``jobs`` processes; the result does not depend on their number)."""
+        from joblib import Parallel, delayed
+
+        return Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight)
+                                          for train, _, x_train, x_held in mats)
+
     def score(self, mats, c: float, class_weight) -> dict:
         """Figures of one classifier setting on ``mats`` (splits fitted in ``jobs`` processes; the
         result does not depend on their number): :func:`figures` of every held-out text pooled, plus
         ``per_split`` (each split's macro recall, in split order), ``mean_split`` and ``worst_split``."""
-        from joblib import Parallel, delayed
-
-        fitted = Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight)
-                                            for train, _, x_train, x_held in mats)
+        fitted = [p.argmax(axis=1) for p in self.predict_proba(mats, c, class_weight)]
         held_all = np.concatenate([held for _, held, _, _ in mats])
         per_split = [figures(self.y[held], part)["macro_recall"] for (_, held, _, _), part in zip(mats, fitted)]
         fig = figures(self.y[held_all], np.concatenate(fitted))
@@ -220,7 +225,7 @@ class FoldCache:
 
 
 def _fit_predict(x_train, y_train, x_held, c, class_weight):
-    return _classifier(c, class_weight).fit(x_train, y_train).predict_proba(x_held).argmax(axis=1)
+    return _classifier(c, class_weight).fit(x_train, y_train).predict_proba(x_held)
 
 
 def _line(fig) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 
 from corpuskit.errors import ValidationError
 
-__all__ = ["PriorFit", "em_priors", "adjust_posteriors"]
+__all__ = ["PriorFit", "adjust_posteriors", "em_priors", "labels_for_priors"]
 
 
 class PriorFit(NamedTuple):
@@ -67,3 +67,29 @@ def em_priors(proba, train_priors, tol: float = 1e-6, max_iter: int = 1000) -> P
         if moved < tol:
             break
     return PriorFit(q, adjust_posteriors(proba, t, q), step)
+
+
+def labels_for_priors(posteriors, priors, max_iter: int = 500) -> np.ndarray:
+    """A class per row whose counts match ``priors`` (to within a row or two per class): the argmax
+    of ``log(posteriors) + b``, with one offset ``b`` per class found by damped fixed-point steps.
+
+    The argmax of prior-adjusted posteriors alone over-counts the commonest class (it maximises
+    accuracy, not share fidelity); the offsets keep each text's ranking of classes and move only
+    the borderline texts, so that counting the labels gives the estimated shares."""
+    p = np.log(np.clip(np.asarray(posteriors, dtype=float), 1e-12, None))
+    n, k = p.shape
+    if n == 0:
+        return np.zeros(0, dtype=int)
+    target = np.asarray(priors, dtype=float) * n
+    b = np.zeros(k)
+    best = (np.inf, p.argmax(axis=1))
+    for _ in range(max_iter):
+        labels = (p + b).argmax(axis=1)
+        counts = np.bincount(labels, minlength=k)
+        miss = float(np.abs(counts - target).sum())
+        if miss < best[0]:
+            best = (miss, labels)
+        if miss <= k:
+            break
+        b += 0.5 * (np.log(np.maximum(target, 0.5)) - np.log(np.maximum(counts, 0.5)))
+    return best[1]
