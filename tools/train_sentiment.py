@@ -301,6 +301,9 @@ def main(argv=None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--jobs", type=int, default=1, help="processes fitting the folds (same result for any)")
+    parser.add_argument("--select", choices=["cv", "years"], default="cv",
+                        help="cv: stratified --folds-fold cross-validation, pooled macro recall; years: leave one "
+                             "SemEval year out, the mean of the years' macro recall")
     parser.add_argument("--features", type=json.loads, default=None,
                         help="JSON list of featurizer settings to try (default: FEATURE_CANDIDATES)")
     parser.add_argument("--lexicon-weights", type=float, nargs="+", default=list(LEXICON_WEIGHTS))
@@ -312,14 +315,24 @@ def main(argv=None) -> int:
         {k: tuple(v) if isinstance(v, list) else v for k, v in c.items()} for c in args.features]
     class_weights = [None if c == "None" else c for c in args.class_weights]
 
-    texts, labels = read_semeval(args.data)
+    texts, labels, years = read_semeval_years(args.data)
     y = np.array([CLASSES.index(label) for label in labels])
     counts = {c: int((y == i).sum()) for i, c in enumerate(CLASSES)}
-    print(f"{len(texts)} tweets after dropping repeated annotations {counts}; "
-          f"stratified {args.folds}-fold cross-validation (seed {args.seed})", flush=True)
-    folds = fold_ids(texts, y, args.folds, args.seed)
-    feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
-                               log=lambda s: print(s, flush=True), jobs=args.jobs)
+    if args.select == "years":
+        folds = year_folds(texts, years)
+        chosen_by = (f"leave one SemEval year out ({', '.join(map(str, np.unique(folds)))}; a repeated text in its "
+                     "earliest year), the mean of the years' macro-averaged recall")
+        print(f"{len(texts)} tweets after dropping repeated annotations {counts}; {chosen_by}", flush=True)
+        feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
+                                   log=lambda s: print(s, flush=True), jobs=args.jobs,
+                                   splits=year_splits(folds), criterion="mean_split")
+    else:
+        folds = fold_ids(texts, y, args.folds, args.seed)
+        chosen_by = (f"stratified {args.folds}-fold cross-validation (seed {args.seed}, identical texts "
+                     "kept in one fold), macro-averaged recall")
+        print(f"{len(texts)} tweets after dropping repeated annotations {counts}; {chosen_by}", flush=True)
+        feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
+                                   log=lambda s: print(s, flush=True), jobs=args.jobs)
     chosen = next(t for t in trials if t["features"] == _jsonable(feat) and t["classifier"] == clf)
     print(f"chosen {_jsonable(feat)} {clf}: CV {_line(chosen['cv'])}")
     for c in CLASSES:
@@ -330,8 +343,7 @@ def main(argv=None) -> int:
     model = _classifier(clf["C"], clf["class_weight"]).fit(featurizer.transform(texts), y)
     info = {"data": DATA_NOTE, "tweets": len(texts), "class_counts": counts, "classes": list(CLASSES),
             "features": _jsonable(feat), "classifier": {"kind": "LogisticRegression (multinomial, lbfgs)", **clf},
-            "chosen_by": f"stratified {args.folds}-fold cross-validation (seed {args.seed}, identical texts "
-                         "kept in one fold), macro-averaged recall",
+            "chosen_by": chosen_by,
             "cv_figures": chosen["cv"], "search": trials, "n_features": featurizer.n_features_}
     out = Path(args.out)
     npz, js = save_model(out, featurizer, model.coef_, model.intercept_, info)
