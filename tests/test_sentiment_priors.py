@@ -143,3 +143,17 @@ def test_enrich_adjusts_labels_to_the_corpus_priors_and_says_so(small_path, tmp_
 def test_enrich_refuses_what_cannot_be_adjusted(small_path, tmp_path, options):
     with pytest.raises(ValidationError):
         _enriched_copy(small_path, tmp_path / "x.db", refit=True, **options)
+
+
+def test_cli_sentiment_priors_option(small_path, tmp_path, capsys):
+    from corpuskit import open_corpus
+    from corpuskit.cli import main
+    from corpuskit.enrich.corpus_priors import latest_adjustment
+
+    src = open_corpus(small_path)
+    src.conn.execute("VACUUM INTO ?", (str(tmp_path / "c.db"),))
+    src.close()
+    assert main(["enrich", "--db", str(tmp_path / "c.db"), "--sentiment-priors", "corpus"]) == 0
+    c = open_corpus(tmp_path / "c.db")
+    assert latest_adjustment(c.conn)[2] is True
+    c.close()
