@@ -12,7 +12,9 @@ enrich run ends with one more pass over every record that has a sentiment label:
    from the priors the scorer is calibrated to (:meth:`training_priors`);
 3. labels whose counts match those priors (:func:`corpuskit.enrich.priors.labels_for_priors`).
 
-Only labels change: the score stays ``P(positive) - P(negative)`` under the model's training
+EM trusts the scorer's probabilities. Where they are not calibrated for the corpus, it can move
+the shares away from the truth: ``benchmarks/bench_sentiment.py --lodo`` measures both cases
+(docs/sentiment.md), which is why the option is off by default. Only labels change: the score stays ``P(positive) - P(negative)`` under the model's training
 priors, so mean scores and shifts are comparable across corpora. The estimated priors, the shares
 before and after, and the records read are stored in the corpus metadata under
 ``sentiment_priors:{run_id}``; the methods paragraph says the adjustment was applied.

@@ -82,7 +82,8 @@ class EnrichSettings:
         scorer's probabilities (Saerens, Latinne, Decaestecker 2002) and relabelling every scored
         record so the label shares match them; scores are unchanged
         (:mod:`corpuskit.enrich.corpus_priors`). Needs a scorer with ``predict_proba`` and
-        ``training_priors`` (the default tweet model).
+        ``training_priors`` (the default tweet model). Off by default: with probabilities not
+        calibrated for the corpus it can also move shares away from the truth (docs/sentiment.md).
     """
 
     progress: bool = True
