@@ -20,6 +20,8 @@ idf, scaling) and ``tweet_sentiment.json`` (settings, per-class CV figures,
 confusion matrix, the search) into ``--out``. Same data and arguments give the
 same files. ``--features``, ``--lexicon-weights``, ``--C`` and ``--class-weights``
 narrow the search (the shipped model's exact command is in ``models/README.md``).
+``--select years`` chooses instead by leaving one SemEval year out (2013, 2014, 2015, 2016; a tweet
+repeated across years belongs to the earliest), maximising the mean of the years' macro recall.
 
 Data: SemEval 2013-2016 Task 4 subtask A gold (Rosenthal, Farra, Nakov 2017; Nakov et al. 2016).
 The tweets are not redistributed: only model weights and n-grams seen in at least
