@@ -237,6 +237,8 @@ def cmd_stage(args) -> int:
         kwargs["fit_sample"] = args.fit_sample
     if getattr(args, "sentiment", None) is not None:
         kwargs["scorer"] = args.sentiment
+    if getattr(args, "sentiment_priors", None) is not None:
+        kwargs["sentiment_priors"] = args.sentiment_priors
     if args.stage == "enrich":
         kwargs.update(_topic_options(args))
     for name in ("period", "since", "until", "every"):
@@ -567,6 +569,9 @@ def _add_enrich_options(p) -> None:
     p.add_argument("--sentiment", choices=("model", "vader"),
                    help="sentiment scorer: model (default: the shipped tweet model) or vader "
                         "(VADER at the +-0.05 cut)")
+    p.add_argument("--sentiment-priors", choices=("training", "corpus"),
+                   help="corpus: end the run by adjusting sentiment labels to the corpus's class priors "
+                        "(EM, Saerens et al. 2002; docs/sentiment.md); default training (the model's labels)")
     p.add_argument("--aliases", metavar="FILE",
                    help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
                         "'Name != alias, ...' splits")

@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text
+from corpuskit.enrich.corpus_priors import adjust_to_corpus_priors, check_scorer
 from corpuskit.enrich.defaults import default_assigner, default_embedder, make_extractor, make_scorer
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
 from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
@@ -588,7 +589,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     **options
         Fields of :class:`~corpuskit.enrich.settings.EnrichSettings` replacing
         those of ``settings``: ``progress, refit, beats, n_topics, chunk_size,
-        seed, embedder, scorer, extractor, assigner, workers, client, fit_sample``.
+        seed, embedder, scorer, extractor, assigner, workers, client, fit_sample, sentiment_priors``.
 
     Returns
     -------
@@ -618,6 +619,9 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
+    if config.sentiment_priors == "corpus":  # recorded only when on: default runs' settings stay as they were
+        check_scorer(scorer)
+        recorded["sentiment_priors"] = "corpus"
     done, fit_seconds, skips, detected = 0, 0.0, [0, 0], 0
     detector = config.detector if config.detector is not None else default_detector()
     recorded["detector"] = detector.model_name
@@ -717,6 +721,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                                               "scorer": sorted(scorer.languages or []) or "all",
                                               "extractor": sorted(extractor.languages or []) or "all"})
         edits = apply_edits(corpus)   # the researcher's merges, renames and reassignments, kept
+        if config.sentiment_priors == "corpus":
+            adjust_to_corpus_priors(corpus, scorer, run_id)
     return _summary(conn, started, done=done, model=model, refitted=refitted, run_id=run_id,
                     fit_seconds=fit_seconds, detected=detected, skipped=skipped, edits=edits)
 

@@ -76,6 +76,14 @@ class EnrichSettings:
     aliases : str or Path, optional
         An alias file of entity overrides (``Name = alias, ...`` merges, ``Name != alias, ...``
         splits; see :func:`~corpuskit.enrich.resolve.read_alias_file`), kept for every later run.
+    sentiment_priors : {"training", "corpus"}
+        ``"training"`` (default): each label is the scorer's most probable class, as trained.
+        ``"corpus"``: the run ends by re-estimating the corpus's class priors by EM from the
+        scorer's probabilities (Saerens, Latinne, Decaestecker 2002) and relabelling every scored
+        record so the label shares match them; scores are unchanged
+        (:mod:`corpuskit.enrich.corpus_priors`). Needs a scorer with ``predict_proba`` and
+        ``training_priors`` (the default tweet model). Off by default: with probabilities not
+        calibrated for the corpus it can also move shares away from the truth (docs/sentiment.md).
     """
 
     progress: bool = True
@@ -95,6 +103,7 @@ class EnrichSettings:
     fit_sample: int = FIT_SAMPLE
     detector: object = None
     aliases: object = None
+    sentiment_priors: str = "training"
 
     def validate(self) -> EnrichSettings:
         """Raise ValidationError for a value no run accepts; returns self."""
@@ -110,6 +119,8 @@ class EnrichSettings:
             raise ValidationError(f"merge_topics must be True or False, not {self.merge_topics!r}")
         if not isinstance(self.fit_sample, int) or self.fit_sample < 1:
             raise ValidationError(f"fit_sample must be a positive integer, not {self.fit_sample!r}")
+        if self.sentiment_priors not in ("training", "corpus"):
+            raise ValidationError(f"sentiment_priors must be 'training' or 'corpus', not {self.sentiment_priors!r}")
         if self.client is not None and self.workers is not None:
             raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
         for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner),
