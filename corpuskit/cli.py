@@ -303,6 +303,8 @@ def _topic_options(args) -> dict:
         options["refit"] = True
     if getattr(args, "no_merge_topics", False):
         options["merge_topics"] = False
+    if getattr(args, "merge_topics", False):
+        options["merge_topics"] = True
     return options
 
 
@@ -338,9 +340,13 @@ def _add_topic_options(p) -> None:
     p.add_argument("--seed-words", metavar="FILE",
                    help="guided topics: one line per topic, 'Label: word, word, phrase' (see docs/topics.md)")
     p.add_argument("--beats", metavar="FILE", help="beat definitions (YAML/JSON) instead of discovered topics")
-    p.add_argument("--no-merge-topics", action="store_true",
-                   help="keep every discovered topic: no merging of near-duplicates, no dissolving of small ones "
-                        "(so --topics K gives K topics)")
+    merging = p.add_mutually_exclusive_group()
+    merging.add_argument("--no-merge-topics", action="store_true",
+                         help="keep every discovered topic: no merging of near-duplicates, no dissolving of small "
+                              "ones (the default with --topics K, which then gives K topics)")
+    merging.add_argument("--merge-topics", action="store_true",
+                         help="merge near-duplicate topics and dissolve small ones even with --topics K (the "
+                              "run then says how many were merged and why)")
 
 
 def cmd_run(args) -> int:
