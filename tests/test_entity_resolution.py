@@ -366,6 +366,17 @@ def test_types_need_evidence():
     assert types["Dr London"] == "person"
     assert "Netanyahu" not in types and types["Benjamin Netanyahu"] == "person"  # surname, shown together
 
+
+def test_a_maker_opens_a_product_and_a_things_name_is_no_ones_surname():
+    table = {"Nvidia": "org", "Nvidia Tegra": "person", "Tim Apple": "person", "Apple": "concept"}
+    rows = [(1, "Nvidia ships"), (2, "Nvidia Tegra inside"), (3, "Trump calls Cook Tim Apple")]
+    rows += [(3, f"Apple news {i}") for i in range(12)]
+    c = build_days(rows, table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    assert types["Nvidia Tegra"] == "product"
+    # "Apple" written alone twelve times as often as "Tim Apple": not his surname
+    assert types["Apple"] == "concept" and types["Tim Apple"] == "person"
+
     table = {"Anna Smith": "person", "John Smith": "person", "Smith": "person"}
     c = build(["Anna Smith wrote", "John Smith replied", "Smith said"], table)
     assert set(c.entities()["name"]) == {"Anna Smith", "John Smith", "Smith"}

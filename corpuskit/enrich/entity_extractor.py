@@ -22,7 +22,7 @@ CRF's span wins when every token is inside an entity with at least
 CRF span otherwise, the known name wins; each fills in where the other found
 nothing. A CRF span is dropped when it is a demonym ("American", "Russians":
 not an entity in the WNUT guidelines nor in corpuskit's types), a lone generic
-head ("University", "Street"), one word this corpus writes in lower case
+head ("University", "Street"), a unit of measure after a number ("2.0 GHz"), one word this corpus writes in lower case
 ("deny"), one ordinary lower-case English word that no gazetteer or name list
 knows ("sea", not "china" or "alex"), a run of ordinary words on a Title Case
 headline ("Newborn Brain Function"), or, below ``lower_confidence``, one common
@@ -92,6 +92,10 @@ _FRAGMENTS = frozenset({"University", "College", "School", "Institute", "Academy
                         "Company", "Group", "Foundation", "Party", "Bank", "Inc", "Corp", "Ltd", "LLC",
                         "Department", "Ministry", "Agency", "Council", "Court", "Office", "Island",
                         "Islands", "Beach", "Valley", "North", "South", "East", "West"})
+# units of measure: after a number ("2.0 GHz", "100 Mbps") a measure, not a product's name
+_UNITS = frozenset({"Hz", "kHz", "MHz", "GHz", "THz", "KB", "kB", "MB", "GB", "TB", "PB", "Kbps", "Mbps", "Gbps",
+                    "Tbps", "mph", "kph", "km", "cm", "mm", "nm", "kg", "mg", "ml", "mAh", "Wh", "kWh", "MWh",
+                    "GWh", "kW", "MW", "GW", "TW", "fps", "dpi", "rpm", "FPS", "RPM", "MP", "TFLOPS"})
 # words a tag may add to the names it is made of ("@BioNTech_Group", "#AppleOfficial")
 _TAG_AFFIXES = frozenset({"group", "official", "inc", "corp", "co", "hq", "news", "team", "global", "labs",
                           "app", "media", "press", "live", "tv", "us", "uk", "eu", "the"})
@@ -531,6 +535,8 @@ class HybridExtractor(EntityExtractor):
                 continue  # "American", "South Asian": a nationality names no entity of the five types
             if a == b and words[a] in _FRAGMENTS:
                 continue  # a lone generic head ("University", "Street") is the fragment of a name
+            if a == b and words[a] in _UNITS and a > 0 and words[a - 1][:1].isdigit():
+                continue  # "2.0 GHz": a unit after a number
             if self._weak(tokens, clean, a, b, conf) or (
                     a in headline and conf < self.span_confidence
                     and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K for t in tokens[a:b + 1])):

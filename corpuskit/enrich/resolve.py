@@ -223,7 +223,8 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         if types[root] == "person" and not _person_evidence(members[root], first_names, common, lowered,
                                                             census=census):
             types[root] = _fallback_type(members[root])
-    _evidence_types(names, types, roots, first_names, places)
+    makers = {fold(names[r]) for r in roots if types[r] in ("org", "product") and len(_words(names[r])) == 1}
+    _evidence_types(names, types, roots, first_names, places, makers)
     roots = _join_nicknames(names, types, roots, groups, reasons, together, members)
     members = _members(origins, groups)
     # surnames and first names link as before: only the listed first names make a name strong
@@ -246,12 +247,16 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         target, reason = None, None
         if fold(names[root]) in known:
             continue
-        if len(words) == 1 and _name_like(words[0]) and types[root] != "person" and types[root] != "org" \
+        if len(words) == 1 and _name_like(words[0]) and types[root] in ("place", "concept") \
                 and fold(words[0]) not in places:
-            # "Netanyahu" typed a place, "Sahin" a concept: a person's surname where shown with the person
+            # "Netanyahu" typed a place, "Sahin" a concept: the surname of a person whose name opens
+            # with a title or a listed first name, where shown with that person, and not written alone
+            # ten times as often ("Tim Apple" takes no "Apple")
             owners = surname.get(fold(words[0]), set())
-            if len(owners) == 1 and shown_together(root, next(iter(owners))):
-                target, reason = next(iter(owners)), "surname"
+            owner = next(iter(owners), None)
+            if len(owners) == 1 and owner in strong and totals[root] <= 10 * totals[owner] \
+                    and shown_together(root, owner):
+                target, reason = owner, "surname"
         elif len(words) == 1 and types[root] == "person" and _name_like(words[0]):
             key = fold(words[0])
             bare = words[0].lower() in common | lowered  # a common word links only where shown with the name
@@ -297,7 +302,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     seen = {r for r in roots if r in strong or totals[r] >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
-    _evidence_types(names, types, names.keys(), first_names, places)
+    _evidence_types(names, types, names.keys(), first_names, places, makers)
     out = {}
     for o in origins.values():
         if o.id in tag_targets:
@@ -319,11 +324,13 @@ _PLACE_HEADS = frozenset({"place", "street", "st", "road", "rd", "avenue", "ave"
                           "gardens", "harbour", "harbor", "bay", "falls"})
 
 
-def _evidence_types(names, types, roots, first_names, places) -> None:
+def _evidence_types(names, types, roots, first_names, places, makers=frozenset()) -> None:
     """Types by evidence, in place: a name of two or more words whose first word (after titles) is a
     listed first name is a person, not a place or a concept ("Kati Kariko", "Mike Brown"), unless its
     last word names a place ("Martin Place": a place); a known place of the gazetteers typed person
-    or concept is a place unless a title or a listed first name opens it ("Ferguson", "London")."""
+    or concept is a place unless a title or a listed first name opens it ("Ferguson", "London"); a
+    name typed person that opens with a one-word organisation or product of the corpus (``makers``)
+    and no listed first name is that maker's product ("Nvidia Tegra", "Google Fiber")."""
     for root in roots:
         words = _words(names[root])
         rest = _untitled(words)
@@ -335,6 +342,8 @@ def _evidence_types(names, types, roots, first_names, places) -> None:
                 types[root] = "place"
         elif opens_first and types[root] in ("place", "concept"):
             types[root] = "person"
+        elif types[root] == "person" and len(words) >= 2 and fold(words[0]) in makers and not opens_first:
+            types[root] = "product"
         elif types[root] in ("person", "concept") and fold(names[root]) in places and not titled \
                 and not opens_first:
             types[root] = "place"
