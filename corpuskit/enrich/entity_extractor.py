@@ -49,7 +49,9 @@ Its type is a rule's where one applies (a title or known first name: person;
 an organisation word: org), else the CRF's label over up to ``type_sample``
 texts that contain it when at least 3 votes and 60% agree (or 2 or more are
 unanimous), else concept.
-Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted.
+Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted, nor is a
+phrase hashtag ("#GetVaccinated", "#CovidVaccine": its last word an ordinary English word, its first
+no listed first name), which would otherwise make "Get Vaccinated" in a text an entity.
 """
 from __future__ import annotations
 
@@ -442,8 +444,19 @@ class HybridExtractor(EntityExtractor):
             surface = _surface(tokens, a, b, text)
             yield alias_key(surface), surface, is_initial
         for _, _, word in tokens:
-            if word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:]):
+            if (word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:])
+                    and not self._phrase_hashtag(word[1:])):
                 yield alias_key(word), word[1:], False
+
+    def _phrase_hashtag(self, body: str) -> bool:
+        """A hashtag that is a phrase, not a name: two or more words (:func:`segment_hashtag`), the
+        last an ordinary English word (among the 50,000 most frequent) and the first no listed first
+        name ("GetVaccinated", "CovidVaccine", "ModernaVaccine", "BlackLivesMatter"; not
+        "MikeBrown" or "JoeBiden"). It stays a hashtag and is never promoted to an entity."""
+        parts = [p for piece in body.split("_") if piece for p in segment_hashtag(piece)]
+        if len(parts) < 2 or parts[0].capitalize() in self.gazetteer_.first_names_ or parts[-1].isupper():
+            return False
+        return _english_costs().get(parts[-1].lower(), 99.0) < _COST_50K
 
     def _types(self, chosen: dict, texts) -> dict:
         """``{key: (name, type)}`` for the promoted names, in one pass over ``texts``.
