@@ -335,6 +335,12 @@ def test_hashtag_of_a_surname_two_full_names_share_links_to_no_one():
     assert one.hashtags().set_index("tag").loc["smith", "entities"] == ["anna-smith"]
 
 
+def test_a_hashtag_of_an_entity_also_written_plainly_links_to_it():
+    c = build(["AI is here", "#AI rocks", "#Smith and AI"], {"AI": "concept", "Smith": "person"})
+    tags = c.hashtags().set_index("tag")["entities"].to_dict()
+    assert tags["ai"] == ["ai"] and tags["smith"] == []
+
+
 def test_a_nickname_and_the_full_name_written_together_are_one_person():
     table = {"Mike Brown": "concept", "Michael Brown": "person", "Ferguson": "place"}
     c = build_days([(1, "Mike Brown shot in Ferguson"), (1, "Michael Brown was 18"), (2, "Mike Brown again")],

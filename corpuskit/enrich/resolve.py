@@ -763,6 +763,12 @@ def _write_hashtags(conn, origins, mapping) -> None:
         "SELECT h.tag, (SELECT h2.written FROM record_hashtags h2 WHERE h2.tag = h.tag GROUP BY h2.written "
         "ORDER BY count(*) DESC, h2.written LIMIT 1), count(*), min(r.published_at), max(r.published_at) "
         "FROM record_hashtags h JOIN records r ON r.id = h.record_id GROUP BY h.tag")
+    # a tag no hashtag-only origin decided names the entity its words are an alias of ("#AI" where
+    # "AI" is also written plainly)
+    aliases = dict(conn.execute("SELECT alias_key, entity_id FROM entity_aliases").fetchall())
+    for (tag,) in conn.execute("SELECT tag FROM hashtags ORDER BY tag").fetchall():
+        if tag not in resolved and aliases.get(alias_key(tag)) in slugs:
+            resolved[tag] = [slugs[aliases[alias_key(tag)]]]
     conn.executemany("UPDATE hashtags SET entities = ? WHERE tag = ?",
                      [(json.dumps(v), k) for k, v in sorted(resolved.items()) if v])
 
@@ -863,7 +869,10 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
             f"SELECT m.origin_id, m.surface, m.positions, r.title, r.content_text FROM mention_origins m "
             f"JOIN records r ON r.id = m.record_id WHERE m.origin_id IN ({marks}) ORDER BY m.record_id", ids):
         text = record_text(title, body)
-        forms = sorted(known[oid] | extra | {origins[oid][0]}, key=lambda f: (-len(f), f))
+        own = sorted(known[oid] | {origins[oid][0]}, key=lambda f: (-len(f), f))
+        # the extracted entity's own forms first: another form of the entity may run past the
+        # mention ("Jony" read as "Jony Ive")
+        forms = own + sorted(extra - set(own), key=lambda f: (-len(f), f))
         for p in json.loads(positions):
             counts[(_written_at(text, p, forms, surface), oid)] += 1
     rows = [{"surface": written, "mentions": n, "name": origins[oid][0], "type": origins[oid][1],
@@ -872,7 +881,7 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
 
 
 def _written_at(text: str, position: int, forms, fallback: str) -> str:
-    """The form of ``forms`` (longest first) that ``text`` writes at ``position``, as written there
+    """The first form of ``forms`` that ``text`` writes at ``position``, as written there
     (case and accents of the text; alias keys compared), else ``fallback``."""
     for form in forms:
         piece = text[position:position + len(form)]
