@@ -35,6 +35,7 @@ Two protocols, both printed:
 """
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 
@@ -103,13 +104,30 @@ def score(name: str, docs, predicted) -> dict:
     return out
 
 
-def train_and_predict(train_docs, eval_sets: dict, clusters: bool, iterations: int = ITERATIONS) -> dict:
+#: Where the benchmark keeps the word clusters it learns (derived from files whose terms allow research
+#: and testing only, so they are not shipped in the package)
+CLUSTERS_CACHE = Path(tempfile.gettempdir()) / "corpuskit-word-clusters"
+
+
+def word_clusters(shared: Path) -> Path:
+    """The word-cluster file, learned once by ``tools/build_word_clusters.py`` into :data:`CLUSTERS_CACHE`."""
+    from build_word_clusters import CLUSTERS_FILE, main as build
+
+    path = CLUSTERS_CACHE / CLUSTERS_FILE
+    if not path.is_file():
+        CLUSTERS_CACHE.mkdir(parents=True, exist_ok=True)
+        build([str(shared), "--out", str(CLUSTERS_CACHE)])
+    return path
+
+
+def train_and_predict(train_docs, eval_sets: dict, clusters, iterations: int = ITERATIONS) -> dict:
     """Fit the CRF on ``train_docs`` and return ``{set: [(viterbi tags, marginals)]}`` on each evaluation part."""
     from train_crf import _fit, common_words
 
     from corpuskit.enrich.crf import build_featurizer
 
-    featurizer = build_featurizer(common_words(train_docs), clusters=clusters)
+    featurizer = build_featurizer(common_words(train_docs), clusters=bool(clusters),
+                                  clusters_path=clusters or None)
     crf = _fit(featurizer, train_docs, C1, C2, iterations)
     out = {}
     for name, docs in eval_sets.items():
@@ -166,7 +184,9 @@ def run(shared: Path, strict: bool = True, iterations: int = ITERATIONS) -> int:
                                for n, s in sets.items()))
     t0 = time.perf_counter()
     pooled = [d for s in sets.values() for d in s["train"]]
-    predictions = {c: train_and_predict(pooled, evals, c, iterations) for c in (False, True)}
+    clusters_file = word_clusters(shared)
+    predictions = {c: train_and_predict(pooled, evals, clusters_file if c else False, iterations)
+                   for c in (False, True)}
     print(f"[trained on {len(pooled)} documents, two feature settings, {iterations} iterations: "
           f"{time.perf_counter() - t0:.0f} s]")
     figures = _settings_figures(sets, predictions)
@@ -185,7 +205,8 @@ def run(shared: Path, strict: bool = True, iterations: int = ITERATIONS) -> int:
             if len(train) == len(pooled):  # a set with no training part: the pooled models already are strict
                 by_setting = figures
             else:
-                preds = {c: train_and_predict(train, evals, c, iterations) for c in (False, True)}
+                preds = {c: train_and_predict(train, evals, clusters_file if c else False, iterations)
+                         for c in (False, True)}
                 by_setting = _settings_figures(sets, preds)
             chosen = choose(by_setting, name)
             strict_rows.append((name, chosen, by_setting[chosen][name]))

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python tools/build_word_clusters.py /path/to/shared/datasets [--out corpuskit/enrich/models]
+    python tools/build_word_clusters.py /path/to/shared/datasets --out FOLDER
         [--dim 64] [--fine 256] [--coarse 32] [--min-count 3] [--max-words 30000]
 
 Reads the unlabelled texts of the shared folder: the Hacker News and Reddit titles, the SemEval
@@ -30,10 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-import corpuskit.enrich
 from corpuskit.enrich.crf import CLUSTERS_FILE, tokenize
 
-MODELS = Path(corpuskit.enrich.__file__).parent / "models"
 WINDOW = 2
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")  # the SemEval files write "\u2019" as text
 
@@ -114,7 +112,7 @@ def cluster_words(texts, dim=64, fine=256, coarse=32, min_count=3, max_words=30_
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", help="the shared datasets folder")
-    parser.add_argument("--out", default=str(MODELS))
+    parser.add_argument("--out", required=True, help="a folder outside the package: the inputs' terms allow research and testing only")
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--fine", type=int, default=256)
     parser.add_argument("--coarse", type=int, default=32)

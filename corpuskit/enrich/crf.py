@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from pathlib import Path
 
 from corpuskit.errors import MissingDependencyError
 
@@ -326,9 +327,11 @@ def load_lexicon() -> list[tuple[str, str]]:
     return [tuple(line.split("\t", 1)) for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line]
 
 
-def load_clusters() -> dict:
-    """The shipped word clusters: ``{lower-case word: (fine id, coarse id)}`` (empty when absent)."""
-    path = resources.files("corpuskit.enrich").joinpath("models").joinpath(CLUSTERS_FILE)
+def load_clusters(path=None) -> dict:
+    """Word clusters from ``path`` (default: a ``word_clusters.tsv`` beside the shipped model, which
+    this release does not ship): ``{lower-case word: (fine id, coarse id)}``, empty when absent."""
+    path = Path(path) if path is not None else \
+        resources.files("corpuskit.enrich").joinpath("models").joinpath(CLUSTERS_FILE)
     if not path.is_file():
         return {}
     out = {}
@@ -339,9 +342,10 @@ def load_clusters() -> dict:
     return out
 
 
-def build_featurizer(common: frozenset | set, clusters: bool | None = None) -> Featurizer:
+def build_featurizer(common: frozenset | set, clusters: bool | None = None, clusters_path=None) -> Featurizer:
     """The featurizer of the shipped model, with the training data's ``common`` words; ``clusters``
-    adds the word-cluster features (None: as the shipped model's settings say)."""
+    adds the word-cluster features (None: as the shipped model's settings say), read from
+    ``clusters_path`` (see :func:`load_clusters`)."""
     from corpuskit.enrich.entities import load_gazetteers
 
     gaz_words, first = gazetteer_words()
@@ -359,7 +363,7 @@ def build_featurizer(common: frozenset | set, clusters: bool | None = None) -> F
                       phrases={k: tuple(sorted(v)) for k, v in phrases.items() if k},
                       lexicon={k: tuple(sorted(v)) for k, v in lexicon.items()},
                       demonyms=load_demonyms(),
-                      clusters=load_clusters() if (load_info().get("clusters", False) if clusters is None
+                      clusters=load_clusters(clusters_path) if (load_info().get("clusters", False) if clusters is None
                                                    else clusters) else None)
 
 
