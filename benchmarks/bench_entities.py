@@ -2,6 +2,10 @@
 
 Usage: python benchmarks/bench_entities.py [--data ../shared/datasets/wnut17] [--split dev]
        [--demo-records 3000]
+       python benchmarks/bench_entities.py --lodo [--no-strict] [--iterations 150]
+
+``--lodo`` prints the leave-one-dataset-out tables instead (WNUT-17, the Broad Twitter Corpus and
+WNUT-16 test each left out in turn, every setting chosen on the others: ``benchmarks/entity_lodo.py``).
 
 First the headline: 3-fold cross-validation of the whole default extractor on WNUT
 train (``tools/extractor_cv.py``: each fold's CRF fitted on the other folds;
@@ -71,9 +75,19 @@ def main(argv=None) -> int:
     parser.add_argument("--demo-records", type=int, default=3000, help="0 skips the demo figures")
     parser.add_argument("--cv-cache", default=None, help="folder for the CV fold models (reused when present)")
     parser.add_argument("--no-cv", action="store_true", help="skip the whole-extractor CV on train")
+    parser.add_argument("--lodo", action="store_true",
+                        help="leave one dataset out (WNUT-17, BTC, WNUT-16 test): benchmarks/entity_lodo.py")
+    parser.add_argument("--no-strict", action="store_true",
+                        help="with --lodo: only the text-left-out protocol (two CRF fits, not six)")
+    parser.add_argument("--iterations", type=int, default=150, help="with --lodo: L-BFGS iterations per CRF fit")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
     sys.path.insert(1, str(ROOT / "tools"))  # the evaluation scripts (wnut_eval, extractor_cv)
+    if args.lodo:
+        sys.path.insert(2, str(ROOT / "benchmarks"))
+        from entity_lodo import run as lodo
+
+        return lodo(Path(args.data).parent, strict=not args.no_strict, iterations=args.iterations)
     path = Path(args.data) / f"{args.split}.conll"
     if not path.exists():
         print(f"skipped: {path} not found (WNUT 2017 data absent)")

@@ -1,6 +1,9 @@
 """Benchmark: ``corpuskit.signals.detect`` on the Numenta Anomaly Benchmark's Twitter volume series.
 
-Usage: ``python benchmarks/bench_nab.py [--nab ../shared/datasets/nab] [--variants]``
+Usage: ``python benchmarks/bench_nab.py [--nab ../shared/datasets/nab] [--variants]``, or
+``python benchmarks/bench_nab.py --lodo``: the leave-one-group-out table over the 35 labelled NAB
+series in ``../shared`` that chooses ``detect``'s defaults (:mod:`bench_detect`; the headline since
+2026-11-28). The sections below are the older five-file view.
 
 0. The headline (:mod:`nab_lofo`): the leave-one-file-out score. For each
    file, the setting of ``detect`` (one of the causal candidates of
@@ -177,7 +180,13 @@ def main(argv=None) -> int:
                         default=Path(__file__).resolve().parents[2] / "shared" / "datasets" / "nab")
     parser.add_argument("--variants", action="store_true",
                         help="also score the variants of nab_variants.py with a leave-one-file-out choice")
+    parser.add_argument("--lodo", action="store_true",
+                        help="leave one NAB group out over the 35 series in ../shared (bench_detect.py --lodo)")
     args = parser.parse_args(argv)
+    if args.lodo:
+        import bench_detect
+
+        return bench_detect.run(args.nab.parent)
     if not (args.nab / "windows.json").exists():
         print(f"{args.nab} not present; nothing to score")
         return 0

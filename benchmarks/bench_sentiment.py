@@ -1,7 +1,13 @@
 """Benchmark: tweet sentiment, the shipped model against VADER and a plain TF-IDF baseline, and speed.
 
 Usage: ``python benchmarks/bench_sentiment.py [--data ../shared/datasets/semeval_sentiment] [--folds 5]
-[--seed 17] [--speed 5000]``
+[--seed 17] [--speed 5000]``, or ``python benchmarks/bench_sentiment.py --lodo [--jobs 2]``
+
+``--lodo`` (:mod:`sentiment_lodo`): every SemEval year left out in turn, the model's settings
+chosen on the other years only, macro recall on the year left out (2016 left out is the time
+split, trained on 2013-2015), the worst and the mean, the reference figures; then the shipped
+model on the airline tweets (``--airline``, evaluation only: never trained on), with the class
+shares from argmax labels and from EM prior adjustment beside the true shares.
 
 Data: the SemEval 2013-2016 tweets in ``--data`` (repeated annotations dropped as the
 training script drops them). Three systems, one table, macro-averaged recall
@@ -37,6 +43,7 @@ sys.path.insert(1, str(ROOT / "tools"))  # the training script (train_sentiment)
 from text_table import table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "datasets" / "semeval_sentiment"
+AIRLINE = ROOT.parent / "shared" / "datasets" / "sentiment_more" / "sent_airline" / "Tweets.csv"
 
 
 def cross_validated(texts, y, folds, make_features, make_model) -> np.ndarray:
@@ -63,10 +70,18 @@ def main(argv=None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--speed", type=int, default=5000, help="tweets timed for speed")
+    parser.add_argument("--lodo", action="store_true", help="leave one SemEval year out (see above)")
+    parser.add_argument("--airline", type=Path, default=AIRLINE)
+    parser.add_argument("--jobs", type=int, default=1, help="processes fitting the splits (same result for any)")
+    parser.add_argument("--inner-cap", type=int, default=4000,
+                        help="--lodo: settings are chosen on at most this many tweets of each other year "
+                             "(seeded sample; 0: all); the chosen setting is then fitted on all of them")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"not present: {args.data}; nothing to run")
         return 0
+    if args.lodo:
+        return lodo(args)
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -119,6 +134,107 @@ def main(argv=None) -> int:
                 ["scorer", "CPU time", "wall time"]))
     return 0
 
+
+def lodo(args) -> int:
+    """The ``--lodo`` run: the table of years left out, then the airline tweets."""
+    from sentiment_lodo import REFERENCES, run_lodo
+    from train_sentiment import read_semeval_years, year_folds
+
+    from corpuskit.enrich.tweet_model import CLASSES
+
+    texts, labels, years = read_semeval_years(args.data)
+    y = np.array([CLASSES.index(label) for label in labels])
+    folds = year_folds(texts, years)
+    sizes = {int(k): int(v) for k, v in zip(*np.unique(folds, return_counts=True))}
+    print(f"{len(texts)} tweets (repeated annotations dropped), by year {sizes}", flush=True)
+    cap = args.inner_cap or None
+    print(f"settings chosen on at most {cap or 'all'} tweets of each other year (seed {args.seed})", flush=True)
+    results = run_lodo(texts, y, folds, log=lambda s: print(s, flush=True), jobs=args.jobs, cap=cap, seed=args.seed)
+    rows = []
+    for r in results:
+        fig, clf, feat = r["figures"], r["classifier"], r["features"]
+        name = f"{r['year']}" + (" (time split: trained on 2013-2015)" if r["year"] == max(sizes) else "")
+        rows.append([name, f"{sizes[r['year']]:,}", f"{100 * fig['macro_recall']:.1f}"]
+                    + [f"{100 * fig['per_class'][c]['recall']:.1f}" for c in CLASSES]
+                    + [f"{100 * r['inner']['mean_split']:.1f}",
+                       f"C {clf['C']}, {clf['class_weight']}, lex {feat['lexicon_weight']}"
+                       f"{', vader' if feat.get('vader') else ''}"])
+    scores = [100 * r["figures"]["macro_recall"] for r in results]
+    rows.append(["worst", "", f"{min(scores):.1f}", "", "", "", "", ""])
+    rows.append(["mean", "", f"{np.mean(scores):.1f}", "", "", "", "", ""])
+    rows += [[name, "", f"{value:.1f}", "", "", "", "", ""] for name, value in REFERENCES]
+    print()
+    print(table(rows, ["left out", "tweets", "macro recall", *(f"recall {c[:3]}" for c in CLASSES),
+                       "inner mean", "chosen on the other years"]))
+    print("\nclass shares of each year left out (%, negative / neutral / positive; total variation from true):")
+    rows = []
+    for r in results:
+        sh = r["shares"]
+        rows.append([str(r["year"]), _shares(sh["true"])]
+                    + [f"{_shares(sh[k])} ({_tv(sh[k], sh['true'])})" for k in ("argmax", "em")]
+                    + [f"{100 * r['figures']['macro_recall']:.1f} / {100 * sh['em_labels_macro_recall']:.1f}"])
+    print(table(rows, ["left out", "true", "argmax labels", "EM prior adjustment",
+                       "macro recall argmax / matched labels"]))
+    if args.airline.exists():
+        airline(args.airline)
+    else:
+        print(f"\nnot present: {args.airline}; airline tweets skipped")
+    return 0
+
+
+def _shares(v) -> str:
+    return " / ".join(f"{100 * x:.1f}" for x in v)
+
+
+def _tv(a, b) -> str:
+    return f"{100 * np.abs(np.asarray(a) - np.asarray(b)).sum() / 2:.1f}"
+
+
+def airline(path, seed: int = 17) -> None:
+    """The shipped model on the airline tweets, as they are and resampled to be mostly neutral
+    (every neutral tweet, and a seeded sample of the others to 70 / 15 / 15): macro recall and the
+    class shares from argmax labels and from EM prior adjustment beside the true shares."""
+    from sentiment_lodo import read_airline
+
+    from corpuskit.enrich import TweetSentimentScorer
+    from corpuskit.enrich.tweet_model import CLASSES
+
+    texts, labels = read_airline(path)
+    y = np.array([CLASSES.index(label) for label in labels])
+    model = TweetSentimentScorer().fit()
+    proba = model.predict_proba(texts)
+    print(f"\nairline tweets ({len(texts):,}, evaluation only), shipped model {model.info_['classifier']}")
+    share_table(y, proba, model.training_priors())
+    neutral = np.flatnonzero(y == CLASSES.index("neutral"))
+    rng = np.random.default_rng(seed)
+    each = round(len(neutral) * 15 / 70)
+    rows = np.sort(np.concatenate([neutral] + [rng.permutation(np.flatnonzero(y == CLASSES.index(c)))[:each]
+                                               for c in ("negative", "positive")]))
+    print(f"\nthe same, resampled mostly neutral ({len(rows):,} tweets: all {len(neutral):,} neutral, {each:,} "
+          f"negative and {each:,} positive drawn with seed {seed})")
+    share_table(y[rows], proba[rows], model.training_priors())
+
+
+def share_table(y, proba, train_priors) -> None:
+    """Print the class shares of labelled texts: true, from argmax labels, from EM prior adjustment."""
+    from train_sentiment import figures
+
+    from corpuskit.enrich.priors import em_priors, labels_for_priors
+    from corpuskit.enrich.tweet_model import CLASSES
+
+    fit = em_priors(proba, train_priors)
+    matched = labels_for_priors(fit.posteriors, fit.priors)
+    true = np.bincount(y, minlength=len(CLASSES)) / len(y)
+    rows = [["true (gold labels)", _shares(true), "", ""]]
+    for name, pred, shares in (
+            ("argmax labels, no adjustment", proba.argmax(axis=1), None),
+            ("mean probability, no adjustment", None, proba.mean(axis=0)),
+            ("EM: argmax of adjusted probabilities", fit.posteriors.argmax(axis=1), None),
+            (f"EM ({fit.iterations} steps): estimated priors = labels matched to them", matched, fit.priors)):
+        shares = shares if shares is not None else np.bincount(pred, minlength=len(CLASSES)) / len(y)
+        recall = f"{100 * figures(y, pred)['macro_recall']:.1f}" if pred is not None else ""
+        rows.append([name, _shares(shares), _tv(shares, true), recall])
+    print(table(rows, ["shares (%)", " / ".join(CLASSES), "total variation from true", "macro recall"]))
 
 if __name__ == "__main__":
     sys.exit(main())

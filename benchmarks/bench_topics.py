@@ -17,6 +17,11 @@ are supported by the text, by confidence band (the figure behind the stated
 secondary threshold). ``--show`` also runs the clusters step and prints every
 topic's label, size, terms and an example, and the 20 largest clusters.
 Real files are skipped when ``../shared/datasets`` is absent.
+
+``--lodo [--lodo-records 4000]``: instead, leave each labelled set out in turn (SearchSnippets,
+Biomedical, the Reddit file's subreddits, the demo's planted beats), choose the topic settings on the
+others with k = the gold classes, and print every set as left out, the worst, the mean, plain LSA
+k-means on each set and the reference figures (:mod:`topic_lodo`).
 """
 from __future__ import annotations
 
@@ -252,7 +257,18 @@ def main(argv=None) -> int:
     parser.add_argument("--cache", default=os.environ.get("CORPUSKIT_BENCH_CACHE", "/tmp/corpuskit-bench-topics"))
     parser.add_argument("--reuse", action="store_true", help="reuse the enriched copies of a previous run")
     parser.add_argument("--show", action="store_true", help="print topics, examples and the 20 largest clusters")
+    parser.add_argument("--lodo", action="store_true",
+                        help="leave one labelled set out: choose the topic settings on the others, score the one left out")
+    parser.add_argument("--lodo-records", type=int, default=4000,
+                        help="records sampled (seeded) from each labelled set for --lodo")
     args = parser.parse_args(argv)
+    if args.lodo:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from topic_lodo import run
+
+        print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (shared machine)")
+        run(SHARED, args.lodo_records)
+        return 0
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (shared machine)")

@@ -237,6 +237,8 @@ def cmd_stage(args) -> int:
         kwargs["fit_sample"] = args.fit_sample
     if getattr(args, "sentiment", None) is not None:
         kwargs["scorer"] = args.sentiment
+    if getattr(args, "sentiment_priors", None) is not None:
+        kwargs["sentiment_priors"] = args.sentiment_priors
     if args.stage == "enrich":
         kwargs.update(_topic_options(args))
     for name in ("period", "since", "until", "every"):
@@ -301,6 +303,8 @@ def _topic_options(args) -> dict:
         options["refit"] = True
     if getattr(args, "no_merge_topics", False):
         options["merge_topics"] = False
+    if getattr(args, "merge_topics", False):
+        options["merge_topics"] = True
     return options
 
 
@@ -336,9 +340,13 @@ def _add_topic_options(p) -> None:
     p.add_argument("--seed-words", metavar="FILE",
                    help="guided topics: one line per topic, 'Label: word, word, phrase' (see docs/topics.md)")
     p.add_argument("--beats", metavar="FILE", help="beat definitions (YAML/JSON) instead of discovered topics")
-    p.add_argument("--no-merge-topics", action="store_true",
-                   help="keep every discovered topic: no merging of near-duplicates, no dissolving of small ones "
-                        "(so --topics K gives K topics)")
+    merging = p.add_mutually_exclusive_group()
+    merging.add_argument("--no-merge-topics", action="store_true",
+                         help="keep every discovered topic: no merging of near-duplicates, no dissolving of small "
+                              "ones (the default with --topics K, which then gives K topics)")
+    merging.add_argument("--merge-topics", action="store_true",
+                         help="merge near-duplicate topics and dissolve small ones even with --topics K (the "
+                              "run then says how many were merged and why)")
 
 
 def cmd_run(args) -> int:
@@ -567,6 +575,9 @@ def _add_enrich_options(p) -> None:
     p.add_argument("--sentiment", choices=("model", "vader"),
                    help="sentiment scorer: model (default: the shipped tweet model) or vader "
                         "(VADER at the +-0.05 cut)")
+    p.add_argument("--sentiment-priors", choices=("training", "corpus"),
+                   help="corpus: end the run by adjusting sentiment labels to the corpus's class priors "
+                        "(EM, Saerens et al. 2002; docs/sentiment.md); default training (the model's labels)")
     p.add_argument("--aliases", metavar="FILE",
                    help="entity overrides, kept for later runs: 'Name = alias, ...' merges, "
                         "'Name != alias, ...' splits")

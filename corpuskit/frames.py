@@ -332,11 +332,11 @@ def mentions(corpus, entity=None) -> pd.DataFrame:
 
 
 def entity_aliases(corpus, key) -> pd.DataFrame:
-    """The extracted entities folded into one entity (see ``Corpus.entity_aliases``)."""
-    eid = entity_id(corpus, key)
-    rows = corpus.conn.execute("SELECT origin_name, origin_type, reason, mentions FROM entity_merges "
-                               "WHERE entity_id = ? ORDER BY mentions DESC, origin_name", (eid,)).fetchall()
-    return pd.DataFrame([tuple(r) for r in rows], columns=["name", "type", "reason", "mentions"])
+    """Every surface form of one entity with its count (see ``Corpus.entity_aliases``)."""
+    from corpuskit.enrich.resolve import entity_aliases as surface_forms
+
+    rows = surface_forms(corpus.conn, entity_id(corpus, key))
+    return pd.DataFrame(rows, columns=["surface", "mentions", "name", "type", "reason"])
 
 
 def hashtags(corpus, since=None, limit=None) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from corpuskit.enrich.corpus_priors import adjustment_sentence
 from corpuskit.enrich.instruments import instrument
 
 #: The enrich run's settings keys that name an instrument, in the paragraph's order.
@@ -65,6 +66,9 @@ def methods(corpus) -> str:
     parts = [f"The corpus holds {records['count']:,} records (content digest {records['contentDigest']}; "
              f"corpuskit {cite['version']}, manifest digest {manifest_digest(manifest)})."]
     parts += [_sentence(instrument(role, used[role])) for role in (*ROLES, "embedder")]
+    adjusted = adjustment_sentence(corpus.conn)
+    if adjusted:
+        parts.append(adjusted)
     languages = manifest["languages"]
     skipped = languages["skipped"]
     if skipped["sentiment"] or skipped["entities"]:

@@ -22,7 +22,7 @@ import pandas as pd
 from corpuskit.analysis.signals.kinds import SERIES_KINDS, signal_kind
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.errors import ValidationError
-from corpuskit.stats.thresholds import OPEN_SIGMA, SEVERITY_THRESHOLDS
+from corpuskit.stats.thresholds import SEVERITY_THRESHOLDS
 
 #: The kinds ``detect`` runs: every registered kind that declares ``score_series`` (a live view of
 #: :func:`corpuskit.analysis.signals.kinds.series_kinds`; the shipped ones: volume_spike, sentiment_shift).
@@ -32,8 +32,8 @@ __all__ = ["detect", "KINDS"]
 
 
 def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto", cycles: int | None = None,
-           min_history: int | None = None, threshold: float = OPEN_SIGMA,
-           materiality: float | None = None) -> pd.DataFrame:
+           min_history: int | None = None, threshold: float | None = None,
+           materiality: float | None = None, form: str | None = None) -> pd.DataFrame:
     """Causal anomaly scores for a regular time series.
 
     Parameters
@@ -64,8 +64,12 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
     min_history : int, optional
         Fewest baseline values for a period to be scored (default 3 with a
         rhythm, 7 without). Earlier periods are the corpus edge: NaN, never fired.
-    threshold : float
-        Sigma at which a period is ``fired`` (default the stages' ``OPEN_SIGMA``, 3).
+    threshold : float, optional
+        Sigma at which a period is ``fired``. Default: the kind's
+        ``series_threshold``; ``volume_spike``:
+        :data:`~corpuskit.analysis.signals.series_scorer.THRESHOLD` (chosen with
+        the form by ``benchmarks/bench_detect.py --lodo``), ``sentiment_shift``:
+        the stages' ``OPEN_SIGMA``, 3.
     materiality : float, optional
         ``volume_spike`` on a series finer than a day: the share of a mean
         day's volume that the last two hours must hold above the same two
@@ -74,6 +78,17 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         be improbable and still add nothing a reader of the day would see.
         Ignored for daily and coarser series, and for steps that do not
         divide a day (no "same two hours on the previous days" to compare).
+
+    form : {"count", "level", "auto"}, optional
+        ``volume_spike`` only. ``count``: the count model (non-negative counts);
+        ``level``: a measure of any sign or unit (a CPU share, a speed), tested
+        by a robust two-sided z against the same baselines (a drop or a flat
+        line counts; no materiality gate), see :mod:`corpuskit.stats.level_model`;
+        ``auto``: ``count`` when the warm-up (the first week of a sub-daily
+        series, eight weeks of a coarser one) holds whole non-negative numbers
+        at least as variable as Poisson counts, else ``level``. Default
+        :data:`~corpuskit.analysis.signals.series_scorer.FORM`.
+        ``sentiment_shift`` has one test: leave it unset.
 
     Returns
     -------
@@ -100,7 +115,8 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
     ------
     ValidationError
         Not a Series/DataFrame, no DatetimeIndex, irregular or unsorted index,
-        negative, non-numeric or infinite values, unknown kind or rhythm.
+        negative values for ``form="count"``, non-numeric or infinite values,
+        unknown kind, rhythm or form.
     """
     if kind not in KINDS:
         raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
@@ -109,12 +125,15 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
     for name, value in (("cycles", cycles), ("min_history", min_history)):
         if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
             raise ValidationError(f"{name} must be a positive integer; got {value!r}")
-    if not np.isfinite(threshold) or threshold <= 0:
+    if threshold is None:
+        threshold = signal_kind(kind).series_threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) \
+            or not np.isfinite(threshold) or threshold <= 0:
         raise ValidationError(f"threshold must be a positive number; got {threshold!r}")
     if materiality is not None and (isinstance(materiality, bool) or not isinstance(materiality, (int, float))
                                     or not 0 <= materiality < 1):
         raise ValidationError(f"materiality must be a number in [0, 1); got {materiality!r}")
-    scored, plan = signal_kind(kind).score_series(series, rhythm, cycles, min_history, materiality)
+    scored, plan = signal_kind(kind).score_series(series, rhythm, cycles, min_history, materiality, form)
     sigma = scored["sigma"]
     onset = scored.get("onset", np.isfinite(sigma))
     material = scored.get("material", np.isfinite(sigma))

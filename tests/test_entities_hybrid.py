@@ -69,6 +69,14 @@ def test_promotion_takes_repeated_proper_nouns_and_leaves_sentence_initial_words
     assert extractor.promoted_[alias_key("Cathie Wood")] == ("Cathie Wood", "person")
 
 
+def test_a_phrase_hashtag_is_never_promoted_and_a_name_tag_is():
+    texts = [f"Day {i}: #GetVaccinated #ModernaVaccine #CovidVaccine #MikeBrown, then Get Vaccinated" for i in range(6)]
+    fit = HybridExtractor(crf=False).fit(texts, authors=list("abcdef"), days=[f"2021-01-0{i}" for i in range(1, 7)])
+    assert not {"getvaccinated", "modernavaccine", "covidvaccine"} & set(fit.promoted_)
+    assert fit.promoted_["mikebrown"][0] == "MikeBrown"
+    assert "GetVaccinated" not in {m.name for m in fit.extract("Get Vaccinated today")}
+
+
 def test_promotion_needs_distinct_authors_and_days():
     texts = ["Zentrova launched today, Zentrova is fast, we tried Zentrova again"] * 6
     one_author = HybridExtractor().fit(texts, authors=["a"] * 6, days=[f"2021-01-0{i}" for i in range(1, 7)])

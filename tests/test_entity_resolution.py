@@ -52,8 +52,24 @@ def resolved():
     return build()
 
 
+def test_entity_aliases_lists_every_surface_form_with_its_count(resolved):
+    forms = resolved.entity_aliases("Uğur Şahin")
+    counts = dict(zip(forms["surface"], forms["mentions"]))
+    # "Ugur Sahin" shares the slug: no merge is recorded, yet the form is listed with its count
+    assert counts == {"Uğur Şahin": 2, "Ugur Sahin": 1, "Sahin": 1, "DrSahin": 1}
+    assert forms["mentions"].sum() == resolved.entities().set_index("name").loc["Uğur Şahin", "mentions"]
+    own = forms[forms["reason"].isna()]
+    assert set(own["surface"]) == {"Uğur Şahin", "Ugur Sahin"}
+    # a lone entity lists its own form
+    lone = resolved.entity_aliases("Elon Musk")
+    assert lone[["surface", "mentions"]].values.tolist() == [["Elon Musk", 1]]
+    # a hashtag naming two entities is a form of each
+    assert ["PfizerBioNTech", 1] in resolved.entity_aliases("Pfizer")[["surface", "mentions"]].values.tolist()
+
+
 def aliases(c, name):
-    return {(r["name"], r["reason"]) for r in c.entity_aliases(name).to_dict("records")}
+    """The extracted entities folded into ``name`` and why (its surface forms' origins, its own left out)."""
+    return {(r["name"], r["reason"]) for r in c.entity_aliases(name).to_dict("records") if isinstance(r["reason"], str)}
 
 
 def test_fold_drops_accents_case_and_spacing():
@@ -95,7 +111,7 @@ def build_days(rows, table):
 
 def test_a_first_name_alone_joins_a_full_name_only_where_they_meet(resolved):
     # in the shared fixture "Elon" and "Elon Musk" are on different days: no evidence, no link
-    assert resolved.entity_aliases("Elon Musk").empty
+    assert aliases(resolved, "Elon Musk") == set()
     table = {"Elon Musk": "person", "Elon": "person", "Jordan Peterson": "person", "Jordan": "person",
              "Chan Zuckerberg": "person", "Chan": "person"}
     c = build_days([(1, "Elon Musk posts"), (1, "Elon again"), (2, "Jordan Peterson lectures"),
@@ -257,7 +273,7 @@ def test_entity_aliases_unknown_name_and_lone_entity():
     c = build()
     with pytest.raises(NotFoundError):
         c.entity_aliases("Nobody Here")
-    assert c.entity_aliases("Russia").empty
+    assert aliases(c, "Russia") == set()
 
 
 def test_overrides_survive_a_re_enrich(tmp_path):
@@ -307,7 +323,66 @@ def test_bad_overrides_are_clear_errors(tmp_path):
         read_alias_file(tmp_path / "missing.txt")
 
 
-def test_a_surname_two_full_names_share_stays_apart():
+def test_hashtag_of_a_surname_two_full_names_share_links_to_no_one():
+    # planted bug (issue 42): "#Smith" linked arbitrarily when two full names share the surname
+    table = {"Anna Smith": "person", "John Smith": "person", "Smith": "person"}
+    c = build(["Anna Smith wrote", "John Smith replied", "#Smith trending", "more #Smith"], table)
+    tags = c.hashtags().set_index("tag")
+    assert tags.loc["smith", "entities"] == []
+    assert aliases(c, "Anna Smith") == set() and aliases(c, "John Smith") == set()
+    # the control: with one full name of that surname the tag names that person
+    one = build(["Anna Smith wrote", "#Smith trending", "more #Smith"], {"Anna Smith": "person", "Smith": "person"})
+    assert one.hashtags().set_index("tag").loc["smith", "entities"] == ["anna-smith"]
+
+
+def test_a_hashtag_of_an_entity_also_written_plainly_links_to_it():
+    c = build(["AI is here", "#AI rocks", "#Smith and AI"], {"AI": "concept", "Smith": "person"})
+    tags = c.hashtags().set_index("tag")["entities"].to_dict()
+    assert tags["ai"] == ["ai"] and tags["smith"] == []
+
+
+def test_a_nickname_and_the_full_name_written_together_are_one_person():
+    table = {"Mike Brown": "concept", "Michael Brown": "person", "Ferguson": "place"}
+    c = build_days([(1, "Mike Brown shot in Ferguson"), (1, "Michael Brown was 18"), (2, "Mike Brown again")],
+                   table)
+    ents = c.entities().set_index("name")
+    assert len(ents) == 2 and ents["type"].tolist().count("person") == 1
+    person = ents[ents["type"] == "person"].index[0]
+    assert person in ("Mike Brown", "Michael Brown") and ents.loc[person, "mentions"] == 3
+    assert ("nickname" in {r for _, r in aliases(c, person)})
+    # never written on one day or in one record: no evidence, two entities
+    apart = build_days([(1, "Mike Brown shot"), (5, "Michael Brown was 18")],
+                       {"Mike Brown": "person", "Michael Brown": "person"})
+    assert len(apart.entities()) == 2
+    # two formal names of that surname compete: no link
+    two = build_days([(1, "Chris Brown, Christopher Brown and Christine Brown")],
+                     {"Chris Brown": "person", "Christopher Brown": "person", "Christine Brown": "person"})
+    assert len(two.entities()) == 3
+
+
+def test_types_need_evidence():
+    table = {"Emily Kariko": "place", "Martin Place": "person", "London": "person", "Dr London": "person",
+             "Netanyahu": "place", "Benjamin Netanyahu": "person"}
+    c = build_days([(1, "Emily Kariko spoke"), (2, "siege at Martin Place"), (3, "London calling"),
+                    (4, "Dr London said"), (5, "Benjamin Netanyahu and Netanyahu")], table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    assert types["Emily Kariko"] == "person"  # a listed first name opens it
+    assert types["Martin Place"] == "place"  # a place's head word ends it
+    assert types["London"] == "place"  # a known place, no title nor first name
+    assert types["Dr London"] == "person"
+    assert "Netanyahu" not in types and types["Benjamin Netanyahu"] == "person"  # surname, shown together
+
+
+def test_a_maker_opens_a_product_and_a_things_name_is_no_ones_surname():
+    table = {"Nvidia": "org", "Nvidia Tegra": "person", "Tim Apple": "person", "Apple": "concept"}
+    rows = [(1, "Nvidia ships"), (2, "Nvidia Tegra inside"), (3, "Trump calls Cook Tim Apple")]
+    rows += [(3, f"Apple news {i}") for i in range(12)]
+    c = build_days(rows, table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    assert types["Nvidia Tegra"] == "product"
+    # "Apple" written alone twelve times as often as "Tim Apple": not his surname
+    assert types["Apple"] == "concept" and types["Tim Apple"] == "person"
+
     table = {"Anna Smith": "person", "John Smith": "person", "Smith": "person"}
     c = build(["Anna Smith wrote", "John Smith replied", "Smith said"], table)
     assert set(c.entities()["name"]) == {"Anna Smith", "John Smith", "Smith"}

@@ -190,7 +190,6 @@ def test_detect_sentiment_shift():
     (pd.Series([1.0, 2.0], index=[0, 1]), "DatetimeIndex"),
     (pd.Series([1.0, 2.0, 3.0], index=pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-04"])),
      "regular"),
-    (pd.Series([1.0, -2.0], index=pd.date_range("2024-01-01", periods=2, freq="D")), "non-negative"),
     (pd.Series(["a", "b"], index=pd.date_range("2024-01-01", periods=2, freq="D")), "numeric"),
     (pd.Series([1.0, np.inf], index=pd.date_range("2024-01-01", periods=2, freq="D")), "infinite"),
     (pd.Series([1.0], index=pd.date_range("2024-01-01", periods=1, freq="D")), "two periods"),

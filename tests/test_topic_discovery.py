@@ -322,7 +322,7 @@ def test_merging_can_be_turned_off_and_a_merge_is_explained():
     beats, _, _ = discover_beats(texts, _embed(texts), n_topics=6, seed=0, details=details)
     note = topics_note(6, details, len(beats), True)
     assert note.startswith(f"asked for 6 topics, kept {len(beats)}: ")
-    assert "near-duplicate topics were merged into" in note and "--no-merge-topics" in note
+    assert "near-duplicate topics were merged into" in note and "without --merge-topics" in note
     assert topics_note(6, details, 6, True) is None and topics_note(None, details, 2, True) is None
 
 
@@ -332,3 +332,7 @@ def test_the_command_line_passes_no_merge_topics():
     args = build_parser().parse_args(["run", "--db", "x.db", "--topics", "20", "--no-merge-topics"])
     assert _topic_options(args) == {"n_topics": 20, "merge_topics": False}
     assert "merge_topics" not in _topic_options(build_parser().parse_args(["run", "--db", "x.db"]))
+    args = build_parser().parse_args(["run", "--db", "x.db", "--topics", "20", "--merge-topics"])
+    assert _topic_options(args) == {"n_topics": 20, "merge_topics": True}
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--db", "x.db", "--merge-topics", "--no-merge-topics"])

@@ -215,3 +215,19 @@ def test_a_real_topic_with_a_dominant_name_keeps_its_label():
     with pytest.raises(ValidationError, match="closeness"):
         topic_label(terms, texts, closeness=closeness[:-1])
 
+
+def test_a_corpus_of_few_prolific_authors_gets_labels_not_miscellaneous():
+    """25 news outlets writing 33,605 tweets: a term said by many of the outlets names a topic, though
+    each outlet says it many times (the share of its records said by distinct authors is small)."""
+    from corpuskit.enrich.topic_terms import topic_label
+
+    rng = np.random.default_rng(0)
+    words = ["precios", "gasolina", "aumento", "mercados", "consumidores", "junio"]
+    texts = [f"La inflación sube por los {' '.join(rng.choice(words, 3, replace=False))}" for _ in range(400)]
+    outlets = [f"outlet{i % 25}" for i in range(400)]
+    label = topic_label(["inflación", "precios", "gasolina"], texts, authors=outlets)
+    assert label.startswith("Inflación"), label
+    # a term only three of the 25 outlets say still names nothing
+    pushed = [t + (" campaña especial" if i % 25 < 3 else "") for i, t in enumerate(texts)]
+    label = topic_label(["campaña especial", "inflación"], pushed, authors=outlets)
+    assert "campaña" not in label.lower() and label.startswith("Inflación"), label

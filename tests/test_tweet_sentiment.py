@@ -193,6 +193,35 @@ def test_training_reproduces_its_model(tmp_path):
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
 
 
+def test_training_can_choose_by_leaving_a_year_out(tmp_path):
+    """``--select years``: each SemEval year held out once, the chosen setting has the best mean."""
+    from train_sentiment import main
+
+    need_shared(SEMEVAL / "twitter-2013dev-A.txt")
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in ("twitter-2013dev-A.txt", "twitter-2016dev-A.txt"):
+        lines = (SEMEVAL / name).read_text(encoding="utf-8").splitlines()[:250]
+        (data / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["--select", "years", "--features", '[{"word_ngrams": [1, 2], "char_ngrams": null, "negation": true, '
+            '"lexicon": true}]', "--lexicon-weights", "0.3", "--C", "0.1", "1.0", "--class-weights", "balanced"]
+    assert main([str(data), "--out", str(tmp_path / "m"), *args]) == 0
+    info = load_info(tmp_path / "m")
+    assert info["chosen_by"].startswith("leave one SemEval year out (2013, 2016")
+    assert all(len(t["cv"]["per_split"]) == 2 for t in info["search"])
+    best = max(info["search"], key=lambda t: t["cv"]["mean_split"])
+    assert best["classifier"] == {k: v for k, v in info["classifier"].items() if k != "kind"}
+
+
+def test_year_folds_put_a_repeated_text_in_its_earliest_year():
+    from train_sentiment import year_folds, year_splits
+
+    folds = year_folds(["Good day!", "rain again", "good day!!", "new phone"], [2016, 2013, 2013, 2015])
+    assert folds.tolist() == [2013, 2013, 2013, 2015]
+    splits = year_splits(folds)
+    assert [(a.tolist(), b.tolist()) for a, b in splits] == [([3], [0, 1, 2]), ([0, 1, 2], [3])]
+
+
 def test_training_refuses_a_folder_without_data(tmp_path):
     from train_sentiment import read_semeval
 

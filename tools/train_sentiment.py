@@ -20,6 +20,8 @@ idf, scaling) and ``tweet_sentiment.json`` (settings, per-class CV figures,
 confusion matrix, the search) into ``--out``. Same data and arguments give the
 same files. ``--features``, ``--lexicon-weights``, ``--C`` and ``--class-weights``
 narrow the search (the shipped model's exact command is in ``models/README.md``).
+``--select years`` chooses instead by leaving one SemEval year out (2013, 2014, 2015, 2016; a tweet
+repeated across years belongs to the earliest), maximising the mean of the years' macro recall.
 
 Data: SemEval 2013-2016 Task 4 subtask A gold (Rosenthal, Farra, Nakov 2017; Nakov et al. 2016).
 The tweets are not redistributed: only model weights and n-grams seen in at least
@@ -31,6 +33,7 @@ import argparse
 import json
 import sys
 import time
+import re
 from pathlib import Path
 
 import numpy as np
@@ -59,26 +62,54 @@ TOL = 1e-3  # lbfgs stopping tolerance (1e-4 moved one fold's macro recall by 0.
 LEXICON_WEIGHTS = (0.3, 1.0)
 C_VALUES = (0.25, 0.5, 1.0, 2.0)
 CLASS_WEIGHTS = ("balanced", None)
+_YEAR = re.compile(r"twitter-(\d{4})")
 
 
 def read_semeval(folder) -> tuple[list[str], list[str]]:
     """Texts and labels of every ``twitter-*-A.txt`` in ``folder`` (files in name order), repeats
     dropped: the first copy of an id kept, an id with disagreeing labels dropped."""
+    texts, labels, _ = read_semeval_years(folder)
+    return texts, labels
+
+
+def read_semeval_years(folder) -> tuple[list[str], list[str], list[int]]:
+    """:func:`read_semeval` with each tweet's SemEval year (the ``YEAR`` of the first file
+    ``twitter-YEAR...-A.txt`` holding it: files are read in name order, so a tweet repeated in a
+    later year's file belongs to the earlier year)."""
     files = sorted(Path(folder).glob("twitter-*-A.txt"))
     if not files:
         raise FileNotFoundError(f"no twitter-*-A.txt files in {folder}")
-    first: dict[str, tuple[str, str]] = {}
+    first: dict[str, tuple[str, str, int]] = {}
     labels_of: dict[str, set] = {}
     for path in files:
+        year = int(_YEAR.match(path.name).group(1))
         for line in path.read_text(encoding="utf-8").splitlines():
             parts = line.split("\t")
             if len(parts) < 3 or parts[1] not in CLASSES:
                 continue
             tid, label, text = parts[0], parts[1], "\t".join(parts[2:]).strip()
-            first.setdefault(tid, (label, text))
+            first.setdefault(tid, (label, text, year))
             labels_of.setdefault(tid, set()).add(label)
     keep = [tid for tid in first if len(labels_of[tid]) == 1]
-    return [first[t][1] for t in keep], [first[t][0] for t in keep]
+    return [first[t][1] for t in keep], [first[t][0] for t in keep], [first[t][2] for t in keep]
+
+
+def year_folds(texts, years) -> np.ndarray:
+    """Each tweet's dataset for leave-one-year-out: its year, except that identical cleaned texts
+    all go to the earliest year among them (so a repeated text never sits on both sides)."""
+    earliest: dict[str, int] = {}
+    cleaned = [clean_text(t) for t in texts]
+    for c, year in zip(cleaned, years):
+        earliest[c] = min(year, earliest.get(c, year))
+    return np.array([earliest[c] for c in cleaned])
+
+
+def year_splits(folds, rows=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(train, held)`` row indices of leave-one-dataset-out over the datasets in ``folds`` (one
+    split a dataset, in sorted order), inside ``rows`` (default: every row)."""
+    rows = np.arange(len(folds)) if rows is None else np.asarray(rows)
+    sets = np.unique(folds[rows])
+    return [(rows[folds[rows] != s], rows[folds[rows] == s]) for s in sets]
 
 
 def fold_ids(texts, y, k: int, seed: int) -> np.ndarray:
@@ -119,26 +150,43 @@ def _classifier(c: float, class_weight):
 
 
 class FoldCache:
-    """Each fold's features for one featurizer setting, fitted on the fold's training part only."""
+    """Each split's features for one featurizer setting, fitted on the split's training part only.
 
-    def __init__(self, texts, y, folds, jobs: int = 1):
+    ``folds`` gives each text's fold; the splits are then "every fold held out once" (``splits``
+    None, cross-validation) or the ``(train, held)`` row indices given (leave one dataset out
+    inside some rows). ``parts_memo`` (a dict) shares the featurized texts between caches over the
+    same texts."""
+
+    def __init__(self, texts, y, folds, jobs: int = 1, splits=None, parts_memo=None):
         self.texts, self.y, self.folds, self.jobs = texts, np.asarray(y), folds, jobs
-        self.k = int(folds.max()) + 1
+        if splits is None:
+            splits = [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(int(folds.max()) + 1)]
+        self.splits = splits
+        self.k = len(splits)
+        self.parts_memo = {} if parts_memo is None else parts_memo
+
+    def _blocks(self, settings: dict):
+        key = json.dumps(_jsonable({k: v for k, v in settings.items() if k != "lexicon_weight"}), sort_keys=True)
+        if key not in self.parts_memo:
+            feat = TweetFeaturizer(**settings)
+            words, chars, dense = feat.parts(self.texts)
+            blocks = [(_all_counts(words), feat.min_df, feat.max_words)]
+            if chars is not None:
+                blocks.append((_all_counts(chars), feat.min_df, feat.max_chars))
+            while len(self.parts_memo) >= 2:  # the n-gram counts are large: the two latest settings kept
+                self.parts_memo.pop(next(iter(self.parts_memo)))
+            self.parts_memo[key] = (blocks, dense)
+        return self.parts_memo[key]
 
     def matrices(self, settings: dict):
-        """``(train, held, X_train, X_held)`` of each fold, as :class:`TweetFeaturizer` fitted on the
-        fold's training part would give them: the n-grams are counted once over all texts, then each
-        fold keeps the terms its training part has in ``min_df`` texts (the most frequent, ties by
+        """``(train, held, X_train, X_held)`` of each split, as :class:`TweetFeaturizer` fitted on the
+        split's training part would give them: the n-grams are counted once over all texts, then each
+        split keeps the terms its training part has in ``min_df`` texts (the most frequent, ties by
         term) and takes idf and the dense scaling from its training part."""
         feat = TweetFeaturizer(**settings)
-        words, chars, dense = feat.parts(self.texts)
-        blocks = [(_all_counts(words), feat.min_df, feat.max_words)]
-        if chars is not None:
-            blocks.append((_all_counts(chars), feat.min_df, feat.max_chars))
-        del words, chars
+        blocks, dense = self._blocks(settings)
         out = []
-        for f in range(self.k):
-            train, held = np.flatnonzero(self.folds != f), np.flatnonzero(self.folds == f)
+        for train, held in self.splits:
             parts_train, parts_held = [], []
             for counts, min_df, cap in blocks:
                 c_train = counts[train]
@@ -158,32 +206,46 @@ class FoldCache:
                         sp.hstack(parts_held, format="csr", dtype=np.float32)))
         return out
 
-    def score(self, mats, c: float, class_weight) -> dict:
-        """Cross-validated figures of one classifier setting on ``mats`` (folds fitted in
-        ``jobs`` processes; the result does not depend on their number)."""
+    def predict_proba(self, mats, c: float, class_weight) -> list:
+        """Each split's held-out class probabilities from a classifier fitted on its training part
+        (splits fitted in ``jobs`` processes; the result does not depend on their number)."""
         from joblib import Parallel, delayed
 
-        pred = np.zeros(len(self.y), dtype=int)
-        fitted = Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight)
-                                            for train, _, x_train, x_held in mats)
-        for (_, held, _, _), part in zip(mats, fitted):
-            pred[held] = part
-        return figures(self.y, pred)
+        return Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight)
+                                          for train, _, x_train, x_held in mats)
+
+    def score(self, mats, c: float, class_weight) -> dict:
+        """Figures of one classifier setting on ``mats`` (splits fitted in ``jobs`` processes; the
+        result does not depend on their number): :func:`figures` of every held-out text pooled, plus
+        ``per_split`` (each split's macro recall, in split order), ``mean_split`` and ``worst_split``."""
+        fitted = [p.argmax(axis=1) for p in self.predict_proba(mats, c, class_weight)]
+        held_all = np.concatenate([held for _, held, _, _ in mats])
+        per_split = [figures(self.y[held], part)["macro_recall"] for (_, held, _, _), part in zip(mats, fitted)]
+        fig = figures(self.y[held_all], np.concatenate(fitted))
+        return {**fig, "per_split": per_split, "mean_split": float(np.mean(per_split)),
+                "worst_split": float(np.min(per_split))}
 
 
 def _fit_predict(x_train, y_train, x_held, c, class_weight):
-    return _classifier(c, class_weight).fit(x_train, y_train).predict_proba(x_held).argmax(axis=1)
+    return _classifier(c, class_weight).fit(x_train, y_train).predict_proba(x_held)
 
 
 def _line(fig) -> str:
     per = " ".join(f"{c[:3]} {fig['per_class'][c]['recall']:.3f}" for c in CLASSES)
-    return f"macro recall {fig['macro_recall']:.4f} (recall {per}; F1pn {fig['f1_pn']:.3f})"
+    splits = " ".join(f"{m:.3f}" for m in fig.get("per_split", []))
+    return (f"macro recall {fig['macro_recall']:.4f} (recall {per}; F1pn {fig['f1_pn']:.3f}; "
+            f"per split {splits})")
 
 
 def search(texts, y, folds, feature_candidates=FEATURE_CANDIDATES, lexicon_weights=LEXICON_WEIGHTS,
-           c_values=C_VALUES, class_weights=CLASS_WEIGHTS, log=print, jobs: int = 1) -> tuple[dict, dict, list]:
-    """The staged cross-validated search: ``(featurizer settings, classifier settings, trials)``."""
-    cache = FoldCache(texts, y, folds, jobs)
+           c_values=C_VALUES, class_weights=CLASS_WEIGHTS, log=print, jobs: int = 1, splits=None,
+           criterion: str = "macro_recall", parts_memo=None) -> tuple[dict, dict, list]:
+    """The staged search: ``(featurizer settings, classifier settings, trials)``. Each setting is
+    scored over ``splits`` (default: cross-validation over ``folds``, see :class:`FoldCache`) and the
+    best by ``criterion`` is kept: ``"macro_recall"`` of every held-out text pooled, or
+    ``"mean_split"``, the mean of the splits' macro recall (leave one dataset out: each dataset
+    counts once, whatever its size)."""
+    cache = FoldCache(texts, y, folds, jobs, splits=splits, parts_memo=parts_memo)
     trials = []
 
     def trial(feat, clf, mats=None):
@@ -192,7 +254,7 @@ def search(texts, y, folds, feature_candidates=FEATURE_CANDIDATES, lexicon_weigh
         fig = cache.score(mats, clf["C"], clf["class_weight"])
         trials.append({"features": _jsonable(feat), "classifier": clf, "cv": fig})
         log(f"{_jsonable(feat)} {clf}: CV {_line(fig)} [{time.perf_counter() - t0:.0f} s]")
-        return fig["macro_recall"], mats
+        return fig[criterion], mats
 
     clf = {"C": 1.0 if 1.0 in c_values else c_values[0], "class_weight": class_weights[0]}
     best = None
@@ -241,6 +303,9 @@ def main(argv=None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--jobs", type=int, default=1, help="processes fitting the folds (same result for any)")
+    parser.add_argument("--select", choices=["cv", "years"], default="cv",
+                        help="cv: stratified --folds-fold cross-validation, pooled macro recall; years: leave one "
+                             "SemEval year out, the mean of the years' macro recall")
     parser.add_argument("--features", type=json.loads, default=None,
                         help="JSON list of featurizer settings to try (default: FEATURE_CANDIDATES)")
     parser.add_argument("--lexicon-weights", type=float, nargs="+", default=list(LEXICON_WEIGHTS))
@@ -252,14 +317,24 @@ def main(argv=None) -> int:
         {k: tuple(v) if isinstance(v, list) else v for k, v in c.items()} for c in args.features]
     class_weights = [None if c == "None" else c for c in args.class_weights]
 
-    texts, labels = read_semeval(args.data)
+    texts, labels, years = read_semeval_years(args.data)
     y = np.array([CLASSES.index(label) for label in labels])
     counts = {c: int((y == i).sum()) for i, c in enumerate(CLASSES)}
-    print(f"{len(texts)} tweets after dropping repeated annotations {counts}; "
-          f"stratified {args.folds}-fold cross-validation (seed {args.seed})", flush=True)
-    folds = fold_ids(texts, y, args.folds, args.seed)
-    feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
-                               log=lambda s: print(s, flush=True), jobs=args.jobs)
+    if args.select == "years":
+        folds = year_folds(texts, years)
+        chosen_by = (f"leave one SemEval year out ({', '.join(map(str, np.unique(folds)))}; a repeated text in its "
+                     "earliest year), the mean of the years' macro-averaged recall")
+        print(f"{len(texts)} tweets after dropping repeated annotations {counts}; {chosen_by}", flush=True)
+        feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
+                                   log=lambda s: print(s, flush=True), jobs=args.jobs,
+                                   splits=year_splits(folds), criterion="mean_split")
+    else:
+        folds = fold_ids(texts, y, args.folds, args.seed)
+        chosen_by = (f"stratified {args.folds}-fold cross-validation (seed {args.seed}, identical texts "
+                     "kept in one fold), macro-averaged recall")
+        print(f"{len(texts)} tweets after dropping repeated annotations {counts}; {chosen_by}", flush=True)
+        feat, clf, trials = search(texts, y, folds, candidates, args.lexicon_weights, args.C, class_weights,
+                                   log=lambda s: print(s, flush=True), jobs=args.jobs)
     chosen = next(t for t in trials if t["features"] == _jsonable(feat) and t["classifier"] == clf)
     print(f"chosen {_jsonable(feat)} {clf}: CV {_line(chosen['cv'])}")
     for c in CLASSES:
@@ -270,8 +345,7 @@ def main(argv=None) -> int:
     model = _classifier(clf["C"], clf["class_weight"]).fit(featurizer.transform(texts), y)
     info = {"data": DATA_NOTE, "tweets": len(texts), "class_counts": counts, "classes": list(CLASSES),
             "features": _jsonable(feat), "classifier": {"kind": "LogisticRegression (multinomial, lbfgs)", **clf},
-            "chosen_by": f"stratified {args.folds}-fold cross-validation (seed {args.seed}, identical texts "
-                         "kept in one fold), macro-averaged recall",
+            "chosen_by": chosen_by,
             "cv_figures": chosen["cv"], "search": trials, "n_features": featurizer.n_features_}
     out = Path(args.out)
     npz, js = save_model(out, featurizer, model.coef_, model.intercept_, info)

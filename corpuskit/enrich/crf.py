@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from pathlib import Path
 
 from corpuskit.errors import MissingDependencyError
 
@@ -24,6 +25,7 @@ WORDS_FILE = "wnut17_common_words.txt"
 INFO_FILE = "wnut17_crf.json"  # settings chosen by cross-validation on train, and figures
 LEXICON_FILE = "lexicon.tsv"
 DEMONYMS_FILE = "demonyms.txt"
+CLUSTERS_FILE = "word_clusters.tsv"  # tools/build_word_clusters.py: word TAB fine id TAB coarse id
 
 #: WNUT 2017 label -> corpuskit entity type
 WNUT_TYPES = {"person": "person", "location": "place", "corporation": "org", "group": "org",
@@ -76,13 +78,18 @@ class Featurizer:
     ``gazetteer`` maps a lower-case word to the types of the gazetteer names it
     belongs to; ``common`` is a set of lower-case common words; ``phrases`` maps
     a phrase key (:func:`phrase_key`) to its tags; ``lexicon`` maps a lower-case
-    word to its lexicon tags; ``demonyms`` is a set of lower-case demonyms.
+    word to its lexicon tags; ``demonyms`` is a set of lower-case demonyms; ``clusters`` maps a
+    lower-case word to its ``(fine, coarse)`` word-cluster ids, learned from unlabelled text by
+    ``tools/build_word_clusters.py`` (features ``cf=`` and ``cc=``; a model trained without them
+    has an empty map).
     """
 
     def __init__(self, gazetteer: dict | None = None, common: frozenset | set | None = None,
                  first_names: frozenset | set | None = None, phrases: dict | None = None,
-                 lexicon: dict | None = None, demonyms: frozenset | set | None = None):
+                 lexicon: dict | None = None, demonyms: frozenset | set | None = None,
+                 clusters: dict | None = None):
         self.gazetteer = gazetteer or {}
+        self.clusters = clusters or {}
         self.common = common or frozenset()
         self.first_names = first_names or frozenset()
         self.phrases = phrases or {}
@@ -140,6 +147,10 @@ class Featurizer:
         if is_demonym(core, self.demonyms):
             feats.append("demonym")
         feats.append(f"freq={self._frequency(core)}")
+        cluster = self.clusters.get(core)
+        if cluster is not None:
+            feats.append(f"cf={cluster[0]}")
+            feats.append(f"cc={cluster[1]}")
         summary = ("C" if "cap" in feats else "c") + ("m" if core in self.common else "r")
         return feats, summary
 
@@ -316,8 +327,25 @@ def load_lexicon() -> list[tuple[str, str]]:
     return [tuple(line.split("\t", 1)) for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line]
 
 
-def build_featurizer(common: frozenset | set) -> Featurizer:
-    """The featurizer of the shipped model, with the training data's ``common`` words."""
+def load_clusters(path=None) -> dict:
+    """Word clusters from ``path`` (default: a ``word_clusters.tsv`` beside the shipped model, which
+    this release does not ship): ``{lower-case word: (fine id, coarse id)}``, empty when absent."""
+    path = Path(path) if path is not None else \
+        resources.files("corpuskit.enrich").joinpath("models").joinpath(CLUSTERS_FILE)
+    if not path.is_file():
+        return {}
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3:
+            out[parts[0]] = (parts[1], parts[2])
+    return out
+
+
+def build_featurizer(common: frozenset | set, clusters: bool | None = None, clusters_path=None) -> Featurizer:
+    """The featurizer of the shipped model, with the training data's ``common`` words; ``clusters``
+    adds the word-cluster features (None: as the shipped model's settings say), read from
+    ``clusters_path`` (see :func:`load_clusters`)."""
     from corpuskit.enrich.entities import load_gazetteers
 
     gaz_words, first = gazetteer_words()
@@ -334,7 +362,9 @@ def build_featurizer(common: frozenset | set) -> Featurizer:
     return Featurizer(gaz_words, common, first,
                       phrases={k: tuple(sorted(v)) for k, v in phrases.items() if k},
                       lexicon={k: tuple(sorted(v)) for k, v in lexicon.items()},
-                      demonyms=load_demonyms())
+                      demonyms=load_demonyms(),
+                      clusters=load_clusters(clusters_path) if (load_info().get("clusters", False) if clusters is None
+                                                   else clusters) else None)
 
 
 def load_common_words() -> frozenset:

@@ -12,7 +12,7 @@ from corpuskit.enrich.entities import GazetteerExtractor, SpacyExtractor
 from corpuskit.enrich.entity_extractor import HybridExtractor
 from corpuskit.enrich.sentiment import VaderScorer
 from corpuskit.enrich.tweet_model import TweetSentimentScorer
-from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, BeatAssigner
+from corpuskit.enrich.topics import DISCOVERED_ASSIGNMENT, GIVEN_K_ASSIGNMENT, BeatAssigner
 from corpuskit.errors import ValidationError
 
 
@@ -32,10 +32,13 @@ def default_embedder(seed: int = 0) -> TfidfSvdEmbedder:
     return TfidfSvdEmbedder(seed=seed)
 
 
-def default_assigner(discovered: bool = False) -> BeatAssigner:
+def default_assigner(discovered: bool = False, given_k: bool = False) -> BeatAssigner:
     """The topic assigner enrichment uses by default: tuned for discovered topics when
-    ``discovered``, else for defined beats."""
-    return BeatAssigner(**DISCOVERED_ASSIGNMENT) if discovered else BeatAssigner()
+    ``discovered`` (every record to its nearest topic when the researcher gave the number of topics,
+    ``given_k``: :data:`~corpuskit.enrich.topics.GIVEN_K_ASSIGNMENT`), else for defined beats."""
+    if discovered:
+        return BeatAssigner(**(GIVEN_K_ASSIGNMENT if given_k else DISCOVERED_ASSIGNMENT))
+    return BeatAssigner()
 
 
 EXTRACTORS = {"default": default_extractor, "hybrid": HybridExtractor, "gazetteer": GazetteerExtractor,

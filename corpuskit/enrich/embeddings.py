@@ -29,6 +29,22 @@ def embedding_text(title: str, text: str) -> str:
     return analysis_text(record_text(title, text))
 
 
+def _stop_words():
+    """The words the embedder's vocabulary leaves out: scikit-learn's English list, and the stop words of
+    the corpus's other languages while :func:`~corpuskit.text.stopwords.vocabulary_languages` is in
+    effect (folded and split as the tokenizer splits them), so a Spanish corpus's vectors are not drawn
+    together by "de, la, que"."""
+    from corpuskit.text.stopwords import current_languages, stop_words
+
+    languages = current_languages()
+    if not languages:
+        return "english"
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = {t for w in stop_words(languages) for t in word_tokens(w)}
+    return sorted(ENGLISH_STOP_WORDS | words)
+
+
 class TfidfSvdEmbedder(Embedder):
     """TF-IDF (words and word bigrams) reduced to 512 dimensions by a seeded TruncatedSVD.
 
@@ -83,7 +99,7 @@ class TfidfSvdEmbedder(Embedder):
         # words of every script, diacritics folded (a query "Sahin" finds "Şahin"), CJK as
         # character pairs: :func:`corpuskit.text.unicode.word_tokens`
         return CountVectorizer(lowercase=False, tokenizer=word_tokens, token_pattern=None,
-                               stop_words="english",
+                               stop_words="english" if vocabulary is not None else _stop_words(),
                                ngram_range=tuple(self.ngram_range), min_df=min_df,
                                max_df=1.0,
                                max_features=None if vocabulary is not None else self.max_features,

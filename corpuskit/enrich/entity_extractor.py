@@ -22,7 +22,7 @@ CRF's span wins when every token is inside an entity with at least
 CRF span otherwise, the known name wins; each fills in where the other found
 nothing. A CRF span is dropped when it is a demonym ("American", "Russians":
 not an entity in the WNUT guidelines nor in corpuskit's types), a lone generic
-head ("University", "Street"), one word this corpus writes in lower case
+head ("University", "Street"), a unit of measure after a number ("2.0 GHz"), one word this corpus writes in lower case
 ("deny"), one ordinary lower-case English word that no gazetteer or name list
 knows ("sea", not "china" or "alex"), a run of ordinary words on a Title Case
 headline ("Newborn Brain Function"), or, below ``lower_confidence``, one common
@@ -49,7 +49,9 @@ Its type is a rule's where one applies (a title or known first name: person;
 an organisation word: org), else the CRF's label over up to ``type_sample``
 texts that contain it when at least 3 votes and 60% agree (or 2 or more are
 unanimous), else concept.
-Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted.
+Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted, nor is a
+phrase hashtag ("#GetVaccinated", "#CovidVaccine": its last word an ordinary English word, its first
+no listed first name), which would otherwise make "Get Vaccinated" in a text an entity.
 """
 from __future__ import annotations
 
@@ -92,6 +94,10 @@ _FRAGMENTS = frozenset({"University", "College", "School", "Institute", "Academy
                         "Company", "Group", "Foundation", "Party", "Bank", "Inc", "Corp", "Ltd", "LLC",
                         "Department", "Ministry", "Agency", "Council", "Court", "Office", "Island",
                         "Islands", "Beach", "Valley", "North", "South", "East", "West"})
+# units of measure: after a number ("2.0 GHz", "100 Mbps") a measure, not a product's name
+_UNITS = frozenset({"Hz", "kHz", "MHz", "GHz", "THz", "KB", "kB", "MB", "GB", "TB", "PB", "Kbps", "Mbps", "Gbps",
+                    "Tbps", "mph", "kph", "km", "cm", "mm", "nm", "kg", "mg", "ml", "mAh", "Wh", "kWh", "MWh",
+                    "GWh", "kW", "MW", "GW", "TW", "fps", "dpi", "rpm", "FPS", "RPM", "MP", "TFLOPS"})
 # words a tag may add to the names it is made of ("@BioNTech_Group", "#AppleOfficial")
 _TAG_AFFIXES = frozenset({"group", "official", "inc", "corp", "co", "hq", "news", "team", "global", "labs",
                           "app", "media", "press", "live", "tv", "us", "uk", "eu", "the"})
@@ -438,8 +444,19 @@ class HybridExtractor(EntityExtractor):
             surface = _surface(tokens, a, b, text)
             yield alias_key(surface), surface, is_initial
         for _, _, word in tokens:
-            if word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:]):
+            if (word.startswith("#") and len(word) > 2 and any(c.isupper() for c in word[1:])
+                    and not self._phrase_hashtag(word[1:])):
                 yield alias_key(word), word[1:], False
+
+    def _phrase_hashtag(self, body: str) -> bool:
+        """A hashtag that is a phrase, not a name: two or more words (:func:`segment_hashtag`), the
+        last an ordinary English word (among the 50,000 most frequent) and the first no listed first
+        name ("GetVaccinated", "CovidVaccine", "ModernaVaccine", "BlackLivesMatter"; not
+        "MikeBrown" or "JoeBiden"). It stays a hashtag and is never promoted to an entity."""
+        parts = [p for piece in body.split("_") if piece for p in segment_hashtag(piece)]
+        if len(parts) < 2 or parts[0].capitalize() in self.gazetteer_.first_names_ or parts[-1].isupper():
+            return False
+        return _english_costs().get(parts[-1].lower(), 99.0) < _COST_50K
 
     def _types(self, chosen: dict, texts) -> dict:
         """``{key: (name, type)}`` for the promoted names, in one pass over ``texts``.
@@ -531,6 +548,8 @@ class HybridExtractor(EntityExtractor):
                 continue  # "American", "South Asian": a nationality names no entity of the five types
             if a == b and words[a] in _FRAGMENTS:
                 continue  # a lone generic head ("University", "Street") is the fragment of a name
+            if a == b and words[a] in _UNITS and a > 0 and words[a - 1][:1].isdigit():
+                continue  # "2.0 GHz": a unit after a number
             if self._weak(tokens, clean, a, b, conf) or (
                     a in headline and conf < self.span_confidence
                     and any(_english_costs().get(t[2].lower(), 99.0) < _COST_10K for t in tokens[a:b + 1])):

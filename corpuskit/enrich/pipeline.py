@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from corpuskit.clock import iso
 from corpuskit.enrich.base import Embedder, record_text
+from corpuskit.enrich.corpus_priors import adjust_to_corpus_priors, check_scorer
 from corpuskit.enrich.defaults import default_assigner, default_embedder, make_extractor, make_scorer
 from corpuskit.enrich.embeddings import VECTOR_DIMENSIONS, embedder_from_state, embedding_text
 from corpuskit.enrich.language import UNDETERMINED, covers, default_detector
@@ -182,7 +183,7 @@ def _seed_topics(corpus, seed_words, refit: bool, first: bool):
 
 
 def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigner, progress,
-             fit_sample=FIT_SAMPLE, seed_words=None, merge_topics=True):
+             fit_sample=FIT_SAMPLE, seed_words=None, merge_topics=True, topic_method="nmf"):
     """Load or fit the embedder and the beats; returns ``(embedder, assigner, topic ids, refitted,
     known)``, ``known`` the ids and vectors of every record when they were all embedded here."""
     conn = corpus.conn
@@ -236,18 +237,20 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         details: dict = {}
         definitions, centroids, labels = discover_beats(texts, vectors, n_topics=n_topics, seed=seed,
                                                         details=details, seed_words=seeds, merge=merge_topics,
+                                                        method=topic_method,
                                                         authors=[r["author"] for r in rows],
                                                         sources=sorted({r["source"] for r in rows if r["source"]}))
         details["kept"] = keep_identity(conn, definitions, [r["id"] for r in rows], labels)
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"], "nearDuplicates": details.get("nearDuplicates", 0),
                      "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
-                     "topics": len(definitions), "runId": run_id,
+                     "topics": len(definitions), "runId": run_id, "method": details.get("method"),
                      "note": topics_note(n_topics, details, len(definitions), merge_topics)}
         discovered = centroids
     is_discovered = all(b.discovered for b in definitions)
+    custom = assigner
     if assigner is None:
-        assigner = default_assigner(is_discovered)
+        assigner = default_assigner(is_discovered, given_k=n_topics is not None)
 
     refit_topics = fitted or refit or topic_state is None or not _same_beats(definitions, stored)
     if not refit_topics:
@@ -255,6 +258,9 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         if names != [b.name for b in definitions]:
             refit_topics = True
         else:
+            if custom is None:   # the cut-off the topics were fitted with (a given k assigns every record)
+                assigner.min_confidence = json.loads(topic_state["settings"]).get(
+                    "min_confidence", assigner.min_confidence)
             assigner.fit(definitions, [], [], None, centroids=centroids)
     if refit_topics:
         rows, vectors = corpus_vectors(model)
@@ -588,7 +594,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
     **options
         Fields of :class:`~corpuskit.enrich.settings.EnrichSettings` replacing
         those of ``settings``: ``progress, refit, beats, n_topics, chunk_size,
-        seed, embedder, scorer, extractor, assigner, workers, client, fit_sample``.
+        seed, embedder, scorer, extractor, assigner, workers, client, fit_sample, sentiment_priors``.
 
     Returns
     -------
@@ -618,6 +624,9 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 "beats": beats if isinstance(beats, str) else ("given" if beats is not None else None),
                 "scorer": scorer.model_name, "extractor": extractor.model_name,
                 "fit_sample": fit_sample, "cluster": "dask" if client is not None else None}
+    if config.sentiment_priors == "corpus":  # recorded only when on: default runs' settings stay as they were
+        check_scorer(scorer)
+        recorded["sentiment_priors"] = "corpus"
     done, fit_seconds, skips, detected = 0, 0.0, [0, 0], 0
     detector = config.detector if config.detector is not None else default_detector()
     recorded["detector"] = detector.model_name
@@ -661,7 +670,7 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                 with vocabulary_languages(corpus_languages(language_counts(conn))):
                     model, assigner, topic_ids, refitted, known = _prepare(
                         corpus, run_id, refit, beats, n_topics, seed, embedder, assigner, progress,
-                        fit_sample, config.seed_words, config.merge_topics)
+                        fit_sample, config.seed_words, *config.discovery())
                 fit_seconds = time.perf_counter() - fit_started
                 if client is not None:
                     from corpuskit.enrich.distributed import DaskChunkMap
@@ -717,6 +726,8 @@ def enrich_corpus(corpus, settings: EnrichSettings | None = None, **options) -> 
                                               "scorer": sorted(scorer.languages or []) or "all",
                                               "extractor": sorted(extractor.languages or []) or "all"})
         edits = apply_edits(corpus)   # the researcher's merges, renames and reassignments, kept
+        if config.sentiment_priors == "corpus":
+            adjust_to_corpus_priors(corpus, scorer, run_id)
     return _summary(conn, started, done=done, model=model, refitted=refitted, run_id=run_id,
                     fit_seconds=fit_seconds, detected=detected, skipped=skipped, edits=edits)
 
@@ -762,8 +773,8 @@ def topics_note(asked, details: dict, kept: int, merge: bool) -> str | None:
         parts.append(f"{len(details['dissolved'])} with fewer than 1% of the records were dissolved")
     made = details.get("k")
     why = "; ".join(parts) or (f"NMF found {made} topics with members" if made else "no topic had members")
-    tail = (" Set merge_topics=False (corpuskit run --no-merge-topics) to keep every topic." if merge
-            else "")
+    tail = (" Leave merge_topics unset or False (corpuskit run without --merge-topics) to keep every topic."
+            if merge else "")
     return f"asked for {asked} topics, kept {kept}: {why}.{tail}"
 
 

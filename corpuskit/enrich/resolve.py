@@ -218,13 +218,15 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     things = {fold(origins[i].name) for i in by_key.values() if len(_words(origins[i].name)) == 1}
     census = census_names - common - lowered - known - first_names - things
     roots = {groups.find(i) for i in by_key.values()}
-    members = defaultdict(list)
-    for o in origins.values():
-        members[groups.find(o.id)].append(o)
+    members = _members(origins, groups)
     for root in roots:
         if types[root] == "person" and not _person_evidence(members[root], first_names, common, lowered,
                                                             census=census):
             types[root] = _fallback_type(members[root])
+    makers = {fold(names[r]) for r in roots if types[r] in ("org", "product") and len(_words(names[r])) == 1}
+    _evidence_types(names, types, roots, first_names, places, makers)
+    roots = _join_nicknames(names, types, roots, groups, reasons, together, members)
+    members = _members(origins, groups)
     # surnames and first names link as before: only the listed first names make a name strong
     strong = {root for root in roots if _person_evidence(members[root], first_names, common, lowered) == 2}
     surname, first = defaultdict(set), defaultdict(set)
@@ -245,7 +247,17 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         target, reason = None, None
         if fold(names[root]) in known:
             continue
-        if len(words) == 1 and types[root] == "person" and _name_like(words[0]):
+        if len(words) == 1 and _name_like(words[0]) and types[root] in ("place", "concept") \
+                and fold(words[0]) not in places:
+            # "Netanyahu" typed a place, "Sahin" a concept: the surname of a person whose name opens
+            # with a title or a listed first name, where shown with that person, and not written alone
+            # ten times as often ("Tim Apple" takes no "Apple")
+            owners = surname.get(fold(words[0]), set())
+            owner = next(iter(owners), None)
+            if len(owners) == 1 and owner in strong and totals[root] <= 10 * totals[owner] \
+                    and shown_together(root, owner):
+                target, reason = owner, "surname"
+        elif len(words) == 1 and types[root] == "person" and _name_like(words[0]):
             key = fold(words[0])
             bare = words[0].lower() in common | lowered  # a common word links only where shown with the name
             if len(surname.get(key, ())) == 1:
@@ -271,25 +283,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         if target is not None and groups.find(target) != root:
             groups.union(groups.find(target), root)
             reasons[root] = reason
-    # hashtags: whole tag, tag without a title, or words covered by entities
-    tag_targets: dict[int, list[int]] = {}
-    for o in origins.values():
-        if not o.hashtag or o.id in split:
-            continue
-        key = fold(o.name)
-        found = by_key.get(key)
-        if found is None and key.startswith(_TITLE_PREFIXES):
-            for p in _TITLE_PREFIXES:
-                if key.startswith(p) and key[len(p):] in by_key:
-                    found = by_key[key[len(p):]]
-                    break
-        if found is None and key in surname and len(surname[key]) == 1:
-            found = next(iter(surname[key]))
-        if found is not None:
-            tag_targets[o.id] = [groups.find(found)]
-            continue
-        cover = _cover([fold(p) for p in segment_hashtag(o.name)], by_key)
-        tag_targets[o.id] = sorted({groups.find(t) for t in cover}) if cover else []
+    tag_targets = _tag_targets(origins, split, by_key, surname, groups)
     # a researcher's merges
     for action, targets, aliases in overrides:
         if action != "merge" or not targets:
@@ -308,6 +302,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     seen = {r for r in roots if r in strong or totals[r] >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
+    _evidence_types(names, types, names.keys(), first_names, places, makers)
     out = {}
     for o in origins.values():
         if o.id in tag_targets:
@@ -320,6 +315,109 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
         else:
             out[o.id] = ([root], reasons.get(o.id) or _chain_reason(o.id, groups, reasons))
     return {"map": out, "names": names, "types": types}
+
+
+# the last word of a name of a place or a building, never of a person's ("Martin Place", "Grant Park")
+_PLACE_HEADS = frozenset({"place", "street", "st", "road", "rd", "avenue", "ave", "square", "park", "bridge",
+                          "station", "airport", "county", "city", "lake", "river", "island", "beach", "valley",
+                          "mountain", "hill", "hills", "heights", "plaza", "centre", "center", "tower", "hall",
+                          "gardens", "harbour", "harbor", "bay", "falls"})
+
+
+def _evidence_types(names, types, roots, first_names, places, makers=frozenset()) -> None:
+    """Types by evidence, in place: a name of two or more words whose first word (after titles) is a
+    listed first name is a person, not a place or a concept ("Kati Kariko", "Mike Brown"), unless its
+    last word names a place ("Martin Place": a place); a known place of the gazetteers typed person
+    or concept is a place unless a title or a listed first name opens it ("Ferguson", "London"); a
+    name typed person that opens with a one-word organisation or product of the corpus (``makers``)
+    and no listed first name is that maker's product ("Nvidia Tegra", "Google Fiber")."""
+    for root in roots:
+        words = _words(names[root])
+        rest = _untitled(words)
+        titled = len(rest) < len(words)
+        opens_first = len(rest) >= 2 and fold(rest[0]) in first_names and all(
+            w[:1].isupper() for w in rest[1:])
+        if len(words) >= 2 and words[-1].lower() in _PLACE_HEADS and not titled:
+            if types[root] == "person":
+                types[root] = "place"
+        elif opens_first and types[root] in ("place", "concept"):
+            types[root] = "person"
+        elif types[root] == "person" and len(words) >= 2 and fold(words[0]) in makers and not opens_first:
+            types[root] = "product"
+        elif types[root] in ("person", "concept") and fold(names[root]) in places and not titled \
+                and not opens_first:
+            types[root] = "place"
+
+
+def _nicknames() -> dict[str, frozenset]:
+    """``{folded short form: folded formal names}`` of ``gazetteers/nicknames.txt``."""
+    from importlib import resources
+
+    text = resources.files("corpuskit.enrich").joinpath("gazetteers", "nicknames.txt").read_text(encoding="utf-8")
+    out = defaultdict(set)
+    for line in text.splitlines():
+        formal, sep, shorts = line.partition(":")
+        if sep and not line.startswith("#"):
+            for short in shorts.split():
+                out[fold(short)].add(fold(formal))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _join_nicknames(names, types, roots, groups, reasons, together, members) -> set:
+    """Join a person's name written with a short given name to the one full name of that surname with
+    the formal given name ("Mike Brown" -> "Michael Brown"), where the two share a record or a day;
+    returns the roots left."""
+    full = defaultdict(set)
+    for root in roots:
+        words = _untitled(_words(names[root]))
+        if types[root] == "person" and len(words) >= 2:
+            full[(fold(words[0]), fold(words[-1]))].add(root)
+    short_forms = _nicknames()
+    for root in sorted(roots):
+        words = _untitled(_words(names[root]))
+        if types[root] != "person" or len(words) < 2 or groups.find(root) != root:
+            continue
+        owners = {o for formal in short_forms.get(fold(words[0]), ()) for o in full.get((formal, fold(words[-1])), ())}
+        owners = {groups.find(o) for o in owners} - {root}
+        if len(owners) == 1 and together is not None:
+            owner = next(iter(owners))
+            if together(root, sorted(o.id for o in members[owner])):
+                groups.union(owner, root)
+                reasons[root] = "nickname"
+    return {groups.find(r) for r in roots}
+
+
+def _members(origins, groups) -> defaultdict:
+    """``{group root: [origins]}``."""
+    members = defaultdict(list)
+    for o in origins.values():
+        members[groups.find(o.id)].append(o)
+    return members
+
+
+def _tag_targets(origins, split, by_key, surname, groups) -> dict[int, list[int]]:
+    """The entities each hashtag origin names: the tag folded whole, the tag without a title, the
+    surname of exactly one full name (``#Smith`` links to no one when two full names share it), or
+    the entities its words are covered by; an empty list when it names no thing."""
+    out: dict[int, list[int]] = {}
+    for o in origins.values():
+        if not o.hashtag or o.id in split:
+            continue
+        key = fold(o.name)
+        found = by_key.get(key)
+        if found is None and key.startswith(_TITLE_PREFIXES):
+            for p in _TITLE_PREFIXES:
+                if key.startswith(p) and key[len(p):] in by_key:
+                    found = by_key[key[len(p):]]
+                    break
+        if found is None and key in surname and len(surname[key]) == 1:
+            found = next(iter(surname[key]))
+        if found is not None:
+            out[o.id] = [groups.find(found)]
+            continue
+        cover = _cover([fold(p) for p in segment_hashtag(o.name)], by_key)
+        out[o.id] = sorted({groups.find(t) for t in cover}) if cover else []
+    return out
 
 
 def _chain_reason(oid, groups, reasons):
@@ -665,6 +763,12 @@ def _write_hashtags(conn, origins, mapping) -> None:
         "SELECT h.tag, (SELECT h2.written FROM record_hashtags h2 WHERE h2.tag = h.tag GROUP BY h2.written "
         "ORDER BY count(*) DESC, h2.written LIMIT 1), count(*), min(r.published_at), max(r.published_at) "
         "FROM record_hashtags h JOIN records r ON r.id = h.record_id GROUP BY h.tag")
+    # a tag no hashtag-only origin decided names the entity its words are an alias of ("#AI" where
+    # "AI" is also written plainly)
+    aliases = dict(conn.execute("SELECT alias_key, entity_id FROM entity_aliases").fetchall())
+    for (tag,) in conn.execute("SELECT tag FROM hashtags ORDER BY tag").fetchall():
+        if tag not in resolved and aliases.get(alias_key(tag)) in slugs:
+            resolved[tag] = [slugs[aliases[alias_key(tag)]]]
     conn.executemany("UPDATE hashtags SET entities = ? WHERE tag = ?",
                      [(json.dumps(v), k) for k, v in sorted(resolved.items()) if v])
 
@@ -736,7 +840,51 @@ def apply_alias_file(corpus, path) -> int:
 
 
 def entity_aliases(conn, entity_id: int) -> list[dict]:
-    """The extracted entities folded into ``entity_id``: ``name, type, reason, mentions``, most first."""
-    rows = conn.execute("SELECT origin_name, origin_type, reason, mentions FROM entity_merges "
-                        "WHERE entity_id = ? ORDER BY mentions DESC, origin_name", (entity_id,)).fetchall()
-    return [{"name": r[0], "type": r[1], "reason": r[2], "mentions": r[3]} for r in rows]
+    """Every surface form of ``entity_id`` with its count, most written first (ties by the form).
+
+    ``surface`` is the form as the text writes it at a mention ("Ugur Sahin", "#DrSahin",
+    "Şahin"), ``mentions`` how many mentions are written so; ``name, type`` are the extracted entity
+    it came from, ``reason`` why that extracted entity joined this one (None: the entity's own).
+    Each stored mention position is read back from the record's text, so the counts add up to the
+    entity's mentions (hashtags that name two entities count for each)."""
+    from corpuskit.enrich.base import record_text
+
+    origins = {r[0]: (r[1], r[2], None) for r in conn.execute(
+        "SELECT origin_id, name, type FROM entity_origins WHERE origin_id = ?", (entity_id,))}
+    for oid, name, kind, reason in conn.execute(
+            "SELECT origin_id, origin_name, origin_type, reason FROM entity_merges WHERE entity_id = ? "
+            "ORDER BY origin_id", (entity_id,)):
+        origins[oid] = (name, kind, reason)
+    if not origins:
+        return []
+    marks = ",".join("?" * len(origins))
+    ids = sorted(origins)
+    known = defaultdict(set)
+    for oid, surface in conn.execute(f"SELECT DISTINCT origin_id, surface FROM mention_origins "
+                                     f"WHERE origin_id IN ({marks})", ids):
+        known[oid].add(surface)
+    extra = {s for (s,) in conn.execute("SELECT surface FROM entity_aliases WHERE entity_id = ?", (entity_id,))}
+    counts = Counter()
+    for oid, surface, positions, title, body in conn.execute(
+            f"SELECT m.origin_id, m.surface, m.positions, r.title, r.content_text FROM mention_origins m "
+            f"JOIN records r ON r.id = m.record_id WHERE m.origin_id IN ({marks}) ORDER BY m.record_id", ids):
+        text = record_text(title, body)
+        own = sorted(known[oid] | {origins[oid][0]}, key=lambda f: (-len(f), f))
+        # the extracted entity's own forms first: another form of the entity may run past the
+        # mention ("Jony" read as "Jony Ive")
+        forms = own + sorted(extra - set(own), key=lambda f: (-len(f), f))
+        for p in json.loads(positions):
+            counts[(_written_at(text, p, forms, surface), oid)] += 1
+    rows = [{"surface": written, "mentions": n, "name": origins[oid][0], "type": origins[oid][1],
+             "reason": origins[oid][2]} for (written, oid), n in counts.items()]
+    return sorted(rows, key=lambda r: (-r["mentions"], r["surface"], r["name"]))
+
+
+def _written_at(text: str, position: int, forms, fallback: str) -> str:
+    """The first form of ``forms`` that ``text`` writes at ``position``, as written there
+    (case and accents of the text; alias keys compared), else ``fallback``."""
+    for form in forms:
+        piece = text[position:position + len(form)]
+        if piece and alias_key(piece) == alias_key(form):
+            return piece
+    return fallback

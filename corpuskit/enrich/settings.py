@@ -11,6 +11,8 @@ from corpuskit.errors import ValidationError
 
 #: records the embedder and the beats are fitted on at most (a seeded sample of a bigger corpus)
 FIT_SAMPLE = 50_000
+#: the values of ``topic_method``
+TOPIC_METHOD_CHOICES = ("nmf", "kmeans", "nmf-kmeans")
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,16 @@ class EnrichSettings:
         the researcher expects; discovery keeps each as a topic and adds the corpus's own terms.
         Stored with the corpus and used again by a later refit; changing them on an enriched
         corpus needs ``refit=True``. Not combined with ``beats``.
-    merge_topics : bool
-        Whether discovery merges near-duplicate topics and dissolves topics under 1% of the records
-        (default ``True``). With ``False`` a discovery with ``n_topics`` keeps every topic NMF makes;
-        with ``True`` the run's summary says in ``topicsNote`` how many were merged or dissolved and why.
+    merge_topics : bool, optional
+        Whether discovery merges near-duplicate topics and dissolves topics under 1% of the records.
+        Default (``None``): it does when the number of topics is chosen from the data, and does not
+        when ``n_topics`` is given, so ``n_topics`` topics are kept. With ``True`` and ``n_topics`` the
+        run's summary says in ``topicsNote`` how many were merged or dissolved and why.
+    topic_method : {"nmf", "kmeans", "nmf-kmeans"}
+        How discovery divides the records: NMF over the term matrix (default: chosen by leaving one
+        labelled set out, ``benchmarks/bench_topics.py --lodo``, where it matched or beat LSA k-means
+        on every set), k-means over the records' embeddings (LSA k-means,
+        :func:`corpuskit.enrich.topics.kmeans_classes`), or NMF's topics refined by k-means.
     chunk_size : int
         Records per transaction.
     seed : int
@@ -76,6 +84,14 @@ class EnrichSettings:
     aliases : str or Path, optional
         An alias file of entity overrides (``Name = alias, ...`` merges, ``Name != alias, ...``
         splits; see :func:`~corpuskit.enrich.resolve.read_alias_file`), kept for every later run.
+    sentiment_priors : {"training", "corpus"}
+        ``"training"`` (default): each label is the scorer's most probable class, as trained.
+        ``"corpus"``: the run ends by re-estimating the corpus's class priors by EM from the
+        scorer's probabilities (Saerens, Latinne, Decaestecker 2002) and relabelling every scored
+        record so the label shares match them; scores are unchanged
+        (:mod:`corpuskit.enrich.corpus_priors`). Needs a scorer with ``predict_proba`` and
+        ``training_priors`` (the default tweet model). Off by default: with probabilities not
+        calibrated for the corpus it can also move shares away from the truth (docs/sentiment.md).
     """
 
     progress: bool = True
@@ -83,7 +99,8 @@ class EnrichSettings:
     beats: object = None
     n_topics: int | None = None
     seed_words: object = None
-    merge_topics: bool = True
+    merge_topics: bool | None = None
+    topic_method: str = "nmf"
     chunk_size: int = 2000
     seed: int = 0
     embedder: object = None
@@ -95,6 +112,14 @@ class EnrichSettings:
     fit_sample: int = FIT_SAMPLE
     detector: object = None
     aliases: object = None
+    sentiment_priors: str = "training"
+
+    def discovery(self) -> tuple[bool, str]:
+        """``(merge, method)`` the topic discovery of this run uses (``merge_topics`` and ``topic_method``
+        resolved against ``n_topics``)."""
+        given = self.n_topics is not None
+        merge = (not given) if self.merge_topics is None else self.merge_topics
+        return merge, self.topic_method
 
     def validate(self) -> EnrichSettings:
         """Raise ValidationError for a value no run accepts; returns self."""
@@ -106,10 +131,15 @@ class EnrichSettings:
         if self.seed_words is not None and self.beats is not None:
             raise ValidationError("seed_words guide discovered topics; a beats file replaces discovery: "
                                   "give one of them")
-        if not isinstance(self.merge_topics, bool):
-            raise ValidationError(f"merge_topics must be True or False, not {self.merge_topics!r}")
+        if self.merge_topics is not None and not isinstance(self.merge_topics, bool):
+            raise ValidationError(f"merge_topics must be True, False or None, not {self.merge_topics!r}")
+        if self.topic_method not in TOPIC_METHOD_CHOICES:
+            raise ValidationError(f"topic_method must be one of {', '.join(TOPIC_METHOD_CHOICES)}, "
+                                  f"not {self.topic_method!r}")
         if not isinstance(self.fit_sample, int) or self.fit_sample < 1:
             raise ValidationError(f"fit_sample must be a positive integer, not {self.fit_sample!r}")
+        if self.sentiment_priors not in ("training", "corpus"):
+            raise ValidationError(f"sentiment_priors must be 'training' or 'corpus', not {self.sentiment_priors!r}")
         if self.client is not None and self.workers is not None:
             raise ValidationError("workers and client are exclusive: a Dask cluster brings its own workers")
         for name, base in (("scorer", SentimentScorer), ("embedder", Embedder), ("assigner", BeatAssigner),

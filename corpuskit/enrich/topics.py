@@ -389,6 +389,11 @@ class BeatAssigner(Estimator):
 #: (``benchmarks/bench_topics.py``).
 DISCOVERED_ASSIGNMENT = {"min_confidence": 0.1, "secondary_confidence": 0.6, "weights": (0.0, 0.0, 1.0),
                          "max_topics": 3}
+#: assigner settings for topics discovered with the number the researcher gave: every record goes to its
+#: nearest topic (no cut-off). Chosen by leaving one labelled set out with k = the gold classes
+#: (``benchmarks/bench_topics.py --lodo``): of the cut-offs 0, 0.05 and 0.1, 0 gave the best NMI on three
+#: of four sets (Reddit subreddits 0.419 against 0.347 at 0.1) and was chosen on every set left out
+GIVEN_K_ASSIGNMENT = dict(DISCOVERED_ASSIGNMENT, min_confidence=0.0)
 
 
 # -- discovery -----------------------------------------------------------------------------------
@@ -424,6 +429,40 @@ def _term_matrix(texts):
         if matrix.nnz:
             return matrix.tocsr(), tv.get_feature_names_out()
     return None, None
+
+
+#: the ways discovery can divide the records into topics: NMF over the term matrix, k-means over the
+#: records' embeddings (LSA: the embedder is TF-IDF reduced by SVD), the classical short-text baseline,
+#: or NMF's topics refined by k-means over the embeddings (started from their centroids)
+TOPIC_METHODS = ("nmf", "kmeans", "nmf-kmeans")  # NMF chosen: ``benchmarks/bench_topics.py --lodo``
+#: k-means restarts (seeded; the lowest inertia is kept)
+KMEANS_RESTARTS = 4
+
+
+def kmeans_classes(vectors, k: int, seed: int = 0, dimensions: int | None = None,
+                   start=None) -> np.ndarray:
+    """Each row's k-means cluster (``0..k-1``) over the unit-length embeddings ``vectors``.
+
+    With ``dimensions``, only the first ``dimensions`` columns are used (the embedder's SVD components
+    come largest first, so that is a ``dimensions``-d LSA), rows rescaled to unit length. With ``start``
+    (a class per row, ``0..k-1``, -1 for none), k-means starts from the centroids of those classes (one
+    run) instead of ``KMEANS_RESTARTS`` seeded starts. Fitted in float64 with rounded inputs, so the
+    partition does not depend on the BLAS kernel."""
+    from sklearn.cluster import KMeans
+
+    data = as64(vectors)
+    if dimensions:
+        data = data[:, :dimensions]
+    data = rounded(unit_rows(data))
+    k = max(1, min(k, len(data)))
+    init, restarts = "k-means++", KMEANS_RESTARTS
+    if start is not None:
+        start = np.asarray(start)
+        classes = [c for c in range(k) if (start == c).any()]
+        if len(classes) == k:
+            init, restarts = np.vstack([data[start == c].mean(axis=0) for c in classes]), 1
+    model = KMeans(n_clusters=k, n_init=restarts, init=init, random_state=seed, algorithm="lloyd")
+    return model.fit_predict(data).astype(np.int64)
 
 
 def _nmf(matrix, k, seed, max_iter=300):
@@ -614,7 +653,8 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, member_rows,
 
 
 def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min_topic_share,
-                 info, merge: bool = True) -> tuple[np.ndarray, dict]:
+                 info, merge: bool = True, method: str = "nmf",
+                 dimensions: int | None = None) -> tuple[np.ndarray, dict]:
     """Steps 2 and 3 of :func:`discover_beats`: ``(labels, seed_of)``, each record's class (-1 for
     none) and ``{class: index in seeds}`` of the classes that are seed topics.
 
@@ -632,9 +672,15 @@ def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min
     k = max(1, min(chosen - len(seeds), len(rest), matrix.shape[1]))
     labels = seeded_rows.copy()
     if len(rest) and chosen > len(seeds):
-        weights, _ = _nmf(matrix[rest], k, seed)
-        labels[rest] = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1) + len(seeds), -1)
-    info.update(k=k)
+        if method == "kmeans" and len(vectors):
+            labels[rest] = kmeans_classes(vectors[rest], k, seed, dimensions) + len(seeds)
+        else:
+            weights, _ = _nmf(matrix[rest], k, seed)
+            found = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1)
+            if method == "nmf-kmeans" and len(vectors):
+                found = kmeans_classes(vectors[rest], k, seed, dimensions, start=found)
+            labels[rest] = np.where(found >= 0, found + len(seeds), -1)
+    info.update(k=k, method=method if len(vectors) else "nmf")
     present = sorted(set(labels.tolist()) - {-1})
     seeded = {present.index(c) for c in range(len(seeds)) if c in present}   # the seed topics' classes
     seed_of = {present.index(c): c for c in range(len(seeds)) if c in present}
@@ -665,7 +711,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
                    details: dict | None = None, seed_words=None,
                    dedupe: bool = True, authors=None,
-                   sources=(), merge: bool = True) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   sources=(), merge: bool = True, method: str = "nmf",
+                   dimensions: int | None = None) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
 
     0. with ``dedupe`` (the default), each group of near-duplicate texts
@@ -680,7 +727,9 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        a corpus about one subject then splits into its sub-subjects);
     2. NMF (seeded) with ``n_topics`` topics, by default the k chosen from the
        data by :func:`choose_n_topics` (coherence across a grid of k up to the
-       size bound :func:`default_n_topics`);
+       size bound :func:`default_n_topics`); with ``method="kmeans"``, k-means over the
+       records' embeddings instead (:func:`kmeans_classes`, their first ``dimensions``
+       components when given);
     3. the data then decides how many remain: each record goes to its
        strongest NMF topic; near-duplicate topics merge (centroid cosine at
        least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
@@ -728,7 +777,8 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
             beats, centroids, rep_labels = discover_beats(
                 [texts[i] for i in reps], vectors[reps] if len(vectors) else vectors, n_topics=n_topics,
                 seed=seed, n_terms=n_terms, min_topic_share=min_topic_share, details=inner,
-                seed_words=seed_words, dedupe=False, sources=sources, merge=merge,
+                seed_words=seed_words, dedupe=False, sources=sources, merge=merge, method=method,
+                dimensions=dimensions,
                 authors=None if authors is None else [authors[i] for i in reps])
             inner["nearDuplicates"] = int(n - len(reps))
             if details is not None:
@@ -754,7 +804,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     seed_of: dict = {}
     if matrix is not None:
         labels, seed_of = _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed,
-                                       min_topic_share, info, merge)
+                                       min_topic_share, info, merge, method, dimensions)
     terms = (class_tfidf_terms(texts, labels, top_n=n_terms, exclude=format_words)
              if (labels >= 0).any() else {})
     for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms

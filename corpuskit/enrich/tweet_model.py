@@ -94,6 +94,17 @@ class TweetSentimentScorer(SentimentScorer):
             self.coef_ = np.ascontiguousarray(arrays["coef"].T)
         self.info_ = info
 
+    def training_priors(self) -> np.ndarray:
+        """The class priors the model's probabilities are calibrated to, in :data:`CLASSES` order:
+        equal thirds for a model trained with balanced class weights (the weighting makes every
+        class count the same), else the training data's class shares. What
+        :func:`corpuskit.enrich.priors.em_priors` adjusts from."""
+        self._load()
+        if self.info_["classifier"].get("class_weight") == "balanced":
+            return np.full(len(CLASSES), 1.0 / len(CLASSES))
+        counts = np.array([self.info_["class_counts"][c] for c in CLASSES], dtype=float)
+        return counts / counts.sum()
+
     def fit(self, texts=None):
         """Load the model (nothing is learned from the corpus); returns self."""
         self._load()

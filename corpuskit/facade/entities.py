@@ -42,11 +42,13 @@ class EntityMethods:
         return frames.entity_profile(self, name_or_slug, level=level)
 
     def entity_aliases(self, name: str) -> pd.DataFrame:
-        """The extracted entities resolution folded into one entity (by name, slug, alias or id).
+        """Every surface form of one entity (by name, slug, alias or id) with its count.
 
-        Columns: ``name, type`` (as extracted), ``reason`` (diacritics, spelling, handle, hashtag,
-        surname, first name, short form, absorbed fragment, user merge) and ``mentions``, most
-        first. Empty when the entity stands alone; :class:`NotFoundError` when nothing matches.
+        One row per form as the texts write it: ``surface``, ``mentions`` (how many mentions are
+        written so), ``name, type`` (the extracted entity it came from) and ``reason`` (why that
+        extracted entity was folded in: diacritics, spelling, handle, hashtag, surname, first name,
+        nickname, short form, absorbed fragment, user merge; None for the entity's own), most
+        written first. :class:`NotFoundError` when nothing matches.
         """
         from corpuskit import frames
 

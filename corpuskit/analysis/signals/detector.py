@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Sequence
 
 from corpuskit.analysis.signals.evidence import series_records
 from corpuskit.analysis.signals.track import Track
-from corpuskit.stats.thresholds import NOVELTY_MAX_BASELINE
+from corpuskit.stats.thresholds import NOVELTY_MAX_BASELINE, OPEN_SIGMA
 
 if TYPE_CHECKING:   # the series module pulls in the text and statistics stack; the registry imports this one
     from corpuskit.analysis.signals.series import DailySeries
@@ -90,9 +90,11 @@ class Detector(ABC):
     #: (with ``quality`` and ``event``; a lifted ``summary`` defaults to the headline); ``None``: the
     #: stored detail is served whole under ``detail``.
     v1_fields: ClassVar[dict | None] = None
-    #: ``score_series(series, rhythm, cycles, min_history, materiality) -> (scores, plan)``: the kind's
+    #: ``score_series(series, rhythm, cycles, min_history, materiality, form) -> (scores, plan)``: the kind's
     #: test on a researcher's pandas series (:func:`corpuskit.signals.detect`); ``None``: it has none.
     score_series: ClassVar[Callable | None] = None
+    #: ``detect``'s default ``threshold`` for the kind (the sigma at which ``fired`` is set).
+    series_threshold: ClassVar[float] = OPEN_SIGMA
 
     @abstractmethod
     def tracks(self, series: DailySeries, peers: Sequence["Detector"] = ()) -> list[Track]:

@@ -150,7 +150,7 @@ class SentimentShiftDetector(Detector):
         return headline, framing
 
     @staticmethod
-    def score_series(frame, rhythm, cycles, min_history, materiality=None):
+    def score_series(frame, rhythm, cycles, min_history, materiality=None, form=None):
         """Shift of the mean sentiment: the one mean-shift model this detector runs.
 
         :func:`~corpuskit.stats.mean_model.shift_sigma` with after
@@ -161,6 +161,8 @@ class SentimentShiftDetector(Detector):
         if not isinstance(frame, pd.DataFrame) or not {"sum", "count"} <= set(frame.columns):
             raise ValidationError("sentiment_shift needs a DataFrame with columns 'sum' and 'count' "
                                   "(per-period sum of sentiment scores and number of records; optional 'sq')")
+        if form is not None:
+            raise ValidationError(f"sentiment_shift has one test: leave form unset; got {form!r}")
         if rhythm not in ("auto", "none"):
             raise ValidationError("sentiment_shift compares each period with the periods just before it: "
                                   f"rhythm must be 'auto' or 'none'; got {rhythm!r}")

@@ -20,6 +20,9 @@ exist score NaN (the corpus edge: no signal rather than a false one).
 Scales: for sub-hourly series the trailing sum over one period and over two
 hours; for hourly series one hour and three hours; for daily series one day.
 Each scale is tested with :func:`~corpuskit.stats.count_model.count_sigma`
+(form ``count``) or, for a measured series (form ``level``: a share, a rate, a
+speed; :func:`form_of` tells them apart on the warm-up when the form is ``auto``),
+:func:`~corpuskit.stats.level_model.level_sigma`,
 and the period's sigma is the best scale's, corrected for the number of
 scales looked at (:func:`~corpuskit.stats.correction.sidak`), so more scales
 do not mean more false alarms.
@@ -51,6 +54,7 @@ from scipy.stats import f as f_dist
 from corpuskit.stats.calibration import calibrated_sigma
 from corpuskit.stats.correction import sidak
 from corpuskit.stats.count_model import count_sigma
+from corpuskit.stats.level_model import level_sigma
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
 
 DAY = pd.Timedelta(days=1)
@@ -63,6 +67,16 @@ SUB_HOURLY_SCALE = pd.Timedelta(hours=2)
 MATERIALITY = 0.06
 MATERIAL_SPAN = pd.Timedelta(hours=2)
 MATERIAL_DAYS = 7
+#: ``detect``'s default form: ``count`` (the count model), ``level`` (a measure, robust two-sided z)
+#: or ``auto`` (:func:`form_of`, from the values). Chosen by ``benchmarks/bench_detect.py --lodo``.
+FORM = "auto"
+#: ``detect``'s default sigma for ``fired`` on ``volume_spike`` (chosen with :data:`FORM`; the corpus
+#: stages open at ``OPEN_SIGMA``, 3, and ``detect(kind="sentiment_shift")`` keeps that).
+THRESHOLD = 3.5
+#: Standard errors of slack in :func:`form_of`'s dispersion check (Poisson counts pass it but rarely fail by chance).
+FORM_NOISE_SE = 4.0
+#: Fewer warm-up periods than this: whole non-negative numbers are taken for counts (too few to tell).
+FORM_MIN_PERIODS = 150
 #: Calibration history (see :mod:`corpuskit.stats.calibration`): the sigmas of the previous 28 days
 #: (at least 365 periods), from 220 of them on (about five expected beyond the reference tail).
 CALIBRATION_DAYS = 28
@@ -86,6 +100,7 @@ class Plan:
     materiality: float = 0.0
     calibrate: bool = True
     calibration_tail: float = CALIBRATION_TAIL
+    form: str = "count"    # "count" (the count model) or "level" (a measure: robust two-sided z)
 
     def calibration_window(self) -> int:
         """Periods of score history the calibration reads."""
@@ -106,9 +121,12 @@ class Plan:
 
 def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rhythm: str = "auto",
              cycles: int | None = None, min_history: int | None = None,
-             materiality: float | None = None) -> Plan:
-    """The test plan for a series: rhythm (decided on its warm-up), scales, baseline length and
-    materiality (``None``: :data:`MATERIALITY` for sub-daily series that divide a day, else 0)."""
+             materiality: float | None = None, form: str = "count") -> Plan:
+    """The test plan for a series: rhythm (decided on its warm-up), scales, baseline length,
+    materiality (``None``: :data:`MATERIALITY` for sub-daily count series that divide a day, else 0)
+    and form (``count``, ``level``, or ``auto``: see :func:`form_of`)."""
+    if form == "auto":
+        form = form_of(values[:warmup_length(step, len(values))])
     if step < HOUR:
         longer = int(SUB_HOURLY_SCALE / step)
         scales = (1, longer) if longer > 1 else (1,)
@@ -135,11 +153,39 @@ def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rh
     refractory = int(DAY / step) if step < DAY else 1
     divides_day = step < DAY and DAY % step == pd.Timedelta(0)
     if materiality is None:
-        materiality = MATERIALITY if divides_day else 0.0
-    elif materiality > 0 and not divides_day:
+        materiality = MATERIALITY if divides_day and form == "count" else 0.0
+    elif materiality > 0 and (not divides_day or form != "count"):
         materiality = 0.0
     return Plan(step=step, rhythm=rhythm, scales=scales, cycles=int(cycles),
-                min_history=int(min_history), refractory=refractory, materiality=float(materiality))
+                min_history=int(min_history), refractory=refractory, materiality=float(materiality),
+                form=form)
+
+
+def warmup_length(step: pd.Timedelta, n: int) -> int:
+    """Periods the automatic choices read: the first week of a sub-daily series, eight weeks of a coarser one."""
+    return min(n, int(WEEK / step) if step < DAY else 8 * 7)
+
+
+def form_of(warmup: np.ndarray) -> str:
+    """``count`` or ``level``, from the warm-up values only (so the choice stays causal).
+
+    Counts of events are non-negative whole numbers whose period-to-period
+    changes vary at least as much as Poisson noise makes them
+    (half the mean square difference of successive independent pairs at least the mean, within
+    :data:`FORM_NOISE_SE` standard errors; a wandering rate only adds). Anything else (a
+    fraction, a negative value, or whole numbers steadier than counts could be,
+    such as a speed) is a measure: ``level``. Fewer than :data:`FORM_MIN_PERIODS` whole
+    non-negative values: ``count``.
+    """
+    x = np.asarray(warmup, dtype=float)
+    x = x[np.isfinite(x)]
+    if np.any(x < 0) or np.any(x != np.round(x)):
+        return "level"
+    if len(x) < FORM_MIN_PERIODS:
+        return "count"
+    half_sq = (x[1::2][:len(x) // 2] - x[0::2][:len(x) // 2]) ** 2 / 2.0   # independent pairs
+    spread = half_sq.mean() + FORM_NOISE_SE * half_sq.std(ddof=1) / np.sqrt(len(half_sq))
+    return "count" if spread >= np.mean(x) else "level"
 
 
 def has_rhythm(values: np.ndarray, index: pd.DatetimeIndex, rhythm: str, alpha: float = 1e-3,
@@ -186,7 +232,7 @@ def score_counts(values: np.ndarray, plan: Plan) -> dict:
     for scale in plan.scales:
         sums = trailing_sum(values, scale, complete=True)
         window = lagged(sums, plan.lags(scale))
-        sigma, mu, nb = count_sigma(sums, window)
+        sigma, mu, nb = (level_sigma if plan.form == "level" else count_sigma)(sums, window)
         sigma = np.where(nb >= plan.min_history, sigma, np.nan)
         better = np.nan_to_num(sigma, nan=-np.inf) > best
         best = np.where(better, sigma, best)

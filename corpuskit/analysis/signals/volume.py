@@ -51,7 +51,7 @@ import pandas as pd
 
 from corpuskit.analysis.signals.detector import Detector, RecordSpan, SignalWords, novelty_bound
 from corpuskit.analysis.signals.series import DailySeries
-from corpuskit.analysis.signals.series_scorer import plan_for, score_counts
+from corpuskit.analysis.signals.series_scorer import FORM, THRESHOLD, plan_for, score_counts
 from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, surge_baseline,
                                               surge_sigma)
 from corpuskit.analysis.signals.terms import term_slug
@@ -409,18 +409,26 @@ class VolumeSpikeDetector(Detector):
                        f"({w.strength}).")
         return headline, framing
 
+    #: ``detect``'s default threshold on a researcher's series (chosen with the form on NAB).
+    series_threshold = THRESHOLD
+
     @staticmethod
-    def score_series(series, rhythm, cycles, min_history, materiality):
-        """The series scorer (:mod:`.series_scorer`) on a Series of non-negative counts per period."""
+    def score_series(series, rhythm, cycles, min_history, materiality, form=None):
+        """The series scorer (:mod:`.series_scorer`) on a Series of counts per period (``form``
+        ``count``), of a measure (``level``), or either, decided from its values (``auto``);
+        ``None``: :data:`~.series_scorer.FORM`."""
+        form = FORM if form is None else form
         if not isinstance(series, pd.Series):
-            raise ValidationError("volume_spike needs a pandas Series of counts per period; "
+            raise ValidationError("volume_spike needs a pandas Series of values per period; "
                                   f"got {type(series).__name__}")
+        if form not in ("count", "level", "auto"):
+            raise ValidationError(f"form must be count, level or auto; got {form!r}")
         index = check_index(series.index)
         values = numeric(series, "the series")
-        if np.any(values[np.isfinite(values)] < 0):
-            raise ValidationError("counts must be non-negative")
+        if form == "count" and np.any(values[np.isfinite(values)] < 0):
+            raise ValidationError("counts must be non-negative (form='level' tests a measure of any sign)")
         step = step_of(index)
-        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality)
+        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality, form)
         if rhythm == "daily" and step >= pd.Timedelta(days=1):
             raise ValidationError("rhythm='daily' needs a series finer than a day")
         if rhythm == "weekly" and step != pd.Timedelta(days=1):
