@@ -53,8 +53,8 @@ class AttentionChart:
             dots.on_element_click(self._clicked)
             self.dots[which] = dots
             marks += [self.bands[which], self.lines[which], dots]
-        axes = [bq.Axis(scale=self.x, label="period"),
-                bq.Axis(scale=self.y, orientation="vertical", tick_format=".2%", label="share of all records")]
+        axes = [bq.Axis(scale=self.x, side="bottom", label="period"),
+                bq.Axis(scale=self.y, side="left", tick_format=".2%", label="share of all records")]
         self.figure = bq.Figure(marks=marks, axes=axes, fig_margin={"top": 20, "bottom": 40, "left": 70, "right": 20},
                                 layout={"width": "100%", "height": "300px"})
         self.figure.add_class("ck-chart")
