@@ -11,9 +11,7 @@ def view_code(state) -> str:
     """The code of ``state``'s view (a :class:`~corpuskit.explorer.state.ExplorerState`): the chart's
     ``over_time`` per query, then the selection's counts, records page, KWIC and keyness, and its
     signals and stories. It runs where ``corpus`` is the explored corpus and prints the counts."""
-    lines = ["# the explorer's view; `corpus` is the explored corpus"]
-    if state.corpus.path not in (None, ":memory:"):
-        lines.append(f"# corpus = corpuskit.open_corpus({str(state.corpus.path)!r})")
+    lines = ["# the explorer's view; `corpus` is the explored corpus (corpuskit.open_corpus(its file))"]
     since, until = state.range()
     used = [w for w in ("a", "b") if state.composed(w)]
     for which in used:
