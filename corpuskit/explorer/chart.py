@@ -40,7 +40,6 @@ class AttentionChart:
         self.y = bq.LinearScale(min=0.0)
         scales = {"x": self.x, "y": self.y}
         self.lines, self.bands, self.dots = {}, {}, {}
-        marks = []
         for which, colour in COLOURS.items():
             self.bands[which] = bq.Lines(x=[], y=[[], []], scales=scales, fill="between",
                                          colors=[colour, colour], fill_colors=[colour], fill_opacities=[0.15],
@@ -52,10 +51,12 @@ class AttentionChart:
                               unselected_style={"opacity": 0.6})
             dots.on_element_click(self._clicked)
             self.dots[which] = dots
-            marks += [self.bands[which], self.lines[which], dots]
+        # bands under every line and dots over them all, so a band never takes a dot's click
+        marks = list(self.bands.values()) + list(self.lines.values()) + list(self.dots.values())
         axes = [bq.Axis(scale=self.x, side="bottom", label="period"),
-                bq.Axis(scale=self.y, side="left", tick_format=".2%", label="share of all records")]
-        self.figure = bq.Figure(marks=marks, axes=axes, fig_margin={"top": 20, "bottom": 40, "left": 70, "right": 20},
+                bq.Axis(scale=self.y, side="left", tick_format=".2%", label="share of all records",
+                        label_offset="62px")]
+        self.figure = bq.Figure(marks=marks, axes=axes, fig_margin={"top": 20, "bottom": 40, "left": 80, "right": 20},
                                 layout={"width": "100%", "height": "300px"})
         self.figure.add_class("ck-chart")
 
@@ -68,6 +69,9 @@ class AttentionChart:
         """Plot ``frames`` (``{query: over_time frame}``) as ``mode`` with period ``selected`` marked."""
         self.figure.axes[1].tick_format = ".2%" if mode == "share" else ",d"
         self.figure.axes[1].label = "share of all records" if mode == "share" else "records"
+        # the scale follows the lines, not the bands: a nearly empty period's interval reaches far up
+        tops = [float(np.nanmax(series(f, mode)[1])) for f in frames.values() if f is not None and len(f)]
+        self.y.max = max(tops) * 1.25 if tops and max(tops) > 0 else None
         for which in COLOURS:
             frame = frames.get(which)
             with self.figure.hold_sync():

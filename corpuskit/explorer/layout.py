@@ -26,30 +26,31 @@ def _query_boxes(W, w) -> list:
     rows = []
     for which, hint in (("a", 'query A, e.g. apple AND fbi'), ("b", "query B (optional), to compare")):
         w.query[which] = _tagged(W.Text(placeholder=hint, continuous_update=False, description=which.upper(),
-                                        layout={"width": "100%"}), f"ck-query-{which}")
+                                        layout={"width": "95%"}), f"ck-query-{which}")
         w.error[which] = _tagged(W.HTML(""), f"ck-error-{which}")
-        rows.append(W.VBox([w.query[which], w.error[which]], layout={"width": "50%"}))
+        rows.append(W.VBox([w.query[which], w.error[which]], layout={"width": "49%", "overflow": "hidden"}))
     return rows
 
 
 def _filters(W, w, state) -> W.Widget:
     facets = state.facets
     w.filters = {
-        "since": W.DatePicker(description="from"),
-        "until": W.DatePicker(description="to"),
+        "since": W.DatePicker(description="from", layout={"width": "250px"}),
+        "until": W.DatePicker(description="to", layout={"width": "250px"}),
         "sources": W.SelectMultiple(options=facets["sources"], description="sources", rows=3),
         "languages": W.SelectMultiple(options=facets["languages"], description="languages", rows=3),
         "topics": W.SelectMultiple(options=facets["topics"], description="topics", rows=3),
     }
     w.filter_error = W.HTML("")
     dates = W.VBox([w.filters["since"], w.filters["until"]])
-    return W.VBox([W.HBox([dates, w.filters["sources"], w.filters["languages"], w.filters["topics"]]),
+    return W.VBox([W.HBox([dates, w.filters["sources"], w.filters["languages"], w.filters["topics"]],
+                          layout={"flex_flow": "row wrap"}),
                    w.filter_error])
 
 
 def _chart_controls(W, w, state) -> W.Widget:
     w.freq = W.ToggleButtons(options=[("day", "D"), ("week", "W"), ("month", "M")], value=state.freq,
-                             style={"button_width": "60px"})
+                             style={"button_width": "72px"})
     w.mode = W.ToggleButtons(options=[("share", "share"), ("records", "count")], value=state.mode,
                              style={"button_width": "70px"})
     w.period = _tagged(W.Dropdown(options=[("the whole range", None)], value=None, description="period"),
