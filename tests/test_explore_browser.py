@@ -132,9 +132,12 @@ def _browser(browser: str, driver: str):
 
 
 def _wait(chrome, what, timeout=WAIT):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(chrome, timeout, poll_frequency=0.2).until(lambda d: what(d))
+    # a pane's HTML is replaced when it redraws: an element read mid-redraw is stale, read it again
+    return WebDriverWait(chrome, timeout, poll_frequency=0.2,
+                         ignored_exceptions=(StaleElementReferenceException, IndexError)).until(lambda d: what(d))
 
 
 def _css(chrome, selector):
@@ -193,14 +196,15 @@ def test_explorer_in_jupyterlab(tmp_path):
         # a click on a period: the records pane shows only that week's records
         dots[1].click()
         _wait(chrome, lambda d: "week of" in _css(d, ".ck-selection")[0].text)
-        week = datetime.strptime(_css(chrome, ".ck-selection")[0].text.split("week of ")[1], "%Y-%m-%d")
+        label = _wait(chrome, lambda d: _css(d, ".ck-selection")[0].text)
+        week = datetime.strptime(label.split("week of ")[1], "%Y-%m-%d")
         _wait(chrome, lambda d: _counts(d)["a"] < whole)
         in_week = lambda rows: rows and all(0 <= (published - week).days < 7 for _, published in rows)  # noqa: E731
         rows = _wait(chrome, lambda d: in_week(rows := _record_rows(d)) and rows)
         # the code view's Python, run on the same file, gives the counts and records shown
         _css(chrome, "button.ck-code")[0].click()
         code = _wait(chrome, lambda d: _css(d, ".ck-code-out textarea")[0].get_attribute("value"))
-        shown_counts, shown_ids = _counts(chrome), [i for i, _ in rows]
+        shown_counts, shown_ids = _wait(chrome, _counts), [i for i, _ in rows]
         elapsed = time.monotonic() - started
         assert elapsed < DEADLINE, f"the browser session took {elapsed:.0f} s"
     from corpuskit import open_corpus
