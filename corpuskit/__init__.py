@@ -25,6 +25,14 @@ from corpuskit.errors import (
 
 from corpuskit.version import __version__
 
+
+def explore(corpus, a: str = "", b: str = "", freq: str = "W", mode: str = "share"):
+    """The notebook explorer on ``corpus`` (:class:`corpuskit.explorer.Explorer`; needs ipywidgets
+    and bqplot): queries A and B, filters, attention over time and linked panes. docs/explore.md."""
+    from corpuskit.explorer import explore as _explore
+
+    return _explore(corpus, a=a, b=b, freq=freq, mode=mode)
+
 __all__ = [
     "Corpus",
     "CorpusKitError",
@@ -35,6 +43,7 @@ __all__ = [
     "StoreError",
     "StrictImportError",
     "ValidationError",
+    "explore",
     "open_corpus",
     "__version__",
 ]

@@ -30,6 +30,7 @@ class Subcorpus:
         self.compiled = compile_query(q, stem=stem)
         self.since = timestamp(since, "since")
         self.until = timestamp(until, "until")
+        self._ids = None    # (data version, ids) once read
 
     @property
     def filter(self) -> RecordFilter:
@@ -60,10 +61,20 @@ class Subcorpus:
                               newest_first=True, limit=limit, offset=offset)
 
     def ids(self) -> np.ndarray:
-        """The matching record ids, ascending (an int64 array)."""
+        """The matching record ids, ascending (an int64 array).
+
+        Remembered until the corpus data change (:func:`corpuskit.query.remembered.data_version`), so
+        :meth:`over_time`, :meth:`kwic` and the keyness methods called one after the other select once."""
+        from corpuskit.query.remembered import data_version
         from corpuskit.query.subsets import query_ids
 
-        return query_ids(self.corpus.conn, self.compiled, self.since, self.until)
+        version = data_version(self.corpus.conn)
+        if version is not None and self._ids is not None and self._ids[0] == version:
+            return self._ids[1]
+        ids = query_ids(self.corpus.conn, self.compiled, self.since, self.until)
+        ids.setflags(write=False)
+        self._ids = None if version is None else (version, ids)
+        return ids
 
     def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
         """``n`` matching records drawn without replacement (all of them when fewer), newest first.

@@ -46,7 +46,7 @@ LAYERS = {
     "store": 1,
     **dict.fromkeys(("query", "stats"), 2),
     **dict.fromkeys(("ingest", "enrich", "analysis", "narrate", "validate", "networks"), 3),
-    **dict.fromkeys(("frames", "plot", "corpus", "facade", "search", "subcorpus", "signals", "demo", "collect", "manifest", "methods",
+    **dict.fromkeys(("frames", "plot", "corpus", "facade", "search", "subcorpus", "explorer", "signals", "demo", "collect", "manifest", "methods",
                      "compare", "__init__"), 4),
     **dict.fromkeys(("api", "cli", "__main__"), 5),
 }

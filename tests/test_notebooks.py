@@ -35,7 +35,13 @@ MIN_IMAGES = {
     "09_query": 2,
     "10_validate": 2,
     "11_networks": 1,
+    "12_explore": 1,
 }
+
+# Notebooks whose saved widget state is part of what they show: their widgets render from it on a
+# repository browser or in a static export (regenerate them with nbconvert --execute, which saves it,
+# and do not strip nb.metadata.widgets).
+WIDGET_STATE = {"12_explore"}
 
 # Cells whose stored output nbval does not compare although they do not read ../shared/datasets: their
 # tables show the wall-clock time of a collection (capturedAt, last attempt), by code-cell index.
@@ -152,6 +158,19 @@ def test_notebook_outputs_are_small_and_machine_free(path):
     # a temporary folder, this checkout's path or a kernel's traceback file would differ on the next run
     for pattern in (r"/tmp/", re.escape(str(ROOT)), r"ipykernel_\d+"):
         assert not re.search(pattern, text), f"{path.name} stores a machine-specific path ({pattern})"
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.stem in WIDGET_STATE], ids=lambda p: p.stem)
+def test_notebook_keeps_the_widget_state_it_displays(path):
+    nb = _load(path)
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    shown = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"] for cell in _code(nb)
+             for out in cell["outputs"] if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
+    assert shown, f"{path.name} displays no widget"
+    missing = [m for m in shown if m not in state]
+    assert not missing, f"{path.name}: the state of widgets {missing} is not saved (nb.metadata.widgets was stripped?)"
+    models = {m["model_name"] for m in state.values()}
+    assert {"FigureModel", "ScatterModel", "HTMLModel"} <= models, f"{path.name}: the chart and panes are not saved"
 
 
 def count_images(nb: dict) -> int:

@@ -55,6 +55,14 @@ class RecordMethods:
 
         return Subcorpus(self, q, since=since, until=until, stem=stem)
 
+    def explore(self, a: str = "", b: str = "", freq: str = "W", mode: str = "share"):
+        """The notebook explorer on this corpus (:func:`corpuskit.explore`, docs/explore.md): display
+        the result in a notebook. ``a``/``b`` are the first queries, ``freq`` the chart's period
+        (``D``, ``W``, ``M``), ``mode`` ``share`` or ``count``."""
+        from corpuskit.explorer import explore
+
+        return explore(self, a=a, b=b, freq=freq, mode=mode)
+
     def import_file(self, path, source: str | None = None, mapping: dict | None = None,
                     topic: str | None = None, strict: bool = False, progress: bool = False,
                     dedupe: str = "auto", encoding: str | None = None, **options):

@@ -32,3 +32,16 @@ def last_runs(conn) -> list:
         "WHERE r.rowid = (SELECT r2.rowid FROM runs r2 WHERE r2.stage = r.stage "
         "                 ORDER BY r2.started_at DESC, r2.rowid DESC LIMIT 1) "
         "ORDER BY r.started_at DESC, r.stage").fetchall()
+
+
+def record_facets(conn) -> dict:
+    """What a record filter can choose from: ``{sources, languages, topics, first, last}``: the
+    distinct sources and languages of the records (sorted; a record without a language is left
+    out), every topic name (sorted) and the first and last ``published_at`` (None when empty).
+    Each list is read from an index, so this stays fast on a million records."""
+    first, last = conn.execute("SELECT min(published_at), max(published_at) FROM records").fetchone()
+    return {"sources": [r[0] for r in conn.execute("SELECT DISTINCT source FROM records ORDER BY source")],
+            "languages": [r[0] for r in conn.execute("SELECT DISTINCT language FROM records "
+                                                     "WHERE language IS NOT NULL ORDER BY language")],
+            "topics": [r[0] for r in conn.execute("SELECT name FROM topics ORDER BY name")],
+            "first": first, "last": last}

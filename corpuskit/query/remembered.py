@@ -65,6 +65,23 @@ def cached_total(conn, sql: str, args=()) -> int:
     return total
 
 
+def cached_rows(conn, sql: str, args=()) -> list:
+    """Every row ``sql`` answers, as a list of tuples, remembered until :func:`data_version` changes
+    (a small grouped count such as records per day; the caller must not change the list)."""
+    version = data_version(conn)
+    if version is None:
+        return [tuple(r) for r in conn.execute(sql, args)]
+    key = ("rows", sql, tuple(args), version)
+    rows = _totals.get(key)
+    if rows is None:
+        rows = [tuple(r) for r in conn.execute(sql, args)]
+        with _lock:
+            if len(_totals) >= _MAX_ENTRIES:
+                _totals.clear()
+            _totals[key] = rows
+    return rows
+
+
 def clear() -> None:
     """Forget every remembered count and stamp (tests)."""
     with _lock:

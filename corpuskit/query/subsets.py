@@ -13,6 +13,7 @@ import numpy as np
 from corpuskit.errors import ValidationError
 from corpuskit.query.fulltext import match_only
 from corpuskit.query.record_filter import RECORDS_FROM, RecordFilter
+from corpuskit.query.remembered import cached_rows
 from corpuskit.query.where import Where
 from corpuskit.store.fulltext import TABLE as FTS_TABLE
 
@@ -77,9 +78,8 @@ def daily_counts(conn, ids=None, since: str | None = None, until: str | None = N
         args.append(until)
     out: dict = {}
     if ids is None:
-        for day, n in conn.execute(f"SELECT day, count(*) FROM records WHERE 1{bounds} GROUP BY day", args):
-            out[day] = n
-        return out
+        # every record's days: the denominator of each attention share, remembered until the data change
+        return dict(cached_rows(conn, f"SELECT day, count(*) FROM records WHERE 1{bounds} GROUP BY day", args))
     for batch in _chunks(as_ids(ids)):
         for day, n in conn.execute("SELECT day, count(*) FROM records WHERE id IN "
                                    f"(SELECT value FROM json_each(?)){bounds} GROUP BY day", [batch, *args]):

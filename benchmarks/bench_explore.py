@@ -1,0 +1,148 @@
+"""Explorer latency: how long each interaction of ``corpuskit.explore`` takes at 100k and 1M records.
+
+    python benchmarks/bench_explore.py [--sizes 100000,1000000] [--workdir /tmp/corpuskit-explore] [--repeat 3]
+
+The corpora are demo records (``corpuskit.ingest.demo.iter_demo_records``, a year of them) written
+straight into the records table, as ``benchmarks/bench_coordination.py`` writes its synthetic ones
+(the full-text index fills through its triggers; no stage runs, so there are no signals or stories
+and the topic filter has nothing to choose). Building a million demo records one by one takes
+longer than the measurement itself on a small machine, so a corpus of N records above the
+``--base`` size (100k) holds ``N / base`` copies of the base corpus's records, each copy its own
+records (new source ids) at the same times: every query then matches N / base times as many
+records, which is what the latency grows with. Built files are kept in ``--workdir`` and reused.
+
+Each interaction is the panel's own callback (``Explorer.on_*``), timed end to end in Python with
+the widgets in place (no browser: what the kernel spends before the browser can draw), for a few
+queries of the demo's vocabulary; the table gives the median over queries and repeats, and the
+slowest. Keyness against the rest of the corpus reads every record's terms: it is drawn only when
+its tab is open, behind the busy line, and is reported on its own row.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from text_table import table  # noqa: E402
+
+QUERIES = ['stablecoin OR "bond yields"', '"language model" OR gpu', "telescope", "vaccine AND trial"]
+_COLUMNS = ("source", "source_id", "content_hash", "title", "content_text", "url", "author",
+            "published_at", "captured_at", "language")
+
+
+def _insert(corpus, rows) -> None:
+    with corpus.transaction():
+        corpus.conn.executemany(f"INSERT INTO records({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                                rows)
+
+
+def build(path: Path, n: int, base: int, seed: int = 7):
+    """A corpus of ``n`` demo records at ``path`` (reused when it already holds them)."""
+    from corpuskit import open_corpus
+    from corpuskit.ingest.demo import iter_demo_records
+
+    if path.exists():
+        corpus = open_corpus(path)
+        if corpus.count() == n:
+            return corpus
+        corpus.close()
+        path.unlink()
+    corpus = open_corpus(path)
+    first = min(n, base)
+    rows = ((r["source"], r["sourceId"], f"{i}", r["title"], r["contentText"], r["url"], r["author"],
+             r["publishedAt"], r["capturedAt"], r["language"])
+            for i, r in enumerate(iter_demo_records(seed, first, 365)))
+    _insert(corpus, rows)
+    for copy in range(1, n // first):
+        with corpus.transaction():
+            corpus.conn.execute(
+                f"INSERT INTO records({', '.join(_COLUMNS)}) SELECT source, source_id || '-' || ?, "
+                "content_hash || '-' || ?, title, content_text, url, author, published_at, captured_at, language "
+                "FROM records WHERE id <= ? ORDER BY id", (copy, copy, first))
+    return corpus
+
+
+def _timed(call) -> float:
+    start = time.perf_counter()
+    call()
+    return (time.perf_counter() - start) * 1000
+
+
+def interactions(explorer, q: str, other: str) -> dict:
+    """Milliseconds of each interaction, in the order a reader makes them."""
+    state = explorer.state
+    out = {"type query A": _timed(lambda: explorer.on_query("a", q))}
+    out["type query B"] = _timed(lambda: explorer.on_query("b", other))
+    busiest = int(state.attention()["a"]["count"].to_numpy().argmax())
+    out["click a period"] = _timed(lambda: explorer.on_period(busiest))
+    out["share/records toggle"] = _timed(lambda: explorer.on_mode("count"))
+    out["next page of records"] = _timed(lambda: explorer.on_page(1))
+    term = q.split()[0].strip('"')
+    out["KWIC term"] = _timed(lambda: explorer.on_term(term))
+    out["focus query B"] = _timed(lambda: explorer.on_focus("b"))
+    explorer.on_focus("a")
+    explorer.on_against("other")
+    out["keyness A vs B (period)"] = _timed(explorer.draw_keyness)
+    out["code"] = _timed(explorer.on_code)
+    out["whole range again"] = _timed(lambda: explorer.on_period(None))
+    out["day/week/month toggle"] = _timed(lambda: explorer.on_freq("M"))
+    explorer.on_mode("share")
+    explorer.on_freq("W")
+    explorer.on_against("rest")
+    out["keyness vs rest (whole range; tab open)"] = _timed(explorer.draw_keyness)
+    return out
+
+
+def measure(corpus, repeat: int) -> dict:
+    from corpuskit.explorer import Explorer
+
+    times: dict = {}
+    start = time.perf_counter()
+    explorer = Explorer(corpus)
+    times["open the explorer"] = [(time.perf_counter() - start) * 1000]
+    for r in range(repeat):
+        for i, q in enumerate(QUERIES):
+            explorer.on_query("a", "")
+            explorer.on_query("b", "")
+            for name, ms in interactions(explorer, q, QUERIES[(i + 1) % len(QUERIES)]).items():
+                if name.startswith("keyness vs rest") and r:
+                    continue      # seconds each: once per query
+                times.setdefault(name, []).append(ms)
+    return times
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="100000,1000000")
+    p.add_argument("--base", type=int, default=100_000)
+    p.add_argument("--workdir", type=Path, default=Path("/tmp/corpuskit-explore"))
+    p.add_argument("--repeat", type=int, default=3)
+    args = p.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for n in (int(s) for s in args.sizes.split(",")):
+        t0 = time.perf_counter()
+        corpus = build(args.workdir / f"explore_{n}.db", n, args.base)
+        print(f"{n:,} records ready in {time.perf_counter() - t0:.0f} s", flush=True)
+        results[n] = measure(corpus, args.repeat)
+        corpus.close()
+    sizes = list(results)
+    rows = []
+    for name in results[sizes[0]]:
+        row = [name]
+        for n in sizes:
+            values = results[n][name]
+            row += [f"{statistics.median(values):.0f}", f"{max(values):.0f}"]
+        rows.append(row)
+    print(table(rows, ["interaction"] + [f"{h} {n // 1000}k ms" for n in sizes for h in ("median", "max")]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
