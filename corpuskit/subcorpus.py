@@ -63,15 +63,19 @@ class Subcorpus:
     def ids(self) -> np.ndarray:
         """The matching record ids, ascending (an int64 array).
 
-        Remembered until the corpus data change (:func:`corpuskit.query.remembered.data_version`), so
-        :meth:`over_time`, :meth:`kwic` and the keyness methods called one after the other select once."""
+        Remembered while nothing at all is written to the corpus file (by this connection or another),
+        so :meth:`over_time`, :meth:`kwic` and the keyness methods called one after the other select
+        once; a write of any kind, a deleted record included, selects again."""
         from corpuskit.query.remembered import data_version
         from corpuskit.query.subsets import query_ids
 
-        version = data_version(self.corpus.conn)
+        conn = self.corpus.conn
+        stamp = data_version(conn)
+        version = None if stamp is None else \
+            (stamp, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
         if version is not None and self._ids is not None and self._ids[0] == version:
             return self._ids[1]
-        ids = query_ids(self.corpus.conn, self.compiled, self.since, self.until)
+        ids = query_ids(conn, self.compiled, self.since, self.until)
         ids.setflags(write=False)
         self._ids = None if version is None else (version, ids)
         return ids

@@ -50,7 +50,7 @@ def _inject(corpus, n=13, authors=11, day=DAY, text=f"Researchers begin the {PHR
         for i in range(n):
             rid = top + 1 + i
             d = START + timedelta(day + (1 if i >= n - 2 else 0))
-            ts = f"{d.isoformat()}T{8 + i:02d}:00:00Z"
+            ts = f"{d.isoformat()}T{(8 + i) % 24:02d}:00:00Z"   # a valid hour for any n
             conn.execute(
                 "INSERT INTO records(id, source, source_id, content_hash, title, content_text, author, "
                 "published_at, captured_at, metadata) VALUES (?,?,?,?,?,?,?,?,?,?)",

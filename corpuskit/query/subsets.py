@@ -14,6 +14,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.query.fulltext import match_only
 from corpuskit.query.record_filter import RECORDS_FROM, RecordFilter
 from corpuskit.query.remembered import cached_rows
+from corpuskit.query.stored_counts import usable
 from corpuskit.query.where import Where
 from corpuskit.store.fulltext import TABLE as FTS_TABLE
 
@@ -78,7 +79,11 @@ def daily_counts(conn, ids=None, since: str | None = None, until: str | None = N
         args.append(until)
     out: dict = {}
     if ids is None:
-        # every record's days: the denominator of each attention share, remembered until the data change
+        # every record's days: the denominator of each attention share. Unbounded, it is read from the
+        # counts analyse keeps while they describe the corpus as it is; else counted and remembered
+        # until the data change
+        if not args and usable(conn):
+            return dict(cached_rows(conn, "SELECT day, sum(records) FROM record_counts GROUP BY day"))
         return dict(cached_rows(conn, f"SELECT day, count(*) FROM records WHERE 1{bounds} GROUP BY day", args))
     for batch in _chunks(as_ids(ids)):
         for day, n in conn.execute("SELECT day, count(*) FROM records WHERE id IN "
