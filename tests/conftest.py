@@ -32,19 +32,34 @@ def need_shared(path: Path) -> Path:
     return path
 
 
-def reddit_first_two_months(tmp_path: Path) -> Path:
-    """A CSV of the real Reddit file's January and February 2019 rows (skips when it is absent)."""
+def csv_part(src: Path, out: Path, keep) -> Path:
+    """Write to ``out`` the header of the CSV ``src`` and its rows for which ``keep(header, row)``."""
     import csv
 
-    src = need_shared(REDDIT_CSV)
-    part = tmp_path / "reddit_q1.csv"
-    with open(src, newline="", encoding="utf-8") as fin, open(part, "w", newline="", encoding="utf-8") as fout:
+    with open(src, newline="", encoding="utf-8") as fin, open(out, "w", newline="", encoding="utf-8") as fout:
         reader, writer = csv.reader(fin), csv.writer(fout)
         header = next(reader)
         writer.writerow(header)
-        ts = header.index("timestamp")
-        writer.writerows(row for row in reader if int(row[ts]) < 1551398400)   # before 2019-03-01
-    return part
+        writer.writerows(row for row in reader if keep(header, row))
+    return out
+
+
+def reddit_first_two_months(tmp_path: Path) -> Path:
+    """A CSV of the real Reddit file's January and February 2019 rows (skips when it is absent)."""
+    return csv_part(need_shared(REDDIT_CSV), tmp_path / "reddit_q1.csv",
+                    lambda header, row: int(row[header.index("timestamp")]) < 1551398400)   # before 2019-03-01
+
+
+@pytest.fixture(scope="session")
+def reddit_two_months_run(tmp_path_factory):
+    """The Reddit file's first two months with every stage run, once per session; tests only read it."""
+    tmp = tmp_path_factory.mktemp("reddit-run")
+    part = reddit_first_two_months(tmp)
+    corpus = open_corpus(tmp / "r.db")
+    corpus.import_file(part, progress=False)
+    corpus.run(progress=False)
+    yield corpus
+    corpus.close()
 
 
 @pytest.fixture

@@ -13,12 +13,9 @@ import json
 import numpy as np
 import pytest
 
-from corpuskit import open_corpus
-from corpuskit.analysis.signals import detect_signals
 from corpuskit.analysis.signals.quality import duplicate_share, ingestion_gaps, near_duplicate_key
 from corpuskit.analysis.signals.series import DailySeries
 from corpuskit.enrich.topic_terms import inline_label
-from tests.conftest import reddit_first_two_months
 
 
 def check_all(corpus) -> int:
@@ -52,12 +49,8 @@ def test_every_demo_signal_is_consistent(demo_corpus):
     assert check_all(demo_corpus) > 10
 
 
-def test_every_signal_of_a_real_file_is_consistent(tmp_path):
-    part = reddit_first_two_months(tmp_path)
-    corpus = open_corpus(tmp_path / "r.db")
-    corpus.import_file(part)
-    corpus.enrich(progress=False)
-    detect_signals(corpus, run_id="test")
+def test_every_signal_of_a_real_file_is_consistent(reddit_two_months_run):
+    corpus = reddit_two_months_run
     n = check_all(corpus)
     assert n > 0
     corpus.close()

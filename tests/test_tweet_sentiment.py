@@ -169,16 +169,22 @@ def test_enrich_stores_the_chosen_scorer_and_manifest_names_it(option, model):
     assert c.manifest()["stages"]["enrich"]["settings"]["scorer"] == model
 
 
-def test_training_reproduces_its_model(tmp_path):
-    """Two runs of the training command on the same data write byte-identical models that load."""
-    from train_sentiment import main
-
+def _two_years_sample(tmp_path):
+    """250 tweets of SemEval 2013 dev and of 2016 dev in a folder, as the training command reads them."""
     need_shared(SEMEVAL / "twitter-2013dev-A.txt")
     data = tmp_path / "data"
     data.mkdir()
     for name in ("twitter-2013dev-A.txt", "twitter-2016dev-A.txt"):
         lines = (SEMEVAL / name).read_text(encoding="utf-8").splitlines()[:250]
         (data / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return data
+
+
+def test_training_reproduces_its_model(tmp_path):
+    """Two runs of the training command on the same data write byte-identical models that load."""
+    from train_sentiment import main
+
+    data = _two_years_sample(tmp_path)
     args = ["--folds", "3", "--features", '[{"word_ngrams": [1, 2], "char_ngrams": [2, 4], "negation": true, '
             '"lexicon": true}]', "--lexicon-weights", "0.3", "--C", "1.0", "2.0", "--class-weights", "balanced"]
     outs = []
@@ -197,12 +203,7 @@ def test_training_can_choose_by_leaving_a_year_out(tmp_path):
     """``--select years``: each SemEval year held out once, the chosen setting has the best mean."""
     from train_sentiment import main
 
-    need_shared(SEMEVAL / "twitter-2013dev-A.txt")
-    data = tmp_path / "data"
-    data.mkdir()
-    for name in ("twitter-2013dev-A.txt", "twitter-2016dev-A.txt"):
-        lines = (SEMEVAL / name).read_text(encoding="utf-8").splitlines()[:250]
-        (data / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = _two_years_sample(tmp_path)
     args = ["--select", "years", "--features", '[{"word_ngrams": [1, 2], "char_ngrams": null, "negation": true, '
             '"lexicon": true}]', "--lexicon-weights", "0.3", "--C", "0.1", "1.0", "--class-weights", "balanced"]
     assert main([str(data), "--out", str(tmp_path / "m"), *args]) == 0

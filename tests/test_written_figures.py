@@ -16,7 +16,6 @@ from corpuskit import open_corpus
 from corpuskit.analysis.signals import detect_signals
 from corpuskit.analysis.signals.terms import proper_phrases
 from corpuskit.text import term_phrases
-from tests.conftest import reddit_first_two_months
 
 _DAY_FIG = re.compile(r" up ([\d.]+)x \((\d+) vs ([\d.]+)/day\)")
 _WEEK_FIG = re.compile(r" up ([\d.]+)x in the week (\S+) to (\S+) \((\d+) vs ([\d.]+)/week\)")
@@ -184,12 +183,8 @@ def test_demo_headlines_state_what_the_records_say(demo_corpus):
     assert problems == []
 
 
-def test_real_headlines_state_what_the_records_say(tmp_path):
-    part = reddit_first_two_months(tmp_path)
-    corpus = open_corpus(tmp_path / "r.db")
-    corpus.import_file(part)
-    corpus.enrich(progress=False)
-    detect_signals(corpus, run_id="test")
+def test_real_headlines_state_what_the_records_say(reddit_two_months_run):
+    corpus = reddit_two_months_run
     checked, problems = check_headlines(corpus.conn)
     assert checked > 0
     assert problems == []

@@ -17,7 +17,6 @@ keeps every day whole: Hacker News from its start through 2015-11-30, Reddit Jan
 2019."""
 from __future__ import annotations
 
-import csv
 import json
 import re
 from datetime import date, timedelta
@@ -26,7 +25,7 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.clock import iso
-from tests.conftest import HN_CSV, need_shared, reddit_first_two_months
+from tests.conftest import HN_CSV, csv_part, need_shared
 from tests.test_written_figures import _series_count, check_headlines
 
 _BEAT = re.compile(r"^(.+?): (\d[\d,]*) posts in the last (\d+) days|^(.+?): (\d[\d,]*) posts in (\d+) days")
@@ -213,25 +212,21 @@ def check_texts(corpus) -> tuple[dict, list[str]]:
 
 
 def _hn_part(tmp_path):
-    src = need_shared(HN_CSV)
-    part = tmp_path / "hn_part.csv"
-    with open(src, newline="", encoding="utf-8") as fin, open(part, "w", newline="", encoding="utf-8") as fout:
-        reader, writer = csv.reader(fin), csv.writer(fout)
-        header = next(reader)
-        writer.writerow(header)
-        at = header.index("created_at")
-        for row in reader:
-            month, _, year = row[at].split()[0].split("/")
-            if (int(year), int(month)) <= (2015, 11):
-                writer.writerow(row)
-    return part
+    def through_november_2015(header, row):
+        month, _, year = row[header.index("created_at")].split()[0].split("/")
+        return (int(year), int(month)) <= (2015, 11)
+
+    return csv_part(need_shared(HN_CSV), tmp_path / "hn_part.csv", through_november_2015)
 
 
 @pytest.fixture(scope="session", params=["hacker news", "reddit"])
 def real_corpus(request, tmp_path_factory):
     """A real shared file, subsampled by time (see the module docstring), with every stage run."""
+    if request.param == "reddit":
+        yield request.getfixturevalue("reddit_two_months_run")
+        return
     tmp = tmp_path_factory.mktemp("real")
-    part = _hn_part(tmp) if request.param == "hacker news" else reddit_first_two_months(tmp)
+    part = _hn_part(tmp)
     c = open_corpus(tmp / "c.db")
     c.import_file(part, progress=False)
     c.run(progress=False)
