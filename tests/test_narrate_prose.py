@@ -2,19 +2,17 @@
 the demo and of a real file read through the quality figures."""
 from __future__ import annotations
 
-import csv
 import json
 from datetime import timedelta
 
 import pytest
 
-from corpuskit import open_corpus
 from corpuskit.clock import iso
 from corpuskit.narrate import prose
 from corpuskit.narrate.evidence import lead_signal
 from corpuskit.narrate.pipeline import narrate_corpus
 from corpuskit.narrate.quality import story_quality, summarise
-from tests.conftest import REDDIT_CSV, need_shared
+
 from tests.narrate_fixtures import build_fixture
 
 PFIZER = {"id": 1, "name": "pfizer-biontech-coronavirus", "display_name": "Pfizer Biontech, Coronavirus Vaccine, Fda View"}
@@ -121,27 +119,9 @@ def test_every_demo_story_reads_as_prose(demo_corpus):
     _assert_readable(demo_corpus.conn, min_stories=10)
 
 
-@pytest.fixture(scope="module")
-def real_corpus(tmp_path_factory):
-    """The first 3,000 rows of the Reddit file, imported, enriched, analysed and narrated."""
-    source = need_shared(REDDIT_CSV)
-    folder = tmp_path_factory.mktemp("reddit")
-    path = folder / "reddit_3000.csv"
-    with open(source, newline="", encoding="utf-8") as fin, open(path, "w", newline="", encoding="utf-8") as fout:
-        reader, writer = csv.reader(fin), csv.writer(fout)
-        for i, row in enumerate(reader):
-            if i > 3000:
-                break
-            writer.writerow(row)
-    c = open_corpus(folder / "r.db")
-    c.import_file(path)
-    c.run(progress=False)
-    yield c
-    c.close()
-
-
-def test_every_story_of_a_real_file_reads_as_prose(real_corpus):
-    summary = _assert_readable(real_corpus.conn, min_stories=5)
+def test_every_story_of_a_real_file_reads_as_prose(reddit_two_months_run):
+    """The Reddit file's first two months, every stage run (the session's shared real-file build)."""
+    summary = _assert_readable(reddit_two_months_run.conn, min_stories=5)
     assert summary["authorsPerStory"]["median"] >= 2
 
 
