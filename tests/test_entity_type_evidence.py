@@ -62,7 +62,7 @@ def test_an_institutions_context_makes_a_name_typed_person_an_org():
 
 
 def test_head_nouns_acronyms_and_text_evidence_type_a_name():
-    result = plan(origins(("Investigatory Powers Bill", "place", 4), ("Imperial College", "place", 1),
+    result = plan(origins(("Investigatory Powers Bill", "place", 4), ("Imperial College", "place", 1), ("Montreal Protocol", "place", 2),
                           ("Justice Department", "concept", 2), ("CBD", "place", 24),
                           ("NYC", "place", 5), ("New York City", "place", 9), ("NOAA", "concept", 8),
                           ("ARDS", "org", 2), ("FBI", "place", 3), ("Johns Hopkins", "person", 5),
@@ -70,7 +70,7 @@ def test_head_nouns_acronyms_and_text_evidence_type_a_name():
                   known=frozenset({"fbi"}), first_names=frozenset({"bill"}),
                   evidence={"noaa": "org", "ards": "concept", "johnshopkins": "org"})
     types = typed(result)
-    assert types["Investigatory Powers Bill"] == "concept"  # a law's head noun
+    assert types["Investigatory Powers Bill"] == types["Montreal Protocol"] == "concept"  # a law's head noun
     assert types["Imperial College"] == "org" and types["Justice Department"] == "org"
     assert types["CBD"] == "concept"  # an acronym typed place that spells no place of the corpus
     assert types["NYC"] == "place"  # "New York City"

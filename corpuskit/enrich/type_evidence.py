@@ -32,7 +32,7 @@ ORG_HEADS = frozenset({
     "clinic", "medicine", "force", "army", "navy", "police", "court", "parliament", "senate", "congress",
 })
 # the last word of the name of a law: never a place or a person ("Investigatory Powers Bill")
-LAW_HEADS = frozenset({"bill", "act", "law", "amendment", "directive", "treaty", "regulation", "regulations",
+LAW_HEADS = frozenset({"bill", "act", "law", "amendment", "directive", "treaty", "regulation", "regulations", "protocol",
                        "accord", "convention"})
 # the last word of a place's expansion ("District of Columbia (DC)" has none; "Bay Area (BA)" has)
 PLACE_HEADS = frozenset({"city", "county", "state", "states", "area", "region", "province", "republic",
