@@ -83,21 +83,25 @@ def test_head_nouns_acronyms_and_text_evidence_type_a_name():
 
 def test_a_plural_of_an_acronym_or_inner_capital_name_joins_it():
     result = plan(origins(("API", "concept", 10), ("APIs", "concept", 30), ("iPhone", "product", 5),
-                          ("iPhones", "product", 2), ("Mac", "product", 4), ("Macs", "product", 2)))
-    by_name = {o: result["map"][i] for i, o in enumerate(["API", "APIs", "iPhone", "iPhones", "Mac", "Macs"], 1)}
+                          ("iPhones", "product", 2), ("Mac", "product", 4), ("Macs", "product", 2),
+                          ("Apple", "org", 50), ("Apples", "place", 1)))
+    names = ["API", "APIs", "iPhone", "iPhones", "Mac", "Macs", "Apple", "Apples"]
+    by_name = {o: result["map"][i] for i, o in enumerate(names, 1)}
     assert by_name["APIs"] == ([1], "plural") and by_name["iPhones"] == ([3], "plural")
-    assert by_name["Macs"] == ([6], None)  # a plain capitalised word is left alone
+    assert by_name["Macs"] == ([6], None)  # a plain capitalised word written nearly as often is left alone
+    assert by_name["Apples"] == ([7], "plural")  # "Apples encryption": written 50 times as "Apple"
     assert result["names"][1] == "API"  # the plural never names the group, however often written
 
 
 def test_ordinary_headline_words_name_nothing_and_a_lower_case_first_name_is_no_person():
-    table = {"General Skills": "product", "Brain Cells": "place", "Mark Twain": "person"}
+    table = {"General Skills": "product", "Brain Cells": "place", "Mark Twain": "person", "GMOs Are Fine": "concept"}
     rows = [(1, "Robots Learn General Skills For Exploration Today"),
             (2, "brain cells grow. Brain Cells Found In New Mouse Study"), (3, "the brain cells Brain Cells said"),
             (4, "Mark Twain wrote. Mark said hi"), (5, "results mark a historic moment"), (6, "Mark again"),
-            (7, "general advice on skills")]  # the corpus writes both words in lower case
+            (7, "general advice on skills"), (8, "Probiotics Are Useless And GMOs Are Fine Today")]  # the corpus writes both words in lower case
     c = build_days(rows, table, AnyCase)
     ents = c.entities().set_index("name")
     assert "General Skills" not in ents.index  # only on a Title Case line
+    assert "GMOs Are Fine" not in ents.index  # a clause, whatever its type
     assert "Brain Cells" in ents.index  # also written capitalised in a sentence
     assert ents.loc["Mark", "mentions"] == 2  # "mark a historic moment" is no mention of Mark

@@ -193,9 +193,9 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     no one-word name and links no surname or first name that the listed names would not.
     ``evidence`` is ``{folded name: type}`` read from the corpus's text
     (:func:`corpuskit.enrich.type_evidence.read_type_evidence`), used by :func:`_evidence_types`;
-    ``headline_only`` origin ids of names of ordinary words seen only on Title Case lines
-    (:func:`_headline_only`): one left alone in its group and not typed concept names nothing
-    ("General Skills", "Specific Gene"; reason ``headline words``).
+    ``headline_only`` origin ids of names of ordinary words or clauses seen only on Title Case lines
+    (:func:`_headline_only`): one left alone in its group names nothing when it is a clause or not
+    typed concept ("GMOs Are Fine", "General Skills"; reason ``headline words``).
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -313,7 +313,9 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     headline = headline_only or frozenset()
     sizes = Counter(groups.find(o.id) for o in origins.values())
     for o in origins.values():
-        if o.id in headline and groups.find(o.id) == o.id and sizes[o.id] == 1 and types.get(o.id) != "concept":
+        clause = any(w.lower() in _CLAUSE_WORDS for w in _words(o.name)[1:])
+        if o.id in headline and groups.find(o.id) == o.id and sizes[o.id] == 1 and (
+                clause or types.get(o.id) != "concept"):
             out[o.id] = ([], "headline words")
             continue
         if o.id in tag_targets:
@@ -401,18 +403,21 @@ _INSTITUTION_HEADS = frozenset({"university", "institute", "hospital", "foundati
                                 "department", "ministry", "bureau", "laboratory", "museum", "academy", "clinic"})
 
 
-def _join_plurals(origins, by_key, groups, reasons, split) -> None:
+def _join_plurals(origins, by_key, groups, reasons, split, ratio: int = 5) -> None:
     """Join a plural written with an ``s`` after an acronym or a name with an inner capital to that
-    name ("APIs" -> "API", "iPhones" -> "iPhone"; reason ``plural``). A plain capitalised word is
-    left alone: "Macs" may be the plural of "Mac", "Mars" is no plural of "Mar"."""
+    name ("APIs" -> "API", "iPhones" -> "iPhone"; reason ``plural``), and one-word ``Xs`` to ``X``
+    where ``X`` is written at least ``ratio`` times as often (a possessive without its apostrophe,
+    "Apples encryption", or a plural, "Teslas"). Otherwise a plain capitalised word is left alone:
+    "Mars" is no plural of a "Mar" written as rarely."""
     for key, oid in sorted(by_key.items()):
         name = origins[oid].name.lstrip("@")
         stem = name[:-1]
         if not name.endswith("s") or " " in name or oid in split or fold(stem) not in by_key:
             continue
-        if not (len(stem) >= 2 and stem.isupper() or _inner_capital(stem) or _lower_camel(stem)):
-            continue
         owner = by_key[fold(stem)]
+        if not (len(stem) >= 2 and stem.isupper() or _inner_capital(stem) or _lower_camel(stem)
+                or origins[owner].mentions >= ratio * origins[oid].mentions):
+            continue
         if groups.find(owner) != groups.find(oid):
             groups.union(owner, oid)
             reasons[oid] = "plural"
@@ -723,25 +728,39 @@ def _text_evidence(conn, origins, known, sample: int = 100_000) -> dict:
     return {fold(name): kind for name, kind in sorted(read_type_evidence(texts, acronyms, people).items())}
 
 
-def _headline_only(conn, origins, known, lowered, first_names) -> frozenset:
-    """Origin ids of names of two or more ordinary English words (among the 10,000 most frequent,
-    each one the corpus writes in lower case at least as often as capitalised: ``lowered``; none a
-    listed first name), that no gazetteer knows, written only on Title Case lines of the text,
-    where capitals say nothing (:func:`corpuskit.enrich.entity_extractor.title_case_lines`):
-    "General Skills", not "Larry Wall" nor "Apple Pencil"."""
+# words that make a headline's capitalised run a clause, never a name ("GMOs Are Fine", "Crooks Go Deep")
+_CLAUSE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can",
+                           "could", "does", "did", "do", "should", "may", "might", "must", "go", "goes", "gets"})
+
+
+def _headline_only(conn, origins, known, written_lower, first_names) -> frozenset:
+    """Origin ids of names of two or more words, that no gazetteer knows, written only on Title Case
+    lines of the text, where capitals say nothing (:func:`corpuskit.enrich.entity_extractor.title_case_lines`),
+    when they are a clause (a word of :data:`_CLAUSE_WORDS` after the first: "GMOs Are Fine") or
+    ordinary words only: each among the 10,000 most frequent English words, written in lower case
+    somewhere in the corpus (``written_lower``), no listed first name and no one-word name of the
+    corpus's entities ("General Skills"; not "Larry Wall", "Apple Pencil" nor "New Jersey" where the
+    corpus never writes "jersey")."""
     from corpuskit.enrich.base import record_text
     from corpuskit.enrich.crf import tokenize
     from corpuskit.enrich.entity_extractor import _COST_10K, title_case_lines
     from corpuskit.text.hashtags import _english_costs
 
     costs = _english_costs()
-    candidates = sorted(o.id for o in origins.values() if not o.hashtag and fold(o.name) not in known
-                        and len(_words(o.name)) >= 2
-                        and not any(fold(w) in first_names for w in _words(o.name))
-                        and all(costs.get(w.lower(), 99.0) < _COST_10K and (w.lower() in lowered or w.lower() in STOP_WORDS)
-                                for w in _words(o.name)))
+    things = {fold(o.name) for o in origins.values() if not o.hashtag and len(_words(o.name)) == 1}
+
+    def ordinary(w):
+        return costs.get(w.lower(), 99.0) < _COST_10K and w.lower() in written_lower and fold(w) not in things
+
+    def candidate(o):
+        words = _words(o.name)
+        if o.hashtag or fold(o.name) in known or len(words) < 2 or any(fold(w) in first_names for w in words):
+            return False
+        return any(w.lower() in _CLAUSE_WORDS for w in words[1:]) or all(
+            ordinary(w) or w.lower() in STOP_WORDS for w in words)
+
     found = set()
-    for oid in candidates:
+    for oid in sorted(o.id for o in origins.values() if candidate(o)):
         rows = conn.execute("SELECT m.positions, r.title, r.content_text FROM mention_origins m "
                             "JOIN records r ON r.id = m.record_id WHERE m.origin_id = ? ORDER BY m.record_id",
                             (oid,)).fetchall()
@@ -782,7 +801,7 @@ def resolve_entities(corpus) -> dict:
         lowered, written_lower = _case_use(conn, origins)
         result = plan(origins, _overrides(conn, origins), places, known, first_names,
                       (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered, _census_names(),
-                      _text_evidence(conn, origins, known), _headline_only(conn, origins, known, lowered, first_names))
+                      _text_evidence(conn, origins, known), _headline_only(conn, origins, known, written_lower, first_names))
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         people = {root for root, kind in result["types"].items() if kind == "person"}
