@@ -84,12 +84,15 @@ def test_head_nouns_acronyms_and_text_evidence_type_a_name():
 def test_a_plural_of_an_acronym_or_inner_capital_name_joins_it():
     result = plan(origins(("API", "concept", 10), ("APIs", "concept", 30), ("iPhone", "product", 5),
                           ("iPhones", "product", 2), ("Mac", "product", 4), ("Macs", "product", 2),
-                          ("Apple", "org", 50), ("Apples", "place", 1)))
-    names = ["API", "APIs", "iPhone", "iPhones", "Mac", "Macs", "Apple", "Apples"]
+                          ("Apple", "org", 50), ("Apples", "place", 1), ("AR", "concept", 20), ("Ars", "org", 1),
+                          ("McDonald", "person", 20), ("McDonalds", "org", 2)))
+    names = ["API", "APIs", "iPhone", "iPhones", "Mac", "Macs", "Apple", "Apples", "AR", "Ars", "McDonald",
+             "McDonalds"]
     by_name = {o: result["map"][i] for i, o in enumerate(names, 1)}
     assert by_name["APIs"] == ([1], "plural") and by_name["iPhones"] == ([3], "plural")
     assert by_name["Macs"] == ([6], None)  # a plain capitalised word written nearly as often is left alone
     assert by_name["Apples"] == ([7], "plural")  # "Apples encryption": written 50 times as "Apple"
+    assert by_name["Ars"] == ([10], None) and by_name["McDonalds"] == ([12], None)
     assert result["names"][1] == "API"  # the plural never names the group, however often written
 
 

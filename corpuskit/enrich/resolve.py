@@ -216,7 +216,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                              else "spelling")
         else:
             by_key[key] = o.id
-    _join_plurals(origins, by_key, groups, reasons, split)
+    _join_plurals(origins, by_key, groups, reasons, split, known)
     # canonical form and type of each group of plain names
     names, types = _canonical(origins, groups)
     # a Census name the corpus also has as a one-word entity ("Ruby", "Chase", "Mario", whatever its
@@ -403,21 +403,24 @@ _INSTITUTION_HEADS = frozenset({"university", "institute", "hospital", "foundati
                                 "department", "ministry", "bureau", "laboratory", "museum", "academy", "clinic"})
 
 
-def _join_plurals(origins, by_key, groups, reasons, split, ratio: int = 5) -> None:
+def _join_plurals(origins, by_key, groups, reasons, split, known=frozenset(), ratio: int = 5) -> None:
     """Join a plural written with an ``s`` after an acronym or a name with an inner capital to that
     name ("APIs" -> "API", "iPhones" -> "iPhone"; reason ``plural``), and one-word ``Xs`` to ``X``
-    where ``X`` is written at least ``ratio`` times as often (a possessive without its apostrophe,
-    "Apples encryption", or a plural, "Teslas"). Otherwise a plain capitalised word is left alone:
-    "Mars" is no plural of a "Mar" written as rarely."""
+    written so, at least ``ratio`` times as often (a possessive without its apostrophe, "Apples
+    encryption", or a plural, "Teslas"). Otherwise a plain capitalised word is left alone: "Mars" is
+    no plural of a "Mar" written as rarely, nor "Ars" of "AR"; nor is a gazetteer name ("Americas")
+    or the ``Xs`` of a person ("McDonalds")."""
     for key, oid in sorted(by_key.items()):
         name = origins[oid].name.lstrip("@")
         stem = name[:-1]
         if not name.endswith("s") or " " in name or oid in split or fold(stem) not in by_key:
             continue
         owner = by_key[fold(stem)]
-        if not (len(stem) >= 2 and stem.isupper() or _inner_capital(stem) or _lower_camel(stem)
-                or origins[owner].mentions >= ratio * origins[oid].mentions):
+        if origins[owner].type == "person" or key in known:  # "McDonalds", "Americas" name other things
             continue
+        if not (len(stem) >= 2 and stem.isupper() or _inner_capital(stem) or _lower_camel(stem)
+                or origins[owner].name == stem and origins[owner].mentions >= ratio * origins[oid].mentions):
+            continue  # "Ars" is no plural of "AR"
         if groups.find(owner) != groups.find(oid):
             groups.union(owner, oid)
             reasons[oid] = "plural"
