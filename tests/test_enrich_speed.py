@@ -28,8 +28,11 @@ from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
 # tag is no longer cut by the English dictionary into pieces that are not words ("#renewables" stayed
 # "renewable s"), so the themes of 27 of the 3,000 records that carry it changed; sentiment, topics and
 # every mention are the same
+# the mentions pin moved with the type evidence of issue 42 (acronyms typed place that spell no place, and
+# acronyms whose text says more): on the demo, AGI, CRISPR, RLHF, CDC, ESA, IEA place -> concept; ECB,
+# IMF, JAXA concept -> org and NOAA place -> org (an expansion or "X says" in the text); no mention moved
 PINNED = {"enrichment": "829136dbc18011ba7cc5d4f875bf22561d716d19f052d5ae8945c0269f8144be",
-          "mentions": "177722fad5954af0a2c19ea750b03e644972663f73db867504633a27d045516b"}
+          "mentions": "615e7bb7fd3483316ed40b3f36e9480b0ddd133d2062794f5c16d9fa83de6c4a"}
 QUERIES = {
     "enrichment": "SELECT record_id, sentiment_score, sentiment_label, topic_id, themes, entities_skipped "
                   "FROM enrichment ORDER BY record_id",

@@ -175,7 +175,7 @@ def _load(conn) -> dict[int, _Origin]:
 
 def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=frozenset(),
          first_names=frozenset(), common=frozenset(), together=None, lowered=frozenset(),
-         census_names=frozenset()) -> dict:
+         census_names=frozenset(), evidence=None, headline_only=frozenset()) -> dict:
     """The resolution of ``origins``: ``{origin id: (target origin ids, reason or None)}`` plus the
     canonical name and type of every target, as ``{"map": ..., "names": ..., "types": ...}``.
 
@@ -191,6 +191,11 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     those in ``common``, ``lowered`` or ``known``, and those the corpus has as a one-word entity of
     another type, do not count): "Larry Page" is a person; it backs
     no one-word name and links no surname or first name that the listed names would not.
+    ``evidence`` is ``{folded name: type}`` read from the corpus's text
+    (:func:`corpuskit.enrich.type_evidence.read_type_evidence`), used by :func:`_evidence_types`;
+    ``headline_only`` origin ids of names of ordinary words or clauses seen only on Title Case lines
+    (:func:`_headline_only`): one left alone in its group names nothing when it is a clause or not
+    typed concept ("GMOs Are Fine", "General Skills"; reason ``headline words``).
     """
     split = {a for action, _, aliases in overrides if action == "split" for a in aliases}
     plain = [o for o in origins.values() if not o.hashtag]
@@ -211,6 +216,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                              else "spelling")
         else:
             by_key[key] = o.id
+    _join_plurals(origins, by_key, groups, reasons, split, known)
     # canonical form and type of each group of plain names
     names, types = _canonical(origins, groups)
     # a Census name the corpus also has as a one-word entity ("Ruby", "Chase", "Mario", whatever its
@@ -224,7 +230,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                                                             census=census):
             types[root] = _fallback_type(members[root])
     makers = {fold(names[r]) for r in roots if types[r] in ("org", "product") and len(_words(names[r])) == 1}
-    _evidence_types(names, types, roots, first_names, places, makers)
+    _evidence_types(names, types, roots, first_names, places, makers, evidence, known)
     roots = _join_nicknames(names, types, roots, groups, reasons, together, members)
     members = _members(origins, groups)
     # surnames and first names link as before: only the listed first names make a name strong
@@ -302,9 +308,16 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     seen = {r for r in roots if r in strong or totals[r] >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
-    _evidence_types(names, types, names.keys(), first_names, places, makers)
+    _evidence_types(names, types, names.keys(), first_names, places, makers, evidence, known)
     out = {}
+    headline = headline_only or frozenset()
+    sizes = Counter(groups.find(o.id) for o in origins.values())
     for o in origins.values():
+        clause = any(w.lower() in _CLAUSE_WORDS for w in _words(o.name)[1:])
+        if o.id in headline and groups.find(o.id) == o.id and sizes[o.id] == 1 and (
+                clause or types.get(o.id) != "concept"):
+            out[o.id] = ([], "headline words")
+            continue
         if o.id in tag_targets:
             targets = sorted({groups.find(t) for t in tag_targets[o.id]})
             out[o.id] = (targets, "hashtag" if targets else "hashtag only")
@@ -324,20 +337,48 @@ _PLACE_HEADS = frozenset({"place", "street", "st", "road", "rd", "avenue", "ave"
                           "gardens", "harbour", "harbor", "bay", "falls"})
 
 
-def _evidence_types(names, types, roots, first_names, places, makers=frozenset()) -> None:
+def _evidence_types(names, types, roots, first_names, places, makers=frozenset(), evidence=None,
+                    known=frozenset()) -> None:
     """Types by evidence, in place: a name of two or more words whose first word (after titles) is a
     listed first name is a person, not a place or a concept ("Kati Kariko", "Mike Brown"), unless its
-    last word names a place ("Martin Place": a place); a known place of the gazetteers typed person
-    or concept is a place unless a title or a listed first name opens it ("Ferguson", "London"); a
+    last word names a place ("Martin Place": a place); a known place of the gazetteers typed person or
+    concept is a place unless a title or a listed first name opens it ("Ferguson", "London"); a
     name typed person that opens with a one-word organisation or product of the corpus (``makers``)
-    and no listed first name is that maker's product ("Nvidia Tegra", "Google Fiber")."""
+    and no listed first name is that maker's product ("Nvidia Tegra", "Google Fiber").
+
+    For names no gazetteer knows (``known``), and no title nor listed first name opens: a name
+    ending in a law's head noun is a concept ("Investigatory Powers Bill"), one ending in an
+    institution's head noun an organisation ("Imperial College", "Justice Department"); an all-caps
+    acronym takes the type its expansion or its institution contexts in the text give
+    (``evidence``: "NOAA", "ARDS"), a name typed person the organisation its contexts show ("Johns
+    Hopkins researchers"); an acronym of three or more letters typed place with no such evidence,
+    that spells no multi-word place of the corpus ("SF", "NYC" do), is a concept ("CBD", "THC");
+    a name typed person that opens with a multi-word organisation of the corpus is part of it
+    ("Johns Hopkins Medicine")."""
+    from corpuskit.enrich.type_evidence import ACRONYM, LAW_HEADS, initials
+
+    evidence = evidence or {}
+    place_initials = {initials(_words(names[r])) for r in roots
+                      if types[r] == "place" and len(_words(names[r])) >= 2}
     for root in roots:
         words = _words(names[root])
         rest = _untitled(words)
         titled = len(rest) < len(words)
         opens_first = len(rest) >= 2 and fold(rest[0]) in first_names and all(
             w[:1].isupper() for w in rest[1:])
-        if len(words) >= 2 and words[-1].lower() in _PLACE_HEADS and not titled:
+        key = fold(names[root])
+        unknown = key not in known and not titled and not opens_first
+        acronym = bool(ACRONYM.fullmatch(names[root]))
+        if unknown and len(words) >= 2 and words[-1].lower() in LAW_HEADS:
+            types[root] = "concept"
+        elif unknown and len(words) >= 2 and words[-1].lower() in _INSTITUTION_HEADS:
+            types[root] = "org"
+        elif unknown and key in evidence and (acronym or types[root] == "person"):
+            types[root] = evidence[key]
+        elif unknown and acronym and types[root] == "place" and len(names[root].replace("&", "")) >= 3 \
+                and names[root] not in place_initials:
+            types[root] = "concept"
+        elif len(words) >= 2 and words[-1].lower() in _PLACE_HEADS and not titled:
             if types[root] == "person":
                 types[root] = "place"
         elif opens_first and types[root] in ("place", "concept"):
@@ -347,6 +388,42 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
         elif types[root] in ("person", "concept") and fold(names[root]) in places and not titled \
                 and not opens_first:
             types[root] = "place"
+    institutions = {fold(names[r]) for r in roots if types[r] == "org" and len(_words(names[r])) >= 2}
+    for root in roots:
+        words = _words(names[root])
+        if types[root] == "person" and len(words) >= 3 and _untitled(words) == words \
+                and fold(words[0]) not in first_names \
+                and any(fold(" ".join(words[:k])) in institutions for k in range(2, len(words))):
+            types[root] = "org"
+
+
+# the last word of the name of an institution, which no person's name ends in
+_INSTITUTION_HEADS = frozenset({"university", "institute", "hospital", "foundation", "college", "agency",
+                                "administration", "association", "society", "council", "commission",
+                                "department", "ministry", "bureau", "laboratory", "museum", "academy", "clinic"})
+
+
+def _join_plurals(origins, by_key, groups, reasons, split, known=frozenset(), ratio: int = 5) -> None:
+    """Join a plural written with an ``s`` after an acronym or a name with an inner capital to that
+    name ("APIs" -> "API", "iPhones" -> "iPhone"; reason ``plural``), and one-word ``Xs`` to ``X``
+    written so, at least ``ratio`` times as often (a possessive without its apostrophe, "Apples
+    encryption", or a plural, "Teslas"). Otherwise a plain capitalised word is left alone: "Mars" is
+    no plural of a "Mar" written as rarely, nor "Ars" of "AR"; nor is a gazetteer name ("Americas")
+    or the ``Xs`` of a person ("McDonalds")."""
+    for key, oid in sorted(by_key.items()):
+        name = origins[oid].name.lstrip("@")
+        stem = name[:-1]
+        if not name.endswith("s") or " " in name or oid in split or fold(stem) not in by_key:
+            continue
+        owner = by_key[fold(stem)]
+        if origins[owner].type == "person" or key in known:  # "McDonalds", "Americas" name other things
+            continue
+        if not (len(stem) >= 2 and stem.isupper() or _inner_capital(stem) or _lower_camel(stem)
+                or origins[owner].name == stem and origins[owner].mentions >= ratio * origins[oid].mentions):
+            continue  # "Ars" is no plural of "AR"
+        if groups.find(owner) != groups.find(oid):
+            groups.union(owner, oid)
+            reasons[oid] = "plural"
 
 
 def _nicknames() -> dict[str, frozenset]:
@@ -530,7 +607,9 @@ def _canonical(origins, groups, previous=None, first_names=frozenset(), common=f
                     for f, n in o.forms.items():
                         if f.strip() and not f.startswith("@") and fold(f) == fold(o.name):
                             forms[f.strip()] += n
-            names[root] = max(forms, key=lambda f: _form_score(f, f in tagged, forms[f]))
+            # a plural joined to its name ("iPhones") never names the group
+            shown = [f for f in forms if not (f.endswith("s") and f[:-1] in forms)] or list(forms)
+            names[root] = max(shown, key=lambda f: _form_score(f, f in tagged, forms[f]))
         votes = Counter()
         evidence = [o for o in group if not o.hashtag] or group
         for o in evidence:
@@ -635,6 +714,73 @@ def _vocabulary() -> tuple[frozenset, frozenset]:
     return frozenset(places), frozenset(fold(k) for k in known)
 
 
+def _text_evidence(conn, origins, known, sample: int = 100_000) -> dict:
+    """``{folded name: type}`` the text gives the acronyms and the names typed person that no
+    gazetteer knows (:func:`corpuskit.enrich.type_evidence.read_type_evidence`), read from every
+    record or about ``sample`` evenly spaced ones."""
+    from corpuskit.enrich.type_evidence import ACRONYM, read_type_evidence
+
+    plain = [o for o in origins.values() if not o.hashtag and fold(o.name) not in known]
+    acronyms = {o.name for o in plain if ACRONYM.fullmatch(o.name)}
+    people = {o.name for o in plain if o.type == "person" and len(_words(o.name)) >= 2}
+    if not acronyms and not people:
+        return {}
+    step = max(1, conn.execute("SELECT count(*) FROM records").fetchone()[0] // sample)
+    texts = (f"{title or ''}\n{text or ''}" for title, text in conn.execute(
+        "SELECT title, content_text FROM records WHERE id % ? = 0 ORDER BY id", (step,)))
+    return {fold(name): kind for name, kind in sorted(read_type_evidence(texts, acronyms, people).items())}
+
+
+# words that make a headline's capitalised run a clause, never a name ("GMOs Are Fine", "Crooks Go Deep")
+_CLAUSE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can",
+                           "could", "does", "did", "do", "should", "may", "might", "must", "go", "goes", "gets"})
+
+
+def _headline_only(conn, origins, known, written_lower, first_names) -> frozenset:
+    """Origin ids of names of two or more words, that no gazetteer knows, written only on Title Case
+    lines of the text, where capitals say nothing (:func:`corpuskit.enrich.entity_extractor.title_case_lines`),
+    when they are a clause (a word of :data:`_CLAUSE_WORDS` after the first: "GMOs Are Fine") or
+    ordinary words only: each among the 10,000 most frequent English words, written in lower case
+    somewhere in the corpus (``written_lower``), no listed first name and no one-word name of the
+    corpus's entities ("General Skills"; not "Larry Wall", "Apple Pencil" nor "New Jersey" where the
+    corpus never writes "jersey")."""
+    from corpuskit.enrich.base import record_text
+    from corpuskit.enrich.crf import tokenize
+    from corpuskit.enrich.entity_extractor import _COST_10K, title_case_lines
+    from corpuskit.text.hashtags import _english_costs
+
+    costs = _english_costs()
+    things = {fold(o.name) for o in origins.values() if not o.hashtag and len(_words(o.name)) == 1}
+
+    def ordinary(w):
+        return costs.get(w.lower(), 99.0) < _COST_10K and w.lower() in written_lower and fold(w) not in things
+
+    def candidate(o):
+        words = _words(o.name)
+        if o.hashtag or fold(o.name) in known or len(words) < 2 or any(fold(w) in first_names for w in words):
+            return False
+        return any(w.lower() in _CLAUSE_WORDS for w in words[1:]) or all(
+            ordinary(w) or w.lower() in STOP_WORDS for w in words)
+
+    found = set()
+    for oid in sorted(o.id for o in origins.values() if candidate(o)):
+        rows = conn.execute("SELECT m.positions, r.title, r.content_text FROM mention_origins m "
+                            "JOIN records r ON r.id = m.record_id WHERE m.origin_id = ? ORDER BY m.record_id",
+                            (oid,)).fetchall()
+        everywhere = True
+        for positions, title, body in rows:
+            text = record_text(title, body)
+            tokens = tokenize(text)
+            headline = title_case_lines(tokens, text)
+            starts = {t[0]: i for i, t in enumerate(tokens)}
+            if any(starts.get(p) not in headline for p in json.loads(positions)):
+                everywhere = False
+                break
+        if rows and everywhere:
+            found.add(oid)
+    return frozenset(found)
+
+
 def _census_names() -> frozenset:
     """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
     but the demo vocabulary's words; built by ``python tools/build_gazetteers.py``)."""
@@ -647,7 +793,7 @@ def _census_names() -> frozenset:
 
 def resolve_entities(corpus) -> dict:
     """Resolve the corpus's extracted entities and rebuild ``mentions``, ``entity_merges`` and the
-    ``hashtags`` table; returns ``{"origins", "entities", "merged", "hashtagOnly"}``."""
+    ``hashtags`` table; returns ``{"origins", "entities", "merged", "hashtagOnly", "headlineWords"}``."""
     conn = corpus.conn
     with corpus.transaction():
         origins = _load(conn)
@@ -657,10 +803,12 @@ def resolve_entities(corpus) -> dict:
         first_names = frozenset(fold(n) for n in load_gazetteers()[1])
         lowered, written_lower = _case_use(conn, origins)
         result = plan(origins, _overrides(conn, origins), places, known, first_names,
-                      (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered, _census_names())
+                      (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered, _census_names(),
+                      _text_evidence(conn, origins, known), _headline_only(conn, origins, known, written_lower, first_names))
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
-        _write_mentions(conn, mapping)
+        people = {root for root, kind in result["types"].items() if kind == "person"}
+        _write_mentions(conn, mapping, people)
         conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL "
                      "WHERE id IN (SELECT origin_id FROM entity_origins)")
         for root, name in result["names"].items():
@@ -684,12 +832,15 @@ def resolve_entities(corpus) -> dict:
         _write_aliases(conn, origins, mapping)
         _write_hashtags(conn, origins, mapping)
     return {"origins": len(origins), "entities": sum(1 for t, r in mapping.values() if r is None),
-            "merged": sum(1 for t, r in mapping.values() if r not in (None, "hashtag only")),
-            "hashtagOnly": sum(1 for t, r in mapping.values() if r == "hashtag only")}
+            "merged": sum(1 for t, r in mapping.values() if r not in (None, "hashtag only", "headline words")),
+            "hashtagOnly": sum(1 for t, r in mapping.values() if r == "hashtag only"),
+            "headlineWords": sum(1 for t, r in mapping.values() if r == "headline words")}
 
 
-def _write_mentions(conn, mapping, batch: int = 20_000) -> None:
+def _write_mentions(conn, mapping, people=frozenset(), batch: int = 20_000) -> None:
     """Rebuild ``mentions`` from ``mention_origins`` through ``mapping``, one record at a time.
+    A mention of a person in ``people`` written as one lower-case word ("mark an historic moment",
+    "Debian jessie") is no mention of that person.
 
     The origins are read in (record, origin) order, so a record's mentions are complete when the
     next record starts: memory holds one record's mentions and one batch of rows to insert, never
@@ -714,6 +865,8 @@ def _write_mentions(conn, mapping, batch: int = 20_000) -> None:
                 flush()
             current, slots = rid, {}
         for target in mapping.get(oid, ([oid], None))[0]:
+            if target in people and surface.isalpha() and surface.islower():
+                continue
             slot = slots.setdefault(target, [surface, 0, set()])
             slot[1] += count
             slot[2].update(json.loads(positions))

@@ -1,0 +1,137 @@
+"""What the corpus's own text says about the type of a name, read once per resolution.
+
+Two kinds of evidence, each a pattern of the text around a name, never the name alone:
+
+- **An acronym's expansion**, written beside it in parentheses: "the International Renewable Energy
+  Agency (IRENA)", "ARDS (acute respiratory distress syndrome)". The expansion's initials (small
+  words such as "of", "and" skipped; a hyphenated word gives one letter or one per part) must spell
+  the acronym. Its last word decides: an organisation's head noun (:data:`ORG_HEADS`) gives ``org``,
+  a place's head noun gives ``place``; anything else, or an expansion written in lower case, gives
+  ``concept`` ("brain-computer interface (BCI)").
+- **An institution's context**: "researchers at X", "a study by X", "head of X"; for a name typed
+  person "X scientists", "X researchers" too ("Johns Hopkins researchers"; after an acronym that
+  names a subject as often: "HIV researchers"); for an acronym "X says", "X warns" ("NASA says").
+  Two such places make the name an organisation.
+
+:func:`read_type_evidence` returns ``{folded name: type}`` for the names asked about; resolution
+(:mod:`corpuskit.enrich.resolve`) applies it only to names no gazetteer knows.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+# the last word of the name of an organisation ("Johns Hopkins University", "Food and Drug Administration")
+ORG_HEADS = frozenset({
+    "university", "universities", "institute", "institutes", "hospital", "foundation", "college", "school",
+    "agency", "administration", "association", "society", "council", "commission", "committee", "department",
+    "ministry", "bureau", "corporation", "company", "inc", "ltd", "llc", "labs", "lab", "laboratory",
+    "laboratories", "museum", "library", "academy", "party", "bank", "authority", "office", "service",
+    "services", "organization", "organisation", "union", "federation", "board", "center", "centre",
+    "centers", "centres", "network", "group", "press", "times", "post", "journal", "magazine", "news",
+    "clinic", "medicine", "force", "army", "navy", "police", "court", "parliament", "senate", "congress",
+})
+# the last word of the name of a law: never a place or a person ("Investigatory Powers Bill")
+LAW_HEADS = frozenset({"bill", "act", "law", "amendment", "directive", "treaty", "regulation", "regulations", "protocol",
+                       "accord", "convention"})
+# the last word of a place's expansion ("District of Columbia (DC)" has none; "Bay Area (BA)" has)
+PLACE_HEADS = frozenset({"city", "county", "state", "states", "area", "region", "province", "republic",
+                         "kingdom", "island", "islands", "valley", "emirates"})
+_SMALL = frozenset({"of", "and", "the", "for", "on", "in", "at", "to", "a", "an", "&", "de", "du", "la"})
+ACRONYM = re.compile(r"[A-Z][A-Z&]{1,5}")
+_CUES_BEFORE = (r"(?:researchers|scientists|engineers|doctors|physicians|experts|professors?|students|team)"
+                r" (?:at|from)|(?:study|report|survey|paper|studies|research) (?:by|from|led by)"
+                r"|(?:head|director|chief|spokesperson|spokesman|spokeswoman|officials?) (?:of|for|at)")
+_CUES_AFTER = (r"researchers|scientists|engineers|doctors|physicians|experts|professors?|students"
+               r"|officials|spokesperson|spokesman|spokeswoman|director|chief|administrator")
+# an organisation speaking or acting: evidence for an acronym only ("Ajit Pai says" is a person)
+_ACTS = (r"says|said|warns|warned|announces|announced|confirms|confirmed|admits|admitted|denies|denied"
+         r"|sues|sued|fines|fined|approves|approved|bans|banned|urges|urged|hires|funds|awards|proposes")
+_NAME = r"([A-Z][\w&.'\u2019-]*(?: [A-Z][\w&.'\u2019-]*){0,5})"
+_BEFORE = re.compile(rf"\b(?i:{_CUES_BEFORE}) (?:the )?{_NAME}")
+_AFTER = re.compile(rf"{_NAME}(?:['\u2019]s?)? (?i:({_CUES_AFTER}|{_ACTS}))\b")
+_ACT_WORDS = frozenset(_ACTS.split("|"))
+_EXPANDED = re.compile(r"((?:[\w'\u2019-]+[ ,]+){1,10}?)\(\s*([A-Z][A-Z&]{1,5})s?\s*\)")
+_EXPANDING = re.compile(r"\b([A-Z][A-Z&]{1,5}) \(([^()]{4,90})\)")
+_MIN_CONTEXTS = 2
+
+
+def initials(words) -> str:
+    """The capital letters ``words`` abbreviate to: small words skipped, each hyphenated part one
+    letter ("per- and polyfluoroalkyl substances" -> "PPS"; "Food and Drug Administration" -> "FDA")."""
+    return "".join(p[0].upper() for w in words if w.lower() not in _SMALL
+                   for p in w.split("-") if p and p[0].isalpha())
+
+
+def _expansion_type(words) -> str:
+    """The type an acronym's expansion gives: its head noun's, ``concept`` in lower case or else."""
+    head = words[-1].lower().strip(".,")
+    if not all(w[:1].isupper() or w.lower() in _SMALL for w in words):
+        return "concept"
+    if head in ORG_HEADS:
+        return "org"
+    if head in PLACE_HEADS:
+        return "place"
+    return "concept"
+
+
+def _expansion(before: str, acronym: str) -> list[str] | None:
+    """The shortest run of words ending ``before`` whose initials spell ``acronym`` (with or without
+    the letters of its hyphenated parts), or None."""
+    words = [w.strip(",") for w in before.split() if w.strip(",")]
+    for k in range(1, len(words) + 1):
+        run = words[-k:]
+        if run[0].lower() in _SMALL:
+            continue
+        whole = "".join(w[0].upper() for w in run if w.lower() not in _SMALL and w[0].isalpha())
+        if acronym.replace("&", "") in (initials(run), whole):
+            return run
+    return None
+
+
+def read_type_evidence(texts, acronyms, names) -> dict[str, str]:
+    """``{name: type}`` from ``texts`` (an iterable of strings) for ``acronyms`` (all-caps names:
+    expansions, institution contexts and acts) and ``names`` (other names: institution contexts
+    only). A name whose expansions disagree keeps the most written one (ties: ``concept``)."""
+    acronyms, names = set(acronyms), set(names)
+    if not acronyms and not names:
+        return {}
+    expanded: dict[str, Counter] = {}
+    contexts: Counter = Counter()
+    for text in texts:
+        if not text:
+            continue
+        if acronyms:
+            for m in _EXPANDED.finditer(text):
+                if m.group(2) in acronyms:
+                    run = _expansion(m.group(1), m.group(2))
+                    if run:
+                        expanded.setdefault(m.group(2), Counter())[_expansion_type(run)] += 1
+            for m in _EXPANDING.finditer(text):
+                if m.group(1) in acronyms:
+                    words = m.group(2).split()
+                    if initials(words) == m.group(1).replace("&", ""):
+                        expanded.setdefault(m.group(1), Counter())[_expansion_type(words)] += 1
+        for m in _BEFORE.finditer(text):
+            run = m.group(1).split()
+            for k in range(len(run), 0, -1):  # "researchers at Johns Hopkins Identify": the longest known
+                name = " ".join(run[:k]).rstrip(".,'\u2019")
+                if name in names or name in acronyms:
+                    contexts[name] += 1
+                    break
+        for m in _AFTER.finditer(text):
+            run = m.group(1).split()
+            acting = m.group(2).lower() in _ACT_WORDS
+            for k in range(len(run)):  # "Why Johns Hopkins researchers": the longest known tail
+                name = " ".join(run[k:]).rstrip(".,'\u2019")
+                # "HIV researchers", "UX experts": after an acronym only an act is evidence
+                if name in acronyms and acting or name in names and not acting:
+                    contexts[name] += 1
+                    break
+    out = {}
+    for name, votes in expanded.items():
+        out[name] = max(votes, key=lambda t: (votes[t], t == "concept"))
+    for name, n in contexts.items():
+        if n >= _MIN_CONTEXTS and name not in out:
+            out[name] = "org"
+    return out
