@@ -76,6 +76,9 @@ def main(argv=None) -> int:
     parser.add_argument("--inner-cap", type=int, default=4000,
                         help="--lodo: settings are chosen on at most this many tweets of each other year "
                              "(seeded sample; 0: all); the chosen setting is then fitted on all of them")
+    parser.add_argument("--grid", choices=["full", "small"], default="full",
+                        help="--lodo: full: the LODO_* grid of sentiment_lodo; small: VADER's scores and balanced "
+                             "class weights fixed, the lexicon weight and C searched (SMALL_GRID; about 2x faster)")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"not present: {args.data}; nothing to run")
@@ -137,7 +140,7 @@ def main(argv=None) -> int:
 
 def lodo(args) -> int:
     """The ``--lodo`` run: the table of years left out, then the airline tweets."""
-    from sentiment_lodo import REFERENCES, run_lodo
+    from sentiment_lodo import REFERENCES, SMALL_GRID, run_lodo
     from train_sentiment import read_semeval_years, year_folds
 
     from corpuskit.enrich.tweet_model import CLASSES
@@ -149,37 +152,54 @@ def lodo(args) -> int:
     print(f"{len(texts)} tweets (repeated annotations dropped), by year {sizes}", flush=True)
     cap = args.inner_cap or None
     print(f"settings chosen on at most {cap or 'all'} tweets of each other year (seed {args.seed})", flush=True)
-    results = run_lodo(texts, y, folds, log=lambda s: print(s, flush=True), jobs=args.jobs, cap=cap, seed=args.seed)
+    grid = SMALL_GRID if args.grid == "small" else None
+    print(f"grid: {args.grid}", flush=True)
+    results = run_lodo(texts, y, folds, log=lambda s: print(s, flush=True), jobs=args.jobs, cap=cap, seed=args.seed,
+                       grid=grid)
     rows = []
     for r in results:
-        fig, clf, feat = r["figures"], r["classifier"], r["features"]
+        fig, clf, feat, off = r["figures"], r["classifier"], r["features"], r["figures_offsets"]
         name = f"{r['year']}" + (" (time split: trained on 2013-2015)" if r["year"] == max(sizes) else "")
         rows.append([name, f"{sizes[r['year']]:,}", f"{100 * fig['macro_recall']:.1f}"]
                     + [f"{100 * fig['per_class'][c]['recall']:.1f}" for c in CLASSES]
-                    + [f"{100 * r['inner']['mean_split']:.1f}",
+                    + [f"{100 * off['macro_recall']:.1f}"] + [f"{100 * off['per_class'][c]['recall']:.1f}" for c in CLASSES]
+                    + [f"{100 * r['inner']['mean_split']:.1f} / {100 * r['inner_offsets']:.1f}",
                        f"C {clf['C']}, {clf['class_weight']}, lex {feat['lexicon_weight']}"
-                       f"{', vader' if feat.get('vader') else ''}"])
-    scores = [100 * r["figures"]["macro_recall"] for r in results]
-    rows.append(["worst", "", f"{min(scores):.1f}", "", "", "", "", ""])
-    rows.append(["mean", "", f"{np.mean(scores):.1f}", "", "", "", "", ""])
-    rows += [[name, "", f"{value:.1f}", "", "", "", "", ""] for name, value in REFERENCES]
+                       f"{', vader' if feat.get('vader') else ''}; offsets {_offsets(r['offsets'])}"])
+    blank = [""] * 9
+    for label, key in (("worst", min), ("mean", np.mean)):
+        rows.append([label, "", f"{key([100 * r['figures']['macro_recall'] for r in results]):.1f}", "", "", "",
+                     f"{key([100 * r['figures_offsets']['macro_recall'] for r in results]):.1f}", "", "", "", ""])
+    rows += [[name, "", f"{value:.1f}", *blank[:8]] for name, value in REFERENCES]
     print()
     print(table(rows, ["left out", "tweets", "macro recall", *(f"recall {c[:3]}" for c in CLASSES),
-                       "inner mean", "chosen on the other years"]))
-    print("\nclass shares of each year left out (%, negative / neutral / positive; total variation from true):")
+                       "with offsets", *(f"{c[:3]}" for c in CLASSES),
+                       "inner mean (argmax / offsets)", "chosen on the other years"]))
+    print("\nclass shares of each year left out (%, negative / neutral / positive; total variation from true in "
+          "brackets; macro recall of the labels matched to the shares after the bar):")
     rows = []
+    variants = ("argmax", "em", "em_ts", "em_bcts")
     for r in results:
         sh = r["shares"]
-        rows.append([str(r["year"]), _shares(sh["true"])]
-                    + [f"{_shares(sh[k])} ({_tv(sh[k], sh['true'])})" for k in ("argmax", "em")]
-                    + [f"{100 * r['figures']['macro_recall']:.1f} / {100 * sh['em_labels_macro_recall']:.1f}"])
-    print(table(rows, ["left out", "true", "argmax labels", "EM prior adjustment",
-                       "macro recall argmax / matched labels"]))
+        rows.append([str(r["year"]), _shares(sh["true"]), f"{_shares(sh['argmax'])} ({_tv(sh['argmax'], sh['true'])}) "
+                     f"| {100 * r['figures']['macro_recall']:.1f}"]
+                    + [f"{_shares(sh[k])} ({_tv(sh[k], sh['true'])}) | {100 * sh[k + '_labels_macro_recall']:.1f}"
+                       for k in variants[1:]]
+                    + [f"T {r['calibration']['ts'].temperature:.2f}; T {r['calibration']['bcts'].temperature:.2f} "
+                       f"b {_offsets(r['calibration']['bcts'].bias)}"])
+    tvs = {k: [float(_tv(r["shares"][k], r["shares"]["true"])) for r in results] for k in variants}
+    rows.append(["TV worst / mean", ""] + [f"{max(tvs[k]):.1f} / {np.mean(tvs[k]):.1f}" for k in variants] + [""])
+    print(table(rows, ["left out", "true", "argmax labels", "EM, raw probabilities", "EM, temperature scaled",
+                       "EM, bias-corrected temperature", "calibration chosen on the other years"]))
     if args.airline.exists():
         airline(args.airline)
     else:
         print(f"\nnot present: {args.airline}; airline tweets skipped")
     return 0
+
+
+def _offsets(v) -> str:
+    return "/".join(f"{x:+.2f}" for x in v)
 
 
 def _shares(v) -> str:

@@ -214,11 +214,15 @@ class FoldCache:
         return Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight)
                                           for train, _, x_train, x_held in mats)
 
-    def score(self, mats, c: float, class_weight) -> dict:
+    def score(self, mats, c: float, class_weight, probas=None) -> dict:
         """Figures of one classifier setting on ``mats`` (splits fitted in ``jobs`` processes; the
         result does not depend on their number): :func:`figures` of every held-out text pooled, plus
-        ``per_split`` (each split's macro recall, in split order), ``mean_split`` and ``worst_split``."""
-        fitted = [p.argmax(axis=1) for p in self.predict_proba(mats, c, class_weight)]
+        ``per_split`` (each split's macro recall, in split order), ``mean_split`` and ``worst_split``.
+        ``probas`` (a list), when given, gets ``[(held rows, probabilities)]`` of the splits appended."""
+        proba = self.predict_proba(mats, c, class_weight)
+        if probas is not None:
+            probas.append([(held, p) for (_, held, _, _), p in zip(mats, proba)])
+        fitted = [p.argmax(axis=1) for p in proba]
         held_all = np.concatenate([held for _, held, _, _ in mats])
         per_split = [figures(self.y[held], part)["macro_recall"] for (_, held, _, _), part in zip(mats, fitted)]
         fig = figures(self.y[held_all], np.concatenate(fitted))
@@ -239,19 +243,23 @@ def _line(fig) -> str:
 
 def search(texts, y, folds, feature_candidates=FEATURE_CANDIDATES, lexicon_weights=LEXICON_WEIGHTS,
            c_values=C_VALUES, class_weights=CLASS_WEIGHTS, log=print, jobs: int = 1, splits=None,
-           criterion: str = "macro_recall", parts_memo=None) -> tuple[dict, dict, list]:
+           criterion: str = "macro_recall", parts_memo=None, probas=None) -> tuple[dict, dict, list]:
     """The staged search: ``(featurizer settings, classifier settings, trials)``. Each setting is
     scored over ``splits`` (default: cross-validation over ``folds``, see :class:`FoldCache`) and the
     best by ``criterion`` is kept: ``"macro_recall"`` of every held-out text pooled, or
     ``"mean_split"``, the mean of the splits' macro recall (leave one dataset out: each dataset
-    counts once, whatever its size)."""
+    counts once, whatever its size). ``probas`` (a dict), when given, receives each trial's held-out
+    probabilities, ``[(held rows, probabilities)]`` a split, keyed by :func:`trial_key`."""
     cache = FoldCache(texts, y, folds, jobs, splits=splits, parts_memo=parts_memo)
     trials = []
+    kept: list = []
 
     def trial(feat, clf, mats=None):
         t0 = time.perf_counter()
         mats = mats if mats is not None else cache.matrices(feat)
-        fig = cache.score(mats, clf["C"], clf["class_weight"])
+        fig = cache.score(mats, clf["C"], clf["class_weight"], probas=kept if probas is not None else None)
+        if probas is not None:
+            probas[trial_key(feat, clf)] = kept.pop()
         trials.append({"features": _jsonable(feat), "classifier": clf, "cv": fig})
         log(f"{_jsonable(feat)} {clf}: CV {_line(fig)} [{time.perf_counter() - t0:.0f} s]")
         return fig[criterion], mats
@@ -284,6 +292,11 @@ def search(texts, y, folds, feature_candidates=FEATURE_CANDIDATES, lexicon_weigh
         if cw != clf["class_weight"] and (score := trial(feat, cand, mats)[0]) > best_clf[0]:
             best_clf = (score, cand)
     return feat, best_clf[1], trials
+
+
+def trial_key(feat: dict, clf: dict) -> str:
+    """A trial's key in :func:`search`'s ``probas``: its settings as sorted JSON."""
+    return json.dumps([_jsonable(feat), _jsonable(clf)], sort_keys=True)
 
 
 def _all_counts(docs):
