@@ -79,7 +79,13 @@ def main(argv=None) -> int:
     parser.add_argument("--grid", choices=["full", "small"], default="full",
                         help="--lodo: full: the LODO_* grid of sentiment_lodo; small: VADER's scores and balanced "
                              "class weights fixed, the lexicon weight and C searched (SMALL_GRID; about 2x faster)")
+    parser.add_argument("--model-dir", type=Path, default=None,
+                        help="the model scored on the airline tweets (default: the shipped one)")
+    parser.add_argument("--airline-only", action="store_true", help="only the airline tweets' table")
     args = parser.parse_args(argv)
+    if args.airline_only:
+        airline(args.airline, model_dir=args.model_dir)
+        return 0
     if not args.data.exists():
         print(f"not present: {args.data}; nothing to run")
         return 0
@@ -192,7 +198,7 @@ def lodo(args) -> int:
     print(table(rows, ["left out", "true", "argmax labels", "EM, raw probabilities", "EM, temperature scaled",
                        "EM, bias-corrected temperature", "calibration chosen on the other years"]))
     if args.airline.exists():
-        airline(args.airline)
+        airline(args.airline, model_dir=args.model_dir)
     else:
         print(f"\nnot present: {args.airline}; airline tweets skipped")
     return 0
@@ -210,10 +216,11 @@ def _tv(a, b) -> str:
     return f"{100 * np.abs(np.asarray(a) - np.asarray(b)).sum() / 2:.1f}"
 
 
-def airline(path, seed: int = 17) -> None:
+def airline(path, seed: int = 17, model_dir=None) -> None:
     """The shipped model on the airline tweets, as they are and resampled to be mostly neutral
     (every neutral tweet, and a seeded sample of the others to 70 / 15 / 15): macro recall and the
-    class shares from argmax labels and from EM prior adjustment beside the true shares."""
+    class shares from the model's labels and from EM prior adjustment (of the raw and of the
+    calibrated probabilities) beside the true shares."""
     from sentiment_lodo import read_airline
 
     from corpuskit.enrich import TweetSentimentScorer
@@ -221,10 +228,13 @@ def airline(path, seed: int = 17) -> None:
 
     texts, labels = read_airline(path)
     y = np.array([CLASSES.index(label) for label in labels])
-    model = TweetSentimentScorer().fit()
+    model = TweetSentimentScorer(model_dir=str(model_dir) if model_dir else None).fit()
     proba = model.predict_proba(texts)
-    print(f"\nairline tweets ({len(texts):,}, evaluation only), shipped model {model.info_['classifier']}")
-    share_table(y, proba, model.training_priors())
+    cal = model.info_.get("calibration")
+    print(f"\nairline tweets ({len(texts):,}, evaluation only), shipped model {model.info_['classifier']}, "
+          + (f"offsets {cal['offsets']}, temperature {cal['temperature']}, bias {cal['bias']}" if cal
+             else "no calibration"))
+    share_table(y, proba, model)
     neutral = np.flatnonzero(y == CLASSES.index("neutral"))
     rng = np.random.default_rng(seed)
     each = round(len(neutral) * 15 / 70)
@@ -232,29 +242,35 @@ def airline(path, seed: int = 17) -> None:
                                                for c in ("negative", "positive")]))
     print(f"\nthe same, resampled mostly neutral ({len(rows):,} tweets: all {len(neutral):,} neutral, {each:,} "
           f"negative and {each:,} positive drawn with seed {seed})")
-    share_table(y[rows], proba[rows], model.training_priors())
+    share_table(y[rows], proba[rows], model)
 
 
-def share_table(y, proba, train_priors) -> None:
-    """Print the class shares of labelled texts: true, from argmax labels, from EM prior adjustment."""
+def share_table(y, proba, model) -> None:
+    """Print the class shares of labelled texts: true, from the model's labels (argmax, and with its
+    class offsets), from EM prior adjustment of the raw probabilities (from the training priors) and
+    of the calibrated ones (from the calibration's priors: what ``sentiment_priors="corpus"`` runs)."""
     from train_sentiment import figures
 
     from corpuskit.enrich.priors import em_priors, labels_for_priors
     from corpuskit.enrich.tweet_model import CLASSES
 
-    fit = em_priors(proba, train_priors)
-    matched = labels_for_priors(fit.posteriors, fit.priors)
     true = np.bincount(y, minlength=len(CLASSES)) / len(y)
     rows = [["true (gold labels)", _shares(true), "", ""]]
+    raw = em_priors(proba, model.training_priors())
+    cal = em_priors(model.calibrate_proba(proba), model.calibrated_priors())
     for name, pred, shares in (
             ("argmax labels, no adjustment", proba.argmax(axis=1), None),
+            ("the model's labels (argmax with its offsets)", model.labels_of(proba), None),
             ("mean probability, no adjustment", None, proba.mean(axis=0)),
-            ("EM: argmax of adjusted probabilities", fit.posteriors.argmax(axis=1), None),
-            (f"EM ({fit.iterations} steps): estimated priors = labels matched to them", matched, fit.priors)):
+            (f"EM on raw probabilities ({raw.iterations} steps): matched labels", labels_for_priors(
+                raw.posteriors, raw.priors), raw.priors),
+            (f"EM on calibrated probabilities ({cal.iterations} steps): matched labels", labels_for_priors(
+                cal.posteriors, cal.priors), cal.priors)):
         shares = shares if shares is not None else np.bincount(pred, minlength=len(CLASSES)) / len(y)
         recall = f"{100 * figures(y, pred)['macro_recall']:.1f}" if pred is not None else ""
         rows.append([name, _shares(shares), _tv(shares, true), recall])
     print(table(rows, ["shares (%)", " / ".join(CLASSES), "total variation from true", "macro recall"]))
+
 
 if __name__ == "__main__":
     sys.exit(main())

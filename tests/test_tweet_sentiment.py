@@ -288,14 +288,15 @@ def test_labels_follow_the_models_offsets_and_calibration(tmp_path):
 
 
 def test_calibration_by_leaving_a_year_out_is_recorded(tmp_path):
-    """``--calibrate-only`` rewrites the metadata of a trained model with offsets, temperature and the
-    per-year figures; the arrays stay as they were."""
+    """By default a trained model has no calibration; ``--calibrate-only`` rewrites its metadata with
+    offsets, temperature and the per-year figures (the arrays stay as they were), as ``--calibrate
+    years`` writes them at training."""
     from train_sentiment import main
 
     data = _two_years_sample(tmp_path)
     args = ["--features", '[{"word_ngrams": [1, 2], "char_ngrams": null, "negation": true, "lexicon": true}]',
             "--lexicon-weights", "0.3", "--C", "1.0", "--class-weights", "balanced", "--folds", "3"]
-    assert main([str(data), "--out", str(tmp_path / "m"), "--calibrate", "none", *args]) == 0
+    assert main([str(data), "--out", str(tmp_path / "m"), *args]) == 0
     assert "calibration" not in load_info(tmp_path / "m")
     arrays = (tmp_path / "m" / MODEL_FILE).read_bytes()
     assert main([str(data), "--out", str(tmp_path / "m"), "--calibrate-only"]) == 0
@@ -307,7 +308,7 @@ def test_calibration_by_leaving_a_year_out_is_recorded(tmp_path):
         assert cal[f"{key}_worst"] == min(v[key] for v in cal["years"].values())
     # offsets fitted on both years are at least as good on their mean as none at all
     assert cal["offsets_mean"] >= cal["argmax_mean"]
-    assert main([str(data), "--out", str(tmp_path / "n"), *args]) == 0  # the default run calibrates the same way
+    assert main([str(data), "--out", str(tmp_path / "n"), "--calibrate", "years", *args]) == 0  # the same way
     assert load_info(tmp_path / "n")["calibration"] == cal
     scorer = TweetSentimentScorer(model_dir=str(tmp_path / "m")).fit()
     np.testing.assert_allclose(scorer.offsets_, cal["offsets"])
