@@ -175,8 +175,8 @@ def lodo(args) -> int:
     blank = [""] * 9
     for label, key in (("worst", min), ("mean", np.mean)):
         rows.append([label, "", f"{key([100 * r['figures']['macro_recall'] for r in results]):.1f}", "", "", "",
-                     f"{key([100 * r['figures_offsets']['macro_recall'] for r in results]):.1f}", "", "", "", ""])
-    rows += [[name, "", f"{value:.1f}", *blank[:8]] for name, value in REFERENCES]
+                     f"{key([100 * r['figures_offsets']['macro_recall'] for r in results]):.1f}", *blank[:5]])
+    rows += [[name, "", f"{value:.1f}", *blank] for name, value in REFERENCES]
     print()
     print(table(rows, ["left out", "tweets", "macro recall", *(f"recall {c[:3]}" for c in CLASSES),
                        "with offsets", *(f"{c[:3]}" for c in CLASSES),
