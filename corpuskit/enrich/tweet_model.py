@@ -116,7 +116,7 @@ class TweetSentimentScorer(SentimentScorer):
         """Class index of each row of :meth:`predict_proba`: ``argmax(log p + offsets)`` (the plain
         argmax for a model without offsets)."""
         self._load()
-        return apply_offsets(proba, self.offsets_)
+        return apply_offsets(proba, self.offsets_) if np.any(self.offsets_) else np.asarray(proba).argmax(axis=1)
 
     def calibrate_proba(self, proba) -> np.ndarray:
         """Rows of :meth:`predict_proba` calibrated by the model's temperature and biases (unchanged for
