@@ -1,13 +1,17 @@
 """Benchmark: tweet sentiment, the shipped model against VADER and a plain TF-IDF baseline, and speed.
 
 Usage: ``python benchmarks/bench_sentiment.py [--data ../shared/datasets/semeval_sentiment] [--folds 5]
-[--seed 17] [--speed 5000]``, or ``python benchmarks/bench_sentiment.py --lodo [--jobs 2]``
+[--seed 17] [--speed 5000]``, or ``python benchmarks/bench_sentiment.py --lodo [--jobs 2] [--grid small]``,
+or ``python benchmarks/bench_sentiment.py --airline-only [--model-dir FOLDER]``
 
 ``--lodo`` (:mod:`sentiment_lodo`): every SemEval year left out in turn, the model's settings
 chosen on the other years only, macro recall on the year left out (2016 left out is the time
-split, trained on 2013-2015), the worst and the mean, the reference figures; then the shipped
-model on the airline tweets (``--airline``, evaluation only: never trained on), with the class
-shares from argmax labels and from EM prior adjustment beside the true shares.
+split, trained on 2013-2015), the worst and the mean, the reference figures, beside the same with
+class offsets chosen on the other years; the class shares of each year left out from argmax labels
+and from EM prior adjustment of raw, temperature-scaled and bias-corrected temperature-scaled
+probabilities (calibration chosen on the other years); then the shipped model (or ``--model-dir``)
+on the airline tweets (``--airline``, evaluation only: never trained on), with the class shares
+from its labels and from EM prior adjustment beside the true shares.
 
 Data: the SemEval 2013-2016 tweets in ``--data`` (repeated annotations dropped as the
 training script drops them). Three systems, one table, macro-averaged recall

@@ -6,7 +6,9 @@ chooses the features, lexicon weight, ``C`` and class weighting by leave-one-yea
 other years only (the mean of their macro recall), fits the chosen setting on those years, and
 scores macro recall on the year left out. Leaving 2016 out is the time split: trained on
 2013-2015, scored on 2016. A repeated text belongs to the earliest year that holds it
-(:func:`train_sentiment.year_folds`), so it is never on both sides.
+(:func:`train_sentiment.year_folds`), so it is never on both sides. The inner years' held-out
+probabilities of the chosen setting also choose class offsets and temperature scaling
+(:mod:`corpuskit.enrich.calibration`), scored on the year left out the same way.
 """
 from __future__ import annotations
 
