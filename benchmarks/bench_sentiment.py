@@ -172,7 +172,8 @@ def lodo(args) -> int:
         name = f"{r['year']}" + (" (time split: trained on 2013-2015)" if r["year"] == max(sizes) else "")
         rows.append([name, f"{sizes[r['year']]:,}", f"{100 * fig['macro_recall']:.1f}"]
                     + [f"{100 * fig['per_class'][c]['recall']:.1f}" for c in CLASSES]
-                    + [f"{100 * off['macro_recall']:.1f}"] + [f"{100 * off['per_class'][c]['recall']:.1f}" for c in CLASSES]
+                    + [f"{100 * off['macro_recall']:.1f}"]
+                    + [f"{100 * off['per_class'][c]['recall']:.1f}" for c in CLASSES]
                     + [f"{100 * r['inner']['mean_split']:.1f} / {100 * r['inner_offsets']:.1f}",
                        f"C {clf['C']}, {clf['class_weight']}, lex {feat['lexicon_weight']}"
                        f"{', vader' if feat.get('vader') else ''}; offsets {_offsets(r['offsets'])}"])

@@ -42,8 +42,8 @@ def _tweet_model() -> dict:
     benchmark = f"{meta['chosen_by']}, on its training data (recorded in tweet_sentiment.json)"
     if cal:
         label += " after per-class offsets chosen by leaving one SemEval year out"
-        accuracy += (f"; with each SemEval year left out, macro-averaged recall worst {cal['nested_offsets_worst']:.3f}, "
-                     f"mean {cal['nested_offsets_mean']:.3f}")
+        accuracy += (f"; with each SemEval year left out, macro-averaged recall worst "
+                     f"{cal['nested_offsets_worst']:.3f}, mean {cal['nested_offsets_mean']:.3f}")
         benchmark += ("; the years left out by tools/train_sentiment.py (offsets chosen on the other years, "
                       "recorded in tweet_sentiment.json)")
     return {
