@@ -1,13 +1,17 @@
 """Benchmark: tweet sentiment, the shipped model against VADER and a plain TF-IDF baseline, and speed.
 
 Usage: ``python benchmarks/bench_sentiment.py [--data ../shared/datasets/semeval_sentiment] [--folds 5]
-[--seed 17] [--speed 5000]``, or ``python benchmarks/bench_sentiment.py --lodo [--jobs 2]``
+[--seed 17] [--speed 5000]``, or ``python benchmarks/bench_sentiment.py --lodo [--jobs 2] [--grid small]``,
+or ``python benchmarks/bench_sentiment.py --airline-only [--model-dir FOLDER]``
 
 ``--lodo`` (:mod:`sentiment_lodo`): every SemEval year left out in turn, the model's settings
 chosen on the other years only, macro recall on the year left out (2016 left out is the time
-split, trained on 2013-2015), the worst and the mean, the reference figures; then the shipped
-model on the airline tweets (``--airline``, evaluation only: never trained on), with the class
-shares from argmax labels and from EM prior adjustment beside the true shares.
+split, trained on 2013-2015), the worst and the mean, the reference figures, beside the same with
+class offsets chosen on the other years; the class shares of each year left out from argmax labels
+and from EM prior adjustment of raw, temperature-scaled and bias-corrected temperature-scaled
+probabilities (calibration chosen on the other years); then the shipped model (or ``--model-dir``)
+on the airline tweets (``--airline``, evaluation only: never trained on), with the class shares
+from its labels and from EM prior adjustment beside the true shares.
 
 Data: the SemEval 2013-2016 tweets in ``--data`` (repeated annotations dropped as the
 training script drops them). Three systems, one table, macro-averaged recall
@@ -76,7 +80,16 @@ def main(argv=None) -> int:
     parser.add_argument("--inner-cap", type=int, default=4000,
                         help="--lodo: settings are chosen on at most this many tweets of each other year "
                              "(seeded sample; 0: all); the chosen setting is then fitted on all of them")
+    parser.add_argument("--grid", choices=["full", "small"], default="full",
+                        help="--lodo: full: the LODO_* grid of sentiment_lodo; small: VADER's scores and balanced "
+                             "class weights fixed, the lexicon weight and C searched (SMALL_GRID; about 2x faster)")
+    parser.add_argument("--model-dir", type=Path, default=None,
+                        help="the model scored on the airline tweets (default: the shipped one)")
+    parser.add_argument("--airline-only", action="store_true", help="only the airline tweets' table")
     args = parser.parse_args(argv)
+    if args.airline_only:
+        airline(args.airline, model_dir=args.model_dir)
+        return 0
     if not args.data.exists():
         print(f"not present: {args.data}; nothing to run")
         return 0
@@ -137,7 +150,7 @@ def main(argv=None) -> int:
 
 def lodo(args) -> int:
     """The ``--lodo`` run: the table of years left out, then the airline tweets."""
-    from sentiment_lodo import REFERENCES, run_lodo
+    from sentiment_lodo import REFERENCES, SMALL_GRID, run_lodo
     from train_sentiment import read_semeval_years, year_folds
 
     from corpuskit.enrich.tweet_model import CLASSES
@@ -149,37 +162,55 @@ def lodo(args) -> int:
     print(f"{len(texts)} tweets (repeated annotations dropped), by year {sizes}", flush=True)
     cap = args.inner_cap or None
     print(f"settings chosen on at most {cap or 'all'} tweets of each other year (seed {args.seed})", flush=True)
-    results = run_lodo(texts, y, folds, log=lambda s: print(s, flush=True), jobs=args.jobs, cap=cap, seed=args.seed)
+    grid = SMALL_GRID if args.grid == "small" else None
+    print(f"grid: {args.grid}", flush=True)
+    results = run_lodo(texts, y, folds, log=lambda s: print(s, flush=True), jobs=args.jobs, cap=cap, seed=args.seed,
+                       grid=grid)
     rows = []
     for r in results:
-        fig, clf, feat = r["figures"], r["classifier"], r["features"]
+        fig, clf, feat, off = r["figures"], r["classifier"], r["features"], r["figures_offsets"]
         name = f"{r['year']}" + (" (time split: trained on 2013-2015)" if r["year"] == max(sizes) else "")
         rows.append([name, f"{sizes[r['year']]:,}", f"{100 * fig['macro_recall']:.1f}"]
                     + [f"{100 * fig['per_class'][c]['recall']:.1f}" for c in CLASSES]
-                    + [f"{100 * r['inner']['mean_split']:.1f}",
+                    + [f"{100 * off['macro_recall']:.1f}"]
+                    + [f"{100 * off['per_class'][c]['recall']:.1f}" for c in CLASSES]
+                    + [f"{100 * r['inner']['mean_split']:.1f} / {100 * r['inner_offsets']:.1f}",
                        f"C {clf['C']}, {clf['class_weight']}, lex {feat['lexicon_weight']}"
-                       f"{', vader' if feat.get('vader') else ''}"])
-    scores = [100 * r["figures"]["macro_recall"] for r in results]
-    rows.append(["worst", "", f"{min(scores):.1f}", "", "", "", "", ""])
-    rows.append(["mean", "", f"{np.mean(scores):.1f}", "", "", "", "", ""])
-    rows += [[name, "", f"{value:.1f}", "", "", "", "", ""] for name, value in REFERENCES]
+                       f"{', vader' if feat.get('vader') else ''}; offsets {_offsets(r['offsets'])}"])
+    blank = [""] * 9
+    for label, key in (("worst", min), ("mean", np.mean)):
+        rows.append([label, "", f"{key([100 * r['figures']['macro_recall'] for r in results]):.1f}", "", "", "",
+                     f"{key([100 * r['figures_offsets']['macro_recall'] for r in results]):.1f}", *blank[:5]])
+    rows += [[name, "", f"{value:.1f}", *blank] for name, value in REFERENCES]
     print()
     print(table(rows, ["left out", "tweets", "macro recall", *(f"recall {c[:3]}" for c in CLASSES),
-                       "inner mean", "chosen on the other years"]))
-    print("\nclass shares of each year left out (%, negative / neutral / positive; total variation from true):")
+                       "with offsets", *(f"{c[:3]}" for c in CLASSES),
+                       "inner mean (argmax / offsets)", "chosen on the other years"]))
+    print("\nclass shares of each year left out (%, negative / neutral / positive; total variation from true in "
+          "brackets; macro recall of the labels matched to the shares after the bar):")
     rows = []
+    variants = ("argmax", "em", "em_ts", "em_bcts")
     for r in results:
         sh = r["shares"]
-        rows.append([str(r["year"]), _shares(sh["true"])]
-                    + [f"{_shares(sh[k])} ({_tv(sh[k], sh['true'])})" for k in ("argmax", "em")]
-                    + [f"{100 * r['figures']['macro_recall']:.1f} / {100 * sh['em_labels_macro_recall']:.1f}"])
-    print(table(rows, ["left out", "true", "argmax labels", "EM prior adjustment",
-                       "macro recall argmax / matched labels"]))
+        rows.append([str(r["year"]), _shares(sh["true"]), f"{_shares(sh['argmax'])} ({_tv(sh['argmax'], sh['true'])}) "
+                     f"| {100 * r['figures']['macro_recall']:.1f}"]
+                    + [f"{_shares(sh[k])} ({_tv(sh[k], sh['true'])}) | {100 * sh[k + '_labels_macro_recall']:.1f}"
+                       for k in variants[1:]]
+                    + [f"T {r['calibration']['ts'].temperature:.2f}; T {r['calibration']['bcts'].temperature:.2f} "
+                       f"b {_offsets(r['calibration']['bcts'].bias)}"])
+    tvs = {k: [float(_tv(r["shares"][k], r["shares"]["true"])) for r in results] for k in variants}
+    rows.append(["TV worst / mean", ""] + [f"{max(tvs[k]):.1f} / {np.mean(tvs[k]):.1f}" for k in variants] + [""])
+    print(table(rows, ["left out", "true", "argmax labels", "EM, raw probabilities", "EM, temperature scaled",
+                       "EM, bias-corrected temperature", "calibration chosen on the other years"]))
     if args.airline.exists():
-        airline(args.airline)
+        airline(args.airline, model_dir=args.model_dir)
     else:
         print(f"\nnot present: {args.airline}; airline tweets skipped")
     return 0
+
+
+def _offsets(v) -> str:
+    return "/".join(f"{x:+.2f}" for x in v)
 
 
 def _shares(v) -> str:
@@ -190,10 +221,11 @@ def _tv(a, b) -> str:
     return f"{100 * np.abs(np.asarray(a) - np.asarray(b)).sum() / 2:.1f}"
 
 
-def airline(path, seed: int = 17) -> None:
+def airline(path, seed: int = 17, model_dir=None) -> None:
     """The shipped model on the airline tweets, as they are and resampled to be mostly neutral
     (every neutral tweet, and a seeded sample of the others to 70 / 15 / 15): macro recall and the
-    class shares from argmax labels and from EM prior adjustment beside the true shares."""
+    class shares from the model's labels and from EM prior adjustment (of the raw and of the
+    calibrated probabilities) beside the true shares."""
     from sentiment_lodo import read_airline
 
     from corpuskit.enrich import TweetSentimentScorer
@@ -201,10 +233,13 @@ def airline(path, seed: int = 17) -> None:
 
     texts, labels = read_airline(path)
     y = np.array([CLASSES.index(label) for label in labels])
-    model = TweetSentimentScorer().fit()
+    model = TweetSentimentScorer(model_dir=str(model_dir) if model_dir else None).fit()
     proba = model.predict_proba(texts)
-    print(f"\nairline tweets ({len(texts):,}, evaluation only), shipped model {model.info_['classifier']}")
-    share_table(y, proba, model.training_priors())
+    cal = model.info_.get("calibration")
+    print(f"\nairline tweets ({len(texts):,}, evaluation only), shipped model {model.info_['classifier']}, "
+          + (f"offsets {cal['offsets']}, temperature {cal['temperature']}, bias {cal['bias']}" if cal
+             else "no calibration"))
+    share_table(y, proba, model)
     neutral = np.flatnonzero(y == CLASSES.index("neutral"))
     rng = np.random.default_rng(seed)
     each = round(len(neutral) * 15 / 70)
@@ -212,29 +247,35 @@ def airline(path, seed: int = 17) -> None:
                                                for c in ("negative", "positive")]))
     print(f"\nthe same, resampled mostly neutral ({len(rows):,} tweets: all {len(neutral):,} neutral, {each:,} "
           f"negative and {each:,} positive drawn with seed {seed})")
-    share_table(y[rows], proba[rows], model.training_priors())
+    share_table(y[rows], proba[rows], model)
 
 
-def share_table(y, proba, train_priors) -> None:
-    """Print the class shares of labelled texts: true, from argmax labels, from EM prior adjustment."""
+def share_table(y, proba, model) -> None:
+    """Print the class shares of labelled texts: true, from the model's labels (argmax, and with its
+    class offsets), from EM prior adjustment of the raw probabilities (from the training priors) and
+    of the calibrated ones (from the calibration's priors: what ``sentiment_priors="corpus"`` runs)."""
     from train_sentiment import figures
 
     from corpuskit.enrich.priors import em_priors, labels_for_priors
     from corpuskit.enrich.tweet_model import CLASSES
 
-    fit = em_priors(proba, train_priors)
-    matched = labels_for_priors(fit.posteriors, fit.priors)
     true = np.bincount(y, minlength=len(CLASSES)) / len(y)
     rows = [["true (gold labels)", _shares(true), "", ""]]
+    raw = em_priors(proba, model.training_priors())
+    cal = em_priors(model.calibrate_proba(proba), model.calibrated_priors())
     for name, pred, shares in (
             ("argmax labels, no adjustment", proba.argmax(axis=1), None),
+            ("the model's labels (argmax with its offsets)", model.labels_of(proba), None),
             ("mean probability, no adjustment", None, proba.mean(axis=0)),
-            ("EM: argmax of adjusted probabilities", fit.posteriors.argmax(axis=1), None),
-            (f"EM ({fit.iterations} steps): estimated priors = labels matched to them", matched, fit.priors)):
+            (f"EM on raw probabilities ({raw.iterations} steps): matched labels", labels_for_priors(
+                raw.posteriors, raw.priors), raw.priors),
+            (f"EM on calibrated probabilities ({cal.iterations} steps): matched labels", labels_for_priors(
+                cal.posteriors, cal.priors), cal.priors)):
         shares = shares if shares is not None else np.bincount(pred, minlength=len(CLASSES)) / len(y)
         recall = f"{100 * figures(y, pred)['macro_recall']:.1f}" if pred is not None else ""
         rows.append([name, _shares(shares), _tv(shares, true), recall])
     print(table(rows, ["shares (%)", " / ".join(CLASSES), "total variation from true", "macro recall"]))
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -45,7 +45,12 @@ def test_lodo_command_prints_every_year_the_worst_and_the_shares(tmp_path, capsy
     worst = float(rows["worst"].split()[1])
     assert worst <= min(scores) and "RoBERTa-base" in out and "71.3" in out
     assert "evaluation only), shipped model" in out and "resampled mostly neutral" in out
-    assert out.count("EM (") == 2
+    assert out.count("EM on calibrated probabilities (") == 2 and out.count("the model's labels (argmax with") == 2
+    # the labels with offsets chosen on the other years have their own worst and mean
+    assert float(rows["worst"].split()[2]) <= min(float(rows[y].split()[6]) for y in ("2013", "2015"))
+    assert float(rows["mean"].split()[2]) >= float(rows["worst"].split()[2])
+    assert all("balanced" in rows[y] and "; offsets " in rows[y] for y in ("2013", "2015", "2016"))
+    assert "EM, bias-corrected temperature" in out and "TV worst / mean" in out
 
 
 def test_inner_rows_cap_each_other_year():

@@ -119,3 +119,17 @@ def test_methods_names_every_instrument(enriched):
     for role, name in used.items():
         assert name and name in text, role
     assert "Cite corpuskit as:" in text
+
+
+def test_the_tweet_models_text_states_a_calibration_only_when_it_has_one(monkeypatch):
+    import corpuskit.enrich.instruments as inst
+
+    meta = dict(inst._model_json("tweet_sentiment.json"))
+    meta.pop("calibration", None)
+    monkeypatch.setattr(inst, "_model_json", lambda name: meta)
+    plain = inst.instrument("scorer", "tweet-sentiment-lr-1")
+    assert plain["what"].endswith("label = the most probable class") and "left out" not in plain["accuracy"]
+    meta["calibration"] = {"nested_offsets_worst": 0.6012, "nested_offsets_mean": 0.6634}
+    moved = inst.instrument("scorer", "tweet-sentiment-lr-1")
+    assert "offsets chosen by leaving one SemEval year out" in moved["what"]
+    assert "worst 0.601, mean 0.663" in moved["accuracy"] and "years left out" in moved["benchmark"]

@@ -157,3 +157,41 @@ def test_cli_sentiment_priors_option(small_path, tmp_path, capsys):
     c = open_corpus(tmp_path / "c.db")
     assert latest_adjustment(c.conn)[2] is True
     c.close()
+
+
+class _Calibrated:
+    """The shipped model with a calibration that makes every text look neutral, priors stated."""
+
+    def __init__(self):
+        from corpuskit.enrich.tweet_model import TweetSentimentScorer
+
+        self.inner = TweetSentimentScorer().fit()
+
+    def predict_proba(self, texts):
+        return self.inner.predict_proba(texts)
+
+    def training_priors(self):
+        return self.inner.training_priors()
+
+    def calibrate_proba(self, proba):
+        p = np.asarray(proba) * [0.05, 1.0, 0.05]
+        return p / p.sum(axis=1, keepdims=True)
+
+    def calibrated_priors(self):
+        return np.array([0.25, 0.5, 0.25])
+
+    def labels_of(self, proba):
+        return np.asarray(proba).argmax(axis=1)
+
+
+def test_adjustment_reads_the_calibrated_probabilities(small_path, tmp_path):
+    from corpuskit.enrich.corpus_priors import adjust_to_corpus_priors
+
+    c = _enriched_copy(small_path, tmp_path / "cal.db")
+    raw = adjust_to_corpus_priors(c, _Calibrated().inner, "r1")
+    cal = adjust_to_corpus_priors(c, _Calibrated(), "r2")
+    assert raw["trainingPriors"] == {"negative": 0.3333, "neutral": 0.3333, "positive": 0.3333}
+    assert cal["trainingPriors"] == {"negative": 0.25, "neutral": 0.5, "positive": 0.25}
+    # neutral is favoured 20:1 by the calibration, against 2:1 by its stated priors: EM finds a mostly neutral corpus
+    assert cal["priors"]["neutral"] > max(0.8, raw["priors"]["neutral"] + 0.2)
+    c.close()

@@ -248,3 +248,67 @@ def test_cli_sentiment_option(tmp_path, capsys, option, model):
     c.close()
     with pytest.raises(SystemExit):
         main(["enrich", "--db", db, "--sentiment", "roberta"])
+
+
+def _model_with(tmp_path, calibration):
+    """A copy of the shipped model whose metadata carries ``calibration`` (None: no entry)."""
+    import json
+    import shutil
+
+    folder = tmp_path / "model"
+    folder.mkdir(parents=True)
+    shutil.copy(MODELS / MODEL_FILE, folder / MODEL_FILE)
+    info = load_info()
+    info.pop("calibration", None)
+    if calibration is not None:
+        info["calibration"] = calibration
+    (folder / INFO_FILE).write_text(json.dumps(info), encoding="utf-8")
+    return str(folder)
+
+
+def test_labels_follow_the_models_offsets_and_calibration(tmp_path):
+    texts = [t for t, _ in OWN] + ["so so", "ok then", "meh", "not bad", ""]
+    plain = TweetSentimentScorer(model_dir=_model_with(tmp_path / "a", None))
+    p = plain.predict_proba(texts)
+    assert plain.score_and_label_many(texts)[1] == [CLASSES[i] for i in p.argmax(axis=1)]
+    np.testing.assert_array_equal(plain.calibrate_proba(p), p)
+    np.testing.assert_allclose(plain.calibrated_priors(), plain.training_priors())
+    cal = {"offsets": [0.0, 2.0, 0.0], "temperature": 2.0, "bias": [0.3, -0.2, 0.0], "priors": [0.2, 0.5, 0.3]}
+    moved = TweetSentimentScorer(model_dir=_model_with(tmp_path / "b", cal))
+    np.testing.assert_allclose(moved.predict_proba(texts), p)  # probabilities and scores are the model's own
+    scores, labels = moved.score_and_label_many(texts)
+    np.testing.assert_allclose(scores, p[:, 2] - p[:, 0])
+    logp = np.log(np.clip(p, 1e-12, None))  # an empty text is certainly neutral: log 0 read as log 1e-12
+    expected = [CLASSES[i] for i in (logp + [0.0, 2.0, 0.0]).argmax(axis=1)]
+    assert labels == expected and labels.count("neutral") > list(p.argmax(axis=1)).count(1)
+    assert labels[-1] == "neutral"
+    z = logp / 2.0 + [0.3, -0.2, 0.0]
+    np.testing.assert_allclose(moved.calibrate_proba(p), np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), atol=1e-9)
+    np.testing.assert_allclose(moved.calibrated_priors(), [0.2, 0.5, 0.3])
+
+
+def test_calibration_by_leaving_a_year_out_is_recorded(tmp_path):
+    """By default a trained model has no calibration; ``--calibrate-only`` rewrites its metadata with
+    offsets, temperature and the per-year figures (the arrays stay as they were), as ``--calibrate
+    years`` writes them at training."""
+    from train_sentiment import main
+
+    data = _two_years_sample(tmp_path)
+    args = ["--features", '[{"word_ngrams": [1, 2], "char_ngrams": null, "negation": true, "lexicon": true}]',
+            "--lexicon-weights", "0.3", "--C", "1.0", "--class-weights", "balanced", "--folds", "3"]
+    assert main([str(data), "--out", str(tmp_path / "m"), *args]) == 0
+    assert "calibration" not in load_info(tmp_path / "m")
+    arrays = (tmp_path / "m" / MODEL_FILE).read_bytes()
+    assert main([str(data), "--out", str(tmp_path / "m"), "--calibrate-only"]) == 0
+    cal = load_info(tmp_path / "m")["calibration"]
+    assert (tmp_path / "m" / MODEL_FILE).read_bytes() == arrays
+    assert set(cal["years"]) == {"2013", "2016"} and len(cal["offsets"]) == 3 and cal["offsets"][1] == 0
+    assert cal["temperature"] > 0 and np.isclose(sum(cal["priors"]), 1.0)
+    for key in ("argmax", "offsets", "nested_offsets"):
+        assert cal[f"{key}_worst"] == min(v[key] for v in cal["years"].values())
+    # offsets fitted on both years are at least as good on their mean as none at all
+    assert cal["offsets_mean"] >= cal["argmax_mean"]
+    assert main([str(data), "--out", str(tmp_path / "n"), "--calibrate", "years", *args]) == 0  # the same way
+    assert load_info(tmp_path / "n")["calibration"] == cal
+    scorer = TweetSentimentScorer(model_dir=str(tmp_path / "m")).fit()
+    np.testing.assert_allclose(scorer.offsets_, cal["offsets"])

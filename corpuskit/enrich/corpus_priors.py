@@ -6,10 +6,13 @@ as complaints to an airline) then gets too few labels of its commonest class, an
 counted from the labels (snapshots, compare, stories, the API) is off. With the option on, the
 enrich run ends with one more pass over every record that has a sentiment label:
 
-1. the scorer's class probabilities of each text (:meth:`predict_proba`);
+1. the scorer's class probabilities of each text (:meth:`predict_proba`), calibrated when the
+   scorer has :meth:`calibrate_proba` (the shipped model: the temperature scaling and biases
+   chosen by leaving one SemEval year out);
 2. the corpus's class priors by EM from those probabilities
    (:func:`corpuskit.enrich.priors.em_priors`, Saerens, Latinne, Decaestecker 2002), starting
-   from the priors the scorer is calibrated to (:meth:`training_priors`);
+   from the priors the probabilities are calibrated to (:meth:`calibrated_priors`, else
+   :meth:`training_priors`);
 3. labels whose counts match those priors (:func:`corpuskit.enrich.priors.labels_for_priors`).
 
 EM trusts the scorer's probabilities. Where they are not calibrated for the corpus, it can move
@@ -48,6 +51,10 @@ def _scored(conn, after: int, limit: int):
         (after, limit)).fetchall()
 
 
+def _priors(scorer) -> np.ndarray:
+    return (getattr(scorer, "calibrated_priors", None) or scorer.training_priors)()
+
+
 def corpus_probabilities(conn, scorer, chunk_size: int = 5000) -> tuple[np.ndarray, np.ndarray, list]:
     """``(ids, probabilities, labels now stored)`` of every record with a sentiment label, in id order."""
     ids, parts, stored = [], [], []
@@ -70,17 +77,19 @@ def adjust_to_corpus_priors(corpus, scorer, run_id: str, chunk_size: int = 5000)
     check_scorer(scorer)
     conn = corpus.conn
     ids, proba, stored = corpus_probabilities(conn, scorer, chunk_size)
-    fit = em_priors(proba, scorer.training_priors())
+    calibrate = getattr(scorer, "calibrate_proba", None)
+    fit = em_priors(calibrate(proba) if calibrate else proba, _priors(scorer))
     labels = labels_for_priors(fit.posteriors, fit.priors)
     new = [CLASSES[i] for i in labels]
     changed = [(label, int(i)) for i, label, old in zip(ids, new, stored) if label != old]
     with corpus.transaction():
         conn.executemany("UPDATE enrichment SET sentiment_label = ? WHERE record_id = ?", changed)
     n = max(len(ids), 1)
-    before = np.bincount(proba.argmax(axis=1), minlength=len(CLASSES)) / n if len(ids) else np.zeros(len(CLASSES))
+    own = scorer.labels_of(proba) if callable(getattr(scorer, "labels_of", None)) else proba.argmax(axis=1)
+    before = np.bincount(own, minlength=len(CLASSES)) / n if len(ids) else np.zeros(len(CLASSES))
     note = {"applied": True, "method": "EM prior adjustment (Saerens, Latinne, Decaestecker 2002)",
             "records": int(len(ids)), "iterations": int(fit.iterations), "changed": len(changed),
-            "trainingPriors": _by_class(scorer.training_priors(), CLASSES),
+            "trainingPriors": _by_class(_priors(scorer), CLASSES),
             "priors": _by_class(fit.priors, CLASSES), "unadjusted": _by_class(before, CLASSES)}
     corpus.set_meta(META_PREFIX + run_id, note)
     return note

@@ -85,13 +85,15 @@ class EnrichSettings:
         An alias file of entity overrides (``Name = alias, ...`` merges, ``Name != alias, ...``
         splits; see :func:`~corpuskit.enrich.resolve.read_alias_file`), kept for every later run.
     sentiment_priors : {"training", "corpus"}
-        ``"training"`` (default): each label is the scorer's most probable class, as trained.
+        ``"training"`` (default): each label is the scorer's own label (the most probable class,
+        moved by class offsets when the model carries them), as trained.
         ``"corpus"``: the run ends by re-estimating the corpus's class priors by EM from the
         scorer's probabilities (Saerens, Latinne, Decaestecker 2002) and relabelling every scored
         record so the label shares match them; scores are unchanged
         (:mod:`corpuskit.enrich.corpus_priors`). Needs a scorer with ``predict_proba`` and
-        ``training_priors`` (the default tweet model). Off by default: with probabilities not
-        calibrated for the corpus it can also move shares away from the truth (docs/sentiment.md).
+        ``training_priors`` (the default tweet model; its calibrated probabilities when it carries a
+        calibration). Off by default: on the SemEval years left out it moved the shares away from
+        the truth, with or without temperature scaling first (docs/sentiment.md).
     """
 
     progress: bool = True

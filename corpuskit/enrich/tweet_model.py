@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from corpuskit.enrich.base import SentimentScorer
+from corpuskit.enrich.calibration import Calibration, apply_calibration, apply_offsets
 from corpuskit.enrich.estimator import InstanceOf, Interval
 from corpuskit.enrich.tweet_features import TweetFeaturizer
 from corpuskit.errors import ValidationError
@@ -52,9 +53,11 @@ class TweetSentimentScorer(SentimentScorer):
     """Sentiment from the shipped model trained on labelled English tweets.
 
     The score is ``P(positive) - P(negative)`` in [-1, 1]; the label is the class of
-    highest probability
-    (:meth:`score_and_label_many`), not a cut on the score; :meth:`predict_proba` gives
-    the three probabilities in :data:`CLASSES` order.
+    highest probability, moved by the model's class offsets when it carries them
+    (:meth:`score_and_label_many`, :meth:`labels_of`), not a cut on the score; :meth:`predict_proba` gives
+    the three probabilities in :data:`CLASSES` order. The offsets and the probability
+    calibration that :meth:`calibrated_proba` applies were chosen by leaving one SemEval year
+    out (``tools/train_sentiment.py``, the ``calibration`` entry of ``tweet_sentiment.json``).
     Empty text scores 0.0 and is labelled neutral. English only (``languages``).
 
     Parameters
@@ -93,6 +96,10 @@ class TweetSentimentScorer(SentimentScorer):
             self.intercept_ = arrays["intercept"]
             self.coef_ = np.ascontiguousarray(arrays["coef"].T)
         self.info_ = info
+        cal = info.get("calibration") or {}
+        self.offsets_ = np.asarray(cal.get("offsets", np.zeros(len(CLASSES))), dtype=float)
+        self.calibration_ = None if "temperature" not in cal else Calibration(
+            float(cal["temperature"]), np.asarray(cal["bias"], dtype=float), np.asarray(cal["priors"], dtype=float))
 
     def training_priors(self) -> np.ndarray:
         """The class priors the model's probabilities are calibrated to, in :data:`CLASSES` order:
@@ -104,6 +111,24 @@ class TweetSentimentScorer(SentimentScorer):
             return np.full(len(CLASSES), 1.0 / len(CLASSES))
         counts = np.array([self.info_["class_counts"][c] for c in CLASSES], dtype=float)
         return counts / counts.sum()
+
+    def labels_of(self, proba) -> np.ndarray:
+        """Class index of each row of :meth:`predict_proba`: ``argmax(log p + offsets)`` (the plain
+        argmax for a model without offsets)."""
+        self._load()
+        return apply_offsets(proba, self.offsets_) if np.any(self.offsets_) else np.asarray(proba).argmax(axis=1)
+
+    def calibrate_proba(self, proba) -> np.ndarray:
+        """Rows of :meth:`predict_proba` calibrated by the model's temperature and biases (unchanged for
+        a model without a calibration); they assume :meth:`calibrated_priors`."""
+        self._load()
+        return np.asarray(proba) if self.calibration_ is None else apply_calibration(proba, self.calibration_)
+
+    def calibrated_priors(self) -> np.ndarray:
+        """The class priors :meth:`calibrated_proba` is calibrated to: the class shares of the held-out
+        tweets the calibration was fitted on (:meth:`training_priors` without a calibration)."""
+        self._load()
+        return self.training_priors() if self.calibration_ is None else self.calibration_.priors.copy()
 
     def fit(self, texts=None):
         """Load the model (nothing is learned from the corpus); returns self."""
@@ -137,10 +162,11 @@ class TweetSentimentScorer(SentimentScorer):
         return float(self.score_many([text])[0])
 
     def score_and_label_many(self, texts) -> tuple[np.ndarray, list[str]]:
-        """Scores and labels (the most probable class) from one pass over ``texts``."""
+        """Scores and labels (the most probable class, moved by the model's offsets: :meth:`labels_of`)
+        from one pass over ``texts``."""
         p = self.predict_proba(texts)
         scores = p[:, CLASSES.index("positive")] - p[:, CLASSES.index("negative")]
-        return scores, [CLASSES[i] for i in p.argmax(axis=1)]
+        return scores, [CLASSES[i] for i in self.labels_of(p)]
 
     def __getstate__(self):
         # Workers reload the arrays; keep pickles small.
