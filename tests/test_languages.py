@@ -309,3 +309,23 @@ def test_coverage_line():
                 for lang, n, s in (("es", 33000, 0), ("en", 400, 400), ("pt", 30, 0))}
     assert coverage_line(coverage, limit=2) == ("es 33,000 (sentiment 0, entities 0 read); "
                                                 "en 400 (sentiment 400, entities 400 read); 1 more")
+
+
+def test_story_evidence_leaves_out_the_stop_words_of_its_records_languages():
+    from corpuskit.narrate.evidence import EvidenceRecord, _matrix, evidence_stop_words
+
+    def record(i, text, language):
+        return EvidenceRecord(i, "news", "", text, "", f"a{i}", "2021-05-01T10:00:00Z", "{}", language=language)
+
+    spanish = [record(1, "El Senado aprobó la reforma de la ley que los diputados votaron", "es"),
+               record(2, "La reforma eléctrica que el presidente envió al Senado", "es")]
+    assert {"que", "los", "el", "la", "de"} <= set(evidence_stop_words(spanish))
+    import sklearn.feature_extraction.text as sk
+
+    vocabulary = set(sk.TfidfVectorizer(stop_words=evidence_stop_words(spanish)).fit(
+        [r.text for r in spanish]).vocabulary_)
+    assert "reforma" in vocabulary and "senado" in vocabulary and not {"que", "los", "la"} & vocabulary
+    assert _matrix(spanish).shape[1] == len(vocabulary)
+    # an English pool keeps scikit-learn's English list, no more (English stories unchanged)
+    english = [record(3, "The senate passed the reform", "en"), record(4, "The reform passed", None)]
+    assert set(evidence_stop_words(english)) == set(sk.ENGLISH_STOP_WORDS)
