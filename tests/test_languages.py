@@ -329,3 +329,26 @@ def test_story_evidence_leaves_out_the_stop_words_of_its_records_languages():
     # an English pool keeps scikit-learn's English list, no more (English stories unchanged)
     english = [record(3, "The senate passed the reform", "en"), record(4, "The reform passed", None)]
     assert set(evidence_stop_words(english)) == set(sk.ENGLISH_STOP_WORDS)
+
+
+def test_a_close_call_goes_to_the_authors_language(tmp_path):
+    """A Spanish news account's headline py3langid calls Aragonese (by a margin the detector itself
+    finds small) is Spanish; an English tweet in the same feed stays English."""
+    from corpuskit.enrich.language import LanguageDetector
+    from corpuskit.enrich.pipeline import detect_languages
+
+    corpus = open_corpus(tmp_path / "es.db")
+    texts = ["El ministro anunció hoy un plan para reducir la inflación en los próximos meses",
+             "Los vecinos de Jaca protestan por el cierre de la estación de tren desde el lunes",
+             "Aragón y Cataluña firman un acuerdo para el tramo ferroviario de Canfranc",
+             "Gran entrevista a Paula Rey sobre el nuevo disco que publica en otoño",
+             "Gol de Mario Pérez en Zaragoza vs. Huesca por la Copa del Rey 2021-22 | Video",
+             "El Real Zaragoza empata con el Huesca en La Romareda",
+             "The central bank raised interest rates again on Thursday, the third increase this year"]
+    corpus.add_records([_post("diario", i, t) for i, t in enumerate(texts)])
+    detector = LanguageDetector()
+    assert [detector.detect(t) for t in texts[4:]] == ["an", "an", "en"]
+    detect_languages(corpus, detector, [r[0] for r in corpus.conn.execute("SELECT id FROM records")])
+    got = [r[0] for r in corpus.conn.execute("SELECT language FROM records ORDER BY id")]
+    assert got == ["es"] * 6 + ["en"]
+    corpus.close()
