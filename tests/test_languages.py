@@ -352,3 +352,19 @@ def test_a_close_call_goes_to_the_authors_language(tmp_path):
     got = [r[0] for r in corpus.conn.execute("SELECT language FROM records ORDER BY id")]
     assert got == ["es"] * 6 + ["en"]
     corpus.close()
+
+
+def test_japanese_labels_read_words_not_character_pairs():
+    from corpuskit.enrich.topic_terms import cjk_label_form, readable_label
+
+    texts = ["ラーメンを食べたかと思ったら、うどんでした。チクショー！！ #まいにちチクショー",
+             "電車に乗ったかと思ったら、バスでした。チクショー！！",
+             "チクショー！！ #まいにちチクショー",
+             "雪かと思ったら、雨でした。チクショー",
+             "東京は雨でした"]
+    assert cjk_label_form("チク クシ", texts) == "チクショー"      # pairs joined, then grown to the word
+    assert cjk_label_form("思っ", texts) == "かと思ったら"
+    assert cjk_label_form("東京", texts) == "東京"                 # one text: not grown into its sentence
+    assert cjk_label_form("apple pie", texts) is None
+    # two pairs of one word stand once
+    assert readable_label(["チク", "ショ", "思っ"], texts) == "チクショー: かと思ったら"
