@@ -309,3 +309,62 @@ def test_coverage_line():
                 for lang, n, s in (("es", 33000, 0), ("en", 400, 400), ("pt", 30, 0))}
     assert coverage_line(coverage, limit=2) == ("es 33,000 (sentiment 0, entities 0 read); "
                                                 "en 400 (sentiment 400, entities 400 read); 1 more")
+
+
+def test_story_evidence_leaves_out_the_stop_words_of_its_records_languages():
+    from corpuskit.narrate.evidence import EvidenceRecord, _matrix, evidence_stop_words
+
+    def record(i, text, language):
+        return EvidenceRecord(i, "news", "", text, "", f"a{i}", "2021-05-01T10:00:00Z", "{}", language=language)
+
+    spanish = [record(1, "El Senado aprobó la reforma de la ley que los diputados votaron", "es"),
+               record(2, "La reforma eléctrica que el presidente envió al Senado", "es")]
+    assert {"que", "los", "el", "la", "de"} <= set(evidence_stop_words(spanish))
+    import sklearn.feature_extraction.text as sk
+
+    vocabulary = set(sk.TfidfVectorizer(stop_words=evidence_stop_words(spanish)).fit(
+        [r.text for r in spanish]).vocabulary_)
+    assert "reforma" in vocabulary and "senado" in vocabulary and not {"que", "los", "la"} & vocabulary
+    assert _matrix(spanish).shape[1] == len(vocabulary)
+    # an English pool keeps scikit-learn's English list, no more (English stories unchanged)
+    english = [record(3, "The senate passed the reform", "en"), record(4, "The reform passed", None)]
+    assert set(evidence_stop_words(english)) == set(sk.ENGLISH_STOP_WORDS)
+
+
+def test_a_close_call_goes_to_the_authors_language(tmp_path):
+    """A Spanish news account's headline py3langid calls Aragonese (by a margin the detector itself
+    finds small) is Spanish; an English tweet in the same feed stays English."""
+    from corpuskit.enrich.language import LanguageDetector
+    from corpuskit.enrich.pipeline import detect_languages
+
+    corpus = open_corpus(tmp_path / "es.db")
+    texts = ["El ministro anunció hoy un plan para reducir la inflación en los próximos meses",
+             "Los vecinos de Jaca protestan por el cierre de la estación de tren desde el lunes",
+             "Aragón y Cataluña firman un acuerdo para el tramo ferroviario de Canfranc",
+             "Gran entrevista a Paula Rey sobre el nuevo disco que publica en otoño",
+             "Gol de Mario Pérez en Zaragoza vs. Huesca por la Copa del Rey 2021-22 | Video",
+             "El Real Zaragoza empata con el Huesca en La Romareda",
+             "The central bank raised interest rates again on Thursday, the third increase this year"]
+    corpus.add_records([_post("diario", i, t) for i, t in enumerate(texts)])
+    detector = LanguageDetector()
+    assert [detector.detect(t) for t in texts[4:]] == ["an", "an", "en"]
+    detect_languages(corpus, detector, [r[0] for r in corpus.conn.execute("SELECT id FROM records")])
+    got = [r[0] for r in corpus.conn.execute("SELECT language FROM records ORDER BY id")]
+    assert got == ["es"] * 6 + ["en"]
+    corpus.close()
+
+
+def test_japanese_labels_read_words_not_character_pairs():
+    from corpuskit.enrich.topic_terms import cjk_label_form, readable_label
+
+    texts = ["ラーメンを食べたかと思ったら、うどんでした。チクショー！！ #まいにちチクショー",
+             "電車に乗ったかと思ったら、バスでした。チクショー！！",
+             "チクショー！！ #まいにちチクショー",
+             "雪かと思ったら、雨でした。チクショー",
+             "東京は雨でした"]
+    assert cjk_label_form("チク クシ", texts) == "チクショー"      # pairs joined, then grown to the word
+    assert cjk_label_form("思っ", texts) == "かと思ったら"
+    assert cjk_label_form("東京", texts) == "東京"                 # one text: not grown into its sentence
+    assert cjk_label_form("apple pie", texts) is None
+    # two pairs of one word stand once
+    assert readable_label(["チク", "ショ", "思っ"], texts) == "チクショー: かと思ったら"

@@ -81,7 +81,8 @@ def test_segment_hashtag(tag, words):
 
 
 def test_segmenter_learns_a_corpus_word():
-    assert segment_hashtag("#novavaxjab", language="en") == ["nova", "vax", "jab"]
+    # without the corpus word: nova vax jab (wordninja's list) or whole (wordfreq's, which lists novavax rare)
+    assert segment_hashtag("#novavaxjab", language="en") in (["nova", "vax", "jab"], ["novavaxjab"])
     assert HashtagSegmenter(extra_words={"novavax"}).split("#novavaxjab", "en") == ["novavax", "jab"]
 
 

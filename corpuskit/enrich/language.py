@@ -87,6 +87,13 @@ class LanguageDetector(Estimator):
         language, confidence = self._identifier().classify(text)
         return language, float(confidence)
 
+    def probabilities(self, text: str) -> dict[str, float]:
+        """``{language: probability}`` of ``text`` over the kept labels (empty for a text with no letters)."""
+        text = analysis_text(text or "")[: self.max_chars]
+        if not any(c.isalpha() for c in text):
+            return {}
+        return {language: float(p) for language, p in self._identifier().rank(text)}
+
     def detect(self, text: str) -> str:
         """The ISO 639-1 code of ``text``'s language, or ``"und"`` when unsure or empty."""
         language, confidence = self.rank(text)

@@ -364,6 +364,8 @@ def detect_languages(corpus, detector, ids, chunk_size: int = 5000) -> int:
     with corpus.transaction():
         if weak:
             apply_language_prior(conn, weak)
+        if found_ids and hasattr(detector, "probabilities"):
+            prefer_prior_when_close(conn, detector, found_ids)
         # the index split their one-case tags before their language was known (lopezobrador_)
         fulltext.reindex_tags(conn, found_ids)
     return examined
@@ -377,27 +379,63 @@ PRIOR_SHARE = 0.5
 PRIOR_RECORDS = 3
 
 
-def apply_language_prior(conn, weak_ids) -> int:
-    """Give each record of ``weak_ids`` (short or undetermined texts) its author's dominant language,
-    or else the corpus's: the language of more than :data:`PRIOR_SHARE` of the other records (the
-    author's: at least :data:`PRIOR_RECORDS` of them) whose language is known. A record with neither
-    keeps what the detector said. Returns how many records changed language."""
-    weak = json.dumps(sorted(int(i) for i in weak_ids))
+def _priors(conn, excluded: str):
+    """``(prior of an author, corpus prior)``: the dominant language (:func:`_dominant`) of an author's
+    records, and of the corpus's, whose language is known, the records ``excluded`` (a JSON list) left out."""
     counts = conn.execute(
         "SELECT author, language, count(*) FROM records WHERE language != ? AND id NOT IN "
-        "(SELECT value FROM json_each(?)) GROUP BY author, language", (UNDETERMINED, weak)).fetchall()
+        "(SELECT value FROM json_each(?)) GROUP BY author, language", (UNDETERMINED, excluded)).fetchall()
     by_author: dict = {}
     overall: dict = {}
     for author, language, n in counts:
         by_author.setdefault(author, {})[language] = n
         overall[language] = overall.get(language, 0) + n
     corpus_prior = _dominant(overall, 1)
+    return (lambda author: _dominant(by_author.get(author, {}), PRIOR_RECORDS) or corpus_prior), corpus_prior
+
+
+def apply_language_prior(conn, weak_ids) -> int:
+    """Give each record of ``weak_ids`` (short or undetermined texts) its author's dominant language,
+    or else the corpus's: the language of more than :data:`PRIOR_SHARE` of the other records (the
+    author's: at least :data:`PRIOR_RECORDS` of them) whose language is known. A record with neither
+    keeps what the detector said. Returns how many records changed language."""
+    weak = json.dumps(sorted(int(i) for i in weak_ids))
+    prior_of, _ = _priors(conn, weak)
     changes = []
     for rid, author, language in conn.execute(
             "SELECT id, author, language FROM records WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
             (weak,)):
-        prior = _dominant(by_author.get(author, {}), PRIOR_RECORDS) or corpus_prior
+        prior = prior_of(author)
         if prior and prior != language:
+            changes.append((prior, rid))
+    conn.executemany("UPDATE records SET language = ? WHERE id = ?", changes)
+    return len(changes)
+
+
+#: a detected language gives way to the author's or corpus's dominant one when that is at least this
+#: fraction as probable for the text (Aragonese, Galician or Latin for a Spanish news account's tweet)
+PRIOR_RATIO = 0.05
+
+
+def prefer_prior_when_close(conn, detector, ids) -> int:
+    """Give each record of ``ids`` whose detected language is not its author's (or else the corpus's)
+    dominant language that dominant language when the detector finds it almost as probable: at least
+    :data:`PRIOR_RATIO` times the detected language's probability. A close call between neighbours
+    (Spanish and Aragonese, Portuguese and Galician) then goes the way the rest of the author's writing
+    goes; a text plainly in another language (an English quote in a Spanish feed) keeps its language.
+    Returns how many records changed language."""
+    prior_of, _ = _priors(conn, "[]")
+    changes = []
+    rows = conn.execute(
+        "SELECT id, author, language, title, content_text FROM records WHERE id IN "
+        "(SELECT value FROM json_each(?)) AND language != ? ORDER BY id",
+        (json.dumps(sorted(int(i) for i in ids)), UNDETERMINED)).fetchall()
+    for rid, author, language, title, text in rows:
+        prior = prior_of(author)
+        if not prior or prior == language:
+            continue
+        probabilities = detector.probabilities(record_text(title, text))
+        if probabilities.get(prior, 0.0) >= PRIOR_RATIO * probabilities.get(language, 1.0):
             changes.append((prior, rid))
     conn.executemany("UPDATE records SET language = ? WHERE id = ?", changes)
     return len(changes)

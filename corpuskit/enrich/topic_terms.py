@@ -34,7 +34,7 @@ from corpuskit.errors import ValidationError
 from corpuskit.stats.comparisons import VD_LARGE, rank_effect
 from corpuskit.text import term_analyzer
 from corpuskit.text.terms import MISCELLANEOUS, generic_word, label_word
-from corpuskit.text.unicode import fold
+from corpuskit.text.unicode import CJK_RUN, fold
 
 #: a bigram replaces a chosen word when it makes up at least this share of that word's uses
 PHRASE_SHARE = 0.3
@@ -357,6 +357,60 @@ def _gazetteer_keys() -> frozenset:
     return _GAZETTEER_KEYS[0]
 
 
+#: a label's Chinese or Japanese term grows by a character to either side while at least this share of
+#: the sample texts holding it hold the longer string (``チク`` -> ``チクショー``), up to CJK_MAX_CHARS
+#: and while the longer string is held by at least CJK_GROW_TEXTS texts
+CJK_GROW_SHARE = 0.8
+CJK_GROW_TEXTS = 3
+CJK_MAX_CHARS = 12
+
+
+def cjk_label_form(term: str, texts) -> str | None:
+    """The readable form of a term made of CJK character pairs (the vocabulary's tokens for Chinese and
+    Japanese, :func:`corpuskit.text.unicode.split_cjk`), or None for any other term: the string its
+    overlapping pairs spell (``チク クシ`` -> ``チクシ``), grown one character at a time to the side and
+    with the character that most of the ``texts`` holding it share (at least :data:`CJK_GROW_SHARE`, and
+    :data:`CJK_GROW_TEXTS` texts),
+    so that a label reads a word (``チクショー``), not a pair cut out of one."""
+    words = term.split()
+    if not words or not all(CJK_RUN.fullmatch(w) for w in words):
+        return None
+    form = words[0]
+    for w in words[1:]:
+        form += w[1:] if form[-1] == w[0] else w
+    holding = [t for t in texts if form in t]
+    while holding and len(form) < CJK_MAX_CHARS:
+        counts: Counter = Counter()
+        for text in holding:
+            seen = set()
+            for m in re.finditer(re.escape(form), text):
+                for side, i in ((0, m.start() - 1), (1, m.end())):
+                    if 0 <= i < len(text) and CJK_RUN.fullmatch(text[i]):
+                        seen.add((side, text[i]))
+            counts.update(seen)
+        if not counts:
+            break
+        (side, char), n = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        if n < CJK_GROW_SHARE * len(holding) or n < CJK_GROW_TEXTS:
+            break
+        form = char + form if side == 0 else form + char
+        holding = [t for t in holding if form in t]
+    return form
+
+
+def _label_forms(terms, sample: "_CasingSample") -> list[str]:
+    """The forms of ``terms`` a label shows, a CJK term grown into a word (:func:`cjk_label_form`) and a
+    form held inside an earlier one left out (two pairs of the same word)."""
+    forms: list[str] = []
+    for t in terms:
+        grown = cjk_label_form(t, sample.texts)
+        if grown is None:
+            forms.append(_surface_form(t, sample))
+        elif not any(grown in f for f in forms):
+            forms.append(grown)
+    return forms
+
+
 def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     """A label a person would write: ``"Head: second, third"`` from :func:`label_terms`.
 
@@ -371,7 +425,7 @@ def readable_label(terms, texts=(), parts: int = 3, formats=()) -> str:
     terms = label_terms(terms, parts, formats, names=name_terms(terms, sample))
     if not terms:
         return ""
-    forms = [_surface_form(t, sample) for t in terms]
+    forms = _label_forms(terms, sample)
     first = forms[0].split(" ")[0]
     # a name written with a capital inside it keeps its casing ('iPhone', 'eBay'), not 'IPhone'
     head = forms[0] if any(ch.isupper() for ch in first[1:]) else forms[0][:1].upper() + forms[0][1:]
@@ -449,7 +503,7 @@ def topic_label(terms, texts, authors=None, formats=(), sources=(), closeness=No
             return label
     pool = named or list(terms)
     parts = label_terms(pool, 2, formats, names=set(pool))   # its top two, as they come
-    return f"{MISCELLANEOUS}: {', '.join(_surface_form(t, sample) for t in parts)}" if parts else MISCELLANEOUS
+    return f"{MISCELLANEOUS}: {', '.join(_label_forms(parts, sample))}" if parts else MISCELLANEOUS
 
 
 def _pocket(term: str, held, closeness) -> bool:

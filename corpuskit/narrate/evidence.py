@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
 from corpuskit.analysis.signals.kinds import new_entity_kinds, sql_names
 from corpuskit.clock import from_iso, iso
@@ -69,6 +69,7 @@ class EvidenceRecord:
     confidence: float = 0.0
     centrality: float | None = None
     on_subject: bool | None = None
+    language: str | None = None
 
     @property
     def metadata(self) -> dict:
@@ -115,7 +116,7 @@ def pool_hash(story_key: str, direct, inferred, k: int, extra) -> str:
 
 _RECORD_SQL = (
     "SELECT r.id, r.source, r.title, r.content_text, r.url, r.author, r.published_at, r.metadata, "
-    "e.topic_id FROM records r LEFT JOIN enrichment e ON e.record_id = r.id"
+    "e.topic_id, r.language FROM records r LEFT JOIN enrichment e ON e.record_id = r.id"
 )
 
 
@@ -125,13 +126,23 @@ def _records(conn, where: str, args, limit: int = POOL_LIMIT) -> list[EvidenceRe
         list(args) + [limit],
     ).fetchall()
     return [EvidenceRecord(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5] or "", r[6],
-                           r[7] or "{}", r[8]) for r in rows]
+                           r[7] or "{}", r[8], language=r[9]) for r in rows]
+
+
+def evidence_stop_words(records) -> list[str]:
+    """The stop words the evidence's TF-IDF leaves out: English's (scikit-learn's list, as always) and
+    those of every other language of ``records`` (stopwords-iso, the source the topics read), so that a
+    Spanish story's records are not ranked by "de", "la", "que"."""
+    from corpuskit.text.stopwords import stop_words
+
+    languages = tuple(sorted({r.language for r in records if r.language} - {"en", "und"}))
+    return sorted(ENGLISH_STOP_WORDS | stop_words(languages))
 
 
 def _matrix(records: list[EvidenceRecord]):
     texts = [f"{r.title} {r.text}" for r in records]
     try:
-        vec = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=1)
+        vec = TfidfVectorizer(stop_words=evidence_stop_words(records), sublinear_tf=True, min_df=1)
         return vec.fit_transform(texts)
     except ValueError:  # only stop words
         return None

@@ -6,14 +6,18 @@ into pieces that are not words (``Laschet`` stays ``Laschet``, ``UgurSahin`` is 
 pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece.
 
 A dictionary split runs only on a tag in one case, and only with a word list of the record's language:
-English is wordninja's Wikipedia word list (``language`` ``"en"``, or unknown, ``None``, where the split
-must also be made of common English words); another language's list is wordfreq's, when the optional
-``wordfreq`` package is installed (``pip install 'corpuskit[languages]'``; about forty languages, among
-them Spanish, German, French, Portuguese, Italian, Dutch, Russian and Polish). There a tag in lower case
-(``heraldodemexico``) or, six letters or more, in capitals (``ENVIVO``) is split only when every piece
-is among the list's 120,000 most common words (a piece of one, two or three letters among its 1,000,
-5,000 or 20,000 most common), else it stays whole; a number at its end stays on the last word (``tinabrito1``). A tag of a language without a list, or in a script without case, stays whole. The dictionary split is a shortest-path search over
-the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
+wordfreq's list of that language when the optional ``wordfreq`` package is installed (``pip install
+'corpuskit[languages]'``; about forty languages, English, Spanish, German, French, Portuguese, Italian,
+Dutch, Russian and Polish among them), else, for English only, wordninja's Wikipedia list (``language``
+``"en"``, or unknown, ``None``, where the split must also be made of common English words). With a
+wordfreq list, a tag in lower case (``heraldodemexico``) or, six letters or more, in capitals (``ENVIVO``)
+is split by a unigram model (:func:`_list_split`, settings :data:`SPLIT_PARAMS`): every piece a word
+frequent enough for its length, the split much more probable than the tag whole (a tag outside the list is
+an unknown word whose cost grows with its length), fewer pieces preferred; else it stays whole. A number
+at its end stays on the last word (``tinabrito1``). A capitalised piece whose last letter is a one-letter
+word left in lower case is cut before it (``CaféyNoticias``: Café y Noticias). A tag of a language
+without a list, or in a script without case, stays whole. With wordninja's list (English without
+wordfreq, or language unknown), the split is a shortest-path search over the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
 or a word the caller supplies is cheap; an English word costs by its Zipf rank; an unknown piece is dear,
 so that an unknown name stays whole rather than being cut into rare words). A capitalised word
 (``Hochwasser``, ``Frankreich``) is split only into common words of the record's language. The pieces
@@ -125,13 +129,15 @@ class HashtagSegmenter:
 
     @lru_cache(maxsize=65536)
     def _split_cached(self, tag: str, language: str) -> tuple[str, ...]:
-        costs = None if language in _WORD_LISTS else _language_costs(language)
-        pieces = _case_pieces(tag, costs)
+        costs = None if language == "und" else _language_costs(language)
+        pieces = _case_pieces(tag, None if language in _WORD_LISTS else costs)
         if len(pieces) > 1:
+            if costs is not None:
+                pieces = _letter_words(pieces, costs)
             return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
         if costs is not None and all(c.lower() != c.upper() for c in tag if c.isalpha()) and (
                 tag.islower() or (tag.isupper() and tag.isalpha() and len(tag) >= _MIN_CAPITALS)):
-            return _list_split(tag, costs) or tuple(_year_split(tag))
+            return _list_split(tag, costs, known=self._known()) or tuple(_year_split(tag))
         if language not in _WORD_LISTS or not tag.isascii() or not tag.islower():
             # another language, a script without case, a capitalised word (Laschet, Hochwasser) or
             # one in capitals (NASCAR): whole, but for a year after a word (Election2020)
@@ -201,69 +207,93 @@ class HashtagSegmenter:
 _DEFAULT = HashtagSegmenter()
 #: languages whose word list is wordninja's English one
 _WORD_LISTS = ("en", "und")
-#: words of another language's list (wordfreq's, by frequency) a dictionary split may use
-_LIST_WORDS = 120_000
-#: the rank in its language's list a piece of one, two and three letters must be within (longer: the list)
-_SHORT_RANKS = (1_000, 5_000, 20_000)
 _MIN_CAPITALS = 6
 
 
 @lru_cache(maxsize=8)
 def _language_costs(language: str) -> dict[str, float] | None:
-    """``{word: cost}`` of ``language``'s wordfreq list (the cost of a word by its rank, as for English;
-    a word's form without diacritics costs what the word does), or None when wordfreq is not installed
-    or has no list for the language."""
+    """``{word: cost}`` of ``language``'s wordfreq list, a word's cost its negative log10 frequency (a
+    Zipf frequency of 3, once in a million words, costs 6; a word's form without diacritics costs what
+    the word does), or None when wordfreq is not installed or has no list for the language."""
     try:
-        from wordfreq import available_languages, top_n_list
+        from wordfreq import available_languages, get_frequency_dict
     except ImportError:
         return None
     if language not in available_languages("large") and language not in available_languages("small"):
         return None
     wordlist = "large" if language in available_languages("large") else "small"
-    words = [w for w in top_n_list(language, _LIST_WORDS, wordlist=wordlist) if w.isalpha()]
     from corpuskit.text.folding import search_fold
 
-    log_n = math.log(len(words))
     costs: dict[str, float] = {}
-    for rank, word in enumerate(words):
-        cost = math.log((rank + 1) * log_n)
-        for form in (word, search_fold(word)):
-            costs.setdefault(form, cost)
+    for word, freq in sorted(get_frequency_dict(language, wordlist).items(), key=lambda kv: (-kv[1], kv[0])):
+        if word.isalpha() and freq > 0:
+            for form in (word, search_fold(word)):
+                costs.setdefault(form, -math.log10(freq))
     return costs
 
 
-def _short_limits(costs) -> tuple[float, ...]:
-    return tuple(math.log((rank + 1) * math.log(max(2, len(costs)))) for rank in _SHORT_RANKS)
+#: The unigram split of a one-case tag (see :func:`_list_split`). Chosen by leaving one language-and-kind
+#: part of tests/data/segmentation_labelled.tsv out at a time (benchmarks/bench_segmentation_params.py):
+#: ``piece``: the extra cost of each piece (a length prior: fewer, longer words); ``floors``: the Zipf
+#: frequency a piece of one, two, three, four, and five or more letters must reach; ``whole``: the Zipf
+#: frequency at which the tag itself is a word and stays whole; ``margin``: a tag in the list but rarer is
+#: split only when the split costs less than the tag itself plus this margin (in log10 units); ``unknown``:
+#: the cost per letter of a tag outside the list (split only when the split costs less: hochwasser in an
+#: English record is not hoc hwa ss er).
+SPLIT_PARAMS = {"piece": 1.5, "floors": (6.0, 4.0, 2.5, 2.5, 1.5), "whole": 2.5, "margin": 5.0,
+                "unknown": 1.75}
 
 
-def _list_split(tag: str, costs: dict[str, float]) -> tuple[str, ...] | None:
-    """The one-case ``tag`` cut into words of ``costs`` (another language's list), or None when no cut
-    makes every piece a word (a piece of one or two letters a very common one)."""
+def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset()) -> tuple[str, ...] | None:
+    """The one-case ``tag`` cut into words of ``costs`` (its language's list) by a unigram model, or None
+    when it stays whole: the tag is itself a common word, no cut makes every piece a word frequent enough
+    for its length, or the tag is in the list and the best cut is not more probable than it by the margin.
+    Of the cuts, the most probable wins, each piece costing its negative log10 frequency plus a constant
+    (so that ``justinbieber`` is justin bieber, not just in bieber). ``known``
+    words (gazetteer names, the caller's words) count as words of the lowest floor. A number at the end
+    stays on the last word (``tinabrito1``: tina brito1)."""
+    params = params or SPLIT_PARAMS
     digits = len(tag) - len(tag.rstrip("0123456789"))
-    if digits:  # a number ends the last word (tinabrito1: tina brito1)
-        head = _list_split(tag[:-digits], costs) if tag[:-digits].isalpha() else None
+    if digits:
+        head = _list_split(tag[:-digits], costs, params, known) if tag[:-digits].isalpha() else None
         return head[:-1] + (head[-1] + tag[-digits:],) if head else None
     if not tag.isalpha():
         return None
-    lower, n, short = tag.lower(), len(tag), _short_limits(costs)
+    lower, n = tag.lower(), len(tag)
+    whole = costs.get(lower, math.inf)
+    if 9.0 - whole >= params["whole"]:
+        return None
+    floors, extra = params["floors"], params["piece"]
+    limits = [9.0 - f for f in floors]
     best = [0.0] + [math.inf] * n
     back = [0] * (n + 1)
     for j in range(1, n + 1):
         for i in range(max(0, j - _MAX_PIECE), j):
+            if best[i] == math.inf or (i == 0 and j == n):
+                continue
             piece = lower[i:j]
             cost = costs.get(piece, math.inf)
-            if len(piece) <= len(short) and cost > short[len(piece) - 1]:
-                cost = math.inf
-            if best[i] + cost < best[j]:
-                best[j], back[j] = best[i] + cost, i
-    if best[n] == math.inf:
+            if cost > limits[min(len(piece), len(limits)) - 1]:
+                cost = limits[-1] if piece in known and len(piece) >= 3 else math.inf
+            if best[i] + cost + extra < best[j]:
+                best[j], back[j] = best[i] + cost + extra, i
+    # a tag outside the list is an unknown word, dearer the longer it is
+    if whole == math.inf:
+        whole = params["unknown"] * n - params["margin"]
+    if best[n] == math.inf or best[n] - extra >= whole + params["margin"]:
         return None
     pieces, j = [], n
     while j > 0:
         pieces.append(tag[back[j]:j])
         j = back[j]
-    # one letter is a word (y, o, u) or an initial at most once (hzamarron is not h zama r ron)
-    return tuple(reversed(pieces)) if sum(len(p) == 1 for p in pieces) <= 1 else None
+    pieces.reverse()
+    # one letter is a word (y, o, a) or an initial at most once, and never the last piece
+    # (hzamarron is not h zama r ron, Univ_espect not espec t)
+    if sum(len(p) == 1 for p in pieces) > 1 or len(pieces[-1]) == 1:
+        return None
+    return tuple(pieces)
+
+
 # a piece of an unknown-language or capitalised tag's split must be at least this common (English rank)
 _COMMON_RANK = 20000
 _YEAR = re.compile(r"^(\D+?)(\d{4,})$")
@@ -309,6 +339,25 @@ def _lower_run_is_word(before: str, capital: str, lower: str, costs=None) -> boo
         return False
     run = len(before) - len(before.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")) + 1
     return words.get(lower, math.inf) <= common or (run >= 3 and len(lower) >= 4)
+
+
+def _letter_words(pieces: list[str], costs: dict[str, float], params=None) -> list[str]:
+    """Case pieces with a one-letter word the writer left in lower case cut off (``CaféyNoticias``: Café y
+    Noticias; ``AzucenaxMilenio``: Azucena x Milenio): a capitalised piece before another piece, not a word
+    of ``costs`` itself, whose last letter is a word as frequent as a one-letter piece must be and whose
+    other letters are a word."""
+    params = params or SPLIT_PARAMS
+    one, word = 9.0 - params["floors"][0], 9.0 - params["floors"][-1]
+    out = []
+    for k, piece in enumerate(pieces):
+        low = piece.lower()
+        if (k < len(pieces) - 1 and len(piece) >= 4 and piece[0].isupper() and piece[1:].islower()
+                and piece[1:].isalpha() and low not in costs and costs.get(low[-1], math.inf) <= one
+                and costs.get(low[:-1], math.inf) <= word):
+            out.extend((piece[:-1], piece[-1]))
+        else:
+            out.append(piece)
+    return out
 
 
 def _year_split(piece: str) -> list[str]:
