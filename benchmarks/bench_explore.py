@@ -5,8 +5,9 @@
 The corpora are demo records (``corpuskit.ingest.demo.iter_demo_records``, a year of them) written
 straight into the records table, as ``benchmarks/bench_coordination.py`` writes its synthetic ones
 (the full-text index fills through its triggers; no stage runs, so there are no signals or stories
-and the topic filter has nothing to choose), and then given the per-day record counts the analyse
-stage keeps, as a corpus that has been run has them. Building a million demo records one by one takes
+and the topic filter has nothing to choose), and then given the per-day record counts and the
+corpus-wide term counts the analyse stage keeps, as a corpus that has been run has them (counting
+every record's terms once takes minutes at 1M; kept in the file and reused). Building a million demo records one by one takes
 longer than the measurement itself on a small machine, so a corpus of N records above the
 ``--base`` size (100k) holds ``N / base`` copies of the base corpus's records, each copy its own
 records (new source ids) at the same times: every query then matches N / base times as many
@@ -15,12 +16,15 @@ records, which is what the latency grows with. Built files are kept in ``--workd
 Each interaction is the panel's own callback (``Explorer.on_*``), timed end to end in Python with
 the widgets in place (no browser: what the kernel spends before the browser can draw), for a few
 queries of the demo's vocabulary; the table gives the median over queries and repeats, and the
-slowest. Keyness against the rest of the corpus reads every record's terms: it is drawn only when
-its tab is open, behind the busy line, and is reported on its own row.
+slowest. Keyness against the rest of the corpus reads the selection's texts (the rest's terms are
+the stored corpus counts minus the selection's): it grows with the selection, is drawn only when its
+tab is open, behind the busy line, and is reported on its own row. Opening the explorer is timed
+once per size (ipywidgets and bqplot imported before), and the peak memory of the process is printed.
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -70,12 +74,15 @@ def build(path: Path, n: int, base: int, seed: int = 7):
 
 
 def counted(corpus) -> None:
-    """Keep the per-day record counts analyse keeps (a corpus that has been run has them; the
-    explorer reads every record's days from them rather than counting); nothing when they hold."""
+    """Keep the per-day record counts and the corpus-wide term counts analyse keeps (a corpus that has
+    been run has them: the explorer reads every record's days and the rest's terms from them rather
+    than counting); nothing when they hold."""
     from corpuskit.analysis.record_counts import build_record_counts
+    from corpuskit.analysis.term_counts import build_term_counts
 
     with corpus.transaction():
         build_record_counts(corpus.file)
+    build_term_counts(corpus)
 
 
 def _timed(call) -> float:
@@ -109,6 +116,9 @@ def interactions(explorer, q: str, other: str) -> dict:
 
 
 def measure(corpus, repeat: int) -> dict:
+    import bqplot  # noqa: F401  (imported before the clock starts: a notebook has imported them once)
+    import ipywidgets  # noqa: F401
+
     from corpuskit.explorer import Explorer
 
     times: dict = {}
@@ -141,7 +151,7 @@ def main() -> int:
         print(f"{n:,} records ready in {time.perf_counter() - t0:.0f} s", flush=True)
         t0 = time.perf_counter()
         counted(corpus)
-        print(f"record counts as analyse keeps them, in {time.perf_counter() - t0:.0f} s", flush=True)
+        print(f"record and term counts as analyse keeps them, in {time.perf_counter() - t0:.0f} s", flush=True)
         results[n] = measure(corpus, args.repeat)
         corpus.close()
     sizes = list(results)
@@ -153,6 +163,7 @@ def main() -> int:
             row += [f"{statistics.median(values):.0f}", f"{max(values):.0f}"]
         rows.append(row)
     print(table(rows, ["interaction"] + [f"{h} {n // 1000}k ms" for n in sizes for h in ("median", "max")]))
+    print(f"peak memory of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 
 
