@@ -3,8 +3,8 @@
 :class:`Explorer` lays the widgets out (:mod:`corpuskit.explorer.layout`) and holds one ``on_*``
 method per interaction; each sets the state and redraws what it changed, so a test calls
 ``on_query("a", "apple")`` or ``on_period(3)`` and reads the widgets' values, with no browser.
-Slow answers (keyness against the rest of the corpus reads every record's terms) run only when
-their tab is open, behind the busy indicator.
+Answers that grow with the selection (keyness reads the selection's texts; the rest of the corpus
+comes from the term counts analyse keeps) run only when their tab is open, behind the busy indicator.
 """
 from __future__ import annotations
 
