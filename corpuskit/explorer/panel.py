@@ -136,6 +136,11 @@ class Explorer:
         """A pane's tab opened: draw it if it is drawn only when shown."""
         if index is not None and TABS[index] == "keyness":
             self.draw_keyness()
+        elif index is not None and TABS[index] == "kwic":
+            self.draw_kwic()
+
+    def _tab(self) -> str:
+        return TABS[self.w.tabs.selected_index or 0]
 
     def on_page(self, step: int) -> None:
         """The previous or next page of records."""
@@ -178,13 +183,18 @@ class Explorer:
         self.chart.show(self.state.attention(), self.state.mode, self.state.period)
 
     def draw_panes(self) -> None:
-        """The status line and every pane (keyness only while its tab is open)."""
+        """The status line and every pane (keyness, and the KWIC lines of a term, only while their tab
+        is open)."""
         with self.busy("counts"):
             self.w.status.value = views.status_html(self.state, self.state.counts())
         self.draw_records()
-        self.draw_kwic()
+        if not self.state.term or self._tab() == "kwic":
+            self.draw_kwic()
+        else:
+            # a term absent from the selection reads every text of it: drawn when its tab is open
+            self.w.kwic.value = '<i class="ck-kwic ck-empty">open this tab to see the lines of the term</i>'
         self.draw_signals()
-        if TABS[self.w.tabs.selected_index or 0] == "keyness":
+        if self._tab() == "keyness":
             self.draw_keyness()
         else:
             self.w.keyness.value = '<i class="ck-keyness ck-empty">open this tab to compute keyness</i>'
