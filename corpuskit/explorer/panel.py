@@ -32,8 +32,9 @@ class Explorer:
         self.chart = AttentionChart(self.on_period)
         self.w = build_widgets(self.state, self.chart.figure)
         self.timings: dict = {}
-        self._wire()
+        # the first queries are set before the observers are wired, which would redraw once more
         self.w.query["a"].value, self.w.query["b"].value = a, b
+        self._wire()
         self.on_query("a", a)
         if b:
             self.on_query("b", b)
