@@ -264,3 +264,20 @@ def test_the_filter_lists_are_the_corpus_own(fresh, demo_corpus):
     assert (facets["first"], facets["last"]) == tuple(conn.execute(
         "SELECT min(published_at), max(published_at) FROM records").fetchone())
     assert len(facets["sources"]) > 1 and facets["languages"]
+
+
+def test_opening_imports_neither_scikit_learn_nor_scipy_stats(demo_path):
+    # seconds each on a kernel's first explorer; keyness, drawn when its tab opens, imports scipy.stats then
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys\nfrom corpuskit import open_corpus\nfrom corpuskit.explorer import Explorer\n"
+            f"Explorer(open_corpus({str(demo_path)!r}), a='stablecoin', b='gpu')\n"
+            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'corpuskit.enrich') if m in sys.modules))")
+    root = str(Path(corpuskit.__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300,
+                         env={**os.environ, "PYTHONPATH": root})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
