@@ -5,8 +5,9 @@
 The corpora are demo records (``corpuskit.ingest.demo.iter_demo_records``, a year of them) written
 straight into the records table, as ``benchmarks/bench_coordination.py`` writes its synthetic ones
 (the full-text index fills through its triggers; no stage runs, so there are no signals or stories
-and the topic filter has nothing to choose), and then given the per-day record counts the analyse
-stage keeps, as a corpus that has been run has them. Building a million demo records one by one takes
+and the topic filter has nothing to choose), and then given the per-day record counts and the
+corpus-wide term counts the analyse stage keeps, as a corpus that has been run has them (counting
+every record's terms once takes minutes at 1M; kept in the file and reused). Building a million demo records one by one takes
 longer than the measurement itself on a small machine, so a corpus of N records above the
 ``--base`` size (100k) holds ``N / base`` copies of the base corpus's records, each copy its own
 records (new source ids) at the same times: every query then matches N / base times as many
@@ -15,12 +16,37 @@ records, which is what the latency grows with. Built files are kept in ``--workd
 Each interaction is the panel's own callback (``Explorer.on_*``), timed end to end in Python with
 the widgets in place (no browser: what the kernel spends before the browser can draw), for a few
 queries of the demo's vocabulary; the table gives the median over queries and repeats, and the
-slowest. Keyness against the rest of the corpus reads every record's terms: it is drawn only when
-its tab is open, behind the busy line, and is reported on its own row.
+slowest. The records tab is open but while the KWIC term is typed in its tab: the panes drawn only
+while their tab is open (keyness, and the KWIC lines of a term, which read every text of the
+selection when the term is rare in it) are timed on their own rows. Keyness against the rest of the corpus reads the selection's texts (the rest's terms are
+the stored corpus counts minus the selection's): it grows with the selection, is drawn only when its
+tab is open, behind the busy line, and is reported on its own row. Opening the explorer is timed
+once per size (ipywidgets and bqplot imported before), and the peak memory of the process is printed.
+
+``--sizes 100000,1000000 --repeat 1`` on a shared 2-core machine (load average 5 to 9), milliseconds
+(docs/explore.md has the run before the stored term counts and the lighter opening)::
+
+    interaction                              median 100k ms  max 100k ms  median 1000k ms  max 1000k ms
+    ---------------------------------------  --------------  -----------  ---------------  ------------
+    open the explorer                        183             183          111              111
+    type query A                             180             734          789              1174
+    type query B                             197             267          1103             1436
+    click a period                           92              121          523              828
+    share/records toggle                     9               9            9                17
+    next page of records                     68              79           162              411
+    KWIC term                                46              2255         90               108
+    focus query B                            71              92           278              384
+    keyness A vs B (period)                  58              111          516              640
+    code                                     2               5            1                5
+    whole range again                        84              115          288              496
+    day/week/month toggle                    211             277          795              1398
+    keyness vs rest (whole range; tab open)  1360            2715         6144             12857
+    peak memory of the process: 281 MB
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -70,12 +96,15 @@ def build(path: Path, n: int, base: int, seed: int = 7):
 
 
 def counted(corpus) -> None:
-    """Keep the per-day record counts analyse keeps (a corpus that has been run has them; the
-    explorer reads every record's days from them rather than counting); nothing when they hold."""
+    """Keep the per-day record counts and the corpus-wide term counts analyse keeps (a corpus that has
+    been run has them: the explorer reads every record's days and the rest's terms from them rather
+    than counting); nothing when they hold."""
     from corpuskit.analysis.record_counts import build_record_counts
+    from corpuskit.analysis.term_counts import build_term_counts
 
     with corpus.transaction():
         build_record_counts(corpus.file)
+    build_term_counts(corpus)
 
 
 def _timed(call) -> float:
@@ -85,7 +114,10 @@ def _timed(call) -> float:
 
 
 def interactions(explorer, q: str, other: str) -> dict:
-    """Milliseconds of each interaction, in the order a reader makes them."""
+    """Milliseconds of each interaction, in the order a reader makes them (the records tab open, but
+    while the KWIC term is typed)."""
+    from corpuskit.explorer.panel import TABS
+
     state = explorer.state
     out = {"type query A": _timed(lambda: explorer.on_query("a", q))}
     out["type query B"] = _timed(lambda: explorer.on_query("b", other))
@@ -94,7 +126,9 @@ def interactions(explorer, q: str, other: str) -> dict:
     out["share/records toggle"] = _timed(lambda: explorer.on_mode("count"))
     out["next page of records"] = _timed(lambda: explorer.on_page(1))
     term = q.split()[0].strip('"')
+    explorer.w.tabs.selected_index = TABS.index("kwic")      # the term is typed in the KWIC tab
     out["KWIC term"] = _timed(lambda: explorer.on_term(term))
+    explorer.w.tabs.selected_index = TABS.index("records")
     out["focus query B"] = _timed(lambda: explorer.on_focus("b"))
     explorer.on_focus("a")
     explorer.on_against("other")
@@ -109,6 +143,9 @@ def interactions(explorer, q: str, other: str) -> dict:
 
 
 def measure(corpus, repeat: int) -> dict:
+    import bqplot  # noqa: F401  (imported before the clock starts: a notebook has imported them once)
+    import ipywidgets  # noqa: F401
+
     from corpuskit.explorer import Explorer
 
     times: dict = {}
@@ -141,7 +178,7 @@ def main() -> int:
         print(f"{n:,} records ready in {time.perf_counter() - t0:.0f} s", flush=True)
         t0 = time.perf_counter()
         counted(corpus)
-        print(f"record counts as analyse keeps them, in {time.perf_counter() - t0:.0f} s", flush=True)
+        print(f"record and term counts as analyse keeps them, in {time.perf_counter() - t0:.0f} s", flush=True)
         results[n] = measure(corpus, args.repeat)
         corpus.close()
     sizes = list(results)
@@ -153,6 +190,7 @@ def main() -> int:
             row += [f"{statistics.median(values):.0f}", f"{max(values):.0f}"]
         rows.append(row)
     print(table(rows, ["interaction"] + [f"{h} {n // 1000}k ms" for n in sizes for h in ("median", "max")]))
+    print(f"peak memory of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 
 

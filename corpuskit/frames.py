@@ -118,7 +118,7 @@ def records(corpus, source=None, topic=None, since=None, until=None, q=None, new
         frame[name] = frame[name].astype("Int64")
     frame["isRepost"] = frame["isRepost"].astype(bool)
     frame = _times(frame, "publishedAt", "capturedAt")
-    from corpuskit.methods import enrich_settings
+    from corpuskit.store.runs import enrich_settings
 
     frame.attrs["sentimentScorer"] = enrich_settings(corpus.conn).get("scorer")   # names plot labels
     return frame
@@ -365,13 +365,16 @@ STORY_COLUMNS = ["id", "slug", "kind", "version", "isCurrent", "headline", "lede
 
 def stories(corpus, kind=None, current=True, period=None) -> pd.DataFrame:
     """Stories, newest ``publishAt`` first (see ``Corpus.stories``)."""
-    from corpuskit.narrate.periods import parse_period
-    from corpuskit.narrate.pipeline import period_key
-
     kind = choice(kind, "kind", STORY_KINDS)
     if not isinstance(current, bool):
         raise ValidationError(f"current must be True or False, not {current!r}")
-    prefix = None if period is None else period_key(parse_period(period), "")
+    prefix = None
+    if period is not None:
+        # imported only here: the narrate pipeline loads scikit-learn (seconds on a first call)
+        from corpuskit.narrate.periods import parse_period
+        from corpuskit.narrate.pipeline import period_key
+
+        prefix = period_key(parse_period(period), "")
     frame = pd.DataFrame(story_rows(corpus.conn, kind=kind, current=current, key_prefix=prefix),
                          columns=STORY_COLUMNS)
     for col in ("isCurrent", "featured"):

@@ -14,16 +14,10 @@ import json
 
 from corpuskit.enrich.corpus_priors import adjustment_sentence
 from corpuskit.enrich.instruments import instrument
+from corpuskit.store.runs import enrich_settings  # noqa: F401  (re-exported: corpuskit.methods.enrich_settings)
 
 #: The enrich run's settings keys that name an instrument, in the paragraph's order.
 ROLES = ("detector", "scorer", "extractor")
-
-
-def enrich_settings(conn) -> dict:
-    """The settings of the corpus's last finished enrich run (``{}`` when there is none)."""
-    row = conn.execute("SELECT settings FROM runs WHERE stage = 'enrich' AND status = 'done' "
-                       "ORDER BY started_at DESC, rowid DESC LIMIT 1").fetchone()
-    return json.loads(row[0] or "{}") if row else {}
 
 
 def instruments(corpus) -> dict:

@@ -76,7 +76,7 @@ def _scorer_label(data, frame: pd.DataFrame) -> str:
     """The sentiment scorer the run used, for an axis label: from the corpus's last enrich run, or the
     ``sentimentScorer`` a records DataFrame carries in ``attrs`` (``Corpus.records`` sets it)."""
     from corpuskit.enrich.instruments import label
-    from corpuskit.methods import enrich_settings
+    from corpuskit.store.runs import enrich_settings
 
     if hasattr(data, "conn"):
         name = enrich_settings(data.conn).get("scorer")

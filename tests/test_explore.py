@@ -237,3 +237,47 @@ def test_the_busy_line_shows_while_an_answer_is_computed(fresh, monkeypatch):
     fresh.w.next.click()
     assert seen and "records" in seen[0] and "ck-busy" in seen[0]
     assert fresh.w.busy.value == "" and fresh.timings["records"] >= 0
+
+
+def test_a_selection_is_selected_once_for_the_chart_counts_and_panes(fresh, monkeypatch):
+    from corpuskit.query import subsets
+
+    calls = []
+    real = subsets.query_ids
+    monkeypatch.setattr(subsets, "query_ids", lambda *a, **k: calls.append(a[1:]) or real(*a, **k))
+    fresh.on_query("a", "stablecoin")
+    assert len(calls) == 1          # query A over the whole range; B's ids are kept
+    calls.clear()
+    fresh.on_term("stablecoin")
+    fresh.on_page(1)
+    assert calls == []
+    fresh.on_period(_busiest_week(fresh))
+    assert len(calls) == 2          # A and B in the period, once each for the counts and every pane
+
+
+def test_the_filter_lists_are_the_corpus_own(fresh, demo_corpus):
+    conn = demo_corpus.conn
+    facets = fresh.state.facets
+    assert facets["sources"] == [r[0] for r in conn.execute("SELECT DISTINCT source FROM records ORDER BY 1")]
+    assert facets["languages"] == [r[0] for r in conn.execute(
+        "SELECT DISTINCT language FROM records WHERE language IS NOT NULL ORDER BY 1")]
+    assert (facets["first"], facets["last"]) == tuple(conn.execute(
+        "SELECT min(published_at), max(published_at) FROM records").fetchone())
+    assert len(facets["sources"]) > 1 and facets["languages"]
+
+
+def test_opening_imports_neither_scikit_learn_nor_scipy_stats(demo_path):
+    # seconds each on a kernel's first explorer; keyness, drawn when its tab opens, imports scipy.stats then
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys\nfrom corpuskit import open_corpus\nfrom corpuskit.explorer import Explorer\n"
+            f"Explorer(open_corpus({str(demo_path)!r}), a='stablecoin', b='gpu')\n"
+            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'corpuskit.enrich') if m in sys.modules))")
+    root = str(Path(corpuskit.__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300,
+                         env={**os.environ, "PYTHONPATH": root})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -1,6 +1,7 @@
 """Keyword in context: case- and diacritic-insensitive, Unicode-aware, sorted, with its word windows."""
 import re
 
+import pandas as pd
 import pytest
 
 from corpuskit.analysis.kwic import KWIC_COLUMNS, fold, kwic, term_pattern
@@ -94,3 +95,27 @@ def test_kwic_equals_a_regex_scan_on_real_hacker_news(tmp_path):
     assert len(table) == expected > 20
     assert set(table["match"].str.lower()) == {"rust"}
     c.close()
+
+
+def _scrambled(corpus, n=600):
+    """``n`` records whose ids do not follow their times (ids run forward, days back and forth)."""
+    rows = []
+    for i in range(n):
+        day = (i * 37) % 300
+        stamp = f"2021-{1 + day // 28:02d}-{1 + day % 28:02d}T{i % 24:02d}:00:00Z"
+        text = " ".join(["stablecoin" if (i + k) % 3 == 0 else f"word{k}" for k in range(i % 7 + 2)]) + " bond yields"
+        rows.append(("news", str(i), str(i), f"title {i}", text, stamp, stamp))
+    corpus.conn.executemany("INSERT INTO records(source, source_id, content_hash, title, content_text, "
+                            "published_at, captured_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    return corpus
+
+
+@pytest.mark.parametrize("term", ["stablecoin", "bond yields", "word*"])
+def test_a_limited_concordance_is_the_first_lines_of_the_whole_one(corpus, term):
+    _scrambled(corpus)
+    ids = [r[0] for r in corpus.conn.execute("SELECT id FROM records")]
+    whole = kwic(corpus, ids, term)
+    assert len(whole) > 300
+    for limit in (1, 3, 50, len(whole) + 5):
+        pd.testing.assert_frame_equal(kwic(corpus, ids, term, limit=limit),
+                                      whole.head(limit).reset_index(drop=True))

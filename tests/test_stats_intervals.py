@@ -73,3 +73,26 @@ def test_bootstrap_level_is_pinned_to_the_quantiles_of_the_same_resamples(level)
     assert np.mean((means >= low) & (means <= high)) == pytest.approx(level, abs=0.01)
     if level == 0.95:   # the default level is 95%
         assert bootstrap_interval(data, np.mean, resamples=400, seed=11) == (low, high)
+
+
+def test_the_intervals_equal_scipy_stats_bit_for_bit():
+    # they compute chi2.ppf and norm.ppf through scipy.special (no scipy.stats import on a first chart)
+    import numpy as np
+    from scipy import stats
+
+    from corpuskit.stats.intervals import poisson_interval, wilson_interval
+
+    k = np.concatenate([np.arange(0, 3000), [10 ** 5, 10 ** 6]]).astype(float)
+    for level in (0.5, 0.9, 0.95, 0.99):
+        a = 1 - level
+        low, high = poisson_interval(k, level)
+        assert np.array_equal(high, stats.chi2.ppf(1 - a / 2, 2 * k + 2) / 2)
+        assert np.array_equal(low[1:], stats.chi2.ppf(a / 2, 2 * k[1:]) / 2) and low[0] == 0
+        n = np.arange(3, 2000, dtype=float)
+        z = stats.norm.ppf(0.5 + level / 2)
+        s = np.floor(n * 0.37)           # 1 .. n - 1: no end is pinned to 0 or 1
+        centre = (s + z * z / 2) / (n + z * z)
+        half = z * np.sqrt(s * (n - s) / n + z * z / 4) / (n + z * z)
+        wl, wh = wilson_interval(s, n, level)
+        np.testing.assert_allclose(wl, centre - half, rtol=1e-12)
+        np.testing.assert_allclose(wh, centre + half, rtol=1e-12)

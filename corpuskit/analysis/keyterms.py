@@ -10,7 +10,8 @@ adjustment runs over every term tested (both lengths together). A term is tested
 at least ``min_freq`` times in the two sides together.
 
 Texts are read in chunks (:func:`corpuskit.query.subsets.iter_texts`); only the term counts are
-held in memory.
+held in memory. Against the rest of the corpus, the corpus-wide counts analyse keeps
+(:mod:`corpuskit.analysis.term_counts`) spare reading the rest's texts while they hold.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ import pandas as pd
 from corpuskit.enrich.base import record_text
 from corpuskit.errors import ValidationError
 from corpuskit.query.subsets import as_ids, iter_texts
-from corpuskit.stats.keyness import benjamini_hochberg, keyness_table
+from corpuskit.stats.keyness import (benjamini_hochberg, g2_p_value, keyness_table, log_likelihood,
+                                     weighted_benjamini_hochberg)
 from corpuskit.text import term_phrases
 from corpuskit.text.folding import search_fold
 from corpuskit.text.markup import html_to_text
@@ -114,27 +116,74 @@ def compare_terms(corpus, ids_a, ids_b, n: int | None = 20, min_freq: int = MIN_
     return frame[list(COMPARE_COLUMNS)]
 
 
-def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ) -> pd.DataFrame:
+def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ, stored: bool = True) -> pd.DataFrame:
     """The terms the subcorpus ``ids`` uses more than the rest of the corpus, most key first.
 
     Columns :data:`DISTINCTIVE_COLUMNS`: ``freq`` in the subcorpus, ``freq_rest`` in every other
     record, ``G2``, ``log_ratio`` (positive), ``p`` and ``p_adjusted`` (Benjamini-Hochberg over
-    every term tested, both directions). ``n`` keeps the first ``n`` (None: all). One pass over
-    the corpus in chunks splits each record to its side.
+    every term tested, both directions). ``n`` keeps the first ``n`` (None: all).
+
+    While the corpus-wide term counts analyse keeps hold (:mod:`.term_counts`; ``stored=False``
+    never uses them), only the subcorpus's texts are read and the rest is the corpus minus the
+    subcorpus: the same table as the live count, which otherwise makes one pass over the corpus in
+    chunks and splits each record to its side.
     """
     n = _check_n(n)
     min_freq = _check_n(min_freq, "min_freq")
     ids = as_ids(ids)
-    mine, rest = TermCounts(), TermCounts()
-    if len(ids):
-        for chunk in iter_texts(corpus.conn, None):
-            chunk_ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
-            pos = np.searchsorted(ids, chunk_ids)
-            inside = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == chunk_ids)
-            for row, flag in zip(chunk, inside.tolist()):
-                (mine if flag else rest).add(row[1], row[2])
-    frame = _keyness(mine, rest, min_freq)
+    frame = None
+    if stored and len(ids):
+        from corpuskit.analysis.term_counts import stored_terms
+
+        kept = stored_terms(corpus.conn)
+        if kept is not None:
+            frame = _keyness_stored(count_terms(corpus.conn, ids), kept, min_freq)
+    if frame is None:
+        mine, rest = TermCounts(), TermCounts()
+        if len(ids):
+            for chunk in iter_texts(corpus.conn, None):
+                chunk_ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
+                pos = np.searchsorted(ids, chunk_ids)
+                inside = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == chunk_ids)
+                for row, flag in zip(chunk, inside.tolist()):
+                    (mine if flag else rest).add(row[1], row[2])
+        frame = _keyness(mine, rest, min_freq)
     frame = frame[frame["direction"] == "a"].rename(columns={"freq_a": "freq", "freq_b": "freq_rest"})
     if n is not None:
         frame = frame.head(n)
     return frame[list(DISTINCTIVE_COLUMNS)].reset_index(drop=True)
+
+
+def _keyness_stored(mine: TermCounts, corpus_terms, min_freq: int) -> pd.DataFrame:
+    """:func:`_keyness` of ``mine`` against the rest (the stored corpus counts minus ``mine``), for
+    the terms ``mine`` holds; their ``p_adjusted`` runs over every term tested, the terms absent from
+    ``mine`` entering by their count alone (the stored histogram)."""
+    corpus_counts = corpus_terms.counts(set(mine.unigrams) | set(mine.bigrams))
+    parts, absent_p, absent_w = [], [], []
+    for attr, total_a in (("unigrams", mine.totals[0]), ("bigrams", mine.totals[1])):
+        ca = getattr(mine, attr)
+        total_b = corpus_terms.tokens[attr] - total_a
+        if total_a == 0 or total_b == 0:
+            continue
+        histogram = dict(corpus_terms.histogram[attr])
+        terms = []
+        for t in sorted(ca):
+            count = corpus_counts[t]
+            histogram[count] -= 1        # what is left counts the terms absent from the selection
+            if count >= min_freq:
+                terms.append(t)
+        if terms:
+            parts.append(keyness_table(terms, [ca[t] for t in terms], [corpus_counts[t] - ca[t] for t in terms],
+                                       total_a, total_b))
+        counts = np.array(sorted(c for c, k in histogram.items() if k and c >= min_freq), dtype=np.int64)
+        if counts.size:
+            absent_p.append(g2_p_value(np.atleast_1d(log_likelihood(np.zeros(counts.size), counts,
+                                                                    total_a, total_b))))
+            absent_w.append(np.array([histogram[int(c)] for c in counts], dtype=np.int64))
+    if not parts:
+        return keyness_table([], [], [], 1, 1)
+    frame = pd.concat(parts, ignore_index=True)
+    p = np.concatenate([frame["p"].to_numpy(), *absent_p])
+    weight = np.concatenate([np.ones(len(frame), dtype=np.int64), *absent_w])
+    frame["p_adjusted"] = weighted_benjamini_hochberg(p, weight)[:len(frame)]
+    return frame.sort_values(["G2", "term"], ascending=[False, True], kind="mergesort").reset_index(drop=True)

@@ -10,14 +10,16 @@ written.
 """
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 
 from corpuskit.enrich.base import record_text
 from corpuskit.errors import ValidationError
-from corpuskit.query.subsets import as_ids, iter_texts
+from corpuskit.query.subsets import ID_CHUNK, as_ids, iter_texts
 from corpuskit.text import display_text
 from corpuskit.text.folding import fold_char as _fold_char
 from corpuskit.text.unicode import CJK_CHARS, CJK_RUN
@@ -78,6 +80,22 @@ def _context(text: str, start: int, end: int, window: int) -> tuple[str, str]:
     return " ".join(left[-window:]) if window else "", " ".join(right[:window]) if window else ""
 
 
+def _oldest_first(conn, ids: np.ndarray, chunk: int = 200):
+    """The :func:`iter_texts` rows of ``ids`` in chunks, by ``published_at`` then id (the concordance's
+    order), the order read from the ``published_at`` of every id first."""
+    stamped = []
+    for first in range(0, len(ids), ID_CHUNK):
+        batch = json.dumps(ids[first:first + ID_CHUNK].tolist())
+        stamped += [tuple(r) for r in conn.execute(
+            "SELECT published_at, id FROM records WHERE id IN (SELECT value FROM json_each(?))", (batch,))]
+    stamped.sort()
+    for start in range(0, len(stamped), chunk):
+        part = [rid for _, rid in stamped[start:start + chunk]]
+        rows = conn.execute("SELECT id, title, content_text, published_at, source FROM records WHERE id IN "
+                            "(SELECT value FROM json_each(?)) ORDER BY published_at, id", (json.dumps(part),)).fetchall()
+        yield [tuple(r) for r in rows]
+
+
 def kwic(corpus, ids, term: str, window: int = 8, limit: int | None = None) -> pd.DataFrame:
     """A keyword-in-context concordance of ``term`` in the records ``ids``.
 
@@ -95,15 +113,18 @@ def kwic(corpus, ids, term: str, window: int = 8, limit: int | None = None) -> p
         raise ValidationError(f"limit must be a positive integer, not {limit!r}")
     ids = as_ids(ids)
     rows: list[tuple] = []
-    if len(ids):
-        for chunk in iter_texts(corpus.conn, ids):
-            for rid, title, content, published, source in chunk:
-                text = display_text(record_text(title, content))
-                folded, where = _folded_with_offsets(text)
-                for m in pattern.finditer(folded):
-                    start, end = where[m.start()], where[m.end() - 1] + 1
-                    left, right = _context(text, start, end, window)
-                    rows.append((published, rid, start, left, text[start:end], right, source))
+    # with a limit, the records are read oldest first and the reading stops once the limit is reached:
+    # every later record's lines sort after those
+    for chunk in (_oldest_first(corpus.conn, ids) if limit is not None else iter_texts(corpus.conn, ids)):
+        for rid, title, content, published, source in chunk:
+            text = display_text(record_text(title, content))
+            folded, where = _folded_with_offsets(text)
+            for m in pattern.finditer(folded):
+                start, end = where[m.start()], where[m.end() - 1] + 1
+                left, right = _context(text, start, end, window)
+                rows.append((published, rid, start, left, text[start:end], right, source))
+        if limit is not None and len(rows) >= limit:
+            break
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     if limit is not None:
         rows = rows[:limit]

@@ -21,7 +21,8 @@ After the steps, every run rewrites the per-entity sums over all mentions
 (:mod:`.entity_aggregates`) when their inputs changed; the entity answers read
 them while they hold, and the record counts by day, topic, source and sentiment
 (:mod:`.record_counts`), which the topic, source and sentiment filters' totals
-and the topic trends read while they hold. The other corpus aggregates
+and the topic trends read while they hold, and the corpus-wide keyness term counts
+(:mod:`.term_counts`), which keyness against the rest of the corpus reads while they hold. The other corpus aggregates
 (:mod:`.corpus_stats`) are computed on request and need no stored step.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from time import perf_counter
 
 from corpuskit.analysis.entity_aggregates import build_entity_aggregates
 from corpuskit.analysis.record_counts import build_record_counts
+from corpuskit.analysis.term_counts import build_term_counts
 from corpuskit.errors import ValidationError
 from corpuskit.store.staged import staged_writes
 
@@ -131,5 +133,10 @@ def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> 
             t0 = perf_counter()
             summary["recordCounts"] = build_record_counts(corpus)
             summary["recordCounts"]["seconds"] = round(perf_counter() - t0, 3)
+        # counted outside the staged block: it reads texts for as long as it needs without holding
+        # the other writers back, and takes the write lock only to write what it counted
+        t0 = perf_counter()
+        summary["termCounts"] = build_term_counts(corpus)
+        summary["termCounts"]["seconds"] = round(perf_counter() - t0, 3)
     summary["seconds"]["total"] = round(perf_counter() - started, 3)
     return summary

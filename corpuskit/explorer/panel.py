@@ -3,8 +3,8 @@
 :class:`Explorer` lays the widgets out (:mod:`corpuskit.explorer.layout`) and holds one ``on_*``
 method per interaction; each sets the state and redraws what it changed, so a test calls
 ``on_query("a", "apple")`` or ``on_period(3)`` and reads the widgets' values, with no browser.
-Slow answers (keyness against the rest of the corpus reads every record's terms) run only when
-their tab is open, behind the busy indicator.
+Answers that grow with the selection (keyness reads the selection's texts; the rest of the corpus
+comes from the term counts analyse keeps) run only when their tab is open, behind the busy indicator.
 """
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ class Explorer:
         self.chart = AttentionChart(self.on_period)
         self.w = build_widgets(self.state, self.chart.figure)
         self.timings: dict = {}
-        self._wire()
+        # the first queries are set before the observers are wired, which would redraw once more
         self.w.query["a"].value, self.w.query["b"].value = a, b
+        self._wire()
         self.on_query("a", a)
         if b:
             self.on_query("b", b)
@@ -136,6 +137,11 @@ class Explorer:
         """A pane's tab opened: draw it if it is drawn only when shown."""
         if index is not None and TABS[index] == "keyness":
             self.draw_keyness()
+        elif index is not None and TABS[index] == "kwic":
+            self.draw_kwic()
+
+    def _tab(self) -> str:
+        return TABS[self.w.tabs.selected_index or 0]
 
     def on_page(self, step: int) -> None:
         """The previous or next page of records."""
@@ -178,13 +184,18 @@ class Explorer:
         self.chart.show(self.state.attention(), self.state.mode, self.state.period)
 
     def draw_panes(self) -> None:
-        """The status line and every pane (keyness only while its tab is open)."""
+        """The status line and every pane (keyness, and the KWIC lines of a term, only while their tab
+        is open)."""
         with self.busy("counts"):
             self.w.status.value = views.status_html(self.state, self.state.counts())
         self.draw_records()
-        self.draw_kwic()
+        if not self.state.term or self._tab() == "kwic":
+            self.draw_kwic()
+        else:
+            # a term absent from the selection reads every text of it: drawn when its tab is open
+            self.w.kwic.value = '<i class="ck-kwic ck-empty">open this tab to see the lines of the term</i>'
         self.draw_signals()
-        if TABS[self.w.tabs.selected_index or 0] == "keyness":
+        if self._tab() == "keyness":
             self.draw_keyness()
         else:
             self.w.keyness.value = '<i class="ck-keyness ck-empty">open this tab to compute keyness</i>'

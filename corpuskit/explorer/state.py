@@ -24,6 +24,8 @@ AGAINST = ("other", "rest")
 KWIC_LIMIT = 50
 KEY_TERMS = 20
 RECORD_COLUMNS = ("id", "author", "publishedAt", "source", "text", "url")
+#: Selections whose Subcorpus (and its ids) is kept, oldest dropped first.
+SUBCORPORA_KEPT = 16
 
 
 class ExplorerState:
@@ -47,6 +49,7 @@ class ExplorerState:
         self.term, self.page, self.page_size = "", 0, int(page_size)
         self.kept: dict = {}
         self._attention: dict | None = None
+        self._subcorpora: dict = {}
         self.set_freq(freq)
         self.set_mode(mode)
         self.set_query("a", a)
@@ -153,7 +156,15 @@ class ExplorerState:
         if not q:
             return None
         since, until = self.bounds() if selected else (self.filters.since, self.filters.until)
-        return self.corpus.query(q, since=since, until=until)
+        # the same selection is the same Subcorpus, so its ids (remembered until the data change) are
+        # selected once for the chart, the counts and every pane
+        key = (q, since, until)
+        sub = self._subcorpora.get(key)
+        if sub is None:
+            if len(self._subcorpora) >= SUBCORPORA_KEPT:
+                del self._subcorpora[next(iter(self._subcorpora))]
+            sub = self._subcorpora[key] = self.corpus.query(q, since=since, until=until)
+        return sub
 
     def selection_label(self) -> str:
         """The selected period as a reader names it, or 'the whole range'."""

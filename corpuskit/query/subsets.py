@@ -79,11 +79,10 @@ def daily_counts(conn, ids=None, since: str | None = None, until: str | None = N
         args.append(until)
     out: dict = {}
     if ids is None:
-        # every record's days: the denominator of each attention share. Unbounded, it is read from the
-        # counts analyse keeps while they describe the corpus as it is; else counted and remembered
-        # until the data change
-        if not args and usable(conn):
-            return dict(cached_rows(conn, "SELECT day, sum(records) FROM record_counts GROUP BY day"))
+        # every record's days: the denominator of each attention share, read from the counts analyse
+        # keeps while they describe the corpus as it is; else counted and remembered until the data change
+        if usable(conn):
+            return _stored_days(conn, since, until)
         return dict(cached_rows(conn, f"SELECT day, count(*) FROM records WHERE 1{bounds} GROUP BY day", args))
     for batch in _chunks(as_ids(ids)):
         for day, n in conn.execute("SELECT day, count(*) FROM records WHERE id IN "
@@ -92,10 +91,32 @@ def daily_counts(conn, ids=None, since: str | None = None, until: str | None = N
     return out
 
 
+def _stored_days(conn, since: str | None, until: str | None) -> dict:
+    """:func:`daily_counts` of every record from the per-day counts analyse keeps (they must hold): the
+    days wholly inside the bounds as stored, a day cut by ``since`` or ``until`` counted live on the
+    ``published_at`` index."""
+    days = dict(cached_rows(conn, "SELECT day, sum(records) FROM record_counts GROUP BY day"))
+    if since is None and until is None:
+        return days
+    first, last = since and since[:10], until and until[:10]
+    out = {d: n for d, n in days.items() if (first is None or d >= first) and (last is None or d <= last)}
+    for day in {first, last} - {None}:
+        lo, hi = max(f"{day}T00:00:00Z", since or ""), min(f"{day}T23:59:59Z", until or "~")
+        if (lo, hi) != (f"{day}T00:00:00Z", f"{day}T23:59:59Z") and day in out:
+            n = conn.execute("SELECT count(*) FROM records WHERE published_at >= ? AND published_at <= ?",
+                             (lo, hi)).fetchone()[0]
+            if n:
+                out[day] = n
+            else:
+                del out[day]
+    return out
+
+
 def published_span(conn, ids=None) -> tuple[str | None, str | None]:
     """The first and last ``published_at`` of the ids given, or of every record."""
     if ids is None:
-        row = conn.execute("SELECT min(published_at), max(published_at) FROM records").fetchone()
+        row = conn.execute("SELECT (SELECT min(published_at) FROM records), "
+                           "(SELECT max(published_at) FROM records)").fetchone()
         return row[0], row[1]
     lo = hi = None
     for batch in _chunks(as_ids(ids)):

@@ -14,7 +14,7 @@ A share with ``n == 0`` and the mean of fewer than two values have no interval: 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _scipy_stats
+from scipy import special as _special
 
 from corpuskit.errors import ValidationError
 
@@ -36,14 +36,21 @@ def poisson_interval(count, level: float = 0.95):
     if np.any(k < 0):
         raise ValidationError("a count cannot be negative")
     with np.errstate(invalid="ignore"):
-        low = np.where(k > 0, _scipy_stats.chi2.ppf(alpha / 2, 2 * k) / 2, 0.0)
-    high = _scipy_stats.chi2.ppf(1 - alpha / 2, 2 * k + 2) / 2
+        low = np.where(k > 0, _chi2_ppf(alpha / 2, 2 * k) / 2, 0.0)
+    high = _chi2_ppf(1 - alpha / 2, 2 * k + 2) / 2
     return _unwrap(low), _unwrap(high)
+
+
+def _chi2_ppf(q: float, df):
+    """``scipy.stats.chi2.ppf(q, df)`` for ``0 < q < 1``, as it computes it (``2 gammaincinv(df/2, q)``;
+    NaN where ``df <= 0``), without importing ``scipy.stats`` (seconds on a first call)."""
+    df = np.asarray(df, dtype=float)
+    return np.where(df > 0, 2 * _special.gammaincinv(df / 2, q), np.nan)
 
 
 def wilson_interval(successes, total, level: float = 0.95):
     """Wilson score interval for the share ``successes / total`` (Wilson 1927); NaN where ``total == 0``."""
-    z = _scipy_stats.norm.ppf(0.5 + _check_level(level) / 2)
+    z = float(_special.ndtri(0.5 + _check_level(level) / 2))     # norm.ppf
     k = np.asarray(successes, dtype=float)
     n = np.asarray(total, dtype=float)
     if np.any(k < 0) or np.any(k > n):
@@ -66,6 +73,8 @@ def mean_interval(values, level: float = 0.95) -> tuple[float, float]:
     if x.size < 2:
         return float("nan"), float("nan")
     mean = float(x.mean())
+    from scipy import stats as _scipy_stats
+
     half = float(_scipy_stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
     return mean - half, mean + half
 
@@ -115,6 +124,8 @@ def mean_interval_from_moments(n, mean, sd, level: float = 0.95):
     sd = np.asarray(sd, dtype=float)
     if np.any(n < 0) or np.any(sd < 0):
         raise ValidationError("n and sd cannot be negative")
+    from scipy import stats as _scipy_stats
+
     with np.errstate(invalid="ignore", divide="ignore"):
         ok = n >= 2
         t = _scipy_stats.t.ppf(0.5 + level / 2, np.where(ok, n - 1, 1.0))

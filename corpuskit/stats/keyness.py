@@ -84,6 +84,29 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     return _scipy_stats.false_discovery_control(p, method="bh")
 
 
+def weighted_benjamini_hochberg(p_values, weights) -> np.ndarray:
+    """:func:`benjamini_hochberg` of a list where ``p_values[i]`` occurs ``weights[i]`` times (each
+    a positive integer): the adjusted value of each entry, equal to what the expanded list gives.
+
+    An entry covering ranks ``r+1..r+w`` of the sorted list gets the smallest ``p m / rank`` from its
+    last rank on, which is where its copies' values end in the expanded computation."""
+    p = np.asarray(p_values, dtype=float)
+    w = np.asarray(weights, dtype=np.int64)
+    if p.size == 0:
+        return p.copy()
+    if p.shape != w.shape or np.any(w < 1):
+        raise ValidationError("weights must be positive integers, one per p-value")
+    if np.any(np.isnan(p)) or np.any(p < 0) or np.any(p > 1):
+        raise ValidationError("p-values must lie between 0 and 1")
+    order = np.argsort(p, kind="mergesort")
+    ends = np.cumsum(w[order]).astype(float)
+    adjusted = p[order] * (int(w.sum()) / ends)
+    np.minimum.accumulate(adjusted[::-1], out=adjusted[::-1])
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
+    return np.clip(out, 0.0, 1.0)
+
+
 def keyness_table(terms, freq_a, freq_b, total_a, total_b) -> pd.DataFrame:
     """Keyness of every term: a DataFrame with :data:`KEYNESS_COLUMNS`, most key first.
 

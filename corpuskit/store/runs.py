@@ -8,10 +8,12 @@ process's start time (which tells a live process from a later one that was
 given the same pid). :func:`fail_abandoned_runs`, called whenever a corpus is
 opened, marks ``failed`` every ``running`` run of this host whose process is
 gone. Runs of another host (a corpus on a shared disk) are left alone: their
-process cannot be checked from here.
+process cannot be checked from here. :func:`enrich_settings` reads the settings the last
+enrich run recorded.
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 from functools import lru_cache
@@ -95,3 +97,10 @@ def fail_abandoned_runs(conn) -> list[str]:
                 "WHERE id = ? AND status = 'running'",
                 [(iso(wall_clock()), run_id) for run_id in gone])
     return gone
+
+
+def enrich_settings(conn) -> dict:
+    """The settings of the corpus's last finished enrich run (``{}`` when there is none)."""
+    row = conn.execute("SELECT settings FROM runs WHERE stage = 'enrich' AND status = 'done' "
+                       "ORDER BY started_at DESC, rowid DESC LIMIT 1").fetchone()
+    return json.loads(row[0] or "{}") if row else {}
