@@ -1,20 +1,28 @@
-"""Every figure the stories and the remaining signal headlines state, recomputed from the records in
-plain SQL and Python, independently of the narrate stage and the detectors (the signal headlines of
-volume, novelty and phrases are checked by ``test_written_figures``, whose checker runs here too):
+"""Every figure the stories and the signal texts state, recomputed from the records in plain SQL and
+Python, independently of the narrate stage and the detectors (the signal headlines of volume, novelty
+and phrases are checked by ``test_written_figures``, whose checker runs here too):
 
 - a beat's volume story: "N posts in 7 days, up P% from M" (records in the topic, primary or
   assigned, in the 7 days to the corpus clock and the 7 before; the percentage and "about as many");
+- a cluster story: "talk of a, b grows to N posts in 3 days, up from M" (the cluster's members in the
+  last half of the window and the half before);
 - an entity's story: "N in 30 days, from M" (mentions in the two windows), its trend word, and
   "sentiment falls to a from b" (the mean score of the records mentioning it in each window);
-- a signal's dispatch or lead: "N posts in 7 days" / "in a day" (the trigger signal's series over
-  its week or day) and the lede's dates;
-- an hourly burst: "N records in the hour from HH:00 UTC" (the topic's records in that hour);
-- a sentiment shift: "rose to +a (from +b)" (the topic's mean score over its after window).
+- every signal's prose, whether or not a story carries it, and every story headlined from a signal:
+  its subject is what the signal counted (the entity, the term or phrase, the source of a source
+  series, else the topic), and its figures are the records': "N posts in a day / in 7 days / in one
+  hour" with the lede's day, window or hour; "X emerges: N mentions, against M in the previous W
+  days"; "Sentiment on T falls: a, down from b over k days" with the lede's records and dates;
+  "A and B split on T: a against b" with the lede's "from" and points; a phrase's records, authors
+  and window;
+- signal headlines: an hourly burst's "N records in the hour from HH:00 UTC" (the topic's records in
+  that hour, on the demo and, with the hourly gates lowered on a copy, on the real Reddit months); a
+  sentiment shift's "fell to a (from b); strongest on DAY (p)"; a divergence's "(a vs b)" and its
+  summary's "from c" and points.
 
-Run on the demo and on the two real shared files, each built once per session (skipped cleanly
-without ``../shared``). To keep the runtime modest the real files are subsampled by time, which
-keeps every day whole: Hacker News from its start through 2015-11-30, Reddit January and February
-2019."""
+Run on the demo and on the real shared files through the session fixtures (skipped cleanly without
+``../shared``). To keep the runtime modest the real files are subsampled by time, which keeps every
+day whole: Hacker News from its start through 2015-11-30, Reddit January and February 2019."""
 from __future__ import annotations
 
 import json
