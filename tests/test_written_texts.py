@@ -490,7 +490,13 @@ def real_corpus(request, tmp_path_factory):
 def test_demo_texts_state_what_the_records_say(demo_corpus):
     checked, problems = check_texts(demo_corpus)
     assert checked.get("beat stories", 0) + checked.get("entity stories", 0) >= 3, checked
-    assert checked.get("signal stories", 0) >= 1 and checked.get("signal headlines (volume, novelty, phrase)") >= 20
+    assert checked.get("signal headlines (volume, novelty, phrase)") >= 20
+    # every kind the demo plants is read: its signals' prose, and a story told from each story kind
+    for kind in ("volume_spike", "novelty", "sentiment_shift", "divergence"):
+        assert checked.get(f"signal prose ({kind})", 0) >= 1, checked
+    for kind in ("volume_spike", "novelty", "sentiment_shift"):
+        assert checked.get(f"signal stories ({kind})", 0) >= 1, checked
+    assert checked.get("cluster stories", 0) >= 1 and checked.get("divergences", 0) >= 1, checked
     assert problems == []
 
 
