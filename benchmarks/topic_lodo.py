@@ -11,6 +11,12 @@ The rule (:func:`choose`): of the settings that lose to LSA k-means on none of t
 than :data:`FLOOR_TOLERANCE`), the one with the largest mean NMI over them. The pipeline is run as ``enrich`` runs it: the
 default embedder fitted on the set, :func:`~corpuskit.enrich.topics.discover_beats` with
 ``n_topics=k`` and no merging, then the discovered-topic assigner with the centroids discovery gives.
+
+Then the LSA k-means floor (:mod:`corpuskit.enrich.topic_floor`, :func:`floor_table`): the shipped NMF
+discovery and LSA k-means with the same k are each scored by every internal criterion; left one set out
+at a time, the criterion that picks the better-by-NMI of the two on most of the other sets
+(:func:`choose_criterion`) decides on the one left out, and the floored pipeline's NMI is printed beside
+the pipeline's and LSA k-means's, with the worst and the mean.
 """
 from __future__ import annotations
 
@@ -99,13 +105,102 @@ def pipeline_labels(texts, k: int, authors=None, seed: int = 0) -> dict:
     out = {}
     for method, dims in DISCOVERIES:
         beats, centroids, _ = discover_beats(texts, vectors, n_topics=k, seed=seed, merge=False,
-                                             method=method, dimensions=dims, authors=authors)
+                                             method=method, dimensions=dims, authors=authors, floor=False)
         for cutoff in CUTOFFS:
             settings = dict(DISCOVERED_ASSIGNMENT, min_confidence=cutoff)
             assigner = BeatAssigner(**settings).fit(beats, [], [], None, centroids=centroids)
             picks = assigner.assign(texts, [None] * len(texts), vectors)
             out[config_name(method, dims, cutoff)] = np.array([p[0][0] if p else -1 for p in picks])
     return out
+
+
+def floor_runs(texts, k: int, authors=None, seed: int = 0) -> dict:
+    """The shipped discovery (NMF, :data:`~corpuskit.enrich.topics.GIVEN_K_ASSIGNMENT`) with its floor
+    (:mod:`corpuskit.enrich.topic_floor`): ``{"nmf": labels, "lsa-kmeans": labels, "criteria": {name:
+    [NMF's score, LSA k-means's]}, "seconds": the floor's}``, each labelling a record's primary topic as
+    ``enrich`` assigns it."""
+    from corpuskit.enrich.defaults import default_embedder
+    from corpuskit.enrich.topic_floor import FLOOR_DIMENSIONS
+    from corpuskit.enrich.topics import GIVEN_K_ASSIGNMENT, BeatAssigner, discover_beats
+
+    vectors = default_embedder(seed).fit(texts).transform(texts)
+    out = {}
+    for name, method, dims in (("nmf", "nmf", None), ("lsa-kmeans", "kmeans", FLOOR_DIMENSIONS)):
+        details: dict = {}
+        beats, centroids, _ = discover_beats(texts, vectors, n_topics=k, seed=seed, merge=False, method=method,
+                                             dimensions=dims, authors=authors, details=details, floor=False)
+        assigner = BeatAssigner(**GIVEN_K_ASSIGNMENT).fit(beats, [], [], None, centroids=centroids)
+        picks = assigner.assign(texts, [None] * len(texts), vectors)
+        out[name] = np.array([p[0][0] if p else -1 for p in picks])
+    details = {}
+    discover_beats(texts, vectors, n_topics=k, seed=seed, merge=False, authors=authors, details=details)
+    out["criteria"], out["seconds"] = details["floor"]["criteria"], details["floor"]["seconds"]
+    return out
+
+
+def choose_criterion(runs: dict, train: list) -> str:
+    """The criterion that picks the better-by-NMI of NMF and LSA k-means on most of ``train`` (a pick
+    within :data:`FLOOR_TOLERANCE` of the better counts as right); ties: the larger mean NMI of its
+    picks, then the order of :data:`~corpuskit.enrich.topic_floor.DECIDERS`."""
+    from corpuskit.enrich.topic_floor import DECIDERS as CRITERIA
+
+    def picked(s, c):
+        nmf, lsa = runs[s]["criteria"][c]
+        return runs[s]["nmi"]["lsa-kmeans" if lsa > nmf else "nmf"]
+
+    def right(c):
+        return sum(picked(s, c) >= max(runs[s]["nmi"].values()) - FLOOR_TOLERANCE for s in train)
+
+    def key(c):
+        return right(c), round(float(np.mean([picked(s, c) for s in train])), 4)
+
+    best = max(key(c) for c in CRITERIA)
+    return next(c for c in CRITERIA if key(c) == best)
+
+
+def floor_table(sets: dict, lsa: dict, seed: int = 0, out=print) -> dict:
+    """The floor left one set out at a time: the criterion chosen on the others, the floored pipeline's
+    NMI on the one left out beside the pipeline's, LSA k-means's (the floor as discovery runs it) and
+    :func:`~corpuskit.enrich.topic_quality.lsa_baseline`'s."""
+    from corpuskit.enrich.topic_floor import DECIDERS as CRITERIA
+    from corpuskit.enrich.topic_floor import FLOOR_CRITERION
+
+    runs = {}
+    for name, (texts, gold, authors) in sets.items():
+        r = floor_runs(texts, len(set(gold)), authors, seed)
+        r["nmi"] = {m: scores(gold, r[m])[0] for m in ("nmf", "lsa-kmeans")}
+        runs[name] = r
+    names = list(runs)
+    out("\nthe LSA k-means floor (k = gold classes): every internal criterion, NMF's score / LSA k-means's")
+    out(f"{'criterion':<16}" + "".join(f"{n:>22}" for n in names))
+    for c in CRITERIA:
+        out(f"{c:<16}" + "".join(f"{runs[n]['criteria'][c][0]:>11.4g}{runs[n]['criteria'][c][1]:>11.4g}" for n in names))
+    for c in CRITERIA:
+        strict = sum((runs[n]["criteria"][c][1] > runs[n]["criteria"][c][0])
+                     == (runs[n]["nmi"]["lsa-kmeans"] > runs[n]["nmi"]["nmf"]) for n in names)
+        out(f"  {c}: picks the better by NMI on {strict} of {len(names)} sets")
+    out(f"{'NMI':<16}" + "".join(f"{runs[n]['nmi']['nmf']:>11.3f}{runs[n]['nmi']['lsa-kmeans']:>11.3f}" for n in names))
+    out(f"{'floor seconds':<16}" + "".join(f"{runs[n]['seconds']:>22.1f}" for n in names))
+    out("\nleave one set out: the criterion chosen on the others decides on the one left out")
+    out(f"{'left out':<16}{'criterion':<16}{'pipeline':>9}{'LSA k-m':>9}{'floored':>9}{'lsa_baseline':>13}{'used':>12}")
+    result = {}
+    for left in names:
+        c = choose_criterion(runs, [n for n in names if n != left]) if len(names) > 1 else FLOOR_CRITERION
+        nmf, lsa_score = runs[left]["criteria"][c]
+        used = "lsa-kmeans" if lsa_score > nmf else "nmf"
+        result[left] = (c, runs[left]["nmi"]["nmf"], runs[left]["nmi"]["lsa-kmeans"], runs[left]["nmi"][used],
+                        lsa[left][0], used)
+        out(f"{left:<16}{c:<16}{result[left][1]:>9.3f}{result[left][2]:>9.3f}{result[left][3]:>9.3f}"
+            f"{result[left][4]:>13.3f}{used:>12}")
+    for i, what in ((1, "pipeline"), (2, "LSA k-means (floor)"), (3, "floored pipeline"), (4, "lsa_baseline")):
+        values = [r[i] for r in result.values()]
+        worst = min(result, key=lambda s: result[s][i])
+        out(f"{what:<22} worst {min(values):.3f} ({worst}), mean {np.mean(values):.3f}")
+    final = choose_criterion(runs, names) if len(names) > 1 else FLOOR_CRITERION
+    out(f"criterion chosen on every set: {final} (shipped: corpuskit.enrich.topic_floor.FLOOR_CRITERION = "
+        f"{FLOOR_CRITERION})")
+    return {"runs": {n: {"criteria": r["criteria"], "nmi": r["nmi"], "seconds": r["seconds"]} for n, r in runs.items()},
+            "lodo": result, "final": final}
 
 
 def scores(gold, labels) -> tuple[float, float]:
@@ -134,11 +229,16 @@ def choose(table: dict, lsa: dict, train: list) -> str:
     return next(n for n in names if round(worst(n), 4) == best)
 
 
-def run(shared: Path, limit: int, seed: int = 0, out=print) -> dict:
-    """Score every setting on every set, then leave each set out in turn; prints the tables."""
+def run(shared: Path, limit: int, seed: int = 0, out=print, floor_only: bool = False) -> dict:
+    """Score every setting on every set, then leave each set out in turn; prints the tables (with
+    ``floor_only``, only the floor's: :func:`floor_table`)."""
     from corpuskit.enrich.topic_quality import lsa_baseline
 
     sets = labelled_sets(shared, limit, seed)
+    if floor_only:
+        lsa = {name: scores(gold, lsa_baseline(texts, len(set(gold)), seed=seed)[0])
+               for name, (texts, gold, _) in sets.items()}
+        return {"floor": floor_table(sets, lsa, seed, out)}
     table, lsa, sizes = {}, {}, {}
     for name, (texts, gold, authors) in sets.items():
         k = len(set(gold))
@@ -175,4 +275,5 @@ def run(shared: Path, limit: int, seed: int = 0, out=print) -> dict:
     out(f"chosen on every set (the pipeline's default): {final}")
     out("reference figures (held-out sets we do not have): "
         + "; ".join(f"{s} {who} {v:.3f}" for s, who, v in REFERENCES))
-    return {"table": table, "lsa": lsa, "lodo": result, "final": final}
+    floor = floor_table(sets, lsa, seed, out)
+    return {"table": table, "lsa": lsa, "lodo": result, "final": final, "floor": floor}

@@ -60,6 +60,9 @@ def methods(corpus) -> str:
     parts = [f"The corpus holds {records['count']:,} records (content digest {records['contentDigest']}; "
              f"corpuskit {cite['version']}, manifest digest {manifest_digest(manifest)})."]
     parts += [_sentence(instrument(role, used[role])) for role in (*ROLES, "embedder")]
+    topics = topics_sentence(corpus.conn)
+    if topics:
+        parts.append(topics)
     adjusted = adjustment_sentence(corpus.conn)
     if adjusted:
         parts.append(adjusted)
@@ -72,6 +75,31 @@ def methods(corpus) -> str:
                      f"entities).")
     parts.append(f"Cite corpuskit as: {cite['apa']}")
     return " ".join(parts)
+
+
+def topics_sentence(conn) -> str | None:
+    """How the topics were discovered, as the discovery recorded it (``topics.discovery``): the method
+    used and, when LSA k-means was the floor under NMF, the criterion and both scores; None when the
+    topics were given (a beat file) rather than discovered."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'topics.discovery'").fetchone()
+    discovery = json.loads(row[0]) if row and row[0] else None
+    if not discovery or not discovery.get("method"):
+        return None
+    names = {"nmf": "NMF over the TF-IDF of words and word pairs",
+             "kmeans": "k-means over the records' embeddings (LSA k-means)",
+             "nmf-kmeans": "NMF refined by k-means over the records' embeddings",
+             "lsa-kmeans": "LSA k-means (k-means over the first components of the records' TF-IDF + SVD embeddings)"}
+    method = discovery["method"]
+    text = f"Topics were discovered by {names.get(method, method)} with k = {discovery.get('k')}"
+    floor = discovery.get("floor")
+    if floor:
+        won = floor["used"] == "lsa-kmeans"
+        whose, other = ("its", "nmf") if won else ("NMF's", "lsa-kmeans")
+        text += (f"; LSA k-means with the same k was the floor under NMF, and {whose} "
+                 f"partition was used, scoring {floor[floor['used']]:.4f} against "
+                 f"{floor[other]:.4f} by {floor['criterion']} "
+                 f"(computed on the records alone; corpuskit.enrich.topic_floor)")
+    return text + "."
 
 
 def language_note(corpus, share: float) -> str:

@@ -244,7 +244,7 @@ def _prepare(corpus, run_id, refit, beats_arg, n_topics, seed, embedder, assigne
         discovery = {"k": details["k"], "grid": details["grid"], "merged": [[int(c) for c in g] for g in details["merged"]],
                      "dissolved": details["dissolved"], "nearDuplicates": details.get("nearDuplicates", 0),
                      "keptIdentity": {definitions[b].name: old for b, old in details["kept"].items()},
-                     "topics": len(definitions), "runId": run_id, "method": details.get("method"),
+                     "topics": len(definitions), "runId": run_id, "method": details.get("method"), "floor": details.get("floor"),
                      "note": topics_note(n_topics, details, len(definitions), merge_topics)}
         discovered = centroids
     is_discovered = all(b.discovered for b in definitions)
@@ -793,6 +793,7 @@ def _summary(conn, started: float, *, done, model, refitted, run_id, fit_seconds
         "coverage": language_coverage(conn), "nonEnglishShare": non_english_share(languages),
         "topicEdits": {"applied": edits["applied"], "skipped": edits["skipped"]},
         "topicsNote": discovery.get("note") if discovery.get("runId") == run_id else None,
+        "topicFloor": discovery.get("floor") if discovery.get("runId") == run_id else None,
     }
 
 

@@ -46,7 +46,10 @@ class EnrichSettings:
         How discovery divides the records: NMF over the term matrix (default: chosen by leaving one
         labelled set out, ``benchmarks/bench_topics.py --lodo``, where it matched or beat LSA k-means
         on every set), k-means over the records' embeddings (LSA k-means,
-        :func:`corpuskit.enrich.topics.kmeans_classes`), or NMF's topics refined by k-means.
+        :func:`corpuskit.enrich.topics.kmeans_classes`), or NMF's topics refined by k-means. Under
+        ``"nmf"``, LSA k-means with the same k is the floor: discovery uses its partition when the
+        internal criteria of :mod:`corpuskit.enrich.topic_floor` prefer it (the summary's
+        ``topicFloor`` and ``corpus.methods()`` say which was used).
     chunk_size : int
         Records per transaction.
     seed : int

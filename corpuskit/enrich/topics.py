@@ -652,9 +652,26 @@ def _label_kept_members(beats, centroids, texts, vectors, given_at, member_rows,
                                         closeness=closeness)
 
 
+def _floored(found, vectors, k: int, seed: int, info) -> np.ndarray:
+    """NMF's classes ``found`` (-1: none), or LSA k-means's with the same ``k`` when the internal criterion
+    of :mod:`~corpuskit.enrich.topic_floor` says they divide the records better; ``info["floor"]`` says
+    which was used and both scores."""
+    from corpuskit.enrich.topic_floor import FLOOR_CRITERION, FLOOR_DIMENSIONS, compare
+
+    started = time.perf_counter()
+    lsa = kmeans_classes(vectors, k, seed, FLOOR_DIMENSIONS)
+    scores = compare(vectors, found, lsa, seed)
+    nmf_score, lsa_score = scores[FLOOR_CRITERION]
+    used = "lsa-kmeans" if lsa_score > nmf_score else "nmf"
+    info["floor"] = {"criterion": FLOOR_CRITERION, "nmf": nmf_score, "lsa-kmeans": lsa_score, "used": used,
+                     "dimensions": FLOOR_DIMENSIONS, "criteria": scores,
+                     "seconds": round(time.perf_counter() - started, 1)}
+    return lsa if used == "lsa-kmeans" else found
+
+
 def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min_topic_share,
                  info, merge: bool = True, method: str = "nmf",
-                 dimensions: int | None = None) -> tuple[np.ndarray, dict]:
+                 dimensions: int | None = None, floor: bool = True) -> tuple[np.ndarray, dict]:
     """Steps 2 and 3 of :func:`discover_beats`: ``(labels, seed_of)``, each record's class (-1 for
     none) and ``{class: index in seeds}`` of the classes that are seed topics.
 
@@ -679,8 +696,11 @@ def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min
             found = np.where(weights.max(axis=1) > 0, weights.argmax(axis=1), -1)
             if method == "nmf-kmeans" and len(vectors):
                 found = kmeans_classes(vectors[rest], k, seed, dimensions, start=found)
+            elif method == "nmf" and floor and len(vectors) and k > 1:
+                found = _floored(found, vectors[rest], k, seed, info)
             labels[rest] = np.where(found >= 0, found + len(seeds), -1)
-    info.update(k=k, method=method if len(vectors) else "nmf")
+    used = (info.get("floor") or {}).get("used")
+    info.update(k=k, method=(used or method) if len(vectors) else "nmf")
     present = sorted(set(labels.tolist()) - {-1})
     seeded = {present.index(c) for c in range(len(seeds)) if c in present}   # the seed topics' classes
     seed_of = {present.index(c): c for c in range(len(seeds)) if c in present}
@@ -712,7 +732,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    details: dict | None = None, seed_words=None,
                    dedupe: bool = True, authors=None,
                    sources=(), merge: bool = True, method: str = "nmf",
-                   dimensions: int | None = None) -> tuple[list[Beat], np.ndarray, np.ndarray]:
+                   dimensions: int | None = None, floor: bool = True) -> tuple[list[Beat], np.ndarray, np.ndarray]:
     """Find beats in a corpus that has none: ``(beats, centroids, labels)``.
 
     0. with ``dedupe`` (the default), each group of near-duplicate texts
@@ -729,7 +749,10 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
        data by :func:`choose_n_topics` (coherence across a grid of k up to the
        size bound :func:`default_n_topics`); with ``method="kmeans"``, k-means over the
        records' embeddings instead (:func:`kmeans_classes`, their first ``dimensions``
-       components when given);
+       components when given). With ``method="nmf"`` and ``floor`` (the default), LSA k-means
+       with the same k is the floor: when an internal criterion computed on the records alone
+       (:mod:`~corpuskit.enrich.topic_floor`) says its partition is the better one, discovery uses it
+       (``details["floor"]`` and ``details["method"]`` say which was used);
     3. the data then decides how many remain: each record goes to its
        strongest NMF topic; near-duplicate topics merge (centroid cosine at
        least ``MERGE_CENTROID`` and c-TF-IDF term cosine at least
@@ -778,7 +801,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                 [texts[i] for i in reps], vectors[reps] if len(vectors) else vectors, n_topics=n_topics,
                 seed=seed, n_terms=n_terms, min_topic_share=min_topic_share, details=inner,
                 seed_words=seed_words, dedupe=False, sources=sources, merge=merge, method=method,
-                dimensions=dimensions,
+                dimensions=dimensions, floor=floor,
                 authors=None if authors is None else [authors[i] for i in reps])
             inner["nearDuplicates"] = int(n - len(reps))
             if details is not None:
@@ -804,7 +827,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     seed_of: dict = {}
     if matrix is not None:
         labels, seed_of = _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed,
-                                       min_topic_share, info, merge, method, dimensions)
+                                       min_topic_share, info, merge, method, dimensions, floor)
     terms = (class_tfidf_terms(texts, labels, top_n=n_terms, exclude=format_words)
              if (labels >= 0).any() else {})
     for c, s_index in seed_of.items():   # the seed words first, then the corpus's own terms

@@ -85,7 +85,9 @@ class StoryEvidence:
     ``records`` are ranked best first; a writer cites ``records[i]`` as ``[i+1]``.
     ``terms`` are words the story is about (signal headline, cluster top terms,
     entity name) for writers that want them. ``figures`` are the numbers the
-    story states (record counts, source counts, window).
+    story states (record counts, source counts, window). ``signal_entity`` is the entity the
+    signal counted when the story is not about it (a beat narrative told from an entity's spike):
+    the signal's figures are that entity's, and the headline names it.
     """
 
     kind: str
@@ -99,6 +101,7 @@ class StoryEvidence:
     terms: list[str] = field(default_factory=list)
     figures: dict = field(default_factory=dict)
     pool_hash: str = ""
+    signal_entity: dict | None = None
 
 
 UNCHANGED = "unchanged"  # what an evidence function returns when ``skip(pool_hash)`` says so
@@ -690,7 +693,7 @@ def beat_evidence(conn, beat: dict, n_records: int, now, k: int, window_days: in
     return StoryEvidence(
         kind="beat_narrative", story_key=story_key, records=chosen, signal=signal, beat=beat,
         entities=cited_entities(conn, [r.id for r in chosen]), cluster=cluster, terms=terms,
-        figures=figures, pool_hash=digest,
+        figures=figures, pool_hash=digest, signal_entity=entity_dict(conn, signal["entity_id"]) if signal else None,
     )
 
 

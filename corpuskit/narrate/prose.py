@@ -66,13 +66,16 @@ def clean_terms(terms, limit: int = 3, exclude=()) -> list[str]:
 # -- signals ---------------------------------------------------------------------
 def signal_subject(signal: dict, beat: dict | None, entity: dict | None, short: bool = True) -> str:
     """What a signal is about: its entity; the term of a term or phrase series (what it counted: the
-    records writing "Alec Baldwin" are not its beat's posts); else its beat, else the term in its detail."""
+    records writing "Alec Baldwin" are not its beat's posts); the source of a source series (Reddit's
+    records, not those of the topic that led them); else its beat, else the term in its detail."""
     if entity is not None:
         return entity["name"]
     detail = signal.get("detail") or {}
     term = detail.get("entity") or detail.get("term")
     if (detail.get("series") == "term" or detail.get("subjectKind") == "phrase") and term and term_tokens(str(term)):
         return display_text(str(term))
+    if detail.get("series") == "source" and signal.get("source"):
+        return source_name(str(signal["source"]))
     name = topic_name(beat, short=short)
     if name:
         return name

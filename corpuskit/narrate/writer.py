@@ -85,7 +85,7 @@ def framing_sentence(evidence: StoryEvidence) -> dict | None:
             traced["signal"] = sig["id"]
         return {"text": text, "headline": headline, "tracedTo": traced}
     if sig is not None and evidence.kind in ("dispatch", "lead_story", "beat_narrative"):
-        headline, text = prose.signal_prose(sig, evidence.beat, evidence.entity)
+        headline, text = prose.signal_prose(sig, evidence.beat, evidence.entity or evidence.signal_entity)
         return {"text": text, "headline": headline, "tracedTo": {"signal": sig["id"]}}
     if evidence.kind == "beat_narrative" and evidence.beat is not None:
         cluster = evidence.cluster

@@ -144,7 +144,8 @@ class SentimentShiftDetector(Detector):
                     f"{'up' if rose else 'down'} from {score_words(before)} over {fmt_days(days)}")
         n = d.get("records")
         of = f" of {fmt_count(n)} records" if n else ""
-        framing = (f"Over the {fmt_days(days)} to {w.day}, the average sentiment{of} on {w.full} "
+        when = f"On {w.day}" if days == 1 else f"Over the {fmt_days(days)} to {w.day}"
+        framing = (f"{when}, the average sentiment{of} on {w.full} "
                    f"{'rose' if rose else 'fell'} to {score_words(after)}, from {score_words(before)} in the "
                    f"{fmt_days(w.window)} before ({w.strength}).")
         return headline, framing
