@@ -20,14 +20,11 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from corpuskit.enrich.base import record_text
 from corpuskit.errors import ValidationError
 from corpuskit.query.subsets import as_ids, iter_texts
+from corpuskit.analysis.term_tally import TermCounts, count_terms
 from corpuskit.stats.keyness import (benjamini_hochberg, g2_p_value, keyness_table, log_likelihood,
                                      weighted_benjamini_hochberg)
-from corpuskit.text import term_phrases
-from corpuskit.text.folding import search_fold
-from corpuskit.text.markup import html_to_text
 
 #: Occurrences (both sides together) a term needs to be tested.
 MIN_FREQ = 3
@@ -35,31 +32,6 @@ MIN_FREQ = 3
 COMPARE_COLUMNS = ("term", "freq_a", "freq_b", "G2", "log_ratio", "p", "p_adjusted", "direction")
 #: The columns of :func:`distinctive_terms`, in order.
 DISTINCTIVE_COLUMNS = ("term", "freq", "freq_rest", "G2", "log_ratio", "p", "p_adjusted")
-
-
-class TermCounts:
-    """Unigram and bigram counts of a set of records, with their token totals."""
-
-    def __init__(self):
-        self.unigrams: Counter = Counter()
-        self.bigrams: Counter = Counter()
-        self.records = 0
-
-    def add(self, title, content) -> None:
-        """Count the terms of one record."""
-        text = record_text(title, content)
-        if "<" in text and ">" in text:
-            text = html_to_text(text)
-        for term in term_phrases(text, (1, 2)):
-            # folded as search and KWIC fold: "Straße" and "strasse" are one term
-            term = search_fold(term)
-            (self.bigrams if " " in term else self.unigrams)[term] += 1
-        self.records += 1
-
-    @property
-    def totals(self) -> tuple[int, int]:
-        """(unigram tokens, bigram tokens)."""
-        return sum(self.unigrams.values()), sum(self.bigrams.values())
 
 
 def _check_n(n, name="n") -> int | None:
@@ -85,15 +57,6 @@ def _keyness(a: TermCounts, b: TermCounts, min_freq: int) -> pd.DataFrame:
     frame = pd.concat(parts, ignore_index=True)
     frame["p_adjusted"] = benjamini_hochberg(frame["p"].to_numpy())
     return frame.sort_values(["G2", "term"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
-
-
-def count_terms(conn, ids) -> TermCounts:
-    """The term counts of the records ``ids``, read in chunks."""
-    counts = TermCounts()
-    for chunk in iter_texts(conn, ids):
-        for _, title, content, _, _ in chunk:
-            counts.add(title, content)
-    return counts
 
 
 def compare_terms(corpus, ids_a, ids_b, n: int | None = 20, min_freq: int = MIN_FREQ) -> pd.DataFrame:

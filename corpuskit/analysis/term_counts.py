@@ -4,7 +4,7 @@ Keyness of a selection against the rest of the corpus (:func:`.keyterms.distinct
 each term's occurrences in every other record: counted on request, that reads every record's text
 (seconds per 100k records). :func:`build_term_counts`, run at the end of every ``analyse``, keeps
 each term's occurrences over the whole corpus in ``term_counts`` (migration 0017), counted by the
-same :class:`.keyterms.TermCounts` the live count uses, so the rest is the corpus minus the
+same :class:`.term_tally.TermCounts` the live count uses, so the rest is the corpus minus the
 selection and only the selection's texts are read.
 
 The counts are stamped (``meta`` key ``term_counts``) with the newest record id and the
@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from corpuskit.analysis.term_tally import TermCounts
 from corpuskit.query.stored_counts import stamp_holds
 
 META_KEY = "term_counts"
@@ -47,8 +48,6 @@ def usable(conn) -> bool:
 
 
 def _count(conn, after: int, last: int):
-    from corpuskit.analysis.keyterms import TermCounts
-
     counts = TermCounts()
     while True:
         rows = conn.execute("SELECT id, title, content_text FROM records WHERE id > ? AND id <= ? "
