@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/bench_entities.py [--data ../shared/datasets/wnut17] [--split dev]
        [--demo-records 3000]
-       python benchmarks/bench_entities.py --lodo [--no-strict] [--iterations 150] [--c1 ...] [--c2 ...]
+       python benchmarks/bench_entities.py --lodo [--no-strict] [--iterations 150] [--c1 ...] [--c2 ...] [--folds 3]
 
 ``--lodo`` prints the leave-one-dataset-out tables instead (WNUT-17, the Broad Twitter Corpus and
 WNUT-16 test each left out in turn, every setting chosen by the shipped model's training procedure run
@@ -85,6 +85,8 @@ def main(argv=None) -> int:
     parser.add_argument("--c1", type=float, nargs="+", default=None,
                         help="with --lodo: the c1 grid (default: the shipped model's, tools/train_crf.py)")
     parser.add_argument("--c2", type=float, nargs="+", default=None, help="with --lodo: the c2 grid (likewise)")
+    parser.add_argument("--folds", type=int, default=3,
+                        help="with --lodo: cross-validation folds where a left-out fold leaves one training set")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
     sys.path.insert(1, str(ROOT / "tools"))  # the evaluation scripts (wnut_eval, extractor_cv)
@@ -93,7 +95,7 @@ def main(argv=None) -> int:
         from entity_lodo import C1S, C2S, run as lodo
 
         return lodo(Path(args.data).parent, strict=not args.no_strict, iterations=args.iterations,
-                    c1s=args.c1 or C1S, c2s=args.c2 or C2S)
+                    c1s=args.c1 or C1S, c2s=args.c2 or C2S, folds=args.folds)
     path = Path(args.data) / f"{args.split}.conll"
     if not path.exists():
         print(f"skipped: {path} not found (WNUT 2017 data absent)")

@@ -49,11 +49,15 @@ KINDS = {
     "wnut17": {"labels": {label: label for label in WNUT_TYPES},
                "types": ("org", "person", "place", "product"),
                "data": "WNUT 2017 Emerging and Rare Entities (Derczynski, Nichols, van Erp, Limsopatham 2017)",
-               "licence": "CC-BY 4.0"},
+               "licence": "CC-BY 4.0",
+               "cite": "Derczynski, Nichols, van Erp, Limsopatham (2017), Results of the WNUT2017 Shared Task on "
+                       "Novel and Emerging Entity Recognition, W-NUT at EMNLP"},
     "btc": {"labels": {"PER": "person", "LOC": "location", "ORG": "corporation"},
             "types": ("org", "person", "place"),
             "data": "Broad Twitter Corpus (Derczynski, Bontcheva, Roberts 2016)",
-            "licence": "CC-BY 4.0"},
+            "licence": "CC-BY 4.0",
+            "cite": "Derczynski, Bontcheva, Roberts (2016), Broad Twitter Corpus: A Diverse Named Entity "
+                    "Recognition Resource, COLING"},
 }
 
 
@@ -274,9 +278,10 @@ def _line(figures) -> str:
 
 
 def training_record(sets) -> list[dict]:
-    """What the model's metadata says of each training set: name, files, documents, credit, licence."""
+    """What the model's metadata says of each training set: name, files, documents, credit, licence, citation."""
     return [{"name": s.name, "kind": s.kind, "files": [Path(f).name for f in s.files], "documents": len(s.docs),
-             "data": KINDS[s.kind]["data"], "licence": KINDS[s.kind]["licence"]} for s in sets]
+             "data": KINDS[s.kind]["data"], "licence": KINDS[s.kind]["licence"], "cite": KINDS[s.kind]["cite"]}
+            for s in sets]
 
 
 def _parse(argv):
