@@ -155,7 +155,7 @@ def test_crf_model_loads_from_package_data():
     folder = resources.files("corpuskit.enrich").joinpath("models")
     model = folder.joinpath("wnut17_crf.crfsuite")
     with resources.as_file(model) as path:
-        assert path.stat().st_size < 5_000_000  # a few MB at most
+        assert path.stat().st_size < 10_500_000  # 9.8 MB since it learned from WNUT 2017 and BTC (2.0 MB before)
     info = load_info()
     assert "CC-BY 4.0" in info["data"] and 0 < info["max_outside"] <= 1
     tagger = CrfTagger()

@@ -18,9 +18,9 @@ from wnut_eval import conll_documents, score_extractor  # tools/ (see tests/conf
 
 DEV = SHARED_DATASETS / "wnut17" / "dev.conll"
 WNUT16_TEST = SHARED_DATASETS / "ner_more" / "ner_wnut16" / "test.conll"
-#: the shipped CRF's typed F1 on WNUT-16 test was 0.XXX when it was trained (see docs/entities.md); the
-#: CRF trained on WNUT 2017 train alone scored 0.YYY
-WNUT16_FLOOR = 0.0
+#: the shipped CRF alone scored typed F1 0.530 on WNUT-16 test when it was trained (WNUT 2017 train + dev and
+#: BTC); the CRF it replaced (WNUT 2017 train alone) scored 0.500, which this floor fails
+WNUT16_FLOOR = 0.515
 
 
 @pytest.fixture(scope="module")
