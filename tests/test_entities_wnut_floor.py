@@ -1,10 +1,10 @@
 """Floors on the entity labeller's quality, so a worse model or a regression in the labeller fails.
 
-The held-out floor is the shipped CRF's on WNUT-16 test (3,850 tweets, GPL-3.0: evaluation only, never
-trained on, nor read to choose a setting; ``benchmarks/entity_lodo.py`` maps its types). WNUT 2017 dev
-is now part of the shipped CRF's training data, so the default extractor's floor there is a check
-of the whole extractor's wiring and type mapping, not a held-out figure. Skips when
-../shared/datasets is absent.
+The floor is the shipped CRF's on WNUT-16 test (3,850 tweets, GPL-3.0: evaluation only, never trained
+on, nor read to choose a setting; ``benchmarks/entity_lodo.py`` maps its types). WNUT 2017 dev is part
+of the shipped CRF's training data since issue 44, so the former floor of the default extractor there
+(0.40, which the retrained model passes at above 0.8, even with every place typed an org) could no
+longer catch a worse model and went. Skips when ../shared/datasets is absent.
 """
 from __future__ import annotations
 
@@ -16,41 +16,10 @@ import pytest
 from tests.conftest import SHARED_DATASETS, need_shared
 from wnut_eval import conll_documents, score_extractor  # tools/ (see tests/conftest.py)
 
-DEV = SHARED_DATASETS / "wnut17" / "dev.conll"
 WNUT16_TEST = SHARED_DATASETS / "ner_more" / "ner_wnut16" / "test.conll"
 #: the shipped CRF alone scored typed F1 0.530 on WNUT-16 test when it was trained (WNUT 2017 train + dev and
 #: BTC); the CRF it replaced (WNUT 2017 train alone) scored 0.500, which this floor fails
 WNUT16_FLOOR = 0.515
-
-
-@pytest.fixture(scope="module")
-def dev_docs():
-    return conll_documents(need_shared(DEV))
-
-
-def test_default_extractor_holds_its_floor_on_wnut_dev(dev_docs):
-    from corpuskit.enrich.entity_extractor import HybridExtractor
-
-    assert len(dev_docs) == 1009 and sum(len(g) for _, _, g in dev_docs) == 836
-    precision, recall, f1 = score_extractor(HybridExtractor(), dev_docs)["typed"]
-    assert f1 >= 0.40, f"typed F1 {f1:.3f} (P {precision:.3f} R {recall:.3f}) on WNUT 2017 dev, floor 0.40"
-
-
-def test_the_floor_catches_a_wrong_type_mapping(dev_docs):
-    # the regression the floor is for: calling every CRF location an org must fail it
-    from corpuskit.enrich.base import Mention
-    from corpuskit.enrich.entity_extractor import HybridExtractor
-
-    class LocationsAsOrgs:
-        def __init__(self):
-            self.inner = HybridExtractor()
-
-        def extract_many(self, texts):
-            return [[Mention(key=m.key, name=m.name, type="org" if m.type == "place" else m.type,
-                             surface=m.surface, positions=m.positions, aliases=m.aliases) for m in found]
-                    for found in self.inner.extract_many(texts)]
-
-    assert score_extractor(LocationsAsOrgs(), dev_docs)["typed"][2] < 0.40
 
 
 def test_scoring_counts_exact_spans_and_types():
