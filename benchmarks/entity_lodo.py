@@ -20,31 +20,35 @@ counted as gold nor held against a prediction that matches one exactly. A set is
 the types it annotates (BTC has no product: a predicted product is not held against it).
 Spans match exactly, token for token; untyped F1 ignores the type.
 
-Settings searched: the word-cluster features on or off (``tools/build_word_clusters.py``), and the
-marginal-decoding threshold ``max_outside`` (1.0 = Viterbi .. 0.5); ``c1``/``c2`` stay at the
-shipped model's values. For each left-out set the setting with the best mean typed F1 over the
-*other* sets' evaluation parts is chosen, and only then is the left-out set scored.
+Settings searched: ``c1``, ``c2`` and the marginal-decoding threshold ``max_outside`` (1.0 = Viterbi
+.. 0.5), chosen by the shipped model's own procedure (``tools/train_crf.py``: leave one dataset out
+over the training sets it is given, or k-fold cross-validation when it is given one). The grid is
+the shipped model's (``C1S`` x ``C2S`` x ``THRESHOLDS``, 150 L-BFGS iterations). No word clusters:
+those learned from the shared corpora cannot be shipped (their terms allow research only).
 
-Two protocols, both printed:
+Two tables, both printed:
 
-* **text left out** (the headline): the CRF is trained on every licensed training part (WNUT-17
-  train, BTC train + dev); the left-out set's evaluation text is never trained on nor used to
-  choose a setting. This is the shipped model's situation on WNUT-17 test.
-* **dataset left out** (strict): the CRF is trained only on the other datasets' training parts
-  (WNUT-17 left out: BTC alone, so it has never seen a product or a creative work).
+* **dataset left out** (strict, the headline): for each left-out set the procedure runs on the
+  *other* datasets' training parts only (WNUT-17 left out: BTC alone, chosen by 3-fold CV within
+  it, so the CRF has never seen a product or a creative work; WNUT-16 left out: WNUT-17 train and
+  BTC train + dev, chosen by leaving each of them out), and only then is the left-out set's
+  evaluation part scored. Nothing of the left-out dataset is trained on or read to choose.
+* **text left out**: one CRF, the procedure run on every licensed training part (WNUT-17 train,
+  BTC train + dev), scored on each evaluation part: the shipped model's situation on WNUT-17 test.
+  Its setting was chosen on the training parts only, so no evaluation part chose it.
 """
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 
-THRESHOLDS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
-C1, C2, ITERATIONS = 0.02, 0.05, 150
+from train_crf import C1S, C2S, THRESHOLDS  # tools/: the shipped model's grid
+
+#: L-BFGS iterations and the folds of the cross-validation used where one training set remains, as shipped
+ITERATIONS, FOLDS = 150, 3
 REFERENCES = ("WNUT-17 test, typed F1: 2017 winner 0.419; BERTweet 0.565; "
               "our WNUT-17 dev figure before this procedure 0.425 (CRF trained on WNUT-17 train)")
 
-_BTC_TRAIN = {"PER": "person", "LOC": "location", "ORG": "corporation"}
 GOLD = {
     "WNUT-17": {"person": {"person"}, "location": {"place"}, "corporation": {"org"}, "group": {"org"},
                 "product": {"product"}, "creative-work": {"product", "concept"}},
@@ -55,25 +59,23 @@ GOLD = {
 }
 
 
-def _retag(docs, table):
-    return [(w, [t if t == "O" else t[:2] + table[t[2:]] for t in tags]) for w, tags in docs]
-
-
 def load_sets(shared: Path) -> dict:
-    """``{set: {"train": docs, "eval": docs}}`` of the sets present under ``shared``."""
-    from train_crf import read_conll
+    """``{set: {"train": LabelledSet or None, "eval": docs}}`` of the sets present under ``shared``
+    (``train_crf.LabelledSet``: the training part, labels mapped to the CRF's)."""
+    from train_crf import load_set, read_conll
 
     out = {}
     wnut17 = shared / "wnut17"
     if (wnut17 / "train.conll").exists() and (wnut17 / "dev.conll").exists():
-        out["WNUT-17"] = {"train": read_conll(wnut17 / "train.conll"), "eval": read_conll(wnut17 / "dev.conll")}
+        out["WNUT-17"] = {"train": load_set("WNUT-17", "wnut17", [wnut17 / "train.conll"]),
+                          "eval": read_conll(wnut17 / "dev.conll")}
     btc = shared / "ner_more" / "ner_btc"
     if (btc / "btc.test.conll").exists():
-        train = read_conll(btc / "btc.train.conll") + read_conll(btc / "btc.dev.conll")
-        out["BTC"] = {"train": _retag(train, _BTC_TRAIN), "eval": read_conll(btc / "btc.test.conll")}
+        out["BTC"] = {"train": load_set("BTC", "btc", [btc / "btc.train.conll", btc / "btc.dev.conll"]),
+                      "eval": read_conll(btc / "btc.test.conll")}
     wnut16 = shared / "ner_more" / "ner_wnut16" / "test.conll"
     if wnut16.exists():
-        out["WNUT-16"] = {"train": [], "eval": read_conll(wnut16)}  # GPL-3.0: never trained on
+        out["WNUT-16"] = {"train": None, "eval": read_conll(wnut16)}  # GPL-3.0: never trained on
     return out
 
 
@@ -104,66 +106,31 @@ def score(name: str, docs, predicted) -> dict:
     return out
 
 
-#: Where the benchmark keeps the word clusters it learns (derived from files whose terms allow research
-#: and testing only, so they are not shipped in the package)
-CLUSTERS_CACHE = Path(tempfile.gettempdir()) / "corpuskit-word-clusters"
+def procedure(training, fitter, c1s=C1S, c2s=C2S, folds=FOLDS, log=None) -> tuple[dict, tuple]:
+    """The shipped model's procedure on ``training`` (``train_crf.LabelledSet`` list): the chosen
+    setting and the ``(crf, featurizer)`` fitted with it on every training set."""
+    from train_crf import choose_setting
+
+    chosen = choose_setting(training, c1s, c2s, THRESHOLDS, folds, fitter, log=log or (lambda line: None))
+    return chosen, fitter(training, chosen["c1"], chosen["c2"])
 
 
-def word_clusters(shared: Path) -> Path:
-    """The word-cluster file, learned once by ``tools/build_word_clusters.py`` into :data:`CLUSTERS_CACHE`."""
-    from build_word_clusters import CLUSTERS_FILE, main as build
+def scored(name: str, docs, model, tau: float) -> dict:
+    """Set ``name``'s figures (:func:`score`) of ``model`` decoded at ``tau`` on ``docs``."""
+    from train_crf import predict
 
-    path = CLUSTERS_CACHE / CLUSTERS_FILE
-    if not path.is_file():
-        CLUSTERS_CACHE.mkdir(parents=True, exist_ok=True)
-        build([str(shared), "--out", str(CLUSTERS_CACHE)])
-    return path
-
-
-def train_and_predict(train_docs, eval_sets: dict, clusters, iterations: int = ITERATIONS) -> dict:
-    """Fit the CRF on ``train_docs`` and return ``{set: [(viterbi tags, marginals)]}`` on each evaluation part."""
-    from train_crf import _fit, common_words
-
-    from corpuskit.enrich.crf import build_featurizer
-
-    featurizer = build_featurizer(common_words(train_docs), clusters=bool(clusters),
-                                  clusters_path=clusters or None)
-    crf = _fit(featurizer, train_docs, C1, C2, iterations)
-    out = {}
-    for name, docs in eval_sets.items():
-        feats = [featurizer.sentence(w) for w, _ in docs]
-        out[name] = list(zip(crf.predict(feats), crf.predict_marginals(feats)))
-    return out
-
-
-def _settings_figures(sets, predictions) -> dict:
-    """``{(clusters, max_outside): {set: figures}}`` from the stored predictions of each feature setting."""
     from corpuskit.enrich.crf import decode
 
-    out = {}
-    for clusters, by_set in predictions.items():
-        for tau in THRESHOLDS:
-            out[(clusters, tau)] = {name: score(name, sets[name]["eval"], [decode(v, m, tau) for v, m in pairs])
-                                    for name, pairs in by_set.items()}
-    return out
-
-
-def choose(figures: dict, left_out: str):
-    """The setting with the best mean typed F1 over the sets other than ``left_out`` (ties: fewer
-    features, then the higher threshold)."""
-    def mean_others(setting):
-        others = [f["typed"][2] for name, f in figures[setting].items() if name != left_out]
-        return sum(others) / len(others) if others else 0.0
-    return max(sorted(figures, key=lambda s: (s[0], -s[1])), key=mean_others)
+    return score(name, docs, [decode(v, m, tau) for v, m in predict(model, docs)])
 
 
 def _table(title, rows) -> list[str]:
-    lines = [title, f"  {'left out':<10} {'chosen on the others':<34} {'typed F1':>8} {'P':>6} {'R':>6} "
+    lines = [title, f"  {'left out':<10} {'chosen without it':<40} {'typed F1':>8} {'P':>6} {'R':>6} "
                     f"{'untyped F1':>10}"]
-    for name, setting, f in rows:
+    for name, chosen, f in rows:
         t, u = f["typed"], f["untyped"]
-        chosen = f"clusters={'on' if setting[0] else 'off'} max_outside={setting[1]}"
-        lines.append(f"  {name:<10} {chosen:<34} {t[2]:>8.3f} {t[0]:>6.3f} {t[1]:>6.3f} {u[2]:>10.3f}")
+        setting = f"c1={chosen['c1']} c2={chosen['c2']} max_outside={chosen['max_outside']}"
+        lines.append(f"  {name:<10} {setting:<40} {t[2]:>8.3f} {t[0]:>6.3f} {t[1]:>6.3f} {u[2]:>10.3f}")
     typed = [f["typed"][2] for _, _, f in rows]
     untyped = [f["untyped"][2] for _, _, f in rows]
     worst = min(range(len(rows)), key=lambda i: typed[i])
@@ -172,47 +139,42 @@ def _table(title, rows) -> list[str]:
     return lines
 
 
-def run(shared: Path, strict: bool = True, iterations: int = ITERATIONS) -> int:
+def run(shared: Path, strict: bool = True, iterations: int = ITERATIONS, c1s=C1S, c2s=C2S,
+        folds: int = FOLDS) -> int:
     """Print the leave-one-dataset-out tables (see the module docstring); ``iterations`` of L-BFGS
-    per CRF fit (the shipped model's 150 by default; fewer for a quicker, slightly weaker run)."""
+    per CRF fit (the shipped model's 150 by default), over the grid ``c1s`` x ``c2s`` x
+    :data:`THRESHOLDS`; ``strict`` False prints only the text-left-out table."""
+    from train_crf import Fitter
+
     sets = load_sets(shared)
     if len(sets) < 2:
         print(f"skipped: fewer than two labelled entity sets under {shared}")
         return 0
-    evals = {name: s["eval"] for name, s in sets.items()}
-    print("sets: " + "; ".join(f"{n} train {len(s['train'])} / eval {len(s['eval'])} documents"
-                               for n, s in sets.items()))
+    print("sets: " + "; ".join(f"{n} train {len(s['train'].docs) if s['train'] else 0} / eval {len(s['eval'])} "
+                               f"documents" for n, s in sets.items()))
+    print(f"grid: c1 {list(c1s)} x c2 {list(c2s)} x max_outside {list(THRESHOLDS)}; {iterations} iterations; "
+          f"{folds}-fold CV where one training set remains")
     t0 = time.perf_counter()
-    pooled = [d for s in sets.values() for d in s["train"]]
-    clusters_file = word_clusters(shared)
-    predictions = {c: train_and_predict(pooled, evals, clusters_file if c else False, iterations)
-                   for c in (False, True)}
-    print(f"[trained on {len(pooled)} documents, two feature settings, {iterations} iterations: "
-          f"{time.perf_counter() - t0:.0f} s]")
-    figures = _settings_figures(sets, predictions)
-    for setting in sorted(figures):
-        cells = "  ".join(f"{n} {f['typed'][2]:.3f}" for n, f in figures[setting].items())
-        print(f"  clusters={'on' if setting[0] else 'off'} max_outside={setting[1]}: typed F1 {cells}")
-    rows = [(name, choose(figures, name), None) for name in sets]
-    rows = [(name, s, figures[s][name]) for name, s, _ in rows]
-    for line in _table("text left out (CRF trained on WNUT-17 train + BTC train/dev; settings chosen on the "
-                       "other sets' evaluation parts):", rows):
+    fitter = Fitter(iterations)
+    everything = [s["train"] for s in sets.values() if s["train"] is not None]
+    chosen, pooled = procedure(everything, fitter, c1s, c2s, folds, log=print)
+    pooled_rows = [(name, chosen, scored(name, s["eval"], pooled, chosen["max_outside"])) for name, s in sets.items()]
+    print(f"[procedure on every training part: {time.perf_counter() - t0:.0f} s]")
+    for line in _table("text left out (CRF trained on every licensed training part; settings chosen on the "
+                       "training parts):", pooled_rows):
         print(line)
     if strict:
-        strict_rows = []
-        for name in sets:
-            train = [d for n, s in sets.items() if n != name for d in s["train"]]
-            if len(train) == len(pooled):  # a set with no training part: the pooled models already are strict
-                by_setting = figures
-            else:
-                preds = {c: train_and_predict(train, evals, clusters_file if c else False, iterations)
-                         for c in (False, True)}
-                by_setting = _settings_figures(sets, preds)
-            chosen = choose(by_setting, name)
-            strict_rows.append((name, chosen, by_setting[chosen][name]))
-        print(f"[strict protocol: {time.perf_counter() - t0:.0f} s]")
-        for line in _table("dataset left out (CRF trained only on the other datasets' training parts):",
-                           strict_rows):
+        rows = []
+        for name, s in sets.items():
+            training = [t for other, o in sets.items() if other != name and (t := o["train"]) is not None]
+            if len(training) == len(everything):  # no training part of its own: the pooled run is strict
+                rows.append((name, chosen, pooled_rows[list(sets).index(name)][2]))
+                continue
+            left_chosen, model = procedure(training, fitter, c1s, c2s, folds)
+            rows.append((name, left_chosen, scored(name, s["eval"], model, left_chosen["max_outside"])))
+            print(f"[{name} left out: {left_chosen['chosen_by']}; {time.perf_counter() - t0:.0f} s]", flush=True)
+        for line in _table("dataset left out (the procedure run only on the other datasets' training parts):",
+                           rows):
             print(line)
     print("reference: " + REFERENCES)
     return 0

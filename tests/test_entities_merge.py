@@ -168,7 +168,9 @@ def test_cross_validation_and_training_read_only_train(tmp_path):
     assert train_main([str(data), "--out", str(out), "--c1", "0.01", "--c2", "0.05", "--folds", "2",
                        "--iterations", "20", "--max-outside", "1.0"]) == 0
     info = json.loads((out / "wnut17_crf.json").read_text())
-    assert info["fitted_on"] == "train" and info["chosen_by"].startswith("2-fold")
+    assert info["fitted_on"] == "WNUT-17 train (train.conll)" and info["chosen_by"].startswith("2-fold")
+    assert [(r["name"], r["licence"], r["documents"]) for r in info["training_sets"]] == [
+        ("WNUT-17 train", "CC-BY 4.0", len(docs))]
     assert "dev_figures" in info and "test_figures" not in info
     assert (out / "wnut17_crf.crfsuite").stat().st_size > 0
 

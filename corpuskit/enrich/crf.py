@@ -3,10 +3,12 @@
 The shipped model (``corpuskit/enrich/models/wnut17_crf.crfsuite``) is a
 linear-chain CRF (python-crfsuite, through sklearn-crfsuite at training time)
 trained on the WNUT 2017 "Emerging and Rare Entities" data (Derczynski,
-Nichols, van Erp, Limsopatham 2017; CC-BY 4.0). The training script is
-``tools/train_crf.py``. Its labels (``person``, ``location``,
-``group``, ``corporation``, ``product``, ``creative-work``) map to corpuskit's
-types through :data:`WNUT_TYPES`.
+Nichols, van Erp, Limsopatham 2017) and the Broad Twitter Corpus (Derczynski,
+Bontcheva, Roberts 2016), both CC-BY 4.0; ``wnut17_crf.json`` records the sets,
+files and licences. The training script is ``tools/train_crf.py``. Its labels
+(WNUT 2017's ``person``, ``location``, ``group``, ``corporation``, ``product``,
+``creative-work``; BTC's are mapped onto them) map to corpuskit's types through
+:data:`WNUT_TYPES`.
 
 Tokens come from :func:`tokenize`, a tweet-aware tokenizer: URLs, ``@handles``
 and ``#hashtags`` stay whole, a possessive or clitic (``'s``, ``’s``, ``n't``)
@@ -22,7 +24,7 @@ from corpuskit.errors import MissingDependencyError
 
 MODEL_FILE = "wnut17_crf.crfsuite"
 WORDS_FILE = "wnut17_common_words.txt"
-INFO_FILE = "wnut17_crf.json"  # settings chosen by cross-validation on train, and figures
+INFO_FILE = "wnut17_crf.json"  # training sets and licences, the settings chosen and the figures that chose them
 LEXICON_FILE = "lexicon.tsv"
 DEMONYMS_FILE = "demonyms.txt"
 CLUSTERS_FILE = "word_clusters.tsv"  # tools/build_word_clusters.py: word TAB fine id TAB coarse id
@@ -374,7 +376,7 @@ def load_common_words() -> frozenset:
 
 
 def load_info() -> dict:
-    """The shipped model's training settings and dev figures (``wnut17_crf.json``)."""
+    """The shipped model's training sets, settings and the figures that chose them (``wnut17_crf.json``)."""
     import json
 
     path = resources.files("corpuskit.enrich").joinpath("models").joinpath(INFO_FILE)
@@ -463,7 +465,7 @@ class CrfTagger:
     def spans(self, words: list[str], max_outside: float | None = None) -> list[tuple[int, int, str, float]]:
         """``(first, last, wnut label, confidence)`` of each labelled span.
 
-        ``max_outside`` defaults to the value chosen by cross-validation on WNUT 2017 train (shipped
+        ``max_outside`` defaults to the value chosen at training (``tools/train_crf.py``, shipped
         with the model). Below 1, decoding is by token marginals: a token
         whose probability of being outside any entity is below ``max_outside``
         takes its most probable entity tag (more recall than the Viterbi path,
