@@ -163,8 +163,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
                             track.evidence.get("term") or track.evidence.get("phrase"), track.source)
     detail["terms"] = burst_terms([t for t, _ in texts],
                                   baseline_texts(conn, track.evidence, first, int(detail.get("windowDays") or 21)),
-                                  exclude, formats=formats,
-                                  languages=languages)
+                                  exclude, formats=formats, languages=languages)
     headline += terms_suffix(detail["terms"])
     crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start))
     detected = min(crossed or end_of_day(episode.start), now_iso)
