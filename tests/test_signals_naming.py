@@ -176,3 +176,46 @@ def test_demo_signals_name_their_bursts(demo_corpus):
     # the planted Greenpeace spike on climate: its topic signal names the organisation
     climate = [(h, d) for h, d in rows if h.startswith("Volume on Climate")]
     assert any("greenpeace" in [t["term"] for t in d["terms"]] for _, d in climate), climate
+
+
+_SPANISH_BASELINE = ([f"los precios del mercado suben en la capital {i}" for i in range(200)]
+                     + [f"el gobierno anuncia obras {i}" for i in range(100)])
+_SPANISH_BURST = [f"Es la final que es de Liga MX: el Tri es campeón y es que nadie lo esperaba {i}"
+                  for i in range(12)]
+
+
+def test_a_spanish_burst_is_never_named_by_a_spanish_stop_word():
+    from corpuskit.text.stopwords import stop_words
+
+    es = stop_words(("es",))
+    names = [t["term"] for t in burst_terms(_SPANISH_BURST, _SPANISH_BASELINE, languages=("es",))]
+    assert names and not any(w in es for n in names for w in n.split()), names
+    assert "campeón" in names
+    # the records' languages, not the data, remove them: read as English, the burst is named "es"
+    assert "es" in [t["term"] for t in burst_terms(_SPANISH_BURST, _SPANISH_BASELINE)]
+
+
+def test_a_planted_spanish_burst_names_no_stop_word_in_detail_or_headline(tmp_path):
+    """The fixture's ai-policy spike written in Spanish records ("es", "la", "que" in every one) is
+    named by its content words, in a corpus whose vocabulary languages are English only."""
+    from corpuskit.text.stopwords import stop_words
+
+    c = open_corpus(tmp_path / "c.db")
+    truth = build_fixture(c)
+    day = next(p["day"] for p in truth["events"] if p["kind"] == "volume_spike")
+    with c.transaction():
+        ids = [r[0] for r in c.conn.execute(
+            "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
+            "WHERE r.day = ? AND e.topic_id = 1 ORDER BY r.id", (day,))]
+        c.conn.executemany("UPDATE records SET language = 'es', content_text = content_text || ? WHERE id = ?",
+                           [(f" es la ley que es del gobierno, es que la reforma regulatoria es {i}", rid)
+                            for i, rid in enumerate(ids) if i % 3])
+    detect_signals(c, "analyse-1")
+    headline, detail = c.conn.execute(
+        "SELECT headline, detail FROM signals WHERE kind = 'volume_spike' "
+        "AND signal_key LIKE 'volume_spike|ai-policy|topic:%' AND substr(signal_key, -10) = ?", (day,)).fetchone()
+    c.close()
+    names = [t["term"] for t in json.loads(detail)["terms"]]
+    es = stop_words(("es",))
+    assert names and not any(w in es for n in names for w in n.split()), names
+    assert "reforma" in " ".join(names) and headline.endswith(terms_suffix(json.loads(detail)["terms"]))

@@ -322,3 +322,20 @@ def test_the_stream_counts_distinct_authors_not_postings(real):
             assert all(len(posts["id"]) == 12 for _, _, posts, _ in walk.found)
         else:
             assert walk.strengths == ([] if expected is None else [expected]), authors
+
+
+def test_a_spanish_records_stop_words_are_no_phrase(background, tmp_path):
+    """Spanish records writing "es", "la", "que" into an English corpus: those words are fresh in it but
+    are function words of the records' language, so the phrase that fires is the content phrase."""
+    from corpuskit.text.stopwords import stop_words
+
+    c = _copy(background, tmp_path)
+    ids = _inject(c, text="Es que la vacuna adolescente es la que llega a los hospitales del norte")
+    with c.transaction():
+        c.conn.executemany("UPDATE records SET language = 'es' WHERE id = ?", [(i,) for i in ids])
+    detect_signals(c, "a1")
+    phrases = [s["detail"]["phrase"] for s in _phrase_signals(c)]
+    es = stop_words(("es",))
+    assert phrases and not any(w in es for p in phrases for w in p.split()), phrases
+    assert "vacuna adolescente" in phrases
+    c.close()

@@ -37,3 +37,21 @@ def test_an_analyzer_keeps_the_languages_it_was_made_with():
 
 def test_languages_under_two_percent_are_left_out():
     assert corpus_languages({"es": 960, "en": 30, "ca": 10, "und": 200}) == ("en", "es")
+
+
+def test_the_analyse_stage_run_alone_reads_without_the_corpus_languages_stop_words(tmp_path, monkeypatch):
+    """``Corpus.analyse()`` on its own (not only :meth:`Corpus.run`) reads the corpus's languages."""
+    from corpuskit import open_corpus
+    from corpuskit.analysis import pipeline
+    from corpuskit.text.stopwords import current_languages
+    from tests.signal_fixture import build_fixture
+
+    c = open_corpus(tmp_path / "c.db")
+    build_fixture(c, events=False)
+    with c.transaction():
+        c.conn.execute("UPDATE records SET language = CASE WHEN id % 2 THEN 'es' ELSE 'en' END")
+    seen = []
+    monkeypatch.setitem(pipeline.RUNNERS, "signals", lambda *args: seen.append(current_languages()) or {})
+    c.analyse(progress=False, steps=["signals"])
+    c.close()
+    assert seen == [("es",)] and current_languages() == ()

@@ -17,6 +17,9 @@ Each step is incremental on its own (clusters are carried over for topics that
 barely changed, signal replay resumes where it stopped, snapshots rewrite only
 the days whose inputs changed, observations update only the rows that
 changed), so re-analysing after one new day costs a fraction of a full run.
+The steps read their terms without the stop words of the corpus's languages
+(:func:`corpuskit.text.stopwords.vocabulary_languages`), whether the stage is run
+alone or by :meth:`~corpuskit.corpus.Corpus.run`.
 After the steps, every run rewrites the per-entity sums over all mentions
 (:mod:`.entity_aggregates`) when their inputs changed; the entity answers read
 them while they hold, and the record counts by day, topic, source and sentiment
@@ -112,11 +115,15 @@ def analyse_corpus(corpus, progress: bool = True, seed: int = 0, **settings) -> 
     """
     from tqdm.auto import tqdm
 
+    from corpuskit.enrich.pipeline import language_counts
+    from corpuskit.text.stopwords import corpus_languages, vocabulary_languages
+
     steps, options = _check_settings(settings)
     recorded = {"seed": seed, **settings}
     summary = {"steps": {}, "seconds": {}}
     started = perf_counter()
-    with corpus.run_stage("analyse", recorded) as run_id:
+    with vocabulary_languages(corpus_languages(language_counts(corpus.conn))), \
+            corpus.run_stage("analyse", recorded) as run_id:
         with staged_writes(corpus.conn, WRITES):
             summary["runId"] = run_id
             bar = tqdm(steps, desc="analyse", unit="step", disable=not progress)

@@ -49,10 +49,21 @@ def current_languages() -> tuple[str, ...]:
     return _CURRENT.get()
 
 
+def language_codes(languages) -> tuple[str, ...]:
+    """The sorted ISO 639-1 codes of ``languages`` (``es-MX`` -> ``es``) besides English and undetermined."""
+    return tuple(sorted({_code(lang) for lang in languages or ()} - {"", "en", "und"}))
+
+
+def languages_with(languages) -> tuple[str, ...]:
+    """The languages in effect (:func:`current_languages`) and ``languages`` (say those of the records
+    a term is read from), as :func:`language_codes`: whose stop words those terms leave out."""
+    return language_codes(set(current_languages()) | set(languages or ()))
+
+
 @contextmanager
 def vocabulary_languages(languages):
     """Within the block, remove the stop words of ``languages`` (English's always are) from terms."""
-    codes = tuple(sorted({_code(lang) for lang in languages or ()} - {"", "en", "und"}))
+    codes = language_codes(languages)
     token = _CURRENT.set(codes)
     try:
         yield codes

@@ -33,7 +33,7 @@ from corpuskit.analysis.signals.kinds import signal_kind
 from corpuskit.analysis.signals.linking import without_event
 from corpuskit.analysis.signals.naming import baseline_texts, burst_terms, subject_words, terms_suffix
 from corpuskit.analysis.signals.phrases import phrase_window
-from corpuskit.analysis.signals.quality import campaign_cap, quality_flags, signal_texts
+from corpuskit.analysis.signals.quality import campaign_cap, quality_flags, signal_languages, signal_texts
 from corpuskit.analysis.signals.track import fmt_num, fmt_score
 from corpuskit.stats.thresholds import OPEN_SIGMA, QUIET_DAYS, severity_for
 
@@ -139,7 +139,8 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
     peaked later, ``detail.peak`` holds the peak day's figures and the headline says so
     (``"; strongest on 2021-01-16 (21)"``). The headline ends with the terms that name the burst
     (:mod:`~corpuskit.analysis.signals.naming`; ``formats``: the corpus's title formats, which
-    name nothing), listed in ``detail.terms``.
+    name nothing; the stop words of the burst records' languages name nothing either), listed in
+    ``detail.terms``.
     """
     d_start = series.day_index[episode.start]
     d_peak = series.day_index[episode.peak_day]
@@ -154,6 +155,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
     detail["peakDay"] = episode.peak_day
     detail["day"] = episode.start
     texts = signal_texts(conn, track, episode, detail)
+    languages = signal_languages(conn, track, episode, detail)
     detail["quality"] = quality_flags(conn, track, episode, series, detail, rows=texts)
     first = signal_kind(track.kind).record_span(detail, episode.start, episode.peak_day).first
     exclude = subject_words(series.topic_labels.get(topic_id) if topic_id is not None else None,
@@ -161,7 +163,7 @@ def signal_row(conn, track, episode: Episode, series, now_iso: str, topic_names:
                             track.evidence.get("term") or track.evidence.get("phrase"), track.source)
     detail["terms"] = burst_terms([t for t, _ in texts],
                                   baseline_texts(conn, track.evidence, first, int(detail.get("windowDays") or 21)),
-                                  exclude, formats=formats)
+                                  exclude, formats=formats, languages=languages)
     headline += terms_suffix(detail["terms"])
     crossed = crossing_time(conn, track.evidence, episode.start, track.threshold_count(d_start))
     detected = min(crossed or end_of_day(episode.start), now_iso)

@@ -9,7 +9,9 @@ compared with the same series' records in the ``windowDays`` before (at most
 the corpus in those days instead, so a term is still judged against what people were writing.
 
 Each record counts a term once (document frequency: one long post or a copied message does not
-make a word key on its own): single words and two-word phrases of :func:`corpuskit.text.term_phrases`.
+make a word key on its own): single words and two-word phrases of :func:`corpuskit.text.term_phrases`,
+without the stop words of the burst records' languages and of the languages in effect
+(:func:`corpuskit.text.stopwords.languages_with`), so a Spanish burst is never named "es, la, que".
 The test is G² with Benjamini-Hochberg over every term tested (:mod:`corpuskit.stats.keyness`).
 A term names the burst when
 
@@ -42,6 +44,7 @@ from corpuskit.analysis.signals.series import shift_day
 from corpuskit.enrich.topic_terms import name_terms
 from corpuskit.stats.keyness import benjamini_hochberg, keyness_table
 from corpuskit.text import term_phrases
+from corpuskit.text.stopwords import languages_with
 from corpuskit.text.terms import generic_word, label_word
 
 #: Baseline records read at most (the latest first).
@@ -60,11 +63,12 @@ MAX_TERMS = 3
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def document_counts(texts) -> Counter:
-    """How many of ``texts`` hold each term (single words and two-word phrases), each text once."""
+def document_counts(texts, languages=None) -> Counter:
+    """How many of ``texts`` hold each term (single words and two-word phrases), each text once;
+    ``languages``: whose stop words are left out besides English's (default: those in effect)."""
     counts: Counter = Counter()
     for text in texts:
-        counts.update(set(term_phrases(text, (1, 2))))
+        counts.update(set(term_phrases(text, (1, 2), languages)))
     return counts
 
 
@@ -90,18 +94,20 @@ def weak_term(term: str, names=frozenset(), formats=()) -> bool:
 
 
 def burst_terms(burst_texts, baseline_texts, exclude=frozenset(), max_terms: int = MAX_TERMS,
-                formats=()) -> list[dict]:
+                formats=(), languages=()) -> list[dict]:
     """The terms naming a burst: ``[{"term", "records", "baselineRecords", "G2"}]``, most key first.
 
     ``burst_texts`` are the burst's record texts, ``baseline_texts`` the baseline's;
-    ``exclude`` the words of the subject, ``formats`` the corpus's title formats (see the module
-    docstring for the rule). Empty when either side is empty or no term passes.
+    ``exclude`` the words of the subject, ``formats`` the corpus's title formats, ``languages`` the
+    languages of the burst's records, whose stop words name nothing (see the module docstring for
+    the rule). Empty when either side is empty or no term passes.
     """
     burst_texts, baseline_texts = list(burst_texts), list(baseline_texts)
     n_a, n_b = len(burst_texts), len(baseline_texts)
     if n_a == 0 or n_b == 0:
         return []
-    ca, cb = document_counts(burst_texts), document_counts(baseline_texts)
+    languages = languages_with(languages)
+    ca, cb = document_counts(burst_texts, languages), document_counts(baseline_texts, languages)
     need = max(MIN_RECORDS, math.ceil(MIN_SHARE * n_a))
     terms = sorted(t for t, c in ca.items() if c >= need and not set(t.split()) & set(exclude))
     if not terms:

@@ -1,7 +1,8 @@
 """Phrases new in a burst: a word or two-word phrase nobody wrote for weeks, then many authors at once.
 
 A *phrase* is a lower-case single word or two-word phrase of :func:`corpuskit.text.term_phrases`
-("adolescents", "variant", "adolescent trial"), counted once per record. Left out: known entity
+("adolescents", "variant", "adolescent trial"), counted once per record, without the stop words of
+the record's language ("es", "que" in a Spanish record). Left out: known entity
 names and aliases and the proper-noun terms novelty tests already (they are tested as names), and
 phrases that name nothing by the signal namer's own test
 (:func:`~corpuskit.analysis.signals.naming.weak_term`: weak and common words, title formats).
@@ -53,6 +54,7 @@ import numpy as np
 from corpuskit.analysis.signals.naming import weak_term
 from corpuskit.stats.thresholds import OPEN_SIGMA
 from corpuskit.text import term_phrases
+from corpuskit.text.stopwords import languages_with
 
 #: Days without a use before a phrase can start fresh.
 PHRASE_WINDOW = 21
@@ -172,13 +174,14 @@ def _corpus_days(conn, through_day: str):
     return days, per_day
 
 
-def _record_phrases(title, text, exclude, names, weak: dict, formats=()) -> list[str]:
-    """The words and two-word phrases of one record the phrase test reads (see :func:`build_index`);
+def _record_phrases(title, text, exclude, names, weak: dict, formats=(), language=None) -> list[str]:
+    """The words and two-word phrases of one record the phrase test reads (see :func:`build_index`),
+    without the stop words of the record's ``language`` nor of the languages in effect;
     ``names``: the one-word names of ``exclude``; ``weak``: a cache of :func:`weak_term`."""
     body = text or ""
     if title and not body.startswith(title):
         body = f"{title} {body}"
-    found = set(term_phrases(body, (1, 2)))
+    found = set(term_phrases(body, (1, 2), languages_with((language,) if language else ())))
     covered = {w for p in found if " " in p and p in exclude for w in p.split()}
     out = []
     for p in found - covered:
@@ -201,22 +204,24 @@ def _read(conn, days, lo: int, hi: int, exclude, authors: dict, formats=()):
     names = {p for p in exclude if " " not in p}
     weak: dict = {}
     cursor = conn.execute(
-        "SELECT r.id, r.day, r.author, r.title, r.content_text, e.topic_id FROM records r "
+        "SELECT r.id, r.day, r.author, r.title, r.content_text, e.topic_id, r.language FROM records r "
         "JOIN enrichment e ON e.record_id = r.id WHERE r.day >= ? AND r.day <= ? ORDER BY r.published_at, r.id",
         (days[lo], days[hi - 1]))
     while rows := cursor.fetchmany(_BATCH):
-        for rid, day, author, title, text, topic in rows:
+        for rid, day, author, title, text, topic, language in rows:
             key = author if author else ("", rid)
             yield (rid, d_index[day], authors.setdefault(key, len(authors)), -1 if topic is None else topic,
-                   _record_phrases(title, text, exclude, names, weak, formats))
+                   _record_phrases(title, text, exclude, names, weak, formats, language))
 
 
 def _phrase_of(conn, record_id: int, number: int, exclude, formats) -> str:
     """The phrase of a record whose :func:`hash` is ``number`` (the streamed index numbers phrases
     by their hash and keeps no strings)."""
-    title, text = conn.execute("SELECT title, content_text FROM records WHERE id = ?", (record_id,)).fetchone()
+    title, text, language = conn.execute("SELECT title, content_text, language FROM records WHERE id = ?",
+                                         (record_id,)).fetchone()
     names = {p for p in exclude if " " not in p}
-    return next(p for p in _record_phrases(title, text, exclude, names, {}, formats) if hash(p) == number)
+    return next(p for p in _record_phrases(title, text, exclude, names, {}, formats, language)
+                if hash(p) == number)
 
 
 def read_index(conn, through_day: str, exclude=frozenset(), formats=(), min_authors: int = MIN_AUTHORS

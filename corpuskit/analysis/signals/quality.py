@@ -132,3 +132,10 @@ def signal_texts(conn, track, episode, detail: dict) -> list[tuple[str, str]]:
     span = signal_kind(track.kind).record_span(detail, episode.start, episode.peak_day)
     rows = series_rows(conn, track.evidence, span, "r.title, r.content_text, r.author", DUPLICATE_SAMPLE)
     return [(f"{r[0] or ''} {r[1] or ''}", r[2] or "") for r in rows]
+
+
+def signal_languages(conn, track, episode, detail: dict) -> tuple[str, ...]:
+    """The languages of the records :func:`signal_texts` reads (sorted; no language left out)."""
+    span = signal_kind(track.kind).record_span(detail, episode.start, episode.peak_day)
+    rows = series_rows(conn, track.evidence, span, "r.language", DUPLICATE_SAMPLE)
+    return tuple(sorted({r[0] for r in rows if r[0]}))
