@@ -123,6 +123,12 @@ def term_tokens(text) -> list[str]:
     return [t for run in _runs(text or "", current_languages()) for t in run]
 
 
+def term_runs(text, languages=None) -> tuple[tuple[str, ...], ...]:
+    """The runs of adjacent terms of ``text`` that :func:`term_phrases` makes its phrases from (a phrase
+    never crosses from one run to the next); ``languages`` as there."""
+    return _runs(text or "", current_languages() if languages is None else tuple(languages))
+
+
 def term_phrases(text, ngram_range: tuple[int, int] = (1, 2), languages=None) -> list[str]:
     """Terms and phrases of adjacent terms of ``text``, lengths from ``ngram_range``; ``languages`` whose
     stop words are removed besides English's (default: :func:`~corpuskit.text.stopwords.current_languages`)."""
@@ -130,7 +136,7 @@ def term_phrases(text, ngram_range: tuple[int, int] = (1, 2), languages=None) ->
     if lo < 1 or hi < lo:
         raise ValueError(f"ngram_range must be (lo, hi) with 1 <= lo <= hi, got {ngram_range!r}")
     out: list[str] = []
-    for run in _runs(text or "", current_languages() if languages is None else tuple(languages)):
+    for run in term_runs(text, languages):
         for n in range(lo, hi + 1):
             out.extend(" ".join(run[i:i + n]) for i in range(len(run) - n + 1))
     return out
