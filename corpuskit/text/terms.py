@@ -25,7 +25,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from corpuskit.text.normalise import _analysis
 from corpuskit.text.stopwords import current_languages, stop_words
-from corpuskit.text.unicode import split_cjk
+from corpuskit.text.unicode import CJK_RUN, split_cjk
 
 CONTRACTIONS = frozenset(
     "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't wouldn't can't couldn't "
@@ -103,7 +103,8 @@ def _runs(text: str, languages: tuple[str, ...] = ()) -> tuple[tuple[str, ...], 
     for clause in _BOUNDARY.split(_analysis(text, False, None, " | ")):
         run: list[str] = []
         words = _WORD.findall(clause)
-        if not clause.isascii():  # a Chinese or Japanese clause is one \w run: its character pairs
+        # a Chinese or Japanese clause is one \w run: its character pairs
+        if not clause.isascii() and CJK_RUN.search(clause):
             words = [part for word in words for part in split_cjk(word)]
         for word in words:
             term = _term(word, languages)
