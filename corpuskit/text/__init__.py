@@ -1,7 +1,7 @@
 """Text normalisation shared by every stage that reads text; the stored record text is never changed.
 
 ``display_text`` for prose, quotes and entities; ``analysis_text`` for models and vocabularies;
-``term_tokens`` / ``term_phrases`` / ``term_analyzer`` for topic, cluster and keyword terms;
+``term_tokens`` / ``term_phrases`` / ``term_runs`` / ``term_analyzer`` for topic, cluster and keyword terms;
 ``segment_hashtag`` and ``find_hashtags`` / ``find_handles`` / ``find_urls`` for social-media markup.
 """
 from corpuskit.text.hashtags import HashtagSegmenter, segment_hashtag
@@ -10,7 +10,7 @@ from corpuskit.text.patterns import find_handles, find_hashtags, find_urls
 
 # The term functions load scikit-learn's stop-word list (seconds of import time); they are loaded on
 # first use, so the paths that only normalise text (the full-text index on import) do not pay for it.
-_TERMS = ("STOP_WORDS", "term_analyzer", "term_phrases", "term_tokens")
+_TERMS = ("STOP_WORDS", "term_analyzer", "term_phrases", "term_runs", "term_tokens")
 
 
 def __getattr__(name):
@@ -23,5 +23,5 @@ def __getattr__(name):
 
 __all__ = [
     "HashtagSegmenter", "STOP_WORDS", "analysis_text", "display_text", "find_handles", "find_hashtags",
-    "find_urls", "segment_hashtag", "term_analyzer", "term_phrases", "term_tokens",
+    "find_urls", "segment_hashtag", "term_analyzer", "term_phrases", "term_runs", "term_tokens",
 ]

@@ -25,7 +25,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from corpuskit.text.normalise import _analysis
 from corpuskit.text.stopwords import current_languages, stop_words
-from corpuskit.text.unicode import split_cjk
+from corpuskit.text.unicode import CJK_RUN, split_cjk
 
 CONTRACTIONS = frozenset(
     "don't doesn't didn't isn't aren't wasn't weren't haven't hasn't hadn't won't wouldn't can't couldn't "
@@ -103,7 +103,8 @@ def _runs(text: str, languages: tuple[str, ...] = ()) -> tuple[tuple[str, ...], 
     for clause in _BOUNDARY.split(_analysis(text, False, None, " | ")):
         run: list[str] = []
         words = _WORD.findall(clause)
-        if not clause.isascii():  # a Chinese or Japanese clause is one \w run: its character pairs
+        # a Chinese or Japanese clause is one \w run: its character pairs
+        if not clause.isascii() and CJK_RUN.search(clause):
             words = [part for word in words for part in split_cjk(word)]
         for word in words:
             term = _term(word, languages)
@@ -123,6 +124,12 @@ def term_tokens(text) -> list[str]:
     return [t for run in _runs(text or "", current_languages()) for t in run]
 
 
+def term_runs(text, languages=None) -> tuple[tuple[str, ...], ...]:
+    """The runs of adjacent terms of ``text`` that :func:`term_phrases` makes its phrases from (a phrase
+    never crosses from one run to the next); ``languages`` as there."""
+    return _runs(text or "", current_languages() if languages is None else tuple(languages))
+
+
 def term_phrases(text, ngram_range: tuple[int, int] = (1, 2), languages=None) -> list[str]:
     """Terms and phrases of adjacent terms of ``text``, lengths from ``ngram_range``; ``languages`` whose
     stop words are removed besides English's (default: :func:`~corpuskit.text.stopwords.current_languages`)."""
@@ -130,7 +137,7 @@ def term_phrases(text, ngram_range: tuple[int, int] = (1, 2), languages=None) ->
     if lo < 1 or hi < lo:
         raise ValueError(f"ngram_range must be (lo, hi) with 1 <= lo <= hi, got {ngram_range!r}")
     out: list[str] = []
-    for run in _runs(text or "", current_languages() if languages is None else tuple(languages)):
+    for run in term_runs(text, languages):
         for n in range(lo, hi + 1):
             out.extend(" ".join(run[i:i + n]) for i in range(len(run) - n + 1))
     return out
