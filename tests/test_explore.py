@@ -252,7 +252,10 @@ def test_a_selection_is_selected_once_for_the_chart_counts_and_panes(fresh, monk
     fresh.on_page(1)
     assert calls == []
     fresh.on_period(_busiest_week(fresh))
-    assert len(calls) == 2          # A and B in the period, once each for the counts and every pane
+    assert calls == []              # A's and B's ids in the period are sliced from their whole range's
+    fresh.state.timeline("a").ids   # held: nothing selected again
+    fresh.on_freq("D")
+    assert calls == []
 
 
 def test_the_filter_lists_are_the_corpus_own(fresh, demo_corpus):
