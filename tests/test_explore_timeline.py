@@ -76,3 +76,19 @@ def test_a_timestamp_not_of_the_stored_form_leaves_the_sql_path(demo_copy):
     state = ExplorerState(demo_copy, a=q)
     assert state.timeline("a") is None
     assert state.records_page()["id"].tolist() == demo_copy.query(q).records(limit=20)["id"].tolist()
+
+
+def test_records_published_the_same_second_page_by_id_as_the_sql_path(demo_copy):
+    q = QUERIES[0]
+    ids = demo_copy.query(q).ids()
+    stamp = demo_copy.conn.execute("SELECT max(published_at) FROM records WHERE id = ?", (int(ids[-1]),)).fetchone()[0]
+    with demo_copy.transaction():     # several matching records at one second, newest of all
+        demo_copy.conn.executemany("UPDATE records SET published_at = ? WHERE id = ?",
+                                   [("2099-01-01T00:00:00Z", int(i)) for i in ids[::3][:9]] +
+                                   [(stamp, int(i)) for i in ids[1::3][:9]])
+    state = ExplorerState(demo_copy, a=q, page_size=4)
+    assert state.timeline("a") is not None
+    sub = demo_copy.query(q)
+    for page in range(6):
+        state.set_page(page)
+        assert state.records_page()["id"].tolist() == sub.records(limit=4, offset=page * 4)["id"].tolist()
