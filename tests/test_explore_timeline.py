@@ -92,3 +92,19 @@ def test_records_published_the_same_second_page_by_id_as_the_sql_path(demo_copy)
     for page in range(6):
         state.set_page(page)
         assert state.records_page()["id"].tolist() == sub.records(limit=4, offset=page * 4)["id"].tolist()
+
+
+def test_a_write_reads_the_selection_again(demo_copy):
+    q = QUERIES[1]
+    state = ExplorerState(demo_copy, a=q)
+    before = state.timeline("a")
+    assert before.ids.tolist() == demo_copy.query(q).ids().tolist()
+    gone = int(before.ids[len(before.ids) // 2])
+    with demo_copy.transaction():
+        demo_copy.conn.execute("DELETE FROM records WHERE id = ?", (gone,))
+    after = state.timeline("a")
+    assert gone not in after.ids.tolist()
+    assert after.ids.tolist() == demo_copy.query(q).ids().tolist()
+    since, until = state.range()
+    state.set_freq("W")     # an input changed: the chart is drawn again
+    pd.testing.assert_frame_equal(state.attention()["a"], demo_copy.query(q).over_time(freq="W", since=since, until=until))

@@ -182,13 +182,15 @@ class ExplorerState:
         sub = self.subcorpus(which, selected=False)
         if sub is None:
             return None
-        ids = sub.ids()
         key = (sub.q, sub.since, sub.until)
         held = self._timelines.get(key)
-        if held is None or held[0] is not ids:
+        if held is None:     # the ids and their times selected in one pass
             if len(self._timelines) >= SUBCORPORA_KEPT:
                 del self._timelines[next(iter(self._timelines))]
-            held = self._timelines[key] = (ids, Timeline.read(self.corpus.conn, ids))
+            line = Timeline.select(sub)
+            held = self._timelines[key] = (sub.ids(), line)
+        elif held[0] is not sub.ids():     # the data changed: selected again, their times read again
+            held = self._timelines[key] = (sub.ids(), Timeline.read(self.corpus.conn, sub.ids()))
         return held[1]
 
     def selection_label(self) -> str:

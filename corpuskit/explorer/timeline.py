@@ -28,21 +28,36 @@ class Timeline:
     def read(cls, conn, ids: np.ndarray) -> "Timeline | None":
         """The timeline of the records ``ids`` (ascending, int64); None when a timestamp among them
         is not of the stored form (the callers then ask the database)."""
-        found_ids, stamps = [], []
+        stamps = []
         for batch in _chunks(ids, ID_CHUNK):
-            rows = conn.execute("SELECT id, published_at FROM records WHERE id IN "
-                                "(SELECT value FROM json_each(?)) ORDER BY id", (batch,)).fetchall()
-            found_ids.extend(r[0] for r in rows)
-            stamps.extend(r[1] for r in rows)
-        text = np.array(stamps, dtype=f"U{STAMP_LENGTH + 1}") if stamps else np.zeros(0, dtype="U21")
-        if len(text) and not (np.all(np.char.str_len(text) == STAMP_LENGTH)
-                              and np.all(np.char.endswith(text, "Z"))):
+            stamps.extend(r[0] for r in conn.execute("SELECT published_at FROM records WHERE id IN "
+                                                     "(SELECT value FROM json_each(?)) ORDER BY id", (batch,)))
+        if len(stamps) != len(ids):     # a record deleted meanwhile: the caller selects again
+            return None
+        return cls.of(ids, stamps)
+
+    @classmethod
+    def select(cls, sub) -> "Timeline | None":
+        """The timeline of the :class:`~corpuskit.subcorpus.Subcorpus` ``sub``, its ids and times
+        selected in one pass (``sub`` then remembers those ids); None as :meth:`read`."""
+        from corpuskit.query.subsets import query_times
+
+        ids, stamps = query_times(sub.corpus.conn, sub.compiled, sub.since, sub.until)
+        ids.setflags(write=False)
+        sub.remember_ids(ids)
+        return cls.of(ids, stamps)
+
+    @classmethod
+    def of(cls, ids: np.ndarray, stamps: list) -> "Timeline | None":
+        """The timeline of ``ids`` published at the stored ``stamps``; None when one is not of the
+        form ``YYYY-MM-DDTHH:MM:SSZ``."""
+        if not all(len(s) == STAMP_LENGTH and s[-1] == "Z" for s in stamps):
             return None
         try:
             seconds = np.array([s[:19] for s in stamps], dtype="datetime64[s]").astype(np.int64)
         except ValueError:
             return None
-        return cls(np.asarray(found_ids, dtype=np.int64), seconds)
+        return cls(ids, seconds)
 
     def within(self, since: str | None, until: str | None) -> np.ndarray:
         """Whether each record was published from ``since`` to ``until`` (stored ISO bounds, inclusive;
