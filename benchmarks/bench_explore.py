@@ -23,25 +23,26 @@ the stored corpus counts minus the selection's): it grows with the selection, is
 tab is open, behind the busy line, and is reported on its own row. Opening the explorer is timed
 once per size (ipywidgets and bqplot imported before), and the peak memory of the process is printed.
 
-``--sizes 100000,1000000 --repeat 1`` on a shared 2-core machine (load average 5 to 9), milliseconds
-(docs/explore.md has the run before the stored term counts and the lighter opening)::
+``--sizes 1000000 --repeat 1``, then ``--sizes 100000 --repeat 1``, on a shared 2-core machine (load
+average 2 to 6), milliseconds (docs/explore.md has the runs before the selection's times were held
+in memory, before the stored term counts and the lighter opening)::
 
     interaction                              median 100k ms  max 100k ms  median 1000k ms  max 1000k ms
     ---------------------------------------  --------------  -----------  ---------------  ------------
-    open the explorer                        183             183          111              111
-    type query A                             180             734          789              1174
-    type query B                             197             267          1103             1436
-    click a period                           92              121          523              828
-    share/records toggle                     9               9            9                17
-    next page of records                     68              79           162              411
-    KWIC term                                46              2255         90               108
-    focus query B                            71              92           278              384
-    keyness A vs B (period)                  58              111          516              640
-    code                                     2               5            1                5
-    whole range again                        84              115          288              496
-    day/week/month toggle                    211             277          795              1398
-    keyness vs rest (whole range; tab open)  1360            2715         6144             12857
-    peak memory of the process: 281 MB
+    open the explorer                        168             168          171              171
+    type query A                             70              200          77               685
+    type query B                             96              145          352              841
+    click a period                           56              65           59               61
+    share/records toggle                     4               9            7                11
+    next page of records                     28              35           32               81
+    KWIC term                                61              79           81               86
+    focus query B                            55              61           55               60
+    keyness A vs B (period)                  73              83           351              585
+    code                                     1               3            4                7
+    whole range again                        55              65           53               60
+    day/week/month toggle                    80              85           91               92
+    keyness vs rest (whole range; tab open)  1408            2491         6236             11089
+    peak memory of the process: 278 MB
 """
 from __future__ import annotations
 

@@ -66,19 +66,34 @@ class Subcorpus:
         Remembered while nothing at all is written to the corpus file (by this connection or another),
         so :meth:`over_time`, :meth:`kwic` and the keyness methods called one after the other select
         once; a write of any kind, a deleted record included, selects again."""
-        from corpuskit.query.remembered import data_version
         from corpuskit.query.subsets import query_ids
 
         conn = self.corpus.conn
-        stamp = data_version(conn)
-        version = None if stamp is None else \
-            (stamp, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
+        version = self._version()
         if version is not None and self._ids is not None and self._ids[0] == version:
             return self._ids[1]
         ids = query_ids(conn, self.compiled, self.since, self.until)
         ids.setflags(write=False)
         self._ids = None if version is None else (version, ids)
         return ids
+
+    def remember_ids(self, ids: np.ndarray) -> None:
+        """Take ``ids`` (ascending int64, read-only) as the matching ids until the corpus is written to,
+        for a caller that already holds them (the explorer slices a period's ids out of its
+        whole-range selection rather than selecting again)."""
+        version = self._version()
+        if version is not None:
+            self._ids = (version, ids)
+
+    def _version(self):
+        """What the remembered ids hold for: the data version and this connection's changes (None
+        while a stage runs, when nothing is remembered)."""
+        from corpuskit.query.remembered import data_version
+
+        conn = self.corpus.conn
+        stamp = data_version(conn)
+        return None if stamp is None else \
+            (stamp, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
 
     def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
         """``n`` matching records drawn without replacement (all of them when fewer), newest first.

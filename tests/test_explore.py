@@ -243,8 +243,9 @@ def test_a_selection_is_selected_once_for_the_chart_counts_and_panes(fresh, monk
     from corpuskit.query import subsets
 
     calls = []
-    real = subsets.query_ids
-    monkeypatch.setattr(subsets, "query_ids", lambda *a, **k: calls.append(a[1:]) or real(*a, **k))
+    for name in ("query_ids", "query_times"):     # the ids alone, or with their times for the chart
+        real = getattr(subsets, name)
+        monkeypatch.setattr(subsets, name, lambda *a, real=real, **k: calls.append(a[1:]) or real(*a, **k))
     fresh.on_query("a", "stablecoin")
     assert len(calls) == 1          # query A over the whole range; B's ids are kept
     calls.clear()
@@ -252,7 +253,10 @@ def test_a_selection_is_selected_once_for_the_chart_counts_and_panes(fresh, monk
     fresh.on_page(1)
     assert calls == []
     fresh.on_period(_busiest_week(fresh))
-    assert len(calls) == 2          # A and B in the period, once each for the counts and every pane
+    assert calls == []              # A's and B's ids in the period are sliced from their whole range's
+    fresh.state.timeline("a").ids   # held: nothing selected again
+    fresh.on_freq("D")
+    assert calls == []
 
 
 def test_the_filter_lists_are_the_corpus_own(fresh, demo_corpus):

@@ -56,13 +56,21 @@ def over_time(corpus, ids, freq: str = "D", normalise: bool = True, since=None, 
     if start > end:
         raise ValidationError(f"since ({iso(start)}) is after until ({iso(end)})")
     s, e = iso(start), iso(end)
-    mine = daily_counts(conn, ids, s, e) if len(ids) else {}
+    return attention_frame(corpus, daily_counts(conn, ids, s, e) if len(ids) else {}, freq, s, e, normalise)
+
+
+def attention_frame(corpus, mine: dict, freq: str, since: str, until: str, normalise: bool = True) -> pd.DataFrame:
+    """The frame of :func:`over_time` from the subcorpus's records per day already counted: ``mine``
+    is ``{YYYY-MM-DD: records}`` published from ``since`` to ``until`` (stored ISO bounds, the range)."""
+    if freq not in FREQUENCIES:
+        raise ValidationError(f"freq must be one of {', '.join(FREQUENCIES)}, not {freq!r}")
+    start, end = parse_timestamp(since), parse_timestamp(until)
     periods = pd.period_range(pd.Timestamp(start.date()), pd.Timestamp(end.date()), freq=FREQUENCIES[freq])
     count = _per_period(mine, periods)
     frame = pd.DataFrame({"period": periods.start_time.tz_localize("UTC"), "count": count})
     frame["count_low"], frame["count_high"] = (np.atleast_1d(v) for v in poisson_interval(count))
     if normalise:
-        total = _per_period(daily_counts(conn, None, s, e), periods)
+        total = _per_period(daily_counts(corpus.conn, None, since, until), periods)
         frame["total"] = total
         with np.errstate(invalid="ignore", divide="ignore"):
             frame["share"] = np.where(total > 0, count / np.maximum(total, 1), np.nan)

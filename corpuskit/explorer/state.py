@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from corpuskit.analysis.attention import attention_frame
 from corpuskit.errors import ValidationError
 from corpuskit.explorer.selection import FREQUENCIES, PANDAS_FREQ, Filters, compose, period_bounds, period_label
+from corpuskit.explorer.timeline import Timeline
 from corpuskit.query import QuerySyntaxError
 from corpuskit.query.overview import record_facets
 
@@ -50,6 +52,7 @@ class ExplorerState:
         self.kept: dict = {}
         self._attention: dict | None = None
         self._subcorpora: dict = {}
+        self._timelines: dict = {}
         self.set_freq(freq)
         self.set_mode(mode)
         self.set_query("a", a)
@@ -164,7 +167,31 @@ class ExplorerState:
             if len(self._subcorpora) >= SUBCORPORA_KEPT:
                 del self._subcorpora[next(iter(self._subcorpora))]
             sub = self._subcorpora[key] = self.corpus.query(q, since=since, until=until)
+            if selected and self.period is not None:
+                line = self.timeline(which)
+                if line is not None:     # the period's ids sliced from the whole range's, not selected again
+                    ids = line.ids[line.within(since, until)]
+                    ids.setflags(write=False)
+                    sub.remember_ids(ids)
         return sub
+
+    def timeline(self, which: str) -> Timeline | None:
+        """The :class:`~corpuskit.explorer.timeline.Timeline` of query A or B over the filters' range
+        (read once per selection, again after the data change); None when the query is unusable or
+        a timestamp is not of the stored form."""
+        sub = self.subcorpus(which, selected=False)
+        if sub is None:
+            return None
+        key = (sub.q, sub.since, sub.until)
+        held = self._timelines.get(key)
+        if held is None:     # the ids and their times selected in one pass
+            if len(self._timelines) >= SUBCORPORA_KEPT:
+                del self._timelines[next(iter(self._timelines))]
+            line = Timeline.select(sub)
+            held = self._timelines[key] = (sub.ids(), line)
+        elif held[0] is not sub.ids():     # the data changed: selected again, their times read again
+            held = self._timelines[key] = (sub.ids(), Timeline.read(self.corpus.conn, sub.ids()))
+        return held[1]
 
     def selection_label(self) -> str:
         """The selected period as a reader names it, or 'the whole range'."""
@@ -182,7 +209,11 @@ class ExplorerState:
             if since is not None:
                 for which in QUERIES:
                     sub = self.subcorpus(which, selected=False)
-                    if sub is not None:
+                    line = self.timeline(which)
+                    if line is not None:     # the same frame from the days held in memory
+                        frames[which] = attention_frame(self.corpus, line.daily(since, until), self.freq,
+                                                        since, until)
+                    elif sub is not None:
                         frames[which] = sub.over_time(freq=self.freq, since=since, until=until)
             self._attention = frames
         return self._attention
@@ -213,7 +244,15 @@ class ExplorerState:
         sub = self.subcorpus(self.focus)
         if sub is None:
             return pd.DataFrame(columns=list(RECORD_COLUMNS))
-        page = sub.records(limit=self.page_size, offset=self.page * self.page_size)
+        line = self.timeline(self.focus)
+        if line is None:
+            page = sub.records(limit=self.page_size, offset=self.page * self.page_size)
+        else:     # the page's ids from the times held in memory: the whole match is not sorted again
+            from corpuskit import frames
+
+            keep = None if self.period is None else line.within(*self.bounds())
+            ids = line.newest_first(keep, limit=self.page_size, offset=self.page * self.page_size)
+            page = frames.records(self.corpus, newest_first=True, ids=ids)
         text = page["title"].where(page["title"].notna() & (page["title"] != ""), page["contentText"])
         return page.assign(text=text)[list(RECORD_COLUMNS)].reset_index(drop=True)
 
