@@ -309,8 +309,14 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
     _evidence_types(names, types, names.keys(), first_names, places, makers, evidence, known)
+    out = _targets(origins, groups, reasons, tag_targets, types, headline_only or frozenset())
+    return {"map": out, "names": names, "types": types}
+
+
+def _targets(origins, groups, reasons, tag_targets, types, headline) -> dict:
+    """``{origin id: (target origin ids, reason or None)}`` once the groups are final: a lone name of
+    headline words names nothing, a hashtag goes to what it names, any other origin to its group."""
     out = {}
-    headline = headline_only or frozenset()
     sizes = Counter(groups.find(o.id) for o in origins.values())
     for o in origins.values():
         clause = any(w.lower() in _CLAUSE_WORDS for w in _words(o.name)[1:])
@@ -327,7 +333,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
             out[o.id] = ([o.id], None)
         else:
             out[o.id] = ([root], reasons.get(o.id) or _chain_reason(o.id, groups, reasons))
-    return {"map": out, "names": names, "types": types}
+    return out
 
 
 # the last word of a name of a place or a building, never of a person's ("Martin Place", "Grant Park")

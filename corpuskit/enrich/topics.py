@@ -727,6 +727,13 @@ def _nmf_classes(texts, vectors, matrix, seeded_rows, seeds, n_topics, seed, min
     return labels, seed_of
 
 
+def _without_format_terms(matrix, vocab, format_words):
+    """The term matrix without the columns of a title format's words ("Ask HN"): the corpus's layout,
+    not a subject, neither pulls records together nor becomes a term (unchanged when every column is one)."""
+    keep_cols = np.array([not set(str(t).split()) <= format_words for t in vocab])
+    return matrix[:, np.flatnonzero(keep_cols)] if keep_cols.any() else matrix
+
+
 def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
                    n_terms: int = 10, min_topic_share: float = 0.01,
                    details: dict | None = None, seed_words=None,
@@ -812,11 +819,7 @@ def discover_beats(texts, vectors, n_topics: int | None = None, seed: int = 0,
     formats = format_prefixes(texts)
     format_words = {w for f in formats for w in f.split()}
     if matrix is not None and format_words:
-        # a title format ("Ask HN") is the corpus's layout, not a subject: it neither pulls records
-        # together nor becomes a term
-        keep_cols = np.array([not set(str(t).split()) <= format_words for t in vocab])
-        if keep_cols.any():
-            matrix = matrix[:, np.flatnonzero(keep_cols)]
+        matrix = _without_format_terms(matrix, vocab, format_words)
     info = {"k": None, "grid": [], "merged": [], "dissolved": [], "nearDuplicates": 0}
     labels = np.full(n, -1, dtype=np.int64)
     seeds = list(seed_words or [])
