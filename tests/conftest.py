@@ -54,9 +54,14 @@ def reddit_first_two_months(tmp_path: Path) -> Path:
 def reddit_two_months_run(tmp_path_factory):
     """The Reddit file's first two months with every stage run, once per session; tests only read it."""
     tmp = tmp_path_factory.mktemp("reddit-run")
-    part = reddit_first_two_months(tmp)
-    corpus = open_corpus(tmp / "r.db")
-    corpus.import_file(part, progress=False)
+    yield from every_stage_run(reddit_first_two_months(tmp), tmp / "r.db")
+
+
+def every_stage_run(csv_path: Path, db: Path):
+    """A fixture's body: ``csv_path`` imported into a new corpus at ``db``, every stage run; yields
+    the corpus, closed afterwards."""
+    corpus = open_corpus(db)
+    corpus.import_file(csv_path, progress=False)
     corpus.run(progress=False)
     yield corpus
     corpus.close()

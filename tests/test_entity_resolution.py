@@ -100,12 +100,13 @@ def test_the_written_form_with_diacritics_wins_whichever_came_first():
     assert ents["mentions"].tolist() == [4]
 
 
-def build_days(rows, table):
-    """A corpus of ``(day of January 2024, text)`` records resolved with ``Fixed(table)``."""
+def build_days(rows, table, extractor=None):
+    """A corpus of ``(day of January 2024, text)`` records resolved with ``extractor(table)``
+    (``Fixed`` by default)."""
     c = Corpus()
     c.add_records([{"id": f"r{i}", "contentText": t, "publishedAt": f"2024-01-{d:02d}T{i % 24:02d}:00:00Z"}
                    for i, (d, t) in enumerate(rows)], source="x")
-    c.enrich(extractor=Fixed(table), progress=False, n_topics=2)
+    c.enrich(extractor=(extractor or Fixed)(table), progress=False, n_topics=2)
     return c
 
 

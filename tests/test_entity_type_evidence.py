@@ -3,20 +3,10 @@ head nouns of laws and institutions, institution contexts, plurals, headline wor
 first names."""
 import re
 
-from corpuskit import Corpus
 from corpuskit.enrich.base import Mention
 from corpuskit.enrich.resolve import _Origin, fold, plan
 from corpuskit.enrich.type_evidence import initials, read_type_evidence
-from tests.test_entity_resolution import Fixed
-
-
-def build_days(rows, table, extractor=Fixed):
-    """A corpus of ``(day of January 2024, text)`` records resolved with ``extractor(table)``."""
-    c = Corpus()
-    c.add_records([{"id": f"r{i}", "contentText": t, "publishedAt": f"2024-01-{d:02d}T{i % 24:02d}:00:00Z"}
-                   for i, (d, t) in enumerate(rows)], source="x")
-    c.enrich(extractor=extractor(table), progress=False, n_topics=2)
-    return c
+from tests.test_entity_resolution import Fixed, build_days
 
 
 class AnyCase(Fixed):

@@ -73,7 +73,12 @@ def test_a_burst_of_weak_words_and_a_format_names_only_its_subject_matter():
     assert {"following", "time"} <= {t for t, c in document_counts(burst).items() if c == 10}
 
 
-def _planted_fixture(tmp_path, phrase: bool):
+ENGLISH_PHRASE = " trial in adolescents ages 12-15 report"
+
+
+def _planted_fixture(tmp_path, phrase: str | None, language: str | None = None):
+    """The narrate fixture with ``phrase`` (and ``language``, when given) written into two of every
+    three ai-policy records of its planted volume day, then the detectors run."""
     c = open_corpus(tmp_path / "c.db")
     truth = build_fixture(c)
     day = next(p["day"] for p in truth["events"] if p["kind"] == "volume_spike")
@@ -82,16 +87,15 @@ def _planted_fixture(tmp_path, phrase: bool):
             ids = [r[0] for r in c.conn.execute(
                 "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
                 "WHERE r.day = ? AND e.topic_id = 1 ORDER BY r.id", (day,))]
-            c.conn.executemany("UPDATE records SET content_text = content_text || ? WHERE id = ?",
-                               [(f" trial in adolescents ages 12-15 report {i}", rid)
-                                for i, rid in enumerate(ids) if i % 3])
+            c.conn.executemany("UPDATE records SET language = coalesce(?, language), content_text = content_text || ? "
+                               "WHERE id = ?", [(language, f"{phrase} {i}", rid) for i, rid in enumerate(ids) if i % 3])
     detect_signals(c, "analyse-1")
     return c, day
 
 
-def _planted_signal(tmp_path, phrase: bool) -> tuple[str, dict]:
+def _planted_signal(tmp_path, phrase: str | None, language: str | None = None) -> tuple[str, dict]:
     """Headline and detail of the fixture's ai-policy volume signal on its planted day."""
-    c, day = _planted_fixture(tmp_path, phrase)
+    c, day = _planted_fixture(tmp_path, phrase, language)
     row = c.conn.execute("SELECT headline, detail FROM signals WHERE kind = 'volume_spike' "
                          "AND signal_key LIKE 'volume_spike|ai-policy|topic:%' AND substr(signal_key, -10) = ?",
                          (day,)).fetchone()
@@ -100,7 +104,7 @@ def _planted_signal(tmp_path, phrase: bool) -> tuple[str, dict]:
 
 
 def test_a_planted_burst_is_named_in_detail_and_headline(tmp_path):
-    headline, detail = _planted_signal(tmp_path, phrase=True)
+    headline, detail = _planted_signal(tmp_path, phrase=ENGLISH_PHRASE)
     names = [t["term"] for t in detail["terms"]]
     # "trial" is a common English word: it names the burst only inside a phrase ("trial adolescents")
     assert "adolescents" in " ".join(names) and not any(weak_term(n) for n in names), names
@@ -109,7 +113,7 @@ def test_a_planted_burst_is_named_in_detail_and_headline(tmp_path):
 
 def test_the_same_burst_without_a_phrase_names_nothing(tmp_path):
     """The fixture's texts are drawn from one vocabulary every day: the spike has no words of its own."""
-    headline, detail = _planted_signal(tmp_path, phrase=False)
+    headline, detail = _planted_signal(tmp_path, phrase=None)
     assert detail["terms"] == [] and not headline.endswith(":")
 
 
@@ -200,22 +204,9 @@ def test_a_planted_spanish_burst_names_no_stop_word_in_detail_or_headline(tmp_pa
     named by its content words, in a corpus whose vocabulary languages are English only."""
     from corpuskit.text.stopwords import stop_words
 
-    c = open_corpus(tmp_path / "c.db")
-    truth = build_fixture(c)
-    day = next(p["day"] for p in truth["events"] if p["kind"] == "volume_spike")
-    with c.transaction():
-        ids = [r[0] for r in c.conn.execute(
-            "SELECT r.id FROM records r JOIN enrichment e ON e.record_id = r.id "
-            "WHERE r.day = ? AND e.topic_id = 1 ORDER BY r.id", (day,))]
-        c.conn.executemany("UPDATE records SET language = 'es', content_text = content_text || ? WHERE id = ?",
-                           [(f" es la ley que es del gobierno, es que la reforma regulatoria es {i}", rid)
-                            for i, rid in enumerate(ids) if i % 3])
-    detect_signals(c, "analyse-1")
-    headline, detail = c.conn.execute(
-        "SELECT headline, detail FROM signals WHERE kind = 'volume_spike' "
-        "AND signal_key LIKE 'volume_spike|ai-policy|topic:%' AND substr(signal_key, -10) = ?", (day,)).fetchone()
-    c.close()
-    names = [t["term"] for t in json.loads(detail)["terms"]]
+    headline, detail = _planted_signal(tmp_path, " es la ley que es del gobierno, es que la reforma regulatoria es",
+                                       language="es")
+    names = [t["term"] for t in detail["terms"]]
     es = stop_words(("es",))
     assert names and not any(w in es for n in names for w in n.split()), names
-    assert "reforma" in " ".join(names) and headline.endswith(terms_suffix(json.loads(detail)["terms"]))
+    assert "reforma" in " ".join(names) and headline.endswith(terms_suffix(detail["terms"]))

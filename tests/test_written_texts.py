@@ -33,7 +33,7 @@ import pytest
 
 from corpuskit import open_corpus
 from corpuskit.clock import iso
-from tests.conftest import HN_CSV, csv_part, need_shared
+from tests.conftest import HN_CSV, csv_part, every_stage_run, need_shared
 from tests.test_written_figures import _check_phrase, _series_count, _shift, check_headlines
 
 _BEAT = re.compile(r"^(.+?): (\d[\d,]*) posts in the last (\d+) days|^(.+?): (\d[\d,]*) posts in (\d+) days")
@@ -479,12 +479,7 @@ def real_corpus(request, tmp_path_factory):
         yield request.getfixturevalue("reddit_two_months_run")
         return
     tmp = tmp_path_factory.mktemp("real")
-    part = _hn_part(tmp)
-    c = open_corpus(tmp / "c.db")
-    c.import_file(part, progress=False)
-    c.run(progress=False)
-    yield c
-    c.close()
+    yield from every_stage_run(_hn_part(tmp), tmp / "c.db")
 
 
 def test_demo_texts_state_what_the_records_say(demo_corpus):

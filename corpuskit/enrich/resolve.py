@@ -768,23 +768,24 @@ def _headline_only(conn, origins, known, written_lower, first_names) -> frozense
         return any(w.lower() in _CLAUSE_WORDS for w in words[1:]) or all(
             ordinary(w) or w.lower() in STOP_WORDS for w in words)
 
-    found = set()
-    for oid in sorted(o.id for o in origins.values() if candidate(o)):
-        rows = conn.execute("SELECT m.positions, r.title, r.content_text FROM mention_origins m "
-                            "JOIN records r ON r.id = m.record_id WHERE m.origin_id = ? ORDER BY m.record_id",
-                            (oid,)).fetchall()
-        everywhere = True
-        for positions, title, body in rows:
+    candidates = sorted(o.id for o in origins.values() if candidate(o))
+    seen, elsewhere, lines = set(), set(), {}
+    # one pass over the candidates' mentions; a record holding several of them is read once
+    for oid, rid, positions, title, body in conn.execute(
+            "SELECT m.origin_id, m.record_id, m.positions, r.title, r.content_text FROM mention_origins m "
+            "JOIN records r ON r.id = m.record_id WHERE m.origin_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY m.origin_id, m.record_id", (json.dumps(candidates),)):
+        seen.add(oid)
+        if oid in elsewhere:
+            continue
+        if rid not in lines:
             text = record_text(title, body)
             tokens = tokenize(text)
-            headline = title_case_lines(tokens, text)
-            starts = {t[0]: i for i, t in enumerate(tokens)}
-            if any(starts.get(p) not in headline for p in json.loads(positions)):
-                everywhere = False
-                break
-        if rows and everywhere:
-            found.add(oid)
-    return frozenset(found)
+            lines[rid] = ({t[0]: i for i, t in enumerate(tokens)}, title_case_lines(tokens, text))
+        starts, headline = lines[rid]
+        if any(starts.get(p) not in headline for p in json.loads(positions)):
+            elsewhere.add(oid)
+    return frozenset(seen - elsewhere)
 
 
 def _census_names() -> frozenset:

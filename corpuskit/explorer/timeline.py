@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.query.subsets import ID_CHUNK, _chunks
+from corpuskit.query.subsets import ID_CHUNK, _chunks, query_times
 
 #: The length of a stored timestamp, ``2016-03-07T12:00:00Z``.
 STAMP_LENGTH = 20
@@ -40,8 +40,6 @@ class Timeline:
     def select(cls, sub) -> "Timeline | None":
         """The timeline of the :class:`~corpuskit.subcorpus.Subcorpus` ``sub``, its ids and times
         selected in one pass (``sub`` then remembers those ids); None as :meth:`read`."""
-        from corpuskit.query.subsets import query_times
-
         ids, stamps = query_times(sub.corpus.conn, sub.compiled, sub.since, sub.until)
         ids.setflags(write=False)
         sub.remember_ids(ids)

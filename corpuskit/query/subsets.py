@@ -154,12 +154,10 @@ def query_count(conn, compiled, since: str | None = None, until: str | None = No
 def query_ids(conn, compiled, since: str | None = None, until: str | None = None) -> np.ndarray:
     """The ids (ascending, int64) of the records :func:`query_count` counts."""
     expr = match_only(compiled) if since is None and until is None else None
-    if expr is not None:
-        rows = conn.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid",
-                            (expr,)).fetchall()
-    else:
-        where = _query_where(conn, compiled, since, until)
-        rows = conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id", where.args).fetchall()
+    if expr is None:
+        return query_times(conn, compiled, since, until)[0]
+    # the index alone holds the ids of a bare match: no record is looked up
+    rows = conn.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid", (expr,)).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
