@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.query.subsets import ID_CHUNK, _chunks, query_times
+from corpuskit.query import subsets
+from corpuskit.query.subsets import ID_CHUNK, _chunks
 
 #: The length of a stored timestamp, ``2016-03-07T12:00:00Z``.
 STAMP_LENGTH = 20
@@ -40,7 +41,7 @@ class Timeline:
     def select(cls, sub) -> "Timeline | None":
         """The timeline of the :class:`~corpuskit.subcorpus.Subcorpus` ``sub``, its ids and times
         selected in one pass (``sub`` then remembers those ids); None as :meth:`read`."""
-        ids, stamps = query_times(sub.corpus.conn, sub.compiled, sub.since, sub.until)
+        ids, stamps = subsets.query_times(sub.corpus.conn, sub.compiled, sub.since, sub.until)
         ids.setflags(write=False)
         sub.remember_ids(ids)
         return cls.of(ids, stamps)

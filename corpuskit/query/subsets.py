@@ -155,7 +155,7 @@ def query_ids(conn, compiled, since: str | None = None, until: str | None = None
     """The ids (ascending, int64) of the records :func:`query_count` counts."""
     expr = match_only(compiled) if since is None and until is None else None
     if expr is None:
-        return query_times(conn, compiled, since, until)[0]
+        return _bounded_times(conn, compiled, since, until)[0]
     # the index alone holds the ids of a bare match: no record is looked up
     rows = conn.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid", (expr,)).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -165,12 +165,16 @@ def query_times(conn, compiled, since: str | None = None, until: str | None = No
     """The ids of :func:`query_ids` and each one's stored ``published_at`` (a list aligned with them),
     selected together: one pass over the matching records rather than a second lookup of each."""
     expr = match_only(compiled) if since is None and until is None else None
-    if expr is not None:
-        rows = conn.execute(f"SELECT r.id, r.published_at FROM records r WHERE r.id IN "
-                            f"(SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?) ORDER BY r.id",
-                            (expr,)).fetchall()
-    else:
-        where = _query_where(conn, compiled, since, until)
-        rows = conn.execute("SELECT r.id, r.published_at FROM records r" + where.sql() + " ORDER BY r.id",
-                            where.args).fetchall()
+    if expr is None:
+        return _bounded_times(conn, compiled, since, until)
+    rows = conn.execute(f"SELECT r.id, r.published_at FROM records r WHERE r.id IN "
+                        f"(SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?) ORDER BY r.id", (expr,)).fetchall()
+    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [r[1] for r in rows]
+
+
+def _bounded_times(conn, compiled, since, until) -> tuple[np.ndarray, list]:
+    """:func:`query_times` through the records' conditions (a query with bounds, or beyond a bare match)."""
+    where = _query_where(conn, compiled, since, until)
+    rows = conn.execute("SELECT r.id, r.published_at FROM records r" + where.sql() + " ORDER BY r.id",
+                        where.args).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [r[1] for r in rows]
