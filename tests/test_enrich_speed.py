@@ -255,3 +255,23 @@ def test_sentiment_counts_built_at_once_are_the_per_row_counts():
     empty = _csr(([] for _ in range(3)), 5)
     assert empty.shape == (3, 5) and empty.nnz == 0
     assert _csr(iter([]), 0).shape == (0, 0)
+
+
+def test_weighed_attributes_read_from_the_dump_are_the_model_s_state_features(tmp_path):
+    """The fast dump reader gives exactly ``Tagger.info()``'s state-feature attributes, including
+    attributes that hold the dump's own separators or letters outside ASCII."""
+    import pycrfsuite
+
+    from corpuskit.enrich.crf import weighed_attributes
+
+    trainer = pycrfsuite.Trainer(verbose=False)
+    odd = ["w=Şahin", "w=a) b", "w=x --> y", "w=plain", "unseen=1"]
+    trainer.append([[odd[0], odd[1]], [odd[2]], [odd[3]]], ["B-person", "O", "O"])
+    trainer.append([[odd[3]], [odd[0]]], ["O", "B-person"])
+    trainer.set_params({"max_iterations": 5})
+    trainer.train(str(tmp_path / "tiny.crfsuite"))
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(tmp_path / "tiny.crfsuite"))
+    expected = frozenset(attr for attr, _ in tagger.info().state_features)
+    assert {"w=Şahin", "w=a) b", "w=x --> y"} <= expected
+    assert weighed_attributes(tagger) == expected
