@@ -275,3 +275,25 @@ def test_weighed_attributes_read_from_the_dump_are_the_model_s_state_features(tm
     expected = frozenset(attr for attr, _ in tagger.info().state_features)
     assert {"w=Şahin", "w=a) b", "w=x --> y"} <= expected
     assert weighed_attributes(tagger) == expected
+
+
+def test_the_weighed_attributes_are_read_once_per_model_file(monkeypatch, tmp_path):
+    """A second tagger of the same model file shares the first one's attribute set (each enrich
+    makes a new extractor); a different file, or the same path rewritten, is read again."""
+    import shutil
+
+    from corpuskit.enrich import crf
+
+    reads = []
+    real = crf.weighed_attributes
+    monkeypatch.setattr(crf, "weighed_attributes", lambda tagger: reads.append(1) or real(tagger))
+    monkeypatch.setattr(crf, "_WEIGHED", {})
+    first, second = CrfTagger(), CrfTagger()
+    first._load()
+    second._load()
+    assert len(reads) == 1 and first.featurizer_.weighed is second.featurizer_.weighed
+    copy = tmp_path / "copy.crfsuite"
+    shutil.copyfile(crf.resources.files("corpuskit.enrich").joinpath("models").joinpath(crf.MODEL_FILE), copy)
+    other = CrfTagger(model_path=str(copy))
+    other._load()
+    assert len(reads) == 2 and other.featurizer_.weighed == first.featurizer_.weighed

@@ -430,6 +430,10 @@ def decode(tags: list[str], marginals: list[dict], max_outside: float = 1.0):
     return out
 
 
+#: the weighed attributes of the last model file read, by (path, size, modification time)
+_WEIGHED: dict[tuple, frozenset] = {}
+
+
 def weighed_attributes(tagger) -> frozenset[str]:
     """The attributes ``tagger`` (an open ``pycrfsuite.Tagger``) has a state feature for, read from
     its text dump. ``Tagger.info()`` gives the same set but parses every line of the dump with
@@ -477,12 +481,19 @@ class CrfTagger:
             tagger = pycrfsuite.Tagger()
             if self.model_path is not None:
                 tagger.open(str(self.model_path))
+                stamp = Path(self.model_path).resolve()
             else:
                 ref = resources.files("corpuskit.enrich").joinpath("models").joinpath(MODEL_FILE)
                 with resources.as_file(ref) as path:
                     tagger.open(str(path))
+                    stamp = Path(path).resolve()
+            stat = stamp.stat()
+            key = (str(stamp), stat.st_size, stat.st_mtime_ns)
+            if key not in _WEIGHED:   # one read per model file and process: every extractor shares it
+                _WEIGHED.clear()
+                _WEIGHED[key] = weighed_attributes(tagger)
             self.featurizer_ = build_featurizer(load_common_words())
-            self.featurizer_.weighed = weighed_attributes(tagger)
+            self.featurizer_.weighed = _WEIGHED[key]
             self.all_labels_ = sorted(tagger.labels())
             self.max_outside_ = float(load_info().get("max_outside", 1.0)) if self.model_path is None else 1.0
             self.tagger_ = tagger
