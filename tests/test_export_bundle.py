@@ -12,7 +12,6 @@ from corpuskit.ingest.export_codebook import codebook_columns
 from corpuskit.ingest.export_columns import COLUMNS, ENGAGEMENT, TABLES
 from corpuskit.ingest.export_tables import cited_sentences
 from corpuskit.query import TopicNotFound
-from tests.conftest import reddit_first_two_months
 
 # table -> (column, table it joins) for every key column that names another table's row
 JOINS = {"recordId": ("records", "recordId"), "entityId": ("entities", "entityId"),
@@ -274,11 +273,10 @@ def test_cli_bundle_and_errors(demo_path, tmp_path, capsys):
     assert "nope" in capsys.readouterr().err
 
 
-def test_real_file_bundle_round_trips(tmp_path):
-    part = reddit_first_two_months(tmp_path)
+def test_real_file_bundle_round_trips(reddit_two_months_run, tmp_path):
+    """The Reddit file's first two months, every stage run (a copy of the session's shared build)."""
+    reddit_two_months_run.conn.execute("VACUUM INTO ?", (str(tmp_path / "r.db"),))
     corpus = open_corpus(tmp_path / "r.db")
-    corpus.import_file(part)
-    corpus.run(progress=False)
     report = corpus.export_bundle(tmp_path / "b")
     records = pd.read_parquet(tmp_path / "b" / "records.parquet")
     mentions = pd.read_parquet(tmp_path / "b" / "mentions.parquet")

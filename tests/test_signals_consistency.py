@@ -53,7 +53,6 @@ def test_every_signal_of_a_real_file_is_consistent(reddit_two_months_run):
     corpus = reddit_two_months_run
     n = check_all(corpus)
     assert n > 0
-    corpus.close()
 
 
 def test_near_duplicates():

@@ -16,7 +16,6 @@ from corpuskit.analysis.uncertainty import SNAPSHOT_INTERVAL_COLUMNS
 from corpuskit.stats.comparisons import FISHER_TEST, RATE_TEST, WELCH_TEST, two_proportion_test, two_rate_test, welch_test
 from corpuskit.stats.intervals import mean_interval, poisson_interval, wilson_interval
 from tests.analysis_fixture import Fixture
-from tests.conftest import reddit_first_two_months
 
 NOW = "2024-03-31T12:00:00Z"
 
@@ -177,11 +176,9 @@ def test_week_over_week_on_the_demo_agrees_with_snapshots(demo_corpus):
                                                                        "negativeShare", "avgSentiment"}
 
 
-def test_every_interval_holds_its_figure_on_real_reddit(tmp_path):
-    part = reddit_first_two_months(tmp_path)
-    c = open_corpus(tmp_path / "r.db")
-    c.import_file(part)
-    c.enrich(progress=False)
+def test_every_interval_holds_its_figure_on_real_reddit(reddit_two_months_run):
+    """The Reddit file's first two months, every stage run (the session's shared build; read only)."""
+    c = reddit_two_months_run
     w = c.week_over_week()
     assert len(w) > 0 and w["p_value"].dropna().between(0, 1).all()
     for prefix in ("value", "reference"):
@@ -193,7 +190,6 @@ def test_every_interval_holds_its_figure_on_real_reddit(tmp_path):
     weeks = w[w["measure"] == "records"]
     first = weeks.groupby("topic")["reference"].first().sum()
     assert weeks["value"].sum() + first == assigned
-    c.close()
 
 
 def test_observations_carry_a_test_where_their_detail_holds_counts(demo_corpus):
