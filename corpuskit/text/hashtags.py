@@ -132,12 +132,15 @@ class HashtagSegmenter:
         costs = None if language == "und" else _language_costs(language)
         pieces = _case_pieces(tag, None if language in _WORD_LISTS else costs)
         if len(pieces) > 1:
-            if costs is not None:
-                pieces = _letter_words(pieces, costs)
-            return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
-        if costs is not None and all(c.lower() != c.upper() for c in tag if c.isalpha()) and (
-                tag.islower() or (tag.isupper() and tag.isalpha() and len(tag) >= _MIN_CAPITALS)):
-            return _list_split(tag, costs, known=self._known()) or tuple(_year_split(tag))
+            if costs is None:
+                return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
+            # each piece in one case is then split as a one-case tag would be (FLEXCREW|gotti: FLEX CREW)
+            return tuple(w for piece in self._merge_known(_letter_words(pieces, costs))
+                         for w in (self._one_case_split(piece, costs) or _year_split(piece)))
+        if costs is not None:
+            split = self._one_case_split(tag, costs)
+            if split is not None or tag.islower() or tag.isupper():
+                return split or tuple(_year_split(tag))
         if language not in _WORD_LISTS or not tag.isascii() or not tag.islower():
             # another language, a script without case, a capitalised word (Laschet, Hochwasser) or
             # one in capitals (NASCAR): whole, but for a year after a word (Election2020)
@@ -146,6 +149,16 @@ class HashtagSegmenter:
         # a split with a single letter, or (language unknown) a rare word, is more often a name cut wrongly
         limit = math.inf if language == "en" else _common_cost()
         return split if _all_words(split, self._known(), limit) else tuple(_year_split(tag))
+
+    def _one_case_split(self, tag: str, costs: dict[str, float]) -> tuple[str, ...] | None:
+        """The unigram split of ``tag`` when it is in lower case, or in capitals and long enough
+        (``SPLIT_PARAMS["capitals"]`` letters), in a script with case; else None."""
+        letters = [c for c in tag if c.isalpha()]
+        if not letters or not all(c.lower() != c.upper() for c in letters):
+            return None
+        if tag.islower() or (tag.isupper() and tag.isalpha() and len(tag) >= SPLIT_PARAMS["capitals"]):
+            return _list_split(tag, costs, known=self._known())
+        return None
 
     def _merge_known(self, pieces: list[str]) -> list[str]:
         """Join adjacent case pieces that together spell a known name (Bio N Tech -> BioNTech)."""
@@ -207,7 +220,6 @@ class HashtagSegmenter:
 _DEFAULT = HashtagSegmenter()
 #: languages whose word list is wordninja's English one
 _WORD_LISTS = ("en", "und")
-_MIN_CAPITALS = 6
 
 
 @lru_cache(maxsize=8)
@@ -241,7 +253,7 @@ def _language_costs(language: str) -> dict[str, float] | None:
 #: the cost per letter of a tag outside the list (split only when the split costs less: hochwasser in an
 #: English record is not hoc hwa ss er).
 SPLIT_PARAMS = {"piece": 1.5, "floors": (6.0, 4.0, 2.5, 2.5, 1.5), "whole": 2.5, "margin": 5.0,
-                "unknown": 1.75}
+                "unknown": 1.75, "capitals": 6}
 
 
 def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset()) -> tuple[str, ...] | None:
@@ -253,12 +265,8 @@ def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset(
     words (gazetteer names, the caller's words) count as words of the lowest floor. A number at the end
     stays on the last word (``tinabrito1``: tina brito1)."""
     params = params or SPLIT_PARAMS
-    digits = len(tag) - len(tag.rstrip("0123456789"))
-    if digits:
-        head = _list_split(tag[:-digits], costs, params, known) if tag[:-digits].isalpha() else None
-        return head[:-1] + (head[-1] + tag[-digits:],) if head else None
     if not tag.isalpha():
-        return None
+        return _split_around_numbers(tag, costs, params, known)
     lower, n = tag.lower(), len(tag)
     whole = costs.get(lower, math.inf)
     if 9.0 - whole >= params["whole"]:
@@ -292,6 +300,34 @@ def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset(
     if sum(len(p) == 1 for p in pieces) > 1 or len(pieces[-1]) == 1:
         return None
     return tuple(pieces)
+
+
+def _split_around_numbers(tag: str, costs, params, known) -> tuple[str, ...] | None:
+    """A one-case ``tag`` of letters and numbers, each run of letters split on its own (``top100femalelies``:
+    top100 female lies), or None when no run is cut. A number of one to three digits stays on the word
+    before it (on the word after it at the start: ``3words``), a longer one is a word of its own."""
+    runs = re.findall(r"[^\W\d_]+|\d+|.", tag)
+    if any(not (r.isalpha() or r.isdigit()) for r in runs):
+        return None
+    words, cut = [], False
+    for run in runs:
+        if run.isdigit():
+            words.append(run)
+            continue
+        split = _list_split(run, costs, params, known)
+        cut = cut or split is not None
+        words.extend(split or (run,))
+    if not cut:
+        return None
+    out: list[str] = []
+    for k, word in enumerate(words):
+        if word.isdigit() and len(word) <= 3 and out and not out[-1].isdigit():
+            out[-1] += word
+        elif out and out[-1].isdigit() and len(out[-1]) <= 3 and len(out) == 1:
+            out[-1] += word
+        else:
+            out.append(word)
+    return tuple(out)
 
 
 # a piece of an unknown-language or capitalised tag's split must be at least this common (English rank)
