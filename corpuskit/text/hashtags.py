@@ -3,18 +3,22 @@
 Case boundaries come first. A tag written with capitals inside it (``ArminLaschet``, ``JeSuisCharlie``,
 ``NHSvaccine``) is cut only where its case changes, and each piece is kept whole, so a name is never cut
 into pieces that are not words (``Laschet`` stays ``Laschet``, ``UgurSahin`` is Ugur Sahin). Adjacent
-pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece.
+pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece, and so,
+with a wordfreq list, do two capitalised pieces spelling a word the list ranks common (``SoundCloud``,
+``BlackBerry``; not ``FoxNews``); a piece in capitals is split as a tag in capitals would be
+(``FLEXCREWgotti``: FLEX CREW gotti).
 
 A dictionary split runs only on a tag in one case, and only with a word list of the record's language:
 wordfreq's list of that language when the optional ``wordfreq`` package is installed (``pip install
 'corpuskit[languages]'``; about forty languages, English, Spanish, German, French, Portuguese, Italian,
 Dutch, Russian and Polish among them), else, for English only, wordninja's Wikipedia list (``language``
 ``"en"``, or unknown, ``None``, where the split must also be made of common English words). With a
-wordfreq list, a tag in lower case (``heraldodemexico``) or, six letters or more, in capitals (``ENVIVO``)
+wordfreq list, a tag in lower case (``heraldodemexico``) or, five letters or more, in capitals (``ENVIVO``)
 is split by a unigram model (:func:`_list_split`, settings :data:`SPLIT_PARAMS`): every piece a word
 frequent enough for its length, the split much more probable than the tag whole (a tag outside the list is
-an unknown word whose cost grows with its length), fewer pieces preferred; else it stays whole. A number
-at its end stays on the last word (``tinabrito1``). A capitalised piece whose last letter is a one-letter
+an unknown word whose cost grows with its length), fewer pieces preferred; else it stays whole. Numbers
+part the tag's runs of letters, each split on its own; a number of up to three digits stays on the word
+before it (``tinabrito1``, ``top100femalelies``: top100 female lies). A capitalised piece whose last letter is a one-letter
 word left in lower case is cut before it (``CaféyNoticias``: Café y Noticias). A tag of a language
 without a list, or in a script without case, stays whole. With wordninja's list (English without
 wordfreq, or language unknown), the split is a shortest-path search over the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
@@ -134,9 +138,11 @@ class HashtagSegmenter:
         if len(pieces) > 1:
             if costs is None:
                 return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
-            # each piece in one case is then split as a one-case tag would be (FLEXCREW|gotti: FLEX CREW)
-            return tuple(w for piece in self._merge_known(_letter_words(pieces, costs))
-                         for w in (self._one_case_split(piece, costs) or _year_split(piece)))
+            # a piece in capitals is then split as a tag in capitals would be (FLEXCREW|gotti: FLEX CREW); a
+            # piece in lower case stays whole (EFEdeportes: not de portes in an English record)
+            pieces = _merge_listed(self._merge_known(_letter_words(pieces, costs)), costs)
+            return tuple(w for piece in pieces for w in (
+                (piece.isupper() and self._one_case_split(piece, costs)) or _year_split(piece)))
         if costs is not None:
             split = self._one_case_split(tag, costs)
             if split is not None or tag.islower() or tag.isupper():
@@ -251,9 +257,11 @@ def _language_costs(language: str) -> dict[str, float] | None:
 #: frequency at which the tag itself is a word and stays whole; ``margin``: a tag in the list but rarer is
 #: split only when the split costs less than the tag itself plus this margin (in log10 units); ``unknown``:
 #: the cost per letter of a tag outside the list (split only when the split costs less: hochwasser in an
-#: English record is not hoc hwa ss er).
+#: English record is not hoc hwa ss er); ``capitals``: the fewest letters a tag (or a case piece) in
+#: capitals needs before it is split (``EFETV``: EFE TV; ``CDMX`` stays whole); ``join``: the Zipf
+#: frequency at which two capitalised pieces spelling a listed word stay one (``SoundCloud``).
 SPLIT_PARAMS = {"piece": 1.5, "floors": (6.0, 4.0, 2.5, 2.5, 1.5), "whole": 2.5, "margin": 5.0,
-                "unknown": 1.75, "capitals": 6}
+                "unknown": 1.75, "capitals": 6, "join": 3.0}
 
 
 def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset()) -> tuple[str, ...] | None:
@@ -394,6 +402,26 @@ def _letter_words(pieces: list[str], costs: dict[str, float], params=None) -> li
         else:
             out.append(piece)
     return out
+
+
+def _merge_listed(pieces: list[str], costs: dict[str, float], params=None) -> list[str]:
+    """Adjacent capitalised pieces of three letters or more that together spell a word of ``costs`` (the
+    record's language's list) at least as frequent as Zipf ``SPLIT_PARAMS["join"]`` joined into one: a
+    name written with an inner capital (``SoundCloud``, ``BlackBerry``), not ``Fox News`` or ``Sin
+    Embargo``, which the list holds too, but rarely."""
+    params = params or SPLIT_PARAMS
+    limit, out = 9.0 - params["join"], []
+    for piece in pieces:
+        if (out and _capitalised(out[-1]) and _capitalised(piece) and len(out[-1]) >= 3 and len(piece) >= 3
+                and costs.get((out[-1] + piece).lower(), math.inf) <= limit):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _capitalised(piece: str) -> bool:
+    return piece[:1].isupper() and piece[1:].islower() and piece.isalpha()
 
 
 def _year_split(piece: str) -> list[str]:
