@@ -13,14 +13,14 @@ wordfreq's list of that language when the optional ``wordfreq`` package is insta
 'corpuskit[languages]'``; about forty languages, English, Spanish, German, French, Portuguese, Italian,
 Dutch, Russian and Polish among them), else, for English only, wordninja's Wikipedia list (``language``
 ``"en"``, or unknown, ``None``, where the split must also be made of common English words). With a
-wordfreq list, a tag in lower case (``heraldodemexico``) or, five letters or more, in capitals (``ENVIVO``)
+wordfreq list, a tag in lower case (``heraldodemexico``) or, six letters or more, in capitals (``ENVIVO``)
 is split by a unigram model (:func:`_list_split`, settings :data:`SPLIT_PARAMS`): every piece a word
 frequent enough for its length, the split much more probable than the tag whole (a tag outside the list is
 an unknown word whose cost grows with its length), fewer pieces preferred; else it stays whole. Numbers
 part the tag's runs of letters, each split on its own; a number of up to three digits stays on the word
-before it (``tinabrito1``, ``top100femalelies``: top100 female lies). A capitalised piece whose last letter is a one-letter
-word left in lower case is cut before it (``CaféyNoticias``: Café y Noticias). A tag of a language
-without a list, or in a script without case, stays whole. With wordninja's list (English without
+before it (``tinabrito1``, ``top100femalelies``: top100 female lies). A capitalised piece whose last
+letter is a one-letter word left in lower case is cut before it (``CaféyNoticias``: Café y Noticias). A
+tag of a language without a list, or in a script without case, stays whole. With wordninja's list (English without
 wordfreq, or language unknown), the split is a shortest-path search over the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
 or a word the caller supplies is cheap; an English word costs by its Zipf rank; an unknown piece is dear,
 so that an unknown name stays whole rather than being cut into rare words). A capitalised word
@@ -258,8 +258,8 @@ def _language_costs(language: str) -> dict[str, float] | None:
 #: split only when the split costs less than the tag itself plus this margin (in log10 units); ``unknown``:
 #: the cost per letter of a tag outside the list (split only when the split costs less: hochwasser in an
 #: English record is not hoc hwa ss er); ``capitals``: the fewest letters a tag (or a case piece) in
-#: capitals needs before it is split (``EFETV``: EFE TV; ``CDMX`` stays whole); ``join``: the Zipf
-#: frequency at which two capitalised pieces spelling a listed word stay one (``SoundCloud``).
+#: capitals needs before it is split (``FLEXTHURSDAY``: FLEX THURSDAY; ``CDMX`` stays whole); ``join``:
+#: the Zipf frequency at which two capitalised pieces spelling a listed word stay one (``SoundCloud``).
 SPLIT_PARAMS = {"piece": 1.5, "floors": (6.0, 4.0, 2.5, 2.5, 1.5), "whole": 2.5, "margin": 5.0,
                 "unknown": 1.75, "capitals": 6, "join": 3.0}
 
@@ -328,7 +328,7 @@ def _split_around_numbers(tag: str, costs, params, known) -> tuple[str, ...] | N
     if not cut:
         return None
     out: list[str] = []
-    for k, word in enumerate(words):
+    for word in words:
         if word.isdigit() and len(word) <= 3 and out and not out[-1].isdigit():
             out[-1] += word
         elif out and out[-1].isdigit() and len(out[-1]) <= 3 and len(out) == 1:
