@@ -69,6 +69,14 @@ def test_another_languages_word_list_splits_one_case_tags():
     ("CaféyNoticias", "es", ["Café", "y", "Noticias"]),  # a one-letter word left in lower case
     ("JoesPizza", "en", ["Joes", "Pizza"]),            # s is no word: the case piece stays whole
     ("cantwait", "en", ["cant", "wait"]),
+    ("top100femalelies", "en", ["top100", "female", "lies"]),  # each run of letters split on its own
+    ("girostart2014", "en", ["giro", "start", "2014"]),          # a year is a word of its own
+    ("FLEXCREWgotti", "en", ["FLEX", "CREW", "gotti"]),        # a piece in capitals split as a tag would be
+    ("SoundCloud", "en", ["SoundCloud"]),              # two capitalised pieces that spell a common word
+    ("BlackBerry", "en", ["BlackBerry"]),
+    ("FoxNews", "en", ["Fox", "News"]),                # listed as one word, but rarely
+    ("SinEmbargoTV", "es", ["Sin", "Embargo", "TV"]),
+    ("PorSiNoLoViste", "es", ["Por", "Si", "No", "Lo", "Viste"]),  # sino is a word; Si and No are short
 ])
 def test_the_unigram_split_with_a_wordfreq_list(tag, language, words):
     pytest.importorskip("wordfreq")
@@ -86,7 +94,7 @@ def test_accuracy_on_the_labelled_real_tags():
     assert len(rows) >= 300 and {r["language"] for r in rows} == {"es", "en", "ja"}
     scores = segmentation_scores(rows)["scores"]
     n, exact, no_wrong_cut, strict = scores[("all", "all")]
-    # measured without wordfreq 0.831 exact, 0.966 no wrong cut (benchmarks/bench_languages.py)
+    # measured without wordfreq 0.849 exact, 0.967 no wrong cut (benchmarks/bench_languages.py)
     assert no_wrong_cut >= 0.96 and exact >= 0.82 and strict <= exact
     assert scores[("es", "hashtag")][1] >= 0.90 and scores[("es", "hashtag")][2] >= 0.97
 
@@ -94,7 +102,7 @@ def test_accuracy_on_the_labelled_real_tags():
 def test_accuracy_on_spanish_with_its_word_list():
     pytest.importorskip("wordfreq")
     scores = segmentation_scores(read_labelled(LABELLED))["scores"]
-    # measured 0.941 exact and 0.986 no wrong cut (0.901 and 0.966 with wordninja's list for English)
+    # measured 0.960 exact and 0.991 no wrong cut (issue 41 asks for 0.95 exact)
     assert scores[("es", "hashtag")][1] >= 0.95 and scores[("es", "handle")][1] >= 0.90
-    assert scores[("all", "all")][1] >= 0.935 and scores[("all", "all")][2] >= 0.98
-    assert scores[("en", "handle")][1] >= 0.9 and scores[("en", "hashtag")][1] >= 0.9
+    assert scores[("all", "all")][1] >= 0.955 and scores[("all", "all")][2] >= 0.985
+    assert scores[("en", "handle")][1] >= 0.95 and scores[("en", "hashtag")][1] >= 0.95

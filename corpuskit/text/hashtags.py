@@ -3,7 +3,10 @@
 Case boundaries come first. A tag written with capitals inside it (``ArminLaschet``, ``JeSuisCharlie``,
 ``NHSvaccine``) is cut only where its case changes, and each piece is kept whole, so a name is never cut
 into pieces that are not words (``Laschet`` stays ``Laschet``, ``UgurSahin`` is Ugur Sahin). Adjacent
-pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece.
+pieces that together spell a known inner-capital name (``BioNTech``, ``YouTube``) stay one piece, and so,
+with a wordfreq list, do two capitalised pieces spelling a word the list ranks common (``SoundCloud``,
+``BlackBerry``; not ``FoxNews``); a piece in capitals is split as a tag in capitals would be
+(``FLEXCREWgotti``: FLEX CREW gotti).
 
 A dictionary split runs only on a tag in one case, and only with a word list of the record's language:
 wordfreq's list of that language when the optional ``wordfreq`` package is installed (``pip install
@@ -13,10 +16,11 @@ Dutch, Russian and Polish among them), else, for English only, wordninja's Wikip
 wordfreq list, a tag in lower case (``heraldodemexico``) or, six letters or more, in capitals (``ENVIVO``)
 is split by a unigram model (:func:`_list_split`, settings :data:`SPLIT_PARAMS`): every piece a word
 frequent enough for its length, the split much more probable than the tag whole (a tag outside the list is
-an unknown word whose cost grows with its length), fewer pieces preferred; else it stays whole. A number
-at its end stays on the last word (``tinabrito1``). A capitalised piece whose last letter is a one-letter
-word left in lower case is cut before it (``CaféyNoticias``: Café y Noticias). A tag of a language
-without a list, or in a script without case, stays whole. With wordninja's list (English without
+an unknown word whose cost grows with its length), fewer pieces preferred; else it stays whole. Numbers
+part the tag's runs of letters, each split on its own; a number of up to three digits stays on the word
+before it (``tinabrito1``, ``top100femalelies``: top100 female lies). A capitalised piece whose last
+letter is a one-letter word left in lower case is cut before it (``CaféyNoticias``: Café y Noticias). A
+tag of a language without a list, or in a script without case, stays whole. With wordninja's list (English without
 wordfreq, or language unknown), the split is a shortest-path search over the tag's characters: a piece costs what its word costs (a name from the shipped gazetteers, a recent word
 or a word the caller supplies is cheap; an English word costs by its Zipf rank; an unknown piece is dear,
 so that an unknown name stays whole rather than being cut into rare words). A capitalised word
@@ -132,12 +136,17 @@ class HashtagSegmenter:
         costs = None if language == "und" else _language_costs(language)
         pieces = _case_pieces(tag, None if language in _WORD_LISTS else costs)
         if len(pieces) > 1:
-            if costs is not None:
-                pieces = _letter_words(pieces, costs)
-            return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
-        if costs is not None and all(c.lower() != c.upper() for c in tag if c.isalpha()) and (
-                tag.islower() or (tag.isupper() and tag.isalpha() and len(tag) >= _MIN_CAPITALS)):
-            return _list_split(tag, costs, known=self._known()) or tuple(_year_split(tag))
+            if costs is None:
+                return tuple(w for piece in self._merge_known(pieces) for w in _year_split(piece))
+            # a piece in capitals is then split as a tag in capitals would be (FLEXCREW|gotti: FLEX CREW); a
+            # piece in lower case stays whole (EFEdeportes: not de portes in an English record)
+            pieces = _merge_listed(self._merge_known(_letter_words(pieces, costs)), costs)
+            return tuple(w for piece in pieces for w in (
+                (piece.isupper() and self._one_case_split(piece, costs)) or _year_split(piece)))
+        if costs is not None:
+            split = self._one_case_split(tag, costs)
+            if split is not None or tag.islower() or tag.isupper():
+                return split or tuple(_year_split(tag))
         if language not in _WORD_LISTS or not tag.isascii() or not tag.islower():
             # another language, a script without case, a capitalised word (Laschet, Hochwasser) or
             # one in capitals (NASCAR): whole, but for a year after a word (Election2020)
@@ -146,6 +155,16 @@ class HashtagSegmenter:
         # a split with a single letter, or (language unknown) a rare word, is more often a name cut wrongly
         limit = math.inf if language == "en" else _common_cost()
         return split if _all_words(split, self._known(), limit) else tuple(_year_split(tag))
+
+    def _one_case_split(self, tag: str, costs: dict[str, float]) -> tuple[str, ...] | None:
+        """The unigram split of ``tag`` when it is in lower case, or in capitals and long enough
+        (``SPLIT_PARAMS["capitals"]`` letters), in a script with case; else None."""
+        letters = [c for c in tag if c.isalpha()]
+        if not letters or not all(c.lower() != c.upper() for c in letters):
+            return None
+        if tag.islower() or (tag.isupper() and tag.isalpha() and len(tag) >= SPLIT_PARAMS["capitals"]):
+            return _list_split(tag, costs, known=self._known())
+        return None
 
     def _merge_known(self, pieces: list[str]) -> list[str]:
         """Join adjacent case pieces that together spell a known name (Bio N Tech -> BioNTech)."""
@@ -207,7 +226,6 @@ class HashtagSegmenter:
 _DEFAULT = HashtagSegmenter()
 #: languages whose word list is wordninja's English one
 _WORD_LISTS = ("en", "und")
-_MIN_CAPITALS = 6
 
 
 @lru_cache(maxsize=8)
@@ -239,9 +257,11 @@ def _language_costs(language: str) -> dict[str, float] | None:
 #: frequency at which the tag itself is a word and stays whole; ``margin``: a tag in the list but rarer is
 #: split only when the split costs less than the tag itself plus this margin (in log10 units); ``unknown``:
 #: the cost per letter of a tag outside the list (split only when the split costs less: hochwasser in an
-#: English record is not hoc hwa ss er).
+#: English record is not hoc hwa ss er); ``capitals``: the fewest letters a tag (or a case piece) in
+#: capitals needs before it is split (``FLEXTHURSDAY``: FLEX THURSDAY; ``CDMX`` stays whole); ``join``:
+#: the Zipf frequency at which two capitalised pieces spelling a listed word stay one (``SoundCloud``).
 SPLIT_PARAMS = {"piece": 1.5, "floors": (6.0, 4.0, 2.5, 2.5, 1.5), "whole": 2.5, "margin": 5.0,
-                "unknown": 1.75}
+                "unknown": 1.75, "capitals": 6, "join": 3.0}
 
 
 def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset()) -> tuple[str, ...] | None:
@@ -253,12 +273,8 @@ def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset(
     words (gazetteer names, the caller's words) count as words of the lowest floor. A number at the end
     stays on the last word (``tinabrito1``: tina brito1)."""
     params = params or SPLIT_PARAMS
-    digits = len(tag) - len(tag.rstrip("0123456789"))
-    if digits:
-        head = _list_split(tag[:-digits], costs, params, known) if tag[:-digits].isalpha() else None
-        return head[:-1] + (head[-1] + tag[-digits:],) if head else None
     if not tag.isalpha():
-        return None
+        return _split_around_numbers(tag, costs, params, known)
     lower, n = tag.lower(), len(tag)
     whole = costs.get(lower, math.inf)
     if 9.0 - whole >= params["whole"]:
@@ -292,6 +308,34 @@ def _list_split(tag: str, costs: dict[str, float], params=None, known=frozenset(
     if sum(len(p) == 1 for p in pieces) > 1 or len(pieces[-1]) == 1:
         return None
     return tuple(pieces)
+
+
+def _split_around_numbers(tag: str, costs, params, known) -> tuple[str, ...] | None:
+    """A one-case ``tag`` of letters and numbers, each run of letters split on its own (``top100femalelies``:
+    top100 female lies), or None when no run is cut. A number of one to three digits stays on the word
+    before it (on the word after it at the start: ``3words``), a longer one is a word of its own."""
+    runs = re.findall(r"[^\W\d_]+|\d+|.", tag)
+    if any(not (r.isalpha() or r.isdigit()) for r in runs):
+        return None
+    words, cut = [], False
+    for run in runs:
+        if run.isdigit():
+            words.append(run)
+            continue
+        split = _list_split(run, costs, params, known)
+        cut = cut or split is not None
+        words.extend(split or (run,))
+    if not cut:
+        return None
+    out: list[str] = []
+    for word in words:
+        if word.isdigit() and len(word) <= 3 and out and not out[-1].isdigit():
+            out[-1] += word
+        elif out and out[-1].isdigit() and len(out[-1]) <= 3 and len(out) == 1:
+            out[-1] += word
+        else:
+            out.append(word)
+    return tuple(out)
 
 
 # a piece of an unknown-language or capitalised tag's split must be at least this common (English rank)
@@ -358,6 +402,26 @@ def _letter_words(pieces: list[str], costs: dict[str, float], params=None) -> li
         else:
             out.append(piece)
     return out
+
+
+def _merge_listed(pieces: list[str], costs: dict[str, float], params=None) -> list[str]:
+    """Adjacent capitalised pieces of three letters or more that together spell a word of ``costs`` (the
+    record's language's list) at least as frequent as Zipf ``SPLIT_PARAMS["join"]`` joined into one: a
+    name written with an inner capital (``SoundCloud``, ``BlackBerry``), not ``Fox News`` or ``Sin
+    Embargo``, which the list holds too, but rarely."""
+    params = params or SPLIT_PARAMS
+    limit, out = 9.0 - params["join"], []
+    for piece in pieces:
+        if (out and _capitalised(out[-1]) and _capitalised(piece) and len(out[-1]) >= 3 and len(piece) >= 3
+                and costs.get((out[-1] + piece).lower(), math.inf) <= limit):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _capitalised(piece: str) -> bool:
+    return piece[:1].isupper() and piece[1:].islower() and piece.isalpha()
 
 
 def _year_split(piece: str) -> list[str]:
