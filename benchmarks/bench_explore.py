@@ -23,26 +23,26 @@ the stored corpus counts minus the selection's): it grows with the selection, is
 tab is open, behind the busy line, and is reported on its own row. Opening the explorer is timed
 once per size (ipywidgets and bqplot imported before), and the peak memory of the process is printed.
 
-``--sizes 1000000 --repeat 1``, then ``--sizes 100000 --repeat 1``, on a shared 2-core machine (load
-average 2 to 6), milliseconds (docs/explore.md has the runs before the selection's times were held
-in memory, before the stored term counts and the lighter opening)::
+``--sizes 1000000 --repeat 1``, then ``--sizes 100000 --repeat 1``, each run twice, the lower of the
+two for each cell, on a shared 2-core machine (load average 7 to 9), milliseconds (docs/explore.md
+has the runs before the id index of migration 0018, and before that)::
 
     interaction                              median 100k ms  max 100k ms  median 1000k ms  max 1000k ms
     ---------------------------------------  --------------  -----------  ---------------  ------------
-    open the explorer                        168             168          171              171
-    type query A                             70              200          77               685
-    type query B                             96              145          352              841
-    click a period                           56              65           59               61
-    share/records toggle                     4               9            7                11
-    next page of records                     28              35           32               81
-    KWIC term                                61              79           81               86
-    focus query B                            55              61           55               60
-    keyness A vs B (period)                  73              83           351              585
-    code                                     1               3            4                7
-    whole range again                        55              65           53               60
-    day/week/month toggle                    80              85           91               92
-    keyness vs rest (whole range; tab open)  1408            2491         6236             11089
-    peak memory of the process: 278 MB
+    open the explorer                        263             263          276              276
+    type query A                             102             217          120              569
+    type query B                             146             183          374              730
+    click a period                           98              107          114              127
+    share/records toggle                     7               9            10               11
+    next page of records                     47              52           53               59
+    KWIC term                                90              127          144              153
+    focus query B                            79              83           94               100
+    keyness A vs B (period)                  75              92           322              356
+    code                                     2               5            2                9
+    whole range again                        77              87           94               106
+    day/week/month toggle                    129             142          151              173
+    keyness vs rest (whole range; tab open)  1703            3141         6285             11014
+    peak memory of the process: 279 MB
 """
 from __future__ import annotations
 

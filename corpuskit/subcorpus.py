@@ -129,17 +129,20 @@ class Subcorpus:
 
         return kwic(self.corpus, self.ids(), term, window=window, limit=limit)
 
-    def terms(self, n: int | None = 20, min_freq: int | None = None) -> pd.DataFrame:
+    def terms(self, n: int | None = 20, min_freq: int | None = None, progress=None) -> pd.DataFrame:
         """The ``n`` terms most distinctive of the matching records against the rest of the corpus
-        (:func:`corpuskit.analysis.keyterms.distinctive_terms`: G², log ratio, BH-adjusted p)."""
+        (:func:`corpuskit.analysis.keyterms.distinctive_terms`: G², log ratio, BH-adjusted p).
+        ``progress``, when given, is called as texts are read with the records read and to read."""
         from corpuskit.analysis.keyterms import MIN_FREQ, distinctive_terms
 
-        return distinctive_terms(self.corpus, self.ids(), n=n, min_freq=MIN_FREQ if min_freq is None else min_freq)
+        return distinctive_terms(self.corpus, self.ids(), n=n, min_freq=MIN_FREQ if min_freq is None else min_freq,
+                                 progress=progress)
 
-    def compare(self, other, n: int | None = 20, min_freq: int | None = None) -> pd.DataFrame:
+    def compare(self, other, n: int | None = 20, min_freq: int | None = None, progress=None) -> pd.DataFrame:
         """Keyness of terms between these records (side ``a``) and ``other`` (side ``b``, a
         :class:`Subcorpus` of the same corpus): :func:`corpuskit.analysis.keyterms.compare_terms`,
-        the ``n`` most key terms of each side."""
+        the ``n`` most key terms of each side. ``progress``, when given, is called as texts are read
+        with the records read and to read."""
         from corpuskit.analysis.keyterms import MIN_FREQ, compare_terms
 
         if not isinstance(other, Subcorpus):
@@ -147,7 +150,7 @@ class Subcorpus:
         if other.corpus is not self.corpus:
             raise ValidationError("compare() needs two subcorpora of the same corpus")
         return compare_terms(self.corpus, self.ids(), other.ids(), n=n,
-                             min_freq=MIN_FREQ if min_freq is None else min_freq)
+                             min_freq=MIN_FREQ if min_freq is None else min_freq, progress=progress)
 
     def export(self, path, format: str | None = None, table: str = "records", **options) -> int:
         """Write ``table`` (records by default) for the matching records to ``path`` (jsonl, csv or

@@ -239,11 +239,25 @@ def test_the_busy_line_shows_while_an_answer_is_computed(fresh, monkeypatch):
     assert fresh.w.busy.value == "" and fresh.timings["records"] >= 0
 
 
+def test_keyness_shows_how_many_records_it_has_read(fresh, demo_corpus):
+    # keyness reads every text of the selection (seconds at a million records): the busy line counts them
+    seen = []
+    fresh.w.busy.observe(lambda ch: seen.append(ch["new"]), "value")
+    fresh.w.tabs.selected_index = 2
+    n = demo_corpus.query(A).count()
+    assert n and f'<progress class="ck-progress" value="{n}" max="{n}"></progress> {n:,} of {n:,} records' in "".join(seen)
+    seen.clear()
+    fresh.w.against.value = "other"
+    both = n + demo_corpus.query(B).count()
+    assert f"{n:,} of {both:,} records" in "".join(seen) and f"{both:,} of {both:,} records" in "".join(seen)
+    assert fresh.w.busy.value == ""
+
+
 def test_a_selection_is_selected_once_for_the_chart_counts_and_panes(fresh, monkeypatch):
     from corpuskit.query import subsets
 
     calls = []
-    for name in ("query_ids", "query_times"):     # the ids alone, or with their times for the chart
+    for name in ("query_ids", "query_seconds"):     # the ids alone, or with their times for the chart
         real = getattr(subsets, name)
         monkeypatch.setattr(subsets, name, lambda *a, real=real, **k: calls.append(a[1:]) or real(*a, **k))
     fresh.on_query("a", "stablecoin")

@@ -108,3 +108,48 @@ def test_a_write_reads_the_selection_again(demo_copy):
     since, until = state.range()
     state.set_freq("W")     # an input changed: the chart is drawn again
     pd.testing.assert_frame_equal(state.attention()["a"], demo_copy.query(q).over_time(freq="W", since=since, until=until))
+
+
+@pytest.mark.parametrize("q", QUERIES + ("telescope AND source:(hackernews)",))
+@pytest.mark.parametrize("bounded", [False, True])
+def test_query_seconds_are_the_stored_times_of_the_query_ids(demo_corpus, q, bounded):
+    from corpuskit.query.subsets import query_ids, query_seconds
+
+    compiled = demo_corpus.query(q).compiled
+    bounds = (None, None)
+    if bounded:     # the middle half of the corpus's time span, cut inside a day
+        times = [r[0] for r in demo_corpus.conn.execute("SELECT published_at FROM records ORDER BY 1")]
+        bounds = (times[len(times) // 4], times[3 * len(times) // 4])
+    ids, seconds = query_seconds(demo_corpus.conn, compiled, *bounds)
+    assert len(ids) and ids.tolist() == query_ids(demo_corpus.conn, compiled, *bounds).tolist()
+    stamps = dict(demo_corpus.conn.execute("SELECT id, published_at FROM records"))
+    expected = [int(np.datetime64(stamps[i][:19], "s").astype(np.int64)) for i in ids.tolist()]
+    assert seconds.dtype == np.int64 and seconds.tolist() == expected
+
+
+def test_a_bare_match_reads_its_times_from_the_id_index(demo_corpus):
+    from corpuskit.query import subsets
+
+    calls = []
+    conn = demo_corpus.conn
+
+    class Spy:
+        def execute(self, sql, args=()):
+            calls.append([tuple(r) for r in conn.execute("EXPLAIN QUERY PLAN " + sql, args)])
+            return conn.execute(sql, args)
+
+    subsets.query_seconds(Spy(), demo_corpus.query(QUERIES[2]).compiled)
+    steps = " | ".join(str(step[-1]) for step in calls[-1])
+    assert "COVERING INDEX records_id_published" in steps and "PRIMARY KEY" not in steps
+
+
+@pytest.mark.parametrize("stamp", ["2025-02-30T08:00:00Z", "2025-03-01T08:00:00+00", "2025-03-01T08:00:00.5Z"])
+def test_query_seconds_give_no_times_when_one_is_not_a_stored_second(demo_copy, stamp):
+    from corpuskit.query.subsets import query_seconds
+
+    compiled = demo_copy.query(QUERIES[2]).compiled
+    ids, _ = query_seconds(demo_copy.conn, compiled)
+    with demo_copy.transaction():
+        demo_copy.conn.execute("UPDATE records SET published_at = ? WHERE id = ?", (stamp, int(ids[len(ids) // 2])))
+    again, seconds = query_seconds(demo_copy.conn, compiled)
+    assert again.tolist() == ids.tolist() and seconds is None

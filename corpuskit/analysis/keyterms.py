@@ -59,7 +59,8 @@ def _keyness(a: TermCounts, b: TermCounts, min_freq: int) -> pd.DataFrame:
     return frame.sort_values(["G2", "term"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
 
 
-def compare_terms(corpus, ids_a, ids_b, n: int | None = 20, min_freq: int = MIN_FREQ) -> pd.DataFrame:
+def compare_terms(corpus, ids_a, ids_b, n: int | None = 20, min_freq: int = MIN_FREQ,
+                  progress=None) -> pd.DataFrame:
     """Keyness of terms between the subcorpora ``ids_a`` and ``ids_b``: a DataFrame, most key first.
 
     Columns :data:`COMPARE_COLUMNS`: ``freq_a``/``freq_b`` the term's occurrences on each side,
@@ -67,19 +68,23 @@ def compare_terms(corpus, ids_a, ids_b, n: int | None = 20, min_freq: int = MIN_
     (positive: more in A), ``p`` from chi-squared(1), ``p_adjusted`` Benjamini-Hochberg over every
     term tested, ``direction`` ``"a"`` or ``"b"``. ``n`` keeps the ``n`` highest-G² terms of each
     side (None keeps all); rows are sorted by G², then term. Either side without terms gives an
-    empty frame.
+    empty frame. ``progress``, when given, is called as the texts are read with the records read so
+    far and the records to read (both sides).
     """
     n = _check_n(n)
     min_freq = _check_n(min_freq, "min_freq")
-    a = count_terms(corpus.conn, as_ids(ids_a))
-    b = count_terms(corpus.conn, as_ids(ids_b))
+    ids_a, ids_b = as_ids(ids_a), as_ids(ids_b)
+    total = len(ids_a) + len(ids_b)
+    a = count_terms(corpus.conn, ids_a, progress and (lambda done, _: progress(done, total)))
+    b = count_terms(corpus.conn, ids_b, progress and (lambda done, _: progress(len(ids_a) + done, total)))
     frame = _keyness(a, b, min_freq)
     if n is not None and len(frame):
         frame = frame[frame.groupby("direction").cumcount() < n].reset_index(drop=True)
     return frame[list(COMPARE_COLUMNS)]
 
 
-def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ, stored: bool = True) -> pd.DataFrame:
+def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ, stored: bool = True,
+                      progress=None) -> pd.DataFrame:
     """The terms the subcorpus ``ids`` uses more than the rest of the corpus, most key first.
 
     Columns :data:`DISTINCTIVE_COLUMNS`: ``freq`` in the subcorpus, ``freq_rest`` in every other
@@ -89,7 +94,8 @@ def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ,
     While the corpus-wide term counts analyse keeps hold (:mod:`.term_counts`; ``stored=False``
     never uses them), only the subcorpus's texts are read and the rest is the corpus minus the
     subcorpus: the same table as the live count, which otherwise makes one pass over the corpus in
-    chunks and splits each record to its side.
+    chunks and splits each record to its side. ``progress``, when given, is called as the texts are
+    read with the records read so far and the records to read.
     """
     n = _check_n(n)
     min_freq = _check_n(min_freq, "min_freq")
@@ -100,16 +106,20 @@ def distinctive_terms(corpus, ids, n: int | None = 20, min_freq: int = MIN_FREQ,
 
         kept = stored_terms(corpus.conn)
         if kept is not None:
-            frame = _keyness_stored(count_terms(corpus.conn, ids), kept, min_freq)
+            frame = _keyness_stored(count_terms(corpus.conn, ids, progress), kept, min_freq)
     if frame is None:
         mine, rest = TermCounts(), TermCounts()
         if len(ids):
+            total, done = corpus.conn.execute("SELECT count(*) FROM records").fetchone()[0], 0
             for chunk in iter_texts(corpus.conn, None):
                 chunk_ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
                 pos = np.searchsorted(ids, chunk_ids)
                 inside = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == chunk_ids)
                 for row, flag in zip(chunk, inside.tolist()):
                     (mine if flag else rest).add(row[1], row[2])
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
         frame = _keyness(mine, rest, min_freq)
     frame = frame[frame["direction"] == "a"].rename(columns={"freq_a": "freq", "freq_b": "freq_rest"})
     if n is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 from corpuskit.enrich.base import record_text
-from corpuskit.query.subsets import iter_texts
+from corpuskit.query.subsets import as_ids, iter_texts
 from corpuskit.text.folding import search_fold
 from corpuskit.text.markup import html_to_text
 from corpuskit.text.stopwords import current_languages
@@ -65,10 +65,14 @@ class TermCounts:
         return sum(self.unigrams.values()), sum(self.bigrams.values())
 
 
-def count_terms(conn, ids) -> TermCounts:
-    """The term counts of the records ``ids``, read in chunks."""
+def count_terms(conn, ids, progress=None) -> TermCounts:
+    """The term counts of the records ``ids``, read in chunks. ``progress``, when given, is called
+    after each chunk with the records counted so far and the ids given."""
     counts = TermCounts()
+    ids = as_ids(ids)
     for chunk in iter_texts(conn, ids):
         for _, title, content, _, _ in chunk:
             counts.add(title, content)
+        if progress is not None:
+            progress(counts.records, len(ids))
     return counts

@@ -69,11 +69,14 @@ class Explorer:
 
     @contextmanager
     def busy(self, what: str):
-        """Show the busy indicator while ``what`` is computed; record its seconds in ``timings``."""
-        self.w.busy.value = f'<span class="ck-busy">⏳ {what}…</span>'
+        """Show the busy indicator while ``what`` is computed; record its seconds in ``timings``.
+
+        Yields a callable ``progress(done, total)`` that shows how far ``what`` has come (records
+        read of those to read) on the indicator."""
+        self.w.busy.value = views.busy_html(what)
         start = time.perf_counter()
         try:
-            yield
+            yield lambda done, total: setattr(self.w.busy, "value", views.busy_html(what, done, total))
         finally:
             self.timings[what] = time.perf_counter() - start
             self.w.busy.value = ""
@@ -213,8 +216,8 @@ class Explorer:
             self.w.kwic.value = views.kwic_html(self.state.kwic(), self.state.term)
 
     def draw_keyness(self) -> None:
-        with self.busy("keyness"):
-            frame = self.state.keyness()
+        with self.busy("keyness") as progress:
+            frame = self.state.keyness(progress)
         self.w.keyness.value = views.table_html(frame, "ck-keyness", "no key terms (an empty side or too few words)")
 
     def draw_signals(self) -> None:

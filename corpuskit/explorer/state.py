@@ -263,16 +263,17 @@ class ExplorerState:
             return pd.DataFrame(columns=["recordId", "left", "match", "right", "publishedAt", "source"])
         return sub.kwic(self.term, limit=KWIC_LIMIT)
 
-    def keyness(self) -> pd.DataFrame:
+    def keyness(self, progress=None) -> pd.DataFrame:
         """Key terms of the focused query's selection: against the other query's selection
-        (``Subcorpus.compare``) or the rest of the corpus (``Subcorpus.terms``)."""
+        (``Subcorpus.compare``) or the rest of the corpus (``Subcorpus.terms``). ``progress`` is
+        passed to them (called with the records read and to read)."""
         sub = self.subcorpus(self.focus)
         if sub is None:
             return pd.DataFrame()
         if self.against == "other":
             other = self.subcorpus("b" if self.focus == "a" else "a")
-            return pd.DataFrame() if other is None else sub.compare(other, n=KEY_TERMS)
-        return sub.terms(n=KEY_TERMS)
+            return pd.DataFrame() if other is None else sub.compare(other, n=KEY_TERMS, progress=progress)
+        return sub.terms(n=KEY_TERMS, progress=progress)
 
     def signals(self) -> pd.DataFrame:
         """The signals detected in the selection (``corpus.signals(since=, until=)``), in the chosen

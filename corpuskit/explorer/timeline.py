@@ -40,11 +40,12 @@ class Timeline:
     @classmethod
     def select(cls, sub) -> "Timeline | None":
         """The timeline of the :class:`~corpuskit.subcorpus.Subcorpus` ``sub``, its ids and times
-        selected in one pass (``sub`` then remembers those ids); None as :meth:`read`."""
-        ids, stamps = subsets.query_times(sub.corpus.conn, sub.compiled, sub.since, sub.until)
+        selected in one statement (:func:`~corpuskit.query.subsets.query_seconds`; ``sub`` then
+        remembers those ids); None as :meth:`read`."""
+        ids, seconds = subsets.query_seconds(sub.corpus.conn, sub.compiled, sub.since, sub.until)
         ids.setflags(write=False)
         sub.remember_ids(ids)
-        return cls.of(ids, stamps)
+        return None if seconds is None else cls(ids, seconds)
 
     @classmethod
     def of(cls, ids: np.ndarray, stamps: list) -> "Timeline | None":

@@ -16,6 +16,15 @@ def error_html(message: str | None) -> str:
     return f'<pre class="ck-error" style="color:#b00020;margin:0">{html.escape(message)}</pre>'
 
 
+def busy_html(what: str, done: int | None = None, total: int | None = None) -> str:
+    """The busy indicator while ``what`` is computed; with ``done`` of ``total`` records read, a
+    progress bar and the two counts."""
+    if done is None or not total:
+        return f'<span class="ck-busy">⏳ {html.escape(what)}…</span>'
+    return (f'<span class="ck-busy">⏳ {html.escape(what)}: <progress class="ck-progress" value="{done}" '
+            f'max="{total}"></progress> {done:,} of {total:,} records…</span>')
+
+
 def _cell(value) -> str:
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return ""

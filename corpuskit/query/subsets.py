@@ -155,26 +155,51 @@ def query_ids(conn, compiled, since: str | None = None, until: str | None = None
     """The ids (ascending, int64) of the records :func:`query_count` counts."""
     expr = match_only(compiled) if since is None and until is None else None
     if expr is None:
-        return _bounded_times(conn, compiled, since, until)[0]
+        return _bounded_ids(conn, compiled, since, until)
     # the index alone holds the ids of a bare match: no record is looked up
     rows = conn.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid", (expr,)).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
-def query_times(conn, compiled, since: str | None = None, until: str | None = None) -> tuple[np.ndarray, list]:
-    """The ids of :func:`query_ids` and each one's stored ``published_at`` (a list aligned with them),
-    selected together: one pass over the matching records rather than a second lookup of each."""
+def query_seconds(conn, compiled, since: str | None = None,
+                  until: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The ids of :func:`query_ids` and the Unix second each was published (aligned int64 arrays),
+    selected together in one statement; the seconds are None when a selected timestamp is not of the
+    stored form ``YYYY-MM-DDTHH:MM:SSZ`` (the caller then asks the database).
+
+    A bare full-text match reads each match's time from ``records_id_published`` (migration 0018),
+    never the record itself; the pairs come back as two JSON arrays rather than a row per record."""
     expr = match_only(compiled) if since is None and until is None else None
     if expr is None:
-        return _bounded_times(conn, compiled, since, until)
-    rows = conn.execute(f"SELECT r.id, r.published_at FROM records r WHERE r.id IN "
-                        f"(SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?) ORDER BY r.id", (expr,)).fetchall()
-    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [r[1] for r in rows]
+        where = _query_where(conn, compiled, since, until)
+        inner, args = "SELECT r.id AS id, r.published_at AS p FROM records r" + where.sql(), list(where.args)
+    else:
+        inner = (f"SELECT r.id AS id, r.published_at AS p FROM records r INDEXED BY records_id_published "
+                 f"WHERE r.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
+        args = [expr]
+    ids, stamps, odd = conn.execute(
+        "SELECT json_group_array(id), json_group_array(substr(p, 1, 19)), "
+        "total(length(p) != 20 OR substr(p, 20) != 'Z') "
+        f"FROM ({inner} ORDER BY id)", args).fetchone()
+    ids = np.array(json.loads(ids), dtype=np.int64)
+    seconds = None if odd else stored_seconds(json.loads(stamps))
+    if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():     # an aggregate's order is not promised
+        order = np.argsort(ids, kind="stable")
+        ids, seconds = ids[order], None if seconds is None else seconds[order]
+    return ids, seconds
 
 
-def _bounded_times(conn, compiled, since, until) -> tuple[np.ndarray, list]:
-    """:func:`query_times` through the records' conditions (a query with bounds, or beyond a bare match)."""
+def stored_seconds(stamps: list) -> np.ndarray | None:
+    """The Unix seconds of stored timestamps given without their final ``Z`` (``2016-03-07T12:00:00``);
+    None when one does not name a second (``2016-02-30T00:00:00``)."""
+    try:
+        return np.array(stamps, dtype="datetime64[s]").astype(np.int64)
+    except ValueError:
+        return None
+
+
+def _bounded_ids(conn, compiled, since, until) -> np.ndarray:
+    """:func:`query_ids` through the records' conditions (a query with bounds, or beyond a bare match)."""
     where = _query_where(conn, compiled, since, until)
-    rows = conn.execute("SELECT r.id, r.published_at FROM records r" + where.sql() + " ORDER BY r.id",
-                        where.args).fetchall()
-    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [r[1] for r in rows]
+    rows = conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id", where.args).fetchall()
+    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
