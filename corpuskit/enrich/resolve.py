@@ -233,7 +233,9 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                                                             census=census):
             types[root] = _fallback_type(members[root])
     makers = {fold(names[r]) for r in roots if types[r] in ("org", "product") and len(_words(names[r])) == 1}
-    _evidence_types(names, types, roots, first_names, places, makers, evidence, known, census, common | lowered)
+    # the wider first names retype only once the names are linked: "Kati Kariko" (typed place) is still
+    # the short form of "Katalin Karikó", not a second owner of the surname
+    _evidence_types(names, types, roots, first_names, places, makers, evidence, known, frozenset(), common | lowered)
     roots = _join_nicknames(names, types, roots, groups, reasons, together, members)
     members = _members(origins, groups)
     # surnames and first names link as before: only the listed first names make a name strong
@@ -322,8 +324,8 @@ def _ordinary_names(origins, bare, known=frozenset()) -> frozenset:
     """Origin ids of names no gazetteer knows (``known``) that name nothing whatever their capitals:
     a demonym, its plural or a demonym followed only by lower-case words of ``bare`` (common words
     the corpus writes in lower case: "Russians", "Chinese startup"; not "European Union"), or one
-    hyphenated word whose parts are all such words of two letters or more ("Censorship-Free",
-    "Co-Founder"; not "T-Mobile")."""
+    hyphenated word whose parts are all such words of two letters or more, or demonyms
+    ("Censorship-Free", "Co-Founder", "Canadian-American"; not "T-Mobile")."""
     from corpuskit.enrich.crf import is_demonym, load_demonyms
 
     demonyms = load_demonyms()
@@ -334,7 +336,8 @@ def _ordinary_names(origins, bare, known=frozenset()) -> frozenset:
             continue
         if is_demonym(words[0].lower(), demonyms) and all(w.islower() and w in bare for w in words[1:]):
             out.add(o.id)
-        elif len(words) == 1 and "-" in words[0] and all(len(p) > 1 and p in bare for p in _name_parts(words)):
+        elif len(words) == 1 and "-" in words[0] and all(
+                len(p) > 1 and (p in bare or is_demonym(p, demonyms)) for p in _name_parts(words)):
             out.add(o.id)
     return frozenset(out)
 
@@ -389,6 +392,9 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
     (``evidence``: "NOAA", "ARDS"), a name typed person the organisation its contexts show ("Johns
     Hopkins researchers"); an acronym of three or more letters typed place with no such evidence,
     that spells no multi-word place of the corpus ("SF", "NYC" do), is a concept ("CBD", "THC");
+    a name typed place of two or more words that no gazetteer knows, with no gazetteer place among
+    its words, ending in a common word the corpus writes in lower case (``bare``) that names no
+    kind of place, is a concept ("ASCII Art", "Electron Microscope"; not "Black Forest");
     a name of two or more words ending in a software head noun (``SOFTWARE_HEADS``: "Linode API",
     "Android Studio"), not an organisation, is a product; a name typed concept or place that the
     text writes as software (``evidence`` ``product``:
@@ -434,6 +440,9 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
         elif unknown and acronym and types[root] == "place" and len(names[root].replace("&", "")) >= 3 \
                 and names[root] not in place_initials:
             types[root] = "concept"
+        elif unknown and types[root] == "place" and len(words) >= 2 and words[-1].lower() in bare \
+                and words[-1].lower() not in _PLACE_HEADS | _LAND_WORDS and not any(fold(w) in places for w in words):
+            types[root] = "concept"
         elif len(words) >= 2 and words[-1].lower() in _PLACE_HEADS and not titled:
             if types[root] == "person":
                 types[root] = "place"
@@ -455,6 +464,13 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
                 and any(fold(" ".join(words[:k])) in institutions for k in range(2, len(words))):
             types[root] = "org"
 
+
+# the last word of the name of a natural place ("Black Forest", "Gulf of California"): besides _PLACE_HEADS,
+# the common words a place typed by the labeller may end in
+_LAND_WORDS = frozenset({"forest", "desert", "sea", "ocean", "mountains", "canyon", "coast", "peninsula", "gulf",
+                         "strait", "lakes", "sound", "reef", "glacier", "basin", "plateau", "delta", "cape", "point",
+                         "gate", "district", "quarter", "village", "town", "country", "land", "north", "south",
+                         "east", "west"})
 
 # the last word of the name of an institution, which no person's name ends in
 _INSTITUTION_HEADS = frozenset({"university", "institute", "hospital", "foundation", "college", "agency",
