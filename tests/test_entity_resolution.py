@@ -470,12 +470,31 @@ def test_a_trailing_common_word_is_an_absorbed_fragment():
 
 def test_demonym_phrases_and_hyphenated_common_words_name_nothing():
     table = {"Russians": "concept", "Chinese startup": "place", "European Union": "org", "Censorship-Free": "concept",
-             "T-Mobile": "org"}
+             "T-Mobile": "org", "Canadian-American": "place", "people": "concept"}
     c = build_days([(1, "the Russians again"), (2, "took them to Chinese startup, Xpeng"), (2, "a startup"),
                     (3, "European Union rules"), (4, "the ‘Censorship-Free’ Reddit"), (4, "censorship is free"),
-                    (5, "T-Mobile and mobile phones")], table)
+                    (5, "T-Mobile and mobile phones"), (6, "from a Canadian-American"), (7, "people say so")], table)
     names = set(c.entities()["name"])
-    assert {"Russians", "Chinese startup", "Censorship-Free"} & names == set()
+    assert {"Russians", "Chinese startup", "Censorship-Free", "Canadian-American", "people"} & names == set()
     assert {"European Union", "T-Mobile"} <= names
     reasons = dict(c.conn.execute("SELECT origin_name, reason FROM entity_merges").fetchall())
     assert reasons["Russians"] == reasons["Chinese startup"] == "ordinary words"
+
+
+def test_a_mention_cut_short_goes_to_the_longer_name_written_there():
+    class CutShort(Fixed):
+        """Reads "Google" alone in the texts that start with "hack", as the labeller did."""
+
+        def extract(self, text):
+            if text.startswith("hack"):
+                return [Mention("google", "Google", "org", "Google", (text.index("Google"),), ("Google",))]
+            return super().extract(text)
+
+    table = {"Google": "org", "Google Home": "product", "Italy": "place", "Google Italy": "place"}
+    c = build_days([(1, "Google Home is out"), (1, "Google sells ads"), (2, "hack Siri and Google Home by lasers"),
+                    (3, "hack Google Italy today"), (3, "Google Italy office")], table, extractor=CutShort)
+    rows = c.conn.execute("SELECT e.name, m.surface, r.content_text FROM mentions m JOIN entities e ON e.id = m.entity_id "
+                          "JOIN records r ON r.id = m.record_id WHERE r.content_text LIKE 'hack%' ORDER BY 3").fetchall()
+    # a place never lengthens a name that is not one
+    assert rows == [("Google", "Google", "hack Google Italy today"),
+                    ("Google Home", "Google Home", "hack Siri and Google Home by lasers")]

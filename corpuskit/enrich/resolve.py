@@ -40,13 +40,22 @@ Rules, in order:
    acquire") or, for a name mentioned once, a capitalised one ending in ``s`` ("Facebook Freaks";
    ``absorbed fragment``).
 
+7. **Names cut short**: a mention whose text goes on with the name of another entity of the
+   corpus that starts with the mention's ("Google" read in "Google Home") is a mention of the
+   longest such name written there, unless that name is a place or a person's, or the mention's
+   entity is a person (:func:`_longer_names`; no reason: the mention moves, not the entity).
+8. **Ordinary words**: a lone demonym phrase ("Russians", "Chinese startup"), a hyphenated word
+   of common words ("Censorship-Free") or a common word written in lower case names nothing
+   (reason ``ordinary words``).
+
 **Person evidence.** A name of two or more words is a person when it starts with a title ("Dr",
 "Senator", "Prince"...) or a first name of the public list ("Steve Jobs"), or when every word is
 written like a name and none is a common English word or one the corpus writes in lower case as
 often as capitalised ("Katalin Karikó" is; "Brain Drain", "Cable Robot", "Deep Fake", "All-electric
 Mini Cooper" are not), or when it has two or three words, the first a name of the larger Census
 list (``gazetteers/census_first_names.txt``: every US Census 1990 first name but the demo
-vocabulary's words; here without the common English words the corpus writes in lower case, the
+vocabulary's words; with ``gazetteers/world_first_names.txt``, the Latin-script first names of
+Faker's locales, MIT: "Uğur", "Katalin"; here without the common English words the corpus writes in lower case, the
 words it writes in lower case as often as capitalised, the gazetteer names, the listed first
 names and the one-word names of the corpus's entities of other types: "Ruby", "Chase") written like a name, the others capitalised words ("Larry Page", "Mitch McConnell" are;
 "Hope Diamond", "Travis CI", "TED Talks", "Ruby Bug" are not). That list backs no one-word name
@@ -315,17 +324,18 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
     _evidence_types(names, types, names.keys(), first_names, places, makers, evidence, known, census,
                     common | lowered)
-    ordinary = _ordinary_names(origins, common | lowered, known)
+    ordinary = _ordinary_names(origins, common | lowered, known, common)
     out = _targets(origins, groups, reasons, tag_targets, types, headline_only or frozenset(), ordinary)
     return {"map": out, "names": names, "types": types}
 
 
-def _ordinary_names(origins, bare, known=frozenset()) -> frozenset:
+def _ordinary_names(origins, bare, known=frozenset(), common=frozenset()) -> frozenset:
     """Origin ids of names no gazetteer knows (``known``) that name nothing whatever their capitals:
     a demonym, its plural or a demonym followed only by lower-case words of ``bare`` (common words
     the corpus writes in lower case: "Russians", "Chinese startup"; not "European Union"), or one
     hyphenated word whose parts are all such words of two letters or more, or demonyms
-    ("Censorship-Free", "Co-Founder", "Canadian-American"; not "T-Mobile")."""
+    ("Censorship-Free", "Co-Founder", "Canadian-American"; not "T-Mobile"), or one common English
+    word the corpus also writes in lower case (``common``), written so ("debunker")."""
     from corpuskit.enrich.crf import is_demonym, load_demonyms
 
     demonyms = load_demonyms()
@@ -335,6 +345,8 @@ def _ordinary_names(origins, bare, known=frozenset()) -> frozenset:
         if o.hashtag or not words or fold(o.name) in known:
             continue
         if is_demonym(words[0].lower(), demonyms) and all(w.islower() and w in bare for w in words[1:]):
+            out.add(o.id)
+        elif len(words) == 1 and words[0].isalpha() and words[0].islower() and words[0] in common:
             out.add(o.id)
         elif len(words) == 1 and "-" in words[0] and all(
                 len(p) > 1 and (p in bare or is_demonym(p, demonyms)) for p in _name_parts(words)):
@@ -902,7 +914,7 @@ def resolve_entities(corpus) -> dict:
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         people = {root for root, kind in result["types"].items() if kind == "person"}
-        _write_mentions(conn, mapping, people)
+        _write_mentions(conn, mapping, people, _longer_names(conn, mapping, result["names"], result["types"]))
         conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL "
                      "WHERE id IN (SELECT origin_id FROM entity_origins)")
         for root, name in result["names"].items():
@@ -933,10 +945,50 @@ def resolve_entities(corpus) -> dict:
             "ordinaryWords": sum(1 for t, r in mapping.values() if r == "ordinary words")}
 
 
-def _write_mentions(conn, mapping, people=frozenset(), batch: int = 20_000) -> None:
+def _longer_names(conn, mapping, names, types) -> dict:
+    """``{(record id, origin id): {position: (entity, as written)}}``: mentions cut short, where the text goes on
+    with the name of another entity of the corpus that starts with the mention's entity's name
+    ("Google" read in "Google Home", "Apple" in "Apple Pay": the labeller saw the known name and
+    stopped). The longest such name written there wins; a place never lengthens a name that is not
+    one ("Google" in "Google Italy" stays), nor a person's."""
+    from corpuskit.enrich.base import record_text
+
+    roots = [r for r, (targets, reason) in mapping.items() if reason is None and r in names]
+    by_words = {tuple(fold(w) for w in _words(names[r])): r for r in sorted(roots)}
+    longer: dict[int, list] = defaultdict(list)
+    for words, root in sorted(by_words.items()):
+        for k in range(1, len(words)):
+            short = by_words.get(words[:k])
+            if short is not None and types.get(root) not in ("place", "person") and types.get(short) != "person":
+                longer[short].append(root)
+    if not longer:
+        return {}
+    origins = sorted(o for o, (targets, reason) in mapping.items() if len(targets) == 1 and targets[0] in longer)
+    moves: dict = {}
+    for rid, oid, positions, title, body in conn.execute(
+            "SELECT m.record_id, m.origin_id, m.positions, r.title, r.content_text FROM mention_origins m "
+            "JOIN records r ON r.id = m.record_id WHERE m.origin_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY m.record_id, m.origin_id", (json.dumps(origins),)):
+        text = record_text(title, body)
+        for p in json.loads(positions):
+            best = None
+            for root in longer[mapping[oid][0][0]]:
+                name = names[root]
+                piece = text[p:p + len(name)]
+                after = text[p + len(name):p + len(name) + 1]
+                if alias_key(piece) == alias_key(name) and not (after.isalnum() or after == "-") and (
+                        best is None or len(name) > len(names[best])):
+                    best = root
+            if best is not None:
+                moves.setdefault((rid, oid), {})[p] = (best, text[p:p + len(names[best])])
+    return moves
+
+
+def _write_mentions(conn, mapping, people=frozenset(), moves=None, batch: int = 20_000) -> None:
     """Rebuild ``mentions`` from ``mention_origins`` through ``mapping``, one record at a time.
     A mention of a person in ``people`` written as one lower-case word ("mark an historic moment",
-    "Debian jessie") is no mention of that person.
+    "Debian jessie") is no mention of that person; a mention cut short goes to the longer name the
+    text writes there (``moves``, :func:`_longer_names`).
 
     The origins are read in (record, origin) order, so a record's mentions are complete when the
     next record starts: memory holds one record's mentions and one batch of rows to insert, never
@@ -960,12 +1012,19 @@ def _write_mentions(conn, mapping, people=frozenset(), batch: int = 20_000) -> N
             if current is not None:
                 flush()
             current, slots = rid, {}
+        moved = (moves or {}).get((rid, oid), {})
         for target in mapping.get(oid, ([oid], None))[0]:
             if target in people and surface.isalpha() and surface.islower():
                 continue
-            slot = slots.setdefault(target, [surface, 0, set()])
-            slot[1] += count
-            slot[2].update(json.loads(positions))
+            kept = [p for p in json.loads(positions) if p not in moved]
+            if kept:
+                slot = slots.setdefault(target, [surface, 0, set()])
+                slot[1] += count if len(kept) == len(json.loads(positions)) else len(kept)
+                slot[2].update(kept)
+        for p, (longer, written) in sorted(moved.items()):
+            slot = slots.setdefault(longer, [written, 0, set()])
+            slot[1] += 1
+            slot[2].add(p)
     if current is not None:
         flush()
     if pending:
