@@ -412,8 +412,9 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
     text writes as software (``evidence`` ``product``:
     "Rails 5.0", "written in Scala"), not only of words of ``bare`` (common words the corpus
     writes in lower case), is a product; a name typed organisation that opens with a one-word
-    organisation or product of the corpus (``makers``) and ends in no institution's head noun is
-    that maker's product ("Apple Pencil", "Nintendo NX"; not "Wikimedia Foundation"); a name
+    organisation or product of the corpus (``makers``), has no place among its words and ends in no
+    institution's head noun nor a common plural ("Employees", "Searches") is that maker's product
+    ("Apple Pencil", "Nintendo NX"; not "Wikimedia Foundation", "NHS England", "Amazon Employees"); a name
     typed person that opens with a multi-word organisation of the corpus is part of it
     ("Johns Hopkins Medicine").
 
@@ -463,7 +464,8 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
         elif types[root] == "person" and len(words) >= 2 and fold(words[0]) in makers and not opens_first:
             types[root] = "product"
         elif unknown and types[root] == "org" and len(words) >= 2 and fold(words[0]) in makers \
-                and words[-1].lower().strip(".") not in ORG_HEADS and fold(words[0]) not in places:
+                and words[-1].lower().strip(".") not in ORG_HEADS and not any(fold(w) in places for w in words) \
+                and not (words[-1].endswith("s") and words[-1].lower() in bare):
             types[root] = "product"
         elif types[root] in ("person", "concept") and fold(names[root]) in places and not titled \
                 and not opens_first:

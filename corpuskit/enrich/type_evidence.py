@@ -34,6 +34,8 @@ ORG_HEADS = frozenset({
     "services", "organization", "organisation", "union", "federation", "board", "center", "centre",
     "centers", "centres", "network", "group", "press", "times", "post", "journal", "magazine", "news",
     "clinic", "medicine", "force", "army", "navy", "police", "court", "parliament", "senate", "congress",
+    "media", "airlines", "airways", "motors", "entertainment", "studios", "pictures", "holdings", "capital",
+    "partners", "ventures", "industries", "technologies", "brothers",
 })
 # the last word of the name of a law: never a place or a person ("Investigatory Powers Bill")
 LAW_HEADS = frozenset({"bill", "act", "law", "amendment", "directive", "treaty", "regulation", "regulations", "protocol",
