@@ -488,19 +488,21 @@ def test_demonym_phrases_and_hyphenated_common_words_name_nothing():
 
 def test_a_mention_cut_short_goes_to_the_longer_name_written_there():
     class CutShort(Fixed):
-        """Reads "Google" alone in the texts that start with "hack", as the labeller did."""
+        """Reads only the first word of a name in the texts that start with "hack", as the labeller did."""
 
         def extract(self, text):
             if text.startswith("hack"):
-                return [Mention("google", "Google", "org", "Google", (text.index("Google"),), ("Google",))]
+                word = next(w for w in ("Google", "Amazon") if w in text)
+                return [Mention(word.lower(), word, "org", word, (text.index(word),), (word,))]
             return super().extract(text)
 
-    table = {"Google": "org", "Google Home": "product", "Italy": "place", "Google Italy": "place"}
+    table = {"Google": "org", "Google Home": "product", "Amazon": "org", "Amazon River": "place"}
     c = build_days([(1, "Google Home is out"), (1, "Google sells ads"), (2, "hack Siri and Google Home by lasers"),
-                    (3, "hack Google Italy today"), (3, "Google Italy office")], table, extractor=CutShort)
+                    (3, "hack Amazon River trip"), (3, "Amazon River floods"), (3, "Amazon sells")], table,
+                   extractor=CutShort)
     rows = [tuple(r) for r in c.conn.execute(
         "SELECT e.name, m.surface, r.content_text FROM mentions m JOIN entities e ON e.id = m.entity_id "
         "JOIN records r ON r.id = m.record_id WHERE r.content_text LIKE 'hack%' ORDER BY 3")]
     # a place never lengthens a name that is not one
-    assert rows == [("Google", "Google", "hack Google Italy today"),
+    assert rows == [("Amazon", "Amazon", "hack Amazon River trip"),
                     ("Google Home", "Google Home", "hack Siri and Google Home by lasers")]
