@@ -506,3 +506,6 @@ def test_a_mention_cut_short_goes_to_the_longer_name_written_there():
     # a place never lengthens a name that is not one
     assert rows == [("Amazon", "Amazon", "hack Amazon River trip"),
                     ("Google Home", "Google Home", "hack Siri and Google Home by lasers")]
+    ents = c.entities().set_index("name")["mentions"]
+    for name in ("Google", "Google Home", "Amazon"):  # the written forms still add up to the mentions
+        assert c.entity_aliases(name)["mentions"].sum() == ents[name], name

@@ -1154,7 +1154,8 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
 
     ``surface`` is the form as the text writes it at a mention ("Ugur Sahin", "#DrSahin",
     "Şahin"), ``mentions`` how many mentions are written so; ``name, type`` are the extracted entity
-    it came from, ``reason`` why that extracted entity joined this one (None: the entity's own).
+    it came from, ``reason`` why that extracted entity joined this one (None: the entity's own, and
+    a mention cut short that the text shows to be of this entity, "Google" read in "Google Home").
     Each stored mention position is read back from the record's text, so the counts add up to the
     entity's mentions (hashtags that name two entities count for each)."""
     from corpuskit.enrich.base import record_text
@@ -1174,9 +1175,14 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
                                      f"WHERE origin_id IN ({marks})", ids):
         known[oid].add(surface)
     extra = {s for (s,) in conn.execute("SELECT surface FROM entity_aliases WHERE entity_id = ?", (entity_id,))}
+    # the positions the entity's mentions hold: a mention cut short that went to a longer name
+    # (:func:`_longer_names`) counts there, under the form written, not under its origin's entity
+    held = defaultdict(set)
+    for rid, positions in conn.execute("SELECT record_id, positions FROM mentions WHERE entity_id = ?", (entity_id,)):
+        held[rid].update(json.loads(positions))
     counts = Counter()
-    for oid, surface, positions, title, body in conn.execute(
-            f"SELECT m.origin_id, m.surface, m.positions, r.title, r.content_text FROM mention_origins m "
+    for rid, oid, surface, positions, title, body in conn.execute(
+            f"SELECT m.record_id, m.origin_id, m.surface, m.positions, r.title, r.content_text FROM mention_origins m "
             f"JOIN records r ON r.id = m.record_id WHERE m.origin_id IN ({marks}) ORDER BY m.record_id", ids):
         text = record_text(title, body)
         own = sorted(known[oid] | {origins[oid][0]}, key=lambda f: (-len(f), f))
@@ -1184,7 +1190,16 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
         # mention ("Jony" read as "Jony Ive")
         forms = own + sorted(extra - set(own), key=lambda f: (-len(f), f))
         for p in json.loads(positions):
-            counts[(_written_at(text, p, forms, surface), oid)] += 1
+            if p in held[rid]:
+                counts[(_written_at(text, p, forms, surface), oid)] += 1
+                held[rid].discard(p)
+    name = origins.get(entity_id, (None,))[0]
+    moved_in = sorted((rid, p) for rid, ps in held.items() for p in ps)
+    if moved_in and name is not None:
+        forms = sorted(extra | {name}, key=lambda f: (-len(f), f))
+        for rid, p in moved_in:
+            title, body = conn.execute("SELECT title, content_text FROM records WHERE id = ?", (rid,)).fetchone()
+            counts[(_written_at(record_text(title, body), p, forms, name), entity_id)] += 1
     rows = [{"surface": written, "mentions": n, "name": origins[oid][0], "type": origins[oid][1],
              "reason": origins[oid][2]} for (written, oid), n in counts.items()]
     return sorted(rows, key=lambda r: (-r["mentions"], r["surface"], r["name"]))
