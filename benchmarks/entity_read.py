@@ -3,13 +3,13 @@ sampled mentions in their text, the 40 most-mentioned entities, the people among
 may be one person twice, and the 20 entities that absorbed the most extracted entities.
 
 Usage: python benchmarks/entity_read.py [--data ../shared/datasets] [--out DIR] [--reuse] [--sample 20]
-       [--files NAME ...]
+       [--files NAME ...] [--seed 0]
 
 Each file is imported into a fresh corpus (kept in ``--out`` when given) and enriched with the
 defaults; resolution runs at the end of enrich. ``--reuse`` takes a corpus already in ``--out`` and
 only replays resolution (:func:`corpuskit.enrich.resolve.resolve_entities`) before reading it.
-The sample is seeded (``random.Random(0)`` over the mentions in record order), so a rerun reads
-the same mentions.
+The sample is seeded (``random.Random(seed)`` over the mentions in record order, ``--seed``, 0 by
+default), so a rerun reads the same mentions; another seed reads another sample.
 """
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ def duplicate_people(corpus, top: int = 100) -> list[str]:
     return [", ".join(names) for _, names in sorted(by_last.items()) if len(names) > 1]
 
 
-def report(corpus, top: int = 40, merged: int = 20, sample: int = 20) -> str:
-    lines = [f"{sample} sampled mentions (seed 0):"] + sampled_mentions(corpus, sample)
+def report(corpus, top: int = 40, merged: int = 20, sample: int = 20, seed: int = 0) -> str:
+    lines = [f"{sample} sampled mentions (seed {seed}):"] + sampled_mentions(corpus, sample, seed)
     twice = duplicate_people(corpus)
     people = sum(1 for t in corpus.entities(limit=100)["type"] if t == "person")
     lines.append(f"people among the top 100 entities: {people}; sharing a surname: "
@@ -92,6 +92,7 @@ def main(argv=None) -> int:
     parser.add_argument("--reuse", action="store_true", help="replay resolution on the corpora in --out")
     parser.add_argument("--sample", type=int, default=20)
     parser.add_argument("--files", nargs="+", default=list(FILES))
+    parser.add_argument("--seed", type=int, default=0, help="the seed of the sampled mentions")
     args = parser.parse_args(argv)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp())
     for name in args.files:
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
             result = corpus.enrich(progress=False)
             resolution = corpus.get_meta("resolution:" + result["runId"])
         print(f"== {name}: {corpus.count()} records; resolution {resolution}")
-        print(report(corpus, sample=args.sample))
+        print(report(corpus, sample=args.sample, seed=args.seed))
     return 0
 
 

@@ -216,7 +216,8 @@ def test_the_census_names_are_person_evidence_only():
 
     census, curated = _census_names(), {fold(n) for n in load_gazetteers()[1]}
     assert len(census) > 4000 and "larry" in census and "larry" not in curated
-    assert "taylor" not in census and "wells" not in census
+    # the world list (Faker's locales) widens it: "Uğur" is no US Census name; a demo word stays out
+    assert "taylor" not in census and "ugur" in census and "katalin" in census
 
 
 def test_one_word_is_a_person_only_as_a_first_name_or_part_of_a_full_name():
@@ -426,5 +427,85 @@ def test_what_real_titles_showed_stays_apart():
              "Amazon Japan warehouse", "Amazon sells", "Japan snow", "rose again", "Cindy Rose"]
     c = build(texts, table)
     names = set(c.entities()["name"])
-    assert {"North Korea", "Cambridge Analytica", "New York City", "AI", "AI Jaron Lanier", "rose"} <= names
+    assert {"North Korea", "Cambridge Analytica", "New York City", "AI", "AI Jaron Lanier"} <= names
     assert aliases(c, "Amazon") == {("Amazon Japan", "absorbed fragment")}
+    # "rose" is not Cindy Rose's: a common word written in lower case names nothing (issue 42)
+    assert "rose" not in names and aliases(c, "Cindy Rose") == set()
+
+
+def test_a_first_name_of_the_world_list_makes_a_person_not_a_concept_or_place():
+    # issue 42: "Uğur" and "Katalin" are first names of the world list (no US Census 1990 name); "Hope"
+    # is a Census name the corpus writes in lower case, so "Hope Diamond" stays what it was typed
+    table = {"Uğur Şahin": "concept", "Katalin Karikó": "place", "Hope Diamond": "concept"}
+    c = build_days([(1, "Uğur Şahin founded BioNTech"), (2, "Katalin Karikó won"), (3, "Hope Diamond on show"),
+                    (3, "we hope so")], table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    assert types["Uğur Şahin"] == "person" and types["Katalin Karikó"] == "person"
+    assert types["Hope Diamond"] == "concept"
+
+
+def test_software_contexts_and_heads_make_products():
+    table = {"Scala": "concept", "Markdown": "place", "Linode API": "concept", "Haskell": "person",
+             "Nintendo": "org", "Nintendo NX": "org", "Wikimedia": "org", "Wikimedia Foundation": "org",
+             "Amazon": "org", "Amazon Employees": "org"}
+    c = build_days([(1, "Scala 2.12 is out"), (2, "a parser written in Scala"), (3, "Markdown notes"),
+                    (4, "Backups added to Linode API alpha"), (5, "Distributed Systems in Haskell"),
+                    (5, "Haskell 8.0.1 released"), (6, "rewritten in Haskell"), (7, "Nintendo NX is powered"),
+                    (7, "Nintendo sales"), (8, "Wikimedia Foundation grants"), (8, "Wikimedia telnet"),
+                    (9, "Amazon Employees strike"), (9, "Amazon Employees protest"), (9, "Amazon sells, employees say")], table)
+    types = c.entities().set_index("name")["type"].to_dict()
+    assert types["Scala"] == "product" and types["Haskell"] == "product" and types["Linode API"] == "product"
+    assert types["Markdown"] == "place"  # no software context: no evidence
+    assert types["Nintendo NX"] == "product" and types["Wikimedia Foundation"] == "org"
+    assert types["Amazon Employees"] == "org"  # a common plural: no product
+
+
+def test_a_trailing_common_word_is_an_absorbed_fragment():
+    table = {"GitHub": "org", "GitHub acquire": "product", "Facebook": "org", "Facebook Freaks": "org",
+             "Apple": "org", "Apple Watch": "product", "Putin": "person", "Putins": "concept"}
+    rows = [(1, "GitHub is big"), (1, "Who will GitHub acquire?"), (1, "we acquire things"), (2, "Facebook grows"),
+            (2, "A Browser Built for Facebook Freaks"), (2, "freaks and geeks, the freaks"), (3, "Apple sells"),
+            (3, "Apple Watch sales"), (4, "Apple Watch again, my watch"), (5, "Putins 2013 plea")]
+    c = build_days(rows + [(6, "Putin spoke")] * 5, table)
+    assert aliases(c, "GitHub") == {("GitHub acquire", "absorbed fragment")}
+    assert aliases(c, "Facebook") == {("Facebook Freaks", "absorbed fragment")}
+    assert aliases(c, "Putin") == {("Putins", "plural")}
+    assert "Apple Watch" in set(c.entities()["name"])  # written twice: a name of its own
+
+
+def test_demonym_phrases_and_hyphenated_common_words_name_nothing():
+    table = {"Russians": "concept", "Chinese startup": "place", "European Union": "org", "Censorship-Free": "concept",
+             "T-Mobile": "org", "Canadian-American": "place", "people": "concept"}
+    c = build_days([(1, "the Russians again"), (2, "took them to Chinese startup, Xpeng"), (2, "a startup"),
+                    (3, "European Union rules"), (4, "the ‘Censorship-Free’ Reddit"), (4, "censorship is free"),
+                    (5, "T-Mobile and mobile phones"), (6, "from a Canadian-American"), (7, "people say so")], table)
+    names = set(c.entities()["name"])
+    assert {"Russians", "Chinese startup", "Censorship-Free", "Canadian-American", "people"} & names == set()
+    assert {"European Union", "T-Mobile"} <= names
+    reasons = dict(c.conn.execute("SELECT origin_name, reason FROM entity_merges").fetchall())
+    assert reasons["Russians"] == reasons["Chinese startup"] == "ordinary words"
+
+
+def test_a_mention_cut_short_goes_to_the_longer_name_written_there():
+    class CutShort(Fixed):
+        """Reads only the first word of a name in the texts that start with "hack", as the labeller did."""
+
+        def extract(self, text):
+            if text.startswith("hack"):
+                word = next(w for w in ("Google", "Amazon") if w in text)
+                return [Mention(word.lower(), word, "org", word, (text.index(word),), (word,))]
+            return super().extract(text)
+
+    table = {"Google": "org", "Google Home": "product", "Amazon": "org", "Amazon River": "place"}
+    c = build_days([(1, "Google Home is out"), (1, "Google sells ads"), (2, "hack Siri and Google Home by lasers"),
+                    (3, "hack Amazon River trip"), (3, "Amazon River floods"), (3, "Amazon sells")], table,
+                   extractor=CutShort)
+    rows = [tuple(r) for r in c.conn.execute(
+        "SELECT e.name, m.surface, r.content_text FROM mentions m JOIN entities e ON e.id = m.entity_id "
+        "JOIN records r ON r.id = m.record_id WHERE r.content_text LIKE 'hack%' ORDER BY 3")]
+    # a place never lengthens a name that is not one
+    assert rows == [("Amazon", "Amazon", "hack Amazon River trip"),
+                    ("Google Home", "Google Home", "hack Siri and Google Home by lasers")]
+    ents = c.entities().set_index("name")["mentions"]
+    for name in ("Google", "Google Home", "Amazon"):  # the written forms still add up to the mentions
+        assert c.entity_aliases(name)["mentions"].sum() == ents[name], name

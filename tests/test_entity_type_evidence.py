@@ -98,3 +98,12 @@ def test_ordinary_headline_words_name_nothing_and_a_lower_case_first_name_is_no_
     assert "GMOs Are Fine" not in ents.index  # a clause, whatever its type
     assert "Brain Cells" in ents.index  # also written capitalised in a sentence
     assert ents.loc["Mark", "mentions"] == 2  # "mark a historic moment" is no mention of Mark
+
+
+def test_software_contexts_make_a_product_from_two_texts():
+    from corpuskit.enrich.type_evidence import read_type_evidence
+
+    texts = ["Rails 5.0.0.rc1", "a blog written in Rails", "Scala library", "Learning Scala", "Django app",
+             "install Django today"]
+    assert read_type_evidence(texts, [], [], ["Rails", "Scala", "Django"]) == {"Rails": "product",
+                                                                                "Django": "product"}

