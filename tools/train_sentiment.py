@@ -386,7 +386,7 @@ def main(argv=None) -> int:
     parser.add_argument("--lexicon-weights", type=float, nargs="+", default=list(LEXICON_WEIGHTS))
     parser.add_argument("--C", type=float, nargs="+", default=list(C_VALUES))
     parser.add_argument("--class-weights", nargs="+", default=[str(c) for c in CLASS_WEIGHTS],
-                        choices=["balanced", "None"])
+                        choices=["balanced", "sqrt_balanced", "None"])
     parser.add_argument("--calibrate", choices=["years", "none"], default="none",
                         help="years: class offsets and probability calibration by leaving one SemEval year out "
                              "(calibrate()), stored in the metadata, so the model labels with the offsets; none "
