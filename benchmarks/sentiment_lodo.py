@@ -85,10 +85,14 @@ def left_out_year(texts, y, folds, year: int, log=print, jobs: int = 1, parts_me
 
 
 def training_priors(y_train, class_weight) -> np.ndarray:
-    """The priors a classifier fitted on ``y_train`` is calibrated to: equal under balanced weights."""
+    """The priors a classifier fitted on ``y_train`` is calibrated to: equal under balanced weights, in
+    proportion to the square roots of the class counts under ``"sqrt_balanced"``."""
     if class_weight == "balanced":
         return np.full(3, 1 / 3)
-    return np.bincount(y_train, minlength=3) / len(y_train)
+    counts = np.bincount(y_train, minlength=3).astype(float)
+    if class_weight == "sqrt_balanced":  # each class counts n * sqrt(N / (k n)), in proportion to sqrt(n)
+        counts = np.sqrt(counts)
+    return counts / counts.sum()
 
 
 def shares(y, proba, train_priors, calibration=None) -> dict:

@@ -86,6 +86,29 @@ def test_shipped_model_states_its_training_priors():
         np.testing.assert_allclose(priors, 1 / 3)
 
 
+def test_training_priors_follow_the_class_weighting():
+    """Balanced weights: thirds; square-root balanced: in proportion to sqrt(count); none: the shares
+    (the benchmark's ``training_priors`` agrees with the scorer's)."""
+    import sys
+    from pathlib import Path
+
+    from corpuskit.enrich.tweet_model import CLASSES, TweetSentimentScorer
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from sentiment_lodo import training_priors
+
+    scorer = TweetSentimentScorer().fit()
+    counts = {"negative": 100, "neutral": 400, "positive": 900}
+    y = np.repeat(np.arange(3), [counts[c] for c in CLASSES])
+    expected = {"balanced": np.full(3, 1 / 3), "sqrt_balanced": np.array([10, 20, 30]) / 60,
+                None: np.array([100, 400, 900]) / 1400}
+    for weighting, want in expected.items():
+        scorer.info_ = {**scorer.info_, "class_counts": counts,
+                        "classifier": {**scorer.info_["classifier"], "class_weight": weighting}}
+        np.testing.assert_allclose(scorer.training_priors(), want)
+        np.testing.assert_allclose(training_priors(y, weighting), want)
+
+
 @pytest.fixture(scope="module")
 def small_path(tmp_path_factory):
     from corpuskit import open_corpus

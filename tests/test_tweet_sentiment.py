@@ -312,3 +312,34 @@ def test_calibration_by_leaving_a_year_out_is_recorded(tmp_path):
     assert load_info(tmp_path / "n")["calibration"] == cal
     scorer = TweetSentimentScorer(model_dir=str(tmp_path / "m")).fit()
     np.testing.assert_allclose(scorer.offsets_, cal["offsets"])
+
+
+def test_squeeze_and_placeholders_change_only_their_own_reading():
+    """``squeeze`` cuts letter runs to two, ``placeholders`` gives links and @handles a word; both off by
+    default, and neither key is saved when off (a model trained without them loads as it was)."""
+    from corpuskit.enrich.tweet_features import URL_TOKEN, USER_TOKEN, TweetFeaturizer, squeeze
+
+    assert squeeze("sooo goooood, cool!!") == "soo good, cool!!"
+    text = "@amy sooo goooood, see http://example.com/a"
+    plain_words, _, plain_dense = TweetFeaturizer(vader=False).parts([text])
+    words, chars, dense = TweetFeaturizer(vader=False, squeeze=True, placeholders=True).parts([text])
+    assert {USER_TOKEN, URL_TOKEN, "good", "soo good"} <= set(words[0])
+    assert not {USER_TOKEN, URL_TOKEN, "good"} & set(plain_words[0])
+    assert " good" in chars[0] and " gooo" not in chars[0]
+    # "goood" reads as "good" in the lexicon once squeezed: one more positive word; the rest unchanged
+    assert dense[0][4] == plain_dense[0][4] + 1
+    _, _, marked_only = TweetFeaturizer(vader=False, placeholders=True).parts([text])
+    np.testing.assert_array_equal(marked_only, plain_dense)
+    assert "squeeze" not in TweetFeaturizer().settings() and "placeholders" not in TweetFeaturizer().settings()
+    on = TweetFeaturizer(squeeze=True, placeholders=True).settings()
+    assert on["squeeze"] is True and on["placeholders"] is True
+    assert TweetFeaturizer(**on).settings() == on
+
+
+def test_sqrt_balanced_class_weights_are_half_way_to_balanced():
+    from train_sentiment import class_weights_of
+
+    y = np.array([0] * 10 + [1] * 40 + [2] * 50)
+    w = class_weights_of("sqrt_balanced", y)
+    np.testing.assert_allclose([w[0], w[1], w[2]], np.sqrt(100 / (3 * np.array([10, 40, 50]))))
+    assert class_weights_of("balanced", y) == "balanced" and class_weights_of(None, y) is None

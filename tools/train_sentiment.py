@@ -67,6 +67,8 @@ TOL = 1e-3  # lbfgs stopping tolerance (1e-4 moved one fold's macro recall by 0.
 LEXICON_WEIGHTS = (0.3, 1.0)
 C_VALUES = (0.25, 0.5, 1.0, 2.0)
 CLASS_WEIGHTS = ("balanced", None)
+#: featurized settings a :class:`FoldCache` keeps (the n-gram counts of all texts are large)
+PARTS_KEPT = 2
 _YEAR = re.compile(r"twitter-(\d{4})")
 
 
@@ -148,10 +150,23 @@ def figures(y, pred) -> dict:
             "confusion": m.tolist()}
 
 
-def _classifier(c: float, class_weight):
+def _classifier(c: float, class_weight, y=None):
+    """The logistic regression; ``class_weight`` is scikit-learn's (``"balanced"`` or None) or
+    ``"sqrt_balanced"``: each class weighted by the square root of its balanced weight (half way,
+    in logs, between no weighting and balanced), from the training labels ``y``."""
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=c, class_weight=class_weight, max_iter=2000, tol=TOL, solver="lbfgs")
+    return LogisticRegression(C=c, class_weight=class_weights_of(class_weight, y), max_iter=2000, tol=TOL,
+                              solver="lbfgs")
+
+
+def class_weights_of(class_weight, y):
+    """``class_weight`` as scikit-learn reads it: ``"sqrt_balanced"`` becomes ``{class: sqrt(n / (k *
+    n_class))}`` of the labels ``y``; anything else is passed on."""
+    if class_weight != "sqrt_balanced":
+        return class_weight
+    counts = np.bincount(np.asarray(y), minlength=len(CLASSES)).astype(float)
+    return {i: float(np.sqrt(len(y) / (len(CLASSES) * n))) for i, n in enumerate(counts) if n > 0}
 
 
 class FoldCache:
@@ -178,7 +193,7 @@ class FoldCache:
             blocks = [(_all_counts(words), feat.min_df, feat.max_words)]
             if chars is not None:
                 blocks.append((_all_counts(chars), feat.min_df, feat.max_chars))
-            while len(self.parts_memo) >= 2:  # the n-gram counts are large: the two latest settings kept
+            while len(self.parts_memo) >= PARTS_KEPT:  # the n-gram counts are large: the two latest settings kept
                 self.parts_memo.pop(next(iter(self.parts_memo)))
             self.parts_memo[key] = (blocks, dense)
         return self.parts_memo[key]
@@ -236,7 +251,7 @@ class FoldCache:
 
 
 def _fit_predict(x_train, y_train, x_held, c, class_weight):
-    return _classifier(c, class_weight).fit(x_train, y_train).predict_proba(x_held)
+    return _classifier(c, class_weight, y_train).fit(x_train, y_train).predict_proba(x_held)
 
 
 def _line(fig) -> str:
@@ -371,7 +386,7 @@ def main(argv=None) -> int:
     parser.add_argument("--lexicon-weights", type=float, nargs="+", default=list(LEXICON_WEIGHTS))
     parser.add_argument("--C", type=float, nargs="+", default=list(C_VALUES))
     parser.add_argument("--class-weights", nargs="+", default=[str(c) for c in CLASS_WEIGHTS],
-                        choices=["balanced", "None"])
+                        choices=["balanced", "sqrt_balanced", "None"])
     parser.add_argument("--calibrate", choices=["years", "none"], default="none",
                         help="years: class offsets and probability calibration by leaving one SemEval year out "
                              "(calibrate()), stored in the metadata, so the model labels with the offsets; none "
@@ -415,7 +430,7 @@ def main(argv=None) -> int:
         calibration = calibrate(texts, y, year_folds(texts, years), feat, clf, args.jobs,
                                 log=lambda s: print(s, flush=True))
     featurizer = TweetFeaturizer(**feat).fit(texts)
-    model = _classifier(clf["C"], clf["class_weight"]).fit(featurizer.transform(texts), y)
+    model = _classifier(clf["C"], clf["class_weight"], y).fit(featurizer.transform(texts), y)
     info = {"data": DATA_NOTE, "tweets": len(texts), "class_counts": counts, "classes": list(CLASSES),
             "features": _jsonable(feat), "classifier": {"kind": "LogisticRegression (multinomial, lbfgs)", **clf},
             "chosen_by": chosen_by,

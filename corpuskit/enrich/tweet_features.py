@@ -29,12 +29,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpuskit.text import analysis_text
+from corpuskit.text.patterns import HANDLE, URL
 
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WORD = re.compile(r"[^\W_](?:[^\W_]|['’](?=[^\W_]))*|[!?]|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
 _CLAUSE_END = re.compile(r"^[.,:;!?]$")
 _ELONGATED = re.compile(r"([a-zA-Z])\1\1")
 _CAPS = re.compile(r"\b[A-Z]{3,}\b")
+_REPEAT = re.compile(r"(\w)\1{2,}")
+#: the words a link and an @handle become with ``placeholders`` on (analysis text drops both)
+URL_TOKEN, USER_TOKEN = "urltoken", "usertoken"
 _NEGATORS = frozenset(
     "not no never nothing nobody none nowhere neither nor cannot cant dont doesnt didnt isnt arent wasnt "
     "werent wont wouldnt shouldnt couldnt aint hasnt havent hadnt mustnt neednt without".split())
@@ -51,6 +55,22 @@ def clean_text(text) -> str:
     if "\\u" in text:
         text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     return analysis_text(text, emoji=True).lower()
+
+
+def squeeze(clean: str) -> str:
+    """A run of three or more of one letter cut to two ("sooo goood" -> "soo good")."""
+    return _REPEAT.sub(r"\1\1", clean)
+
+
+def marked_text(raw) -> str:
+    """``raw`` with each link and @handle replaced by a placeholder word (:data:`URL_TOKEN`,
+    :data:`USER_TOKEN`), so the n-grams see that there was one."""
+    raw = raw or ""
+    if "." in raw or "/" in raw:
+        raw = URL.sub(f" {URL_TOKEN} ", raw)
+    if "@" in raw:
+        raw = HANDLE.sub(f" {USER_TOKEN} ", raw)
+    return raw
 
 
 def _clean_texts(raw) -> tuple[str, str]:
@@ -215,11 +235,15 @@ class TweetFeaturizer:
     ``(low, high)`` pairs (``char_ngrams=None`` drops the block), ``negation`` marks
     negated words, ``lexicon`` adds the dense cues (``vader`` adds VADER's scores to
     them), ``lexicon_weight`` scales the dense block, ``min_df`` and ``max_words`` /
-    ``max_chars`` cap the vocabularies.
+    ``max_chars`` cap the vocabularies. ``squeeze`` cuts letters repeated three times or more to two
+    (:func:`squeeze`) in the text the n-grams and lexicon cues read; ``placeholders`` gives the n-grams
+    a word for each link and @handle (:func:`marked_text`). Both off by default (the model shipped as
+    ``tweet-sentiment-lr-1`` has neither).
     """
 
     def __init__(self, word_ngrams=(1, 2), char_ngrams=(2, 5), negation=True, lexicon=True, vader=False,
-                 lexicon_weight=0.3, min_df=2, max_words=100_000, max_chars=150_000):
+                 lexicon_weight=0.3, min_df=2, max_words=100_000, max_chars=150_000, squeeze=False,
+                 placeholders=False):
         self.word_ngrams = tuple(word_ngrams)
         self.char_ngrams = tuple(char_ngrams) if char_ngrams else None
         self.negation = negation
@@ -229,6 +253,8 @@ class TweetFeaturizer:
         self.min_df = min_df
         self.max_words = max_words
         self.max_chars = max_chars
+        self.squeeze = squeeze
+        self.placeholders = placeholders
 
     def settings(self) -> dict:
         """The parameters, as saved beside the model."""
@@ -236,11 +262,17 @@ class TweetFeaturizer:
                 "char_ngrams": list(self.char_ngrams) if self.char_ngrams else None,
                 "negation": self.negation, "lexicon": self.lexicon, "vader": self.vader,
                 "lexicon_weight": self.lexicon_weight, "min_df": self.min_df,
-                "max_words": self.max_words, "max_chars": self.max_chars}
+                "max_words": self.max_words, "max_chars": self.max_chars,
+                **({"squeeze": True} if self.squeeze else {}),
+                **({"placeholders": True} if self.placeholders else {})}
 
     def _parts(self, texts, char_grams: bool = True):
         both = [_clean_texts(t) for t in texts]
         cleaned = [c for c, _ in both]
+        if self.placeholders:  # the placeholder words are in no lexicon: the cues read the same text
+            cleaned = [clean_text(marked_text(t)) for t in texts]
+        if self.squeeze:
+            cleaned = [squeeze(c) for c in cleaned]
         tokens = [word_tokens(c, self.negation) for c in cleaned]
         words = [_ngrams(t, *self.word_ngrams) for t in tokens]
         chars = None

@@ -104,12 +104,16 @@ class TweetSentimentScorer(SentimentScorer):
     def training_priors(self) -> np.ndarray:
         """The class priors the model's probabilities are calibrated to, in :data:`CLASSES` order:
         equal thirds for a model trained with balanced class weights (the weighting makes every
-        class count the same), else the training data's class shares. What
+        class count the same), in proportion to the square roots of the training data's class counts
+        for square-root balanced weights, else the training data's class shares. What
         :func:`corpuskit.enrich.priors.em_priors` adjusts from."""
         self._load()
-        if self.info_["classifier"].get("class_weight") == "balanced":
+        weighting = self.info_["classifier"].get("class_weight")
+        if weighting == "balanced":
             return np.full(len(CLASSES), 1.0 / len(CLASSES))
         counts = np.array([self.info_["class_counts"][c] for c in CLASSES], dtype=float)
+        if weighting == "sqrt_balanced":  # each class counts n * sqrt(N / (k n)), in proportion to sqrt(n)
+            counts = np.sqrt(counts)
         return counts / counts.sum()
 
     def labels_of(self, proba) -> np.ndarray:
