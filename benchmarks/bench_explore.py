@@ -62,6 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from text_table import table  # noqa: E402
 
 QUERIES = ['stablecoin OR "bond yields"', '"language model" OR gpu', "telescope", "vaccine AND trial"]
+FIRST_QUERY = "stablecoin"
 _COLUMNS = ("source", "source_id", "content_hash", "title", "content_text", "url", "author",
             "published_at", "captured_at", "language")
 
@@ -155,8 +156,9 @@ def measure(corpus, repeat: int) -> dict:
     start = time.perf_counter()
     explorer = Explorer(corpus)
     times["open the explorer"] = [(time.perf_counter() - start) * 1000]
-    # the first query typed reads every record's publication second (held while the explorer is open)
-    times["first query (reads every record's time)"] = [_timed(lambda: explorer.on_query("a", QUERIES[0]))]
+    # the first query typed reads every record's publication second (held while the explorer is open);
+    # one not among those timed below, whose selections it would leave remembered
+    times["first query (reads every record's time)"] = [_timed(lambda: explorer.on_query("a", FIRST_QUERY))]
     for r in range(repeat):
         for i, q in enumerate(QUERIES):
             explorer.on_query("a", "")

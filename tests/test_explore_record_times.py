@@ -186,3 +186,26 @@ def test_signals_and_stories_are_read_again_only_when_the_period_or_the_data_cha
     state.select_period(None)
     again = state.signals()
     assert calls[-1] == "signals" and len(again) == len(first[0]) - 1
+
+
+def test_ids_far_apart_are_read_without_walking_the_gaps(tmp_path, monkeypatch):
+    from corpuskit import open_corpus
+
+    monkeypatch.setattr(record_times, "CHUNK", 10)
+    corpus = open_corpus(tmp_path / "sparse.db")
+    try:
+        stamps = {3: "2024-02-29T23:59:59Z", 4: "2024-03-01T00:00:00Z", 10**12: "1999-12-31T12:00:00Z"}
+        with corpus.transaction():
+            corpus.conn.executemany(
+                "INSERT INTO records(id, source, source_id, content_hash, title, content_text, published_at, captured_at) "
+                "VALUES (?, 'web', ?, ?, 't', 'x', ?, ?)", [(i, str(i), str(i), s, s) for i, s in stamps.items()])
+        statements = []
+        corpus.conn.set_trace_callback(statements.append)
+        times = RecordTimes(corpus.conn)
+        times.refresh()
+        corpus.conn.set_trace_callback(None)
+        assert times.ids.tolist() == list(stamps)
+        assert times.seconds.tolist() == [int(np.datetime64(s[:19], "s").astype(np.int64)) for s in stamps.values()]
+        assert len(statements) < 12
+    finally:
+        corpus.close()

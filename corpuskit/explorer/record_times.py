@@ -56,17 +56,17 @@ class RecordTimes:
             return
         newest = self.conn.execute("SELECT max(id) FROM records").fetchone()[0]
         held = int(self.ids[-1]) if len(self.ids) else None
-        if held is not None and newest is not None and newest >= held:
-            # the newest held removed and its id given to a record added since: its second tells
-            row = self.conn.execute("SELECT published_at FROM records WHERE id = ?", (held,)).fetchone()
-            if row is None or _second(row[0]) != self.seconds[-1]:
-                newest = -1
-        if newest is None or (held is not None and newest < held):
+        if held is not None and (newest is None or newest < held or self._given_again(held)):
             self.ids, self.seconds, held = self.ids[:0], self.seconds[:0], None
-            newest = self.conn.execute("SELECT max(id) FROM records").fetchone()[0]
         if newest is not None and (held is None or newest > held):
             self._read_above(-1 if held is None else held, newest, progress)
         self._seen = seen
+
+    def _given_again(self, held: int) -> bool:
+        """Whether the newest record held was removed and its id given to a record added since (its
+        time then differs)."""
+        row = self.conn.execute("SELECT published_at FROM records WHERE id = ?", (held,)).fetchone()
+        return row is None or _second(row[0]) != self.seconds[-1]
 
     def _read_above(self, last: int, newest: int, progress) -> None:
         total = self.conn.execute("SELECT count(*) FROM records WHERE id > ?", (last,)).fetchone()[0] \
@@ -82,7 +82,11 @@ class RecordTimes:
                 done += n
                 if total > CHUNK:
                     progress(done, total)
-            last = top
+                last = top
+            else:     # a gap in the ids: on to the next record
+                last = self.conn.execute("SELECT min(id) - 1 FROM records WHERE id > ?", (last,)).fetchone()[0]
+                if last is None:
+                    break
         ids, seconds = np.concatenate(ids), np.concatenate(seconds)
         if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():     # an aggregate's order is not promised
             order = np.argsort(ids, kind="stable")
