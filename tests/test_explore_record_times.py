@@ -62,7 +62,8 @@ def test_records_added_while_the_explorer_is_open_get_their_times(demo_copy, mon
     line = state.timeline("a")
     assert line is not None, "the added records' times are read, not left to the database"
     assert line.ids.tolist() == demo_copy.query(Q).ids().tolist()
-    pd.testing.assert_frame_equal(state.attention()["a"], demo_copy.query(Q).over_time(freq="W", since=since, until=until))
+    pd.testing.assert_frame_equal(state.attention()["a"],
+                                  demo_copy.query(Q).over_time(freq="W", since=since, until=until))
     page = state.records_page()["id"].tolist()
     assert page[:5] == new[::-1]
     # (Subcorpus.records fails on records no stage has enriched, so the order is asked of SQL here)
@@ -85,7 +86,8 @@ def test_the_newest_record_removed_and_its_id_given_again_reads_the_times_again(
     again = _add_copies(demo_copy, [2], "2001-01-01T00:00:00Z", "again")
     assert again == [newest]     # SQLite gives the removed newest id to the next record
     times.refresh()
-    assert times.seconds_of(np.array([newest])).tolist() == [int(np.datetime64("2001-01-01T00:00:00", "s").astype(np.int64))]
+    second = int(np.datetime64("2001-01-01T00:00:00", "s").astype(np.int64))
+    assert times.seconds_of(np.array([newest])).tolist() == [second]
     ids, seconds = _stored(demo_copy.conn)
     assert times.ids.tolist() == ids and times.seconds.tolist() == seconds
 
@@ -128,7 +130,7 @@ def test_the_first_query_shows_how_many_times_it_has_read(demo_corpus, monkeypat
     explorer.w.busy.observe(lambda ch: seen.append(ch["new"]), "value")
     explorer.on_query("a", Q)
     n = demo_corpus.count()
-    assert n > 1000 and f"publication times: <progress" in "".join(seen)
+    assert n > 1000 and "publication times: <progress" in "".join(seen)
     assert f'value="{n}" max="{n}"></progress> {n:,} of {n:,} records' in "".join(seen)
     seen.clear()
     explorer.on_query("b", "telescope")     # held: read once
@@ -197,8 +199,9 @@ def test_ids_far_apart_are_read_without_walking_the_gaps(tmp_path, monkeypatch):
         stamps = {3: "2024-02-29T23:59:59Z", 4: "2024-03-01T00:00:00Z", 10**12: "1999-12-31T12:00:00Z"}
         with corpus.transaction():
             corpus.conn.executemany(
-                "INSERT INTO records(id, source, source_id, content_hash, title, content_text, published_at, captured_at) "
-                "VALUES (?, 'web', ?, ?, 't', 'x', ?, ?)", [(i, str(i), str(i), s, s) for i, s in stamps.items()])
+                "INSERT INTO records(id, source, source_id, content_hash, title, content_text, published_at, "
+                "captured_at) VALUES (?, 'web', ?, ?, 't', 'x', ?, ?)",
+                [(i, str(i), str(i), s, s) for i, s in stamps.items()])
         statements = []
         corpus.conn.set_trace_callback(statements.append)
         times = RecordTimes(corpus.conn)

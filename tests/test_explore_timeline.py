@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpuskit.explorer.record_times import NOT_A_SECOND, RecordTimes
+from corpuskit.explorer.record_times import RecordTimes
 from corpuskit.explorer.state import ExplorerState
 from corpuskit.explorer.timeline import Timeline
 
