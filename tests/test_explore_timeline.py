@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpuskit.explorer.record_times import RecordTimes
 from corpuskit.explorer.state import ExplorerState
 from corpuskit.explorer.timeline import Timeline
 
@@ -56,7 +57,7 @@ def test_a_timeline_counts_days_as_daily_counts(demo_corpus):
     from corpuskit.query.subsets import daily_counts
 
     ids = demo_corpus.query(QUERIES[1]).ids()
-    line = Timeline.read(demo_corpus.conn, ids)
+    line = Timeline.of(ids, RecordTimes(demo_corpus.conn))
     assert line.ids.tolist() == ids.tolist()
     assert line.daily() == daily_counts(demo_corpus.conn, ids)
     first, last = demo_corpus.conn.execute("SELECT min(published_at), max(published_at) FROM records").fetchone()
@@ -72,7 +73,7 @@ def test_a_timestamp_not_of_the_stored_form_leaves_the_sql_path(demo_copy):
     with demo_copy.transaction():
         demo_copy.conn.execute("UPDATE records SET published_at = substr(published_at, 1, 19) || '.5Z' "
                                "WHERE id = ?", (int(ids[0]),))
-    assert Timeline.read(demo_copy.conn, ids) is None
+    assert Timeline.of(ids, RecordTimes(demo_copy.conn)) is None
     state = ExplorerState(demo_copy, a=q)
     assert state.timeline("a") is None
     assert state.records_page()["id"].tolist() == demo_copy.query(q).records(limit=20)["id"].tolist()

@@ -32,6 +32,7 @@ class Explorer:
         self.chart = AttentionChart(self.on_period)
         self.w = build_widgets(self.state, self.chart.figure)
         self.timings: dict = {}
+        self._signals_drawn = None
         # the first queries are set before the observers are wired, which would redraw once more
         self.w.query["a"].value, self.w.query["b"].value = a, b
         self._wire()
@@ -173,6 +174,10 @@ class Explorer:
     # -- drawing ----------------------------------------------------------------------------------
     def redraw(self) -> None:
         """Redraw the period list, the chart and the panes after a change of query or filter."""
+        if any(self.state.composed(which) for which in ("a", "b")):
+            # every record's time is read on the first query (a second or so at a million records)
+            with self.busy("publication times") as progress:
+                self.state.times.refresh(progress)
         with self.busy("chart"):
             frames = self.state.attention()
         options = [("the whole range", None)] + [(period_label(p, self.state.freq), i)
@@ -223,6 +228,10 @@ class Explorer:
     def draw_signals(self) -> None:
         with self.busy("signals"):
             signals, stories = self.state.signals(), self.state.stories()
+        drawn = self._signals_drawn
+        if drawn is not None and drawn[0] is signals and drawn[1] is stories:     # remembered: drawn already
+            return
+        self._signals_drawn = (signals, stories)
         self.w.signals.value = ("<h4>signals</h4>" + views.table_html(signals, "ck-signals", "no signal in the selection")
                                 + "<h4>stories</h4>" + views.table_html(stories, "ck-stories", "no story in the selection"))
 

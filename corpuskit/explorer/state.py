@@ -14,6 +14,7 @@ import pandas as pd
 from corpuskit.analysis.attention import attention_frame
 from corpuskit.errors import ValidationError
 from corpuskit.explorer.selection import FREQUENCIES, PANDAS_FREQ, Filters, compose, period_bounds, period_label
+from corpuskit.explorer.record_times import RecordTimes
 from corpuskit.explorer.timeline import Timeline
 from corpuskit.query import QuerySyntaxError
 from corpuskit.query.overview import record_facets
@@ -26,6 +27,7 @@ AGAINST = ("other", "rest")
 KWIC_LIMIT = 50
 KEY_TERMS = 20
 RECORD_COLUMNS = ("id", "author", "publishedAt", "source", "text", "url")
+_PAGE_COLUMNS = ["id", "author", "publishedAt", "source", "title", "contentText", "url"]
 #: Selections whose Subcorpus (and its ids) is kept, oldest dropped first.
 SUBCORPORA_KEPT = 16
 
@@ -53,6 +55,10 @@ class ExplorerState:
         self._attention: dict | None = None
         self._subcorpora: dict = {}
         self._timelines: dict = {}
+        self._answers: dict = {}     # the signals and stories last answered, with what they hold for
+        #: Every record's publication second (:class:`~corpuskit.explorer.record_times.RecordTimes`),
+        #: read when a query is first answered.
+        self.times = RecordTimes(corpus.conn)
         self.set_freq(freq)
         self.set_mode(mode)
         self.set_query("a", a)
@@ -177,20 +183,18 @@ class ExplorerState:
 
     def timeline(self, which: str) -> Timeline | None:
         """The :class:`~corpuskit.explorer.timeline.Timeline` of query A or B over the filters' range
-        (read once per selection, again after the data change); None when the query is unusable or
-        a timestamp is not of the stored form."""
+        (its ids selected once per selection, again after the data change, and their times taken from
+        :attr:`times`); None when the query is unusable or a timestamp is not of the stored form."""
         sub = self.subcorpus(which, selected=False)
         if sub is None:
             return None
         key = (sub.q, sub.since, sub.until)
         held = self._timelines.get(key)
-        if held is None:     # the ids and their times selected in one pass
-            if len(self._timelines) >= SUBCORPORA_KEPT:
+        ids = sub.ids()     # selected again after the data change, then their times taken again
+        if held is None or held[0] is not ids:
+            if key not in self._timelines and len(self._timelines) >= SUBCORPORA_KEPT:
                 del self._timelines[next(iter(self._timelines))]
-            line = Timeline.select(sub)
-            held = self._timelines[key] = (sub.ids(), line)
-        elif held[0] is not sub.ids():     # the data changed: selected again, their times read again
-            held = self._timelines[key] = (sub.ids(), Timeline.read(self.corpus.conn, sub.ids()))
+            held = self._timelines[key] = (ids, Timeline.of(ids, self.times))
         return held[1]
 
     def selection_label(self) -> str:
@@ -248,13 +252,25 @@ class ExplorerState:
         if line is None:
             page = sub.records(limit=self.page_size, offset=self.page * self.page_size)
         else:     # the page's ids from the times held in memory: the whole match is not sorted again
-            from corpuskit import frames
-
             keep = None if self.period is None else line.within(*self.bounds())
             ids = line.newest_first(keep, limit=self.page_size, offset=self.page * self.page_size)
-            page = frames.records(self.corpus, newest_first=True, ids=ids)
+            page = self._page_records(ids)
         text = page["title"].where(page["title"].notna() & (page["title"] != ""), page["contentText"])
         return page.assign(text=text)[list(RECORD_COLUMNS)].reset_index(drop=True)
+
+    def _page_records(self, ids) -> pd.DataFrame:
+        """The columns of ``Subcorpus.records`` a page shows, of the records ``ids`` in their order
+        (the page alone: no record's other columns, entities or sentiment are read)."""
+        import json
+
+        from corpuskit.frames import _times
+
+        rows = self.corpus.conn.execute(
+            "SELECT id, author, published_at, source, title, content_text, url FROM records "
+            "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps([int(i) for i in ids]),)).fetchall()
+        by_id = {r[0]: tuple(r) for r in rows}
+        return _times(pd.DataFrame([by_id[int(i)] for i in ids if int(i) in by_id], columns=_PAGE_COLUMNS),
+                      "publishedAt")
 
     def kwic(self) -> pd.DataFrame:
         """The KWIC lines of the term in the focused query's selection (first :data:`KWIC_LIMIT`)."""
@@ -277,15 +293,36 @@ class ExplorerState:
 
     def signals(self) -> pd.DataFrame:
         """The signals detected in the selection (``corpus.signals(since=, until=)``), in the chosen
-        topics when topics are filtered."""
+        topics when topics are filtered. Remembered while the selection's bounds, the topics and the
+        data are as they were (the same frame is returned: do not change it)."""
+        return self._remembered("signals", self._signals)
+
+    def stories(self) -> pd.DataFrame:
+        """The current stories published in the selection (``corpus.stories()`` by ``publishAt``),
+        remembered as :meth:`signals` is."""
+        return self._remembered("stories", self._stories)
+
+    def _remembered(self, name: str, compute) -> pd.DataFrame:
+        from corpuskit.query.remembered import data_version
+
+        conn = self.corpus.conn
+        version = data_version(conn)     # None while a stage runs: computed every time
+        # any write at all, by this connection or another, reads them again
+        key = (self.bounds(), self.filters.topics, version, conn.total_changes,
+               conn.execute("PRAGMA data_version").fetchone()[0])
+        held = self._answers.get(name)
+        if version is None or held is None or held[0] != key:
+            held = self._answers[name] = (key, compute())
+        return held[1]
+
+    def _signals(self) -> pd.DataFrame:
         since, until = self.bounds()
         frame = self.corpus.signals(since=since, until=until)
         if self.filters.topics:
             frame = frame[frame["topic"].isin(self.filters.topics)]
         return frame[["id", "kind", "topic", "severity", "headline", "detectedAt"]].reset_index(drop=True)
 
-    def stories(self) -> pd.DataFrame:
-        """The current stories published in the selection (``corpus.stories()`` by ``publishAt``)."""
+    def _stories(self) -> pd.DataFrame:
         since, until = self.bounds()
         frame = self.corpus.stories()
         stamp = frame["publishAt"].dt.strftime("%Y-%m-%dT%H:%M:%SZ") if len(frame) else frame["publishAt"]

@@ -3,20 +3,15 @@
 The explorer asks the same selection many questions: its records per day for the chart, how many fall
 in a clicked period, which ids those are, and which page of them is newest. Each asked of the
 database would look up every selected record again (tens of thousands of lookups at 1M records); a
-:class:`Timeline` looks them up once, and answers each question by counting, slicing or sorting its
-arrays. Its answers are those of the SQL they replace (``published_at`` compared as stored text,
+:class:`Timeline` takes the selection's seconds from every record's, held in memory
+(:mod:`corpuskit.explorer.record_times`), and answers each question by counting, slicing or sorting
+its arrays. Its answers are those of the SQL they replace (``published_at`` compared as stored text,
 ties by id): it is built only when every selected record's timestamp has the stored form
 ``YYYY-MM-DDTHH:MM:SSZ``, whose text order is its time order.
 """
 from __future__ import annotations
 
 import numpy as np
-
-from corpuskit.query import subsets
-from corpuskit.query.subsets import ID_CHUNK, _chunks
-
-#: The length of a stored timestamp, ``2016-03-07T12:00:00Z``.
-STAMP_LENGTH = 20
 
 
 class Timeline:
@@ -26,38 +21,12 @@ class Timeline:
         self.ids, self.seconds = ids, seconds
 
     @classmethod
-    def read(cls, conn, ids: np.ndarray) -> "Timeline | None":
-        """The timeline of the records ``ids`` (ascending, int64); None when a timestamp among them
-        is not of the stored form (the callers then ask the database)."""
-        stamps = []
-        for batch in _chunks(ids, ID_CHUNK):
-            stamps.extend(r[0] for r in conn.execute("SELECT published_at FROM records WHERE id IN "
-                                                     "(SELECT value FROM json_each(?)) ORDER BY id", (batch,)))
-        if len(stamps) != len(ids):     # a record deleted meanwhile: the caller selects again
-            return None
-        return cls.of(ids, stamps)
-
-    @classmethod
-    def select(cls, sub) -> "Timeline | None":
-        """The timeline of the :class:`~corpuskit.subcorpus.Subcorpus` ``sub``, its ids and times
-        selected in one statement (:func:`~corpuskit.query.subsets.query_seconds`; ``sub`` then
-        remembers those ids); None as :meth:`read`."""
-        ids, seconds = subsets.query_seconds(sub.corpus.conn, sub.compiled, sub.since, sub.until)
-        ids.setflags(write=False)
-        sub.remember_ids(ids)
+    def of(cls, ids: np.ndarray, times) -> "Timeline | None":
+        """The timeline of ``ids`` (ascending, int64) with their seconds from ``times`` (the explorer's
+        :class:`~corpuskit.explorer.record_times.RecordTimes`); None when one of them has no stored
+        second (the callers then ask the database)."""
+        seconds = times.seconds_of(ids)
         return None if seconds is None else cls(ids, seconds)
-
-    @classmethod
-    def of(cls, ids: np.ndarray, stamps: list) -> "Timeline | None":
-        """The timeline of ``ids`` published at the stored ``stamps``; None when one is not of the
-        form ``YYYY-MM-DDTHH:MM:SSZ``."""
-        if not all(len(s) == STAMP_LENGTH and s[-1] == "Z" for s in stamps):
-            return None
-        try:
-            seconds = np.array([s[:19] for s in stamps], dtype="datetime64[s]").astype(np.int64)
-        except ValueError:
-            return None
-        return cls(ids, seconds)
 
     def within(self, since: str | None, until: str | None) -> np.ndarray:
         """Whether each record was published from ``since`` to ``until`` (stored ISO bounds, inclusive;

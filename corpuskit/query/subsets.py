@@ -157,8 +157,18 @@ def query_ids(conn, compiled, since: str | None = None, until: str | None = None
     if expr is None:
         return _bounded_ids(conn, compiled, since, until)
     # the index alone holds the ids of a bare match: no record is looked up
-    rows = conn.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY rowid", (expr,)).fetchall()
-    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    # (in the index's rowid order: asking for it adds a sort of every match, which _id_array checks)
+    return _id_array(conn, f"SELECT rowid AS id FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (expr,))
+
+
+def _id_array(conn, sql: str, args=()) -> np.ndarray:
+    """The ids ``sql`` selects (one column ``id``, ascending) as an int64 array, passed from SQLite as
+    one text rather than a row each (several times faster for tens of thousands of ids)."""
+    text = conn.execute(f"SELECT group_concat(id, ',') FROM ({sql})", args).fetchone()[0]
+    ids = np.zeros(0, dtype=np.int64) if text is None else np.fromstring(text, dtype=np.int64, sep=",")
+    if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():     # an aggregate's order is not promised
+        ids = np.sort(ids, kind="stable")
+    return ids
 
 
 def query_seconds(conn, compiled, since: str | None = None,
@@ -201,5 +211,4 @@ def stored_seconds(stamps: list) -> np.ndarray | None:
 def _bounded_ids(conn, compiled, since, until) -> np.ndarray:
     """:func:`query_ids` through the records' conditions (a query with bounds, or beyond a bare match)."""
     where = _query_where(conn, compiled, since, until)
-    rows = conn.execute("SELECT r.id FROM records r" + where.sql() + " ORDER BY r.id", where.args).fetchall()
-    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    return _id_array(conn, "SELECT r.id AS id FROM records r" + where.sql() + " ORDER BY r.id", where.args)
