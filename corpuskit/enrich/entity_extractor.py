@@ -66,6 +66,7 @@ from corpuskit.enrich.base import ENTITY_TYPES, EntityExtractor, Mention
 from corpuskit.enrich.crf import WNUT_TYPES, CrfTagger, is_demonym, load_common_words, load_demonyms, tokenize
 from corpuskit.enrich.entities import _NOT_NAMES, _ORG_SUFFIXES, _TITLES, GazetteerExtractor
 from corpuskit.enrich.estimator import InstanceOf, Interval
+from corpuskit.enrich.name_shapes import census_names, fold, name_like, surname_like
 from corpuskit.errors import ValidationError
 from corpuskit.query.name_keys import alias_key, entity_slug
 from corpuskit.text import STOP_WORDS, display_text, segment_hashtag
@@ -157,19 +158,15 @@ def _common_words() -> frozenset:
 def _wide_first_names() -> frozenset:
     """Folded first names of the Census and world lists (``gazetteers/census_first_names.txt``,
     ``gazetteers/world_first_names.txt``) less the common English words: weak person evidence."""
-    from corpuskit.enrich.resolve import _census_names, fold
-
-    return _census_names() - {fold(w) for w in _common_words()}
+    return census_names() - {fold(w) for w in _common_words()}
 
 
 def _wide_person(name: str) -> bool:
     """Two or three words written like a name, the first a first name of the wider lists
     (:func:`_wide_first_names`): "Uğur Şahin", not "Rubik Cube" nor "Hope Diamond"."""
-    from corpuskit.enrich.resolve import _name_like, _surname_like, fold
-
     words = name.split()
-    return 2 <= len(words) <= 3 and _name_like(words[0]) and fold(words[0]) in _wide_first_names() and all(
-        _surname_like(w) and w.lower() not in _common_words() for w in words[1:])
+    return 2 <= len(words) <= 3 and name_like(words[0]) and fold(words[0]) in _wide_first_names() and all(
+        surname_like(w) and w.lower() not in _common_words() for w in words[1:])
 
 
 def _filler(word: str) -> bool:

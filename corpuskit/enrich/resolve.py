@@ -82,6 +82,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpuskit.clock import iso
+from corpuskit.enrich.name_shapes import census_names as _census_names
+from corpuskit.enrich.name_shapes import fold
+from corpuskit.enrich.name_shapes import name_like as _name_like
+from corpuskit.enrich.name_shapes import surname_like as _surname_like
 from corpuskit.errors import ValidationError
 from corpuskit.query.name_keys import alias_key, entity_slug
 from corpuskit.text.hashtags import segment_hashtag
@@ -91,12 +95,6 @@ from corpuskit.text.terms import COMMON_WORDS, STOP_WORDS
 _TYPE_ORDER = ("person", "org", "product", "place", "concept")
 _HANDLE_TAILS = {"group", "official", "hq", "inc", "team", "news", "global", "uk", "us", "corp", "co"}
 _TITLE_PREFIXES = ("dr", "prof")
-
-
-def fold(name: str) -> str:
-    """The key two spellings of one name share: accents dropped, lower case, letters and digits only."""
-    text = unicodedata.normalize("NFKD", alias_key(name))
-    return "".join(c for c in text if not unicodedata.combining(c) and c.isalnum())
 
 
 def _handle_fold(name: str) -> str:
@@ -658,14 +656,6 @@ def _person_evidence(group, first_names, common, lowered=frozenset(), name_words
     return int(name_words is None or any(fold(n) in first_names or fold(n) in name_words for n in single))
 
 
-def _surname_like(word: str) -> bool:
-    """A capital, a lower-case letter, then letters, each hyphenated part capitalised ("Page",
-    "McConnell", "O'Brien", "Smith-Jones"; not "CI", "ISPs", "S" or "Gates-funded")."""
-    parts = word.split("-")
-    return len(word) > 1 and word[1].islower() and all(
-        p[:1].isupper() and p.replace("'", "").replace("\u2019", "").isalpha() for p in parts)
-
-
 def _fallback_type(group) -> str:
     """The type most mentions of a group carry other than person, else concept."""
     votes = Counter()
@@ -735,12 +725,6 @@ def _absorbed(words, by_key, groups, places, types, root, bare=frozenset(), once
                 dropped.islower() or once and dropped[1:].islower() and dropped.endswith("s")):
             return groups.find(found)
     return None
-
-
-def _name_like(word: str) -> bool:
-    """Written like a name: a capital, then lower-case letters (not "AI", "ED", "rose" or "DoorDash")."""
-    return len(word) > 2 and word[:1].isupper() and word[1:].replace("-", "").isalpha() and (
-        word[1:].islower() or "-" in word and all(p[:1].isupper() and p[1:].islower() for p in word.split("-")))
 
 
 def _cover(pieces, by_key):
@@ -885,17 +869,6 @@ def _headline_only(conn, origins, known, written_lower, first_names) -> frozense
         if any(starts.get(p) not in headline for p in json.loads(positions)):
             elsewhere.add(oid)
     return frozenset(seen - elsewhere)
-
-
-def _census_names() -> frozenset:
-    """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
-    but the demo vocabulary's words) and ``gazetteers/world_first_names.txt`` (the Latin-script first
-    names of Faker's locales, MIT: "Uğur", "Katalin"), both built by ``python tools/build_gazetteers.py``."""
-    from importlib import resources
-
-    folder = resources.files("corpuskit.enrich").joinpath("gazetteers")
-    return frozenset(fold(n) for name in ("census_first_names.txt", "world_first_names.txt")
-                     for n in folder.joinpath(name).read_text(encoding="utf-8").split())
 
 
 def resolve_entities(corpus) -> dict:

@@ -171,34 +171,6 @@ def _id_array(conn, sql: str, args=()) -> np.ndarray:
     return ids
 
 
-def query_seconds(conn, compiled, since: str | None = None,
-                  until: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """The ids of :func:`query_ids` and the Unix second each was published (aligned int64 arrays),
-    selected together in one statement; the seconds are None when a selected timestamp is not of the
-    stored form ``YYYY-MM-DDTHH:MM:SSZ`` (the caller then asks the database).
-
-    A bare full-text match reads each match's time from ``records_id_published`` (migration 0018),
-    never the record itself; the pairs come back as two JSON arrays rather than a row per record."""
-    expr = match_only(compiled) if since is None and until is None else None
-    if expr is None:
-        where = _query_where(conn, compiled, since, until)
-        inner, args = "SELECT r.id AS id, r.published_at AS p FROM records r" + where.sql(), list(where.args)
-    else:
-        inner = (f"SELECT r.id AS id, r.published_at AS p FROM records r INDEXED BY records_id_published "
-                 f"WHERE r.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
-        args = [expr]
-    ids, stamps, odd = conn.execute(
-        "SELECT json_group_array(id), json_group_array(substr(p, 1, 19)), "
-        "total(length(p) != 20 OR substr(p, 20) != 'Z') "
-        f"FROM ({inner} ORDER BY id)", args).fetchone()
-    ids = np.array(json.loads(ids), dtype=np.int64)
-    seconds = None if odd else stored_seconds(json.loads(stamps))
-    if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():     # an aggregate's order is not promised
-        order = np.argsort(ids, kind="stable")
-        ids, seconds = ids[order], None if seconds is None else seconds[order]
-    return ids, seconds
-
-
 def stored_seconds(stamps: list) -> np.ndarray | None:
     """The Unix seconds of stored timestamps given without their final ``Z`` (``2016-03-07T12:00:00``);
     None when one does not name a second (``2016-02-30T00:00:00``)."""
