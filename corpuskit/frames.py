@@ -113,7 +113,7 @@ def records(corpus, source=None, topic=None, since=None, until=None, q=None, new
     rows = corpus.conn.execute(sql, args).fetchall()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=RECORD_COLUMNS)
     frame["metadata"] = frame["metadata"].map(json.loads)
-    frame["entities"] = frame["entities"].map(lambda v: None if v is None else json.loads(v))
+    frame["entities"] = frame["entities"].map(lambda v: json.loads(v) if isinstance(v, (str, bytes)) else None)
     for name in _ENGAGEMENT_COUNTS:   # whole numbers with gaps: pandas' nullable integer
         frame[name] = frame[name].astype("Int64")
     frame["isRepost"] = frame["isRepost"].astype(bool)

@@ -206,3 +206,16 @@ def test_accessors_on_an_empty_corpus(corpus):
     assert corpus.clusters().empty and corpus.entities().empty and corpus.stories().empty
     assert corpus.observations().empty and corpus.mentions().empty
     assert json.loads(json.dumps(corpus.manifest()))["records"]["count"] == 0
+
+
+def test_records_read_after_new_records_arrive_unenriched(demo_copy):
+    """A record added after enrich has no entities yet: the frame gives None for it (it raised a
+    TypeError reading the missing value as JSON) and the enriched records keep their lists."""
+    demo_copy.add_records([{"source": "news", "sourceId": "late-1", "contentText": "a late post about Apple",
+                            "publishedAt": "2030-01-01T00:00:00Z"}])
+    frame = demo_copy.records()
+    late = frame[frame["sourceId"] == "late-1"].iloc[0]
+    assert late["entities"] is None
+    assert frame["entities"].map(lambda v: isinstance(v, list)).sum() > len(frame) / 2
+    picked = demo_copy.query("late").records()
+    assert "late-1" in set(picked["sourceId"])
