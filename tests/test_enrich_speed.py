@@ -37,7 +37,7 @@ from tests.conftest import HN_CSV, REDDIT_CSV, need_shared
 # ending in a common word), and 4 mentions cut short moved to the longer name written there (Bloomberg ->
 # Bloomberg Terminal, Net -> Net Zero)
 PINNED = {"enrichment": "829136dbc18011ba7cc5d4f875bf22561d716d19f052d5ae8945c0269f8144be",
-          "mentions": "ce940a5a026295b62b6357f4ed44973cb23ba64e4374cf10f77dc6dafafab18d"}
+          "mentions": "35015c494b629bc841e420dfe42bb882e3697afa2b0bebba5d53be9040113a9e"}
 QUERIES = {
     "enrichment": "SELECT record_id, sentiment_score, sentiment_label, topic_id, themes, entities_skipped "
                   "FROM enrichment ORDER BY record_id",

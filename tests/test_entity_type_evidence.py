@@ -107,3 +107,42 @@ def test_software_contexts_make_a_product_from_two_texts():
              "install Django today"]
     assert read_type_evidence(texts, [], [], ["Rails", "Scala", "Django"]) == {"Rails": "product",
                                                                                 "Django": "product"}
+
+
+def test_a_one_word_name_written_in_lower_case_in_software_contexts_is_a_product():
+    texts = ["install nginx on a VPS", "my nginx config", "our hadoop cluster", "Hadoop tips", "a pony ride"]
+    assert read_type_evidence(texts, [], [], ["Nginx", "Hadoop", "Pony"]) == {"Nginx": "product"}
+
+
+def test_a_version_or_a_definition_names_software_in_one_text():
+    texts = ["Pony is an open-source, actor-model, high performance programming language",
+             "Computing Pi with Peachpie (PHP Compiler to .NET)", "Upgrade to Nginx 1.9.11 now",
+             "Paris is a lovely city", "Tokyo (the capital) at night"]
+    found = read_type_evidence(texts, [], [], ["Pony", "Peachpie", "Nginx", "Paris", "Tokyo"])
+    assert found == {"Pony": "product", "Peachpie": "product", "Nginx": "product"}
+
+
+def test_a_short_acronym_typed_org_without_an_institutions_context_is_a_concept():
+    texts = ["a new UI for the app", "the UI is slow", "EFF says no to the bill", "the PC was to die"]
+    found = read_type_evidence(texts, {"UI", "EFF", "PC"}, [], short_orgs={"UI", "EFF", "PC"})
+    assert found == {"UI": "concept", "PC": "concept"}  # one act keeps EFF an organisation
+
+
+def test_a_name_typed_place_that_no_text_writes_as_a_place_is_a_concept():
+    texts = ["Hipster Domain Finder", "a hipster cafe", "living in Lagos now", "Lagos traffic"]
+    assert read_type_evidence(texts, [], [], places={"Hipster", "Lagos"}) == {"Hipster": "concept"}
+    result = plan(origins(("Hipster", "place", 2), ("Lagos", "place", 2), ("Ferguson", "place", 1)),
+                  places=frozenset({"ferguson"}), known=frozenset({"ferguson"}),
+                  evidence={"hipster": "concept", "ferguson": "concept"})
+    types = typed(result)
+    assert types["Hipster"] == "concept" and types["Lagos"] == "place"
+    assert types["Ferguson"] == "place"  # a gazetteer place whatever the text says
+
+
+def test_a_one_word_concept_that_acts_is_an_org():
+    texts = ["DoorDash Says It's Very Sorry", "Bitcoin rallies again", "the report says so"]
+    assert read_type_evidence(texts, [], [], actors={"DoorDash", "Bitcoin"}) == {"DoorDash": "org"}
+    result = plan(origins(("DoorDash", "concept", 3), ("Science", "concept", 3)),
+                  lowered=frozenset({"science"}), evidence={"doordash": "org", "science": "org"})
+    types = typed(result)
+    assert types["DoorDash"] == "org" and types["Science"] == "concept"  # "Science says": a common word

@@ -448,6 +448,12 @@ def _evidence_types(names, types, roots, first_names, places, makers=frozenset()
         elif unknown and evidence.get(key) == "product" and types[root] in ("concept", "place") \
                 and not all(p in bare for p in _name_parts(words)):
             types[root] = "product"
+        elif unknown and evidence.get(key) == "concept" and types[root] == "place" and len(words) == 1 \
+                and key not in places:
+            types[root] = "concept"
+        elif unknown and evidence.get(key) == "org" and types[root] == "concept" and len(words) == 1 \
+                and not set(_name_parts(words)) & bare:
+            types[root] = "org"
         elif unknown and acronym and types[root] == "place" and len(names[root].replace("&", "")) >= 3 \
                 and names[root] not in place_initials:
             types[root] = "concept"
@@ -799,10 +805,13 @@ def _vocabulary() -> tuple[frozenset, frozenset]:
     return frozenset(places), frozenset(fold(k) for k in known)
 
 
-def _text_evidence(conn, origins, known, sample: int = 100_000) -> dict:
+def _text_evidence(conn, origins, known, written_lower=frozenset(), sample: int = 100_000) -> dict:
     """``{folded name: type}`` the text gives the acronyms, the names typed person and those typed
     concept or place (as software) that no gazetteer knows (:func:`corpuskit.enrich.type_evidence.read_type_evidence`), read from every
-    record or about ``sample`` evenly spaced ones."""
+    record or about ``sample`` evenly spaced ones; the short acronyms typed organisation, and the
+    one-word names typed place the corpus also writes in lower case (``written_lower``), are
+    asked whether any text gives them an organisation's or a place's context, the one-word names
+    typed concept whether one acts."""
     from corpuskit.enrich.type_evidence import ACRONYM, read_type_evidence
 
     plain = [o for o in origins.values() if not o.hashtag and fold(o.name) not in known]
@@ -811,12 +820,18 @@ def _text_evidence(conn, origins, known, sample: int = 100_000) -> dict:
     # a one-word name typed person may end up a concept ("Haskell": no person evidence)
     software = {o.name for o in plain if not ACRONYM.fullmatch(o.name) and (
         o.type in ("concept", "place") or o.type == "person" and len(_words(o.name)) == 1)}
-    if not acronyms and not people and not software:
+    short_orgs = {o.name for o in plain if o.type == "org" and o.name in acronyms and len(o.name) <= 3}
+    # a word the corpus also writes in lower case ("hipster", "openssl"), not an unlisted country
+    places = {o.name for o in plain if o.type == "place" and len(_words(o.name)) == 1 and o.name not in acronyms
+              and o.name.lower() in written_lower}
+    actors = {o.name for o in plain if o.type == "concept" and len(_words(o.name)) == 1 and o.name not in acronyms}
+    if not acronyms and not people and not software and not places and not actors:
         return {}
     step = max(1, conn.execute("SELECT count(*) FROM records").fetchone()[0] // sample)
     texts = (f"{title or ''}\n{text or ''}" for title, text in conn.execute(
         "SELECT title, content_text FROM records WHERE id % ? = 0 ORDER BY id", (step,)))
-    return {fold(name): kind for name, kind in sorted(read_type_evidence(texts, acronyms, people, software).items())}
+    found = read_type_evidence(texts, acronyms, people, software, short_orgs, places, actors)
+    return {fold(name): kind for name, kind in sorted(found.items())}
 
 
 # words that make a headline's capitalised run a clause, never a name ("GMOs Are Fine", "Crooks Go Deep")
@@ -885,7 +900,7 @@ def resolve_entities(corpus) -> dict:
         lowered, written_lower = _case_use(conn, origins)
         result = plan(origins, _overrides(conn, origins), places, known, first_names,
                       (COMMON_WORDS | STOP_WORDS) & written_lower, _together(conn), lowered, _census_names(),
-                      _text_evidence(conn, origins, known), _headline_only(conn, origins, known, written_lower, first_names))
+                      _text_evidence(conn, origins, known, written_lower), _headline_only(conn, origins, known, written_lower, first_names))
         mapping = result["map"]
         conn.execute("DELETE FROM mentions")
         people = {root for root, kind in result["types"].items() if kind == "person"}

@@ -66,11 +66,24 @@ _EXPANDING = re.compile(r"\b([A-Z][A-Z&]{1,5}) \(([^()]{4,90})\)")
 _MIN_CONTEXTS = 2
 _SOFTWARE_NOUNS = (r"app|apps|library|libraries|framework|frameworks|api|sdk|plugin|plugins|extension|extensions"
                    r"|update|release|beta|version|compiler|runtime|interpreter|browser|client|package|module"
-                   r"|codebase|kernel|distro|bindings|port|fork|repl|debugger|ide|toolchain")
-_SOFT_NAME = r"([A-Z][\w.+#'\u2019-]*(?: [A-Z][\w.+#'\u2019-]*){0,2})"
+                   r"|codebase|kernel|distro|bindings|port|fork|repl|debugger|ide|toolchain"
+                   r"|server|servers|cluster|clusters|config|configuration|instance|instances|container|daemon"
+                   r"|repo|repository|docs|documentation|binary|binaries|scripts?|queries|database|backend"
+                   r"|pipeline|jobs?|deployment|installation")
+_SOFT_NAME = r"([A-Z][\w.+#'\u2019-]*(?: [A-Z][\w.+#'\u2019-]*){0,2}|[a-z][\w+#-]*[a-z0-9])"
 _VERSIONED = re.compile(rf"{_SOFT_NAME}(?:['\u2019]s)? (?:v?\d+(?:\.\d+)+[\w.-]*|v\d+\b|(?i:{_SOFTWARE_NOUNS})\b)")
+# what names software outright, one text enough: a version after it ("Nginx 1.9.11"), or a definition
+# ("Pony is an open-source, actor-model programming language", "X: a kernel written in D",
+# "Peachpie (PHP compiler to .NET)")
+_KINDS = r"language|framework|library|database|compiler|editor|runtime|interpreter|toolkit|engine|kernel|shell"
+_STRONG = re.compile(rf"([A-Z][\w.+#-]*)(?: v?\d+(?:\.\d+)+[\w.-]*\b|(?: is|:) an? (?:[\w-]+,? ){{0,6}}?(?i:{_KINDS})\b"
+                     rf"| \([^()]{{0,40}}\b(?i:{_KINDS})\b)")
+# a place's context: "in X", "near X", "from X", "visited X"
+_PLACE_CUE = re.compile(r"\b(?i:in|near|from|across|around|throughout|outside|inside|visit|visiting|visited)"
+                        r" (?:the )?([A-Z][\w'\u2019-]*)")
 _RUN_IN = re.compile(r"\b(?i:written in|built in|built with|implemented in|rewritten in|rewrite in|coded in"
-                     r"|programming in|programmed in|ported to|port of|fork of|install|installing|compiled with)"
+                     r"|programming in|programmed in|ported to|port of|fork of|install|installing|compiled with"
+                     r"|deploy|deploying|deployed|configure|configuring|running|migrated to|switched to)"
                      rf" {_SOFT_NAME}")
 
 
@@ -107,38 +120,53 @@ def _expansion(before: str, acronym: str) -> list[str] | None:
     return None
 
 
-def _software_contexts(text: str, products: set, found: Counter) -> None:
+def _software_contexts(text: str, products: set, found: Counter, lowered: dict | None = None) -> None:
     """Count in ``found`` each name of ``products`` that ``text`` writes in a software context
-    (the longest known name of the run, one count a name and text)."""
+    (the longest known name of the run, one count a name and text; a version or a definition,
+    :data:`_STRONG`, counts twice); a one-word name counts
+    written in lower case too ("install nginx", "hadoop cluster": ``lowered`` maps the lower-case
+    form to the name)."""
+    lowered = lowered or {}
     seen = set()
     for pattern, from_end in ((_VERSIONED, True), (_RUN_IN, False)):
         for m in pattern.finditer(text):
             run = m.group(1).split()
             for k in range(len(run), 0, -1):
                 name = " ".join(run[-k:] if from_end else run[:k]).rstrip(".,'\u2019")
-                if name in products:
-                    seen.add(name)
+                if name in products or name in lowered:
+                    seen.add(lowered.get(name, name))
                     break
-    found.update(seen)
+    strong = {m.group(1).rstrip(".") for m in _STRONG.finditer(text)} & products
+    found.update(seen | strong)
+    found.update(strong)
 
 
-def read_type_evidence(texts, acronyms, names, products=()) -> dict[str, str]:
+def read_type_evidence(texts, acronyms, names, products=(), short_orgs=(), places=(), actors=()) -> dict[str, str]:
     """``{name: type}`` from ``texts`` (an iterable of strings) for ``acronyms`` (all-caps names:
     expansions, institution contexts and acts), ``names`` (other names: institution contexts
     only) and ``products`` (names that may be software: ``product`` from two texts that write
     them in a software context). A name whose expansions disagree keeps the most written one
-    (ties: ``concept``)."""
+    (ties: ``concept``). An acronym of ``short_orgs`` (short ones typed organisation: "UI",
+    "API") with no expansion and not one institution context or act is a ``concept``; a name of
+    ``places`` (one-word names typed place) that no text writes after "in", "near", "from",
+    "visited"... is a ``concept``, and a name of ``actors`` (one-word names typed concept) that a
+    text writes acting ("DoorDash says", "X sues") an ``org`` (when nothing else types them)."""
     acronyms, names, products = set(acronyms), set(names), set(products)
-    if not acronyms and not names and not products:
+    short_orgs, places, actors = set(short_orgs) & acronyms, set(places), set(actors)
+    if not acronyms and not names and not products and not places and not actors:
         return {}
+    placed, acted = set(), set()
     expanded: dict[str, Counter] = {}
     contexts: Counter = Counter()
     software: Counter = Counter()
+    lowered = {p.lower(): p for p in products if " " not in p and not p.islower()}
     for text in texts:
         if not text:
             continue
         if products:
-            _software_contexts(text, products, software)
+            _software_contexts(text, products, software, lowered)
+        if places:
+            placed.update(m.group(1) for m in _PLACE_CUE.finditer(text) if m.group(1) in places)
         if acronyms:
             for m in _EXPANDED.finditer(text):
                 if m.group(2) in acronyms:
@@ -166,6 +194,9 @@ def read_type_evidence(texts, acronyms, names, products=()) -> dict[str, str]:
                 if name in acronyms and acting or name in names and not acting:
                     contexts[name] += 1
                     break
+                if name in actors and acting:
+                    acted.add(name)
+                    break
     out = {}
     for name, votes in expanded.items():
         out[name] = max(votes, key=lambda t: (votes[t], t == "concept"))
@@ -175,4 +206,11 @@ def read_type_evidence(texts, acronyms, names, products=()) -> dict[str, str]:
     for name, n in software.items():
         if n >= _MIN_CONTEXTS and name not in out:
             out[name] = "product"
+    for name in sorted(short_orgs):
+        if name not in out and not contexts[name]:
+            out[name] = "concept"
+    for name in sorted(places - placed):
+        out.setdefault(name, "concept")
+    for name in sorted(acted):
+        out.setdefault(name, "org")
     return out
