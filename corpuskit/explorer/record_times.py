@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpuskit.query.subsets import stored_seconds
-
 #: The second held for a timestamp not of the stored form.
 NOT_A_SECOND = np.iinfo(np.int64).min
 #: Ids read per statement (the busy line's progress steps).
@@ -159,5 +157,7 @@ def _second(stamp) -> int:
     """The Unix second of one stored timestamp, :data:`NOT_A_SECOND` when it is not of the stored form."""
     if not isinstance(stamp, str) or len(stamp) != _STAMP or stamp[-1] != "Z":
         return NOT_A_SECOND
-    seconds = stored_seconds([stamp[:-1]])
-    return NOT_A_SECOND if seconds is None else int(seconds[0])
+    try:
+        return int(np.datetime64(stamp[:-1], "s").astype(np.int64))
+    except ValueError:     # not a second of the calendar ("2016-02-30T00:00:00Z")
+        return NOT_A_SECOND

@@ -171,15 +171,6 @@ def _id_array(conn, sql: str, args=()) -> np.ndarray:
     return ids
 
 
-def stored_seconds(stamps: list) -> np.ndarray | None:
-    """The Unix seconds of stored timestamps given without their final ``Z`` (``2016-03-07T12:00:00``);
-    None when one does not name a second (``2016-02-30T00:00:00``)."""
-    try:
-        return np.array(stamps, dtype="datetime64[s]").astype(np.int64)
-    except ValueError:
-        return None
-
-
 def _bounded_ids(conn, compiled, since, until) -> np.ndarray:
     """:func:`query_ids` through the records' conditions (a query with bounds, or beyond a bare match)."""
     where = _query_where(conn, compiled, since, until)
