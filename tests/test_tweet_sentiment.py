@@ -343,3 +343,37 @@ def test_sqrt_balanced_class_weights_are_half_way_to_balanced():
     w = class_weights_of("sqrt_balanced", y)
     np.testing.assert_allclose([w[0], w[1], w[2]], np.sqrt(100 / (3 * np.array([10, 40, 50]))))
     assert class_weights_of("balanced", y) == "balanced" and class_weights_of(None, y) is None
+
+
+def test_threads_scoring_at_once_load_the_model_once(monkeypatch):
+    """Scorers shared by a local Dask cluster's threads: the model is read once, and no thread scores
+    before the whole model is in place (reading it in two threads at once also tripped CPython 3.11's
+    AST recursion check inside numpy's header parser)."""
+    import threading
+    import time
+
+    import corpuskit.enrich.tweet_model as tweet_model
+
+    reads, real_load = [], np.load
+
+    def slow_load(*args, **kwargs):
+        reads.append(threading.get_ident())
+        time.sleep(0.2)
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(tweet_model.np, "load", slow_load)
+    scorer, start, results = TweetSentimentScorer(), threading.Barrier(6), []
+
+    def score():
+        start.wait()
+        results.append(scorer.score_and_label_many(["what a lovely day", "this is awful"]))
+
+    threads = [threading.Thread(target=score) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(reads) == 1
+    assert len(results) == 6
+    for scores, labels in results:
+        assert np.array_equal(scores, results[0][0]) and list(labels) == list(results[0][1])

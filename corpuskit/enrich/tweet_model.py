@@ -8,6 +8,7 @@ text, idf, dense scaling: plain arrays, read with ``allow_pickle=False``) and
 from __future__ import annotations
 
 import json
+import threading
 from importlib import resources
 from numbers import Integral
 from pathlib import Path
@@ -24,6 +25,7 @@ MODEL_FILE = "tweet_sentiment.npz"
 INFO_FILE = "tweet_sentiment.json"
 #: the model's classes, in the column order of :meth:`TweetSentimentScorer.predict_proba`
 CLASSES = ("negative", "neutral", "positive")
+_LOADING = threading.Lock()
 
 
 def save_model(folder, featurizer: TweetFeaturizer, coef, intercept, info: dict) -> tuple[Path, Path]:
@@ -83,6 +85,14 @@ class TweetSentimentScorer(SentimentScorer):
     def _load(self):
         if getattr(self, "coef_", None) is not None:
             return
+        # one load per scorer even when threads (a local Dask cluster) score at once; reading the
+        # arrays' headers in several threads together also trips CPython 3.11's "AST constructor
+        # recursion depth mismatch"
+        with _LOADING:
+            if getattr(self, "coef_", None) is None:
+                self._read_model()
+
+    def _read_model(self):
         self._validate_params()
         base = Path(self.model_dir) if self.model_dir is not None else _model_dir()
         path = base / MODEL_FILE
@@ -94,12 +104,13 @@ class TweetSentimentScorer(SentimentScorer):
         with np.load(str(path), allow_pickle=False) as arrays:
             self.featurizer_ = TweetFeaturizer.from_state(info["featurizer"], arrays)
             self.intercept_ = arrays["intercept"]
-            self.coef_ = np.ascontiguousarray(arrays["coef"].T)
+            coef = np.ascontiguousarray(arrays["coef"].T)
         self.info_ = info
         cal = info.get("calibration") or {}
         self.offsets_ = np.asarray(cal.get("offsets", np.zeros(len(CLASSES))), dtype=float)
         self.calibration_ = None if "temperature" not in cal else Calibration(
             float(cal["temperature"]), np.asarray(cal["bias"], dtype=float), np.asarray(cal["priors"], dtype=float))
+        self.coef_ = coef   # last: a scorer with coefficients is whole
 
     def training_priors(self) -> np.ndarray:
         """The class priors the model's probabilities are calibrated to, in :data:`CLASSES` order:
