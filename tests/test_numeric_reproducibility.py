@@ -1,6 +1,6 @@
 """The same tables on any machine: a demo built under three OpenBLAS kernels and one or two threads gives
-the same digest for every table (issue 39). Four builds cover it: the first kernel with one thread and
-with two, and each other kernel once, with one thread or two. Each build runs in its own process, because OpenBLAS reads
+the same digest for every table (issue 39). Three builds cover it: each kernel once, the first with one
+thread and the others with two. Each build runs in its own process, because OpenBLAS reads
 ``OPENBLAS_CORETYPE`` and its thread count once, when it loads."""
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def _build(tmp: Path, kernel: str, threads: int) -> dict:
 
 @pytest.mark.skipif(not _openblas(), reason="numpy is not linked against OpenBLAS: OPENBLAS_CORETYPE has no effect")
 def test_every_table_digest_is_the_same_under_every_kernel_and_thread_count(tmp_path):
-    runs = [(KERNELS[0], 1), (KERNELS[0], 2)] + [(kernel, 1 + k % 2) for k, kernel in enumerate(KERNELS[1:])]
+    runs = [(KERNELS[0], 1)] + [(kernel, 2) for kernel in KERNELS[1:]]
     with ThreadPoolExecutor(max_workers=2) as pool:
         built = dict(zip(runs, pool.map(lambda kt: _build(tmp_path, *kt), runs)))
     # the kernel and thread count really were the ones asked for (Prescott is OpenBLAS's Katmai kernel)
