@@ -92,3 +92,25 @@ def test_a_key_is_required(api):
 def test_a_query_naming_an_unknown_topic_selects_nothing(api):
     for interface, path, key in (("keyed", "/api/v1/coordination", "data"), ("bearer", "/v1/coordination", "groups")):
         assert _ok(api, interface, f"{path}?window=120&query=topic%3Anosuchtopic")[key] == []
+
+
+def test_groups_are_computed_once_per_setting_and_data_version(api, monkeypatch):
+    """Pages, item counts and either interface reuse one run of the null model per setting; another
+    setting or another query runs it again (the hostile-parameter sweep ran it 472 times)."""
+    import corpuskit.networks as networks
+    from corpuskit.api import response_cache
+
+    response_cache.clear()
+    runs, real = [], networks.coordination
+    monkeypatch.setattr(networks, "coordination", lambda *a, **k: runs.append(k) or real(*a, **k))
+    for path in ("/api/v1/coordination?window=120&items=5", "/api/v1/coordination?window=120&offset=1",
+                 "/api/v1/coordination?window=120&limit=1&items=2"):
+        _ok(api, "keyed", path)
+    _ok(api, "bearer", "/v1/coordination?window=120&items=1")
+    assert len(runs) == 1
+    _ok(api, "keyed", "/api/v1/coordination?window=120&min_repeats=3")
+    _ok(api, "keyed", "/api/v1/coordination?window=120&query=truth")
+    assert len(runs) == 3
+    assert [r["min_repeats"] for r in runs] == [2, 3, 2] and runs[2]["query"] is not None
+    cut = _ok(api, "keyed", "/api/v1/coordination?window=120&items=2")
+    assert len(cut["data"][0]["items"]) == 2 and len(runs) == 3

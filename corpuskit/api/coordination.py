@@ -1,7 +1,8 @@
 """The coordinated groups on both interfaces (an extension: ``/api/v1/coordination``, ``/v1/coordination``).
 
-:func:`coordination_groups` validates the parameters both share and calls
-:func:`corpuskit.networks.coordination_summary`; each interface pages and names record ids its own way.
+:func:`coordination_groups` validates the parameters both share, runs
+:func:`corpuskit.networks.coordination` once per setting and data version and summarises its groups as
+:func:`corpuskit.networks.coordination_summary` does; each interface pages and names record ids its own way.
 The bounds below are read by the OpenAPI builders.
 """
 from __future__ import annotations
@@ -32,17 +33,25 @@ DESCRIPTIONS = {
 
 def coordination_groups(corpus, limit: int, offset: int, record_id) -> dict:
     """``{groups, total, settings}`` for the request's parameters (400 on a bad one), the groups
-    ``offset .. offset + limit``, each record id written by ``record_id``."""
-    from corpuskit.networks import coordination_summary
+    ``offset .. offset + limit``, each record id written by ``record_id``. The groups are computed
+    once per setting and data version; pages and item counts are cut from them."""
+    import bottle
+
+    from corpuskit.api.response_cache import cached_page
+    from corpuskit.networks import coordination
+    from corpuskit.networks.summary import summarise_groups
 
     since, until = params.time_range("since", "until")
-    found = coordination_summary(
-        corpus.conn, by=params.enum_param("by", BY, default="text"),
-        window=params.int_param("window", None, minimum=1, maximum=WINDOW_MAX),
-        min_repeats=params.int_param("min_repeats", REPEATS[0], minimum=1, maximum=REPEATS[1]),
-        since=since, until=until, query=params.query_param("query"),
-        items=params.int_param("items", ITEMS[0], minimum=1, maximum=ITEMS[1]), limit=limit, offset=offset)
-    for group in found["groups"]:
+    setting = dict(by=params.enum_param("by", BY, default="text"),
+                   window=params.int_param("window", None, minimum=1, maximum=WINDOW_MAX),
+                   min_repeats=params.int_param("min_repeats", REPEATS[0], minimum=1, maximum=REPEATS[1]),
+                   since=since, until=until)
+    query = params.query_param("query")
+    key = ("coordination", tuple(sorted(setting.items())), bottle.request.query.get("query"))
+    found = cached_page(corpus.conn, key, lambda: coordination(corpus.conn, query=query, **setting))
+    summary = summarise_groups(corpus.conn, found, limit=limit, offset=offset,
+                               items=params.int_param("items", ITEMS[0], minimum=1, maximum=ITEMS[1]))
+    for group in summary["groups"]:
         for item in group["items"]:
             item["records"] = [record_id(r) for r in item["records"]]
-    return found
+    return summary

@@ -21,6 +21,12 @@ def coordination_summary(conn, by: str = "text", window=None, min_repeats: int =
     estimated, ``by``, ``minRepeats``, ``nNull``, ``alpha``, ``seed``, pairs tested and significant)."""
     found = coordination(conn, window=window, min_repeats=min_repeats, by=by, since=since, until=until,
                          query=query)
+    return summarise_groups(conn, found, limit=limit, offset=offset, items=items)
+
+
+def summarise_groups(conn, found: pd.DataFrame, limit: int = 20, offset: int = 0, items: int = 10) -> dict:
+    """:func:`coordination_summary` of a :func:`~corpuskit.networks.coordination` result already
+    computed (``found``)."""
     numbers = sorted(found["group"].unique().tolist())
     page = found[found["group"].isin(numbers[offset:offset + limit])]
     a = found.attrs
