@@ -27,6 +27,7 @@ sys.path.insert(1, str(ROOT / "tools"))
 from text_table import table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "datasets" / "semeval_sentiment"
+AIRLINE = ROOT.parent / "shared" / "datasets" / "sentiment_more" / "sent_airline" / "Tweets.csv"
 BASE = {"word_ngrams": (1, 2), "char_ngrams": (2, 5), "negation": True, "lexicon": True, "vader": True,
         "lexicon_weight": 0.3}
 #: name: (featurizer settings, C, class weighting)
@@ -40,7 +41,26 @@ VARIANTS = {
     "small_vocab": ({**BASE, "min_df": 3, "max_words": 50_000, "max_chars": 50_000}, 0.5, "balanced"),
     "placeholders+small_vocab": ({**BASE, "placeholders": True, "min_df": 3, "max_words": 50_000,
                                   "max_chars": 50_000}, 0.5, "balanced"),
+    # model forms (tools/nb_logistic.py): NB-scaled one-vs-rest, and its mean with the shipped LR
+    "nblr_C0.1": (BASE, 0.1, "balanced", "nblr"),
+    "nblr_C0.5": (BASE, 0.5, "balanced", "nblr"),
+    "lr+nblr_C0.1": (BASE, 0.1, "balanced", "lr+nblr"),
+    "lr+nblr_C0.5": (BASE, 0.5, "balanced", "lr+nblr"),
 }
+
+
+def variant(name: str) -> tuple[dict, float, str, str]:
+    """``(featurizer settings, C, class weighting, model form)`` of a variant (form ``"lr"`` unless given)."""
+    feat, c, cw, *form = VARIANTS[name]
+    return feat, c, cw, (form[0] if form else "lr")
+
+
+def fitted_proba(cache, name: str) -> list:
+    """Each split of ``cache``'s held-out probabilities under variant ``name``."""
+    from train_sentiment import dense_columns
+
+    feat, c, cw, form = variant(name)
+    return cache.predict_proba(cache.matrices(feat), c, cw, form=form, n_dense=dense_columns(feat))
 
 
 def run(texts, y, folds, names, jobs: int, cap, seed: int, log=print) -> dict:
@@ -49,7 +69,7 @@ def run(texts, y, folds, names, jobs: int, cap, seed: int, log=print) -> dict:
     from sentiment_lodo import inner_rows
     from train_sentiment import FoldCache, figures, year_splits
 
-    train_sentiment.PARTS_KEPT = len({repr(sorted(VARIANTS[n][0].items())) for n in names}) + 1
+    train_sentiment.PARTS_KEPT = len({repr(sorted(variant(n)[0].items())) for n in names}) + 1
     memo: dict = {}
     out = {}
     for year in sorted(set(folds.tolist())):
@@ -59,8 +79,7 @@ def run(texts, y, folds, names, jobs: int, cap, seed: int, log=print) -> dict:
         inner, outer = {}, {}
         for name in names:
             t0 = time.perf_counter()
-            feat, c, cw = VARIANTS[name]
-            probas = cache.predict_proba(cache.matrices(feat), c, cw)
+            probas = fitted_proba(cache, name)
             per = [figures(y[held], p.argmax(axis=1))["macro_recall"] for (_, held), p in zip(splits[:-1], probas)]
             inner[name] = float(np.mean(per))
             outer[name] = figures(y[splits[-1][1]], probas[-1].argmax(axis=1))
@@ -72,6 +91,37 @@ def run(texts, y, folds, names, jobs: int, cap, seed: int, log=print) -> dict:
     return out
 
 
+def time_split(texts, y, folds, names, jobs: int, airline=None, log=print) -> dict:
+    """The quick screen: every variant fitted on the years before the last (2013-2015) and scored on the
+    last year (2016) and, when ``airline`` (a path) exists, on the airline tweets (never trained on):
+    ``{name: {"last_year": figures, "airline": figures}}``. Nothing is chosen here."""
+    from sentiment_lodo import read_airline
+    from train_sentiment import FoldCache, figures
+
+    from corpuskit.enrich.tweet_model import CLASSES
+
+    last = int(folds.max())
+    texts, y, folds = list(texts), np.asarray(y), np.asarray(folds)
+    if airline is not None and Path(airline).exists():
+        extra, labels = read_airline(airline)
+        texts += extra
+        y = np.concatenate([y, [CLASSES.index(label) for label in labels]])
+        folds = np.concatenate([folds, np.full(len(extra), -1)])  # -1: not a SemEval year, never trained on
+    train, held = np.flatnonzero((folds != last) & (folds >= 0)), np.flatnonzero((folds == last) | (folds < 0))
+    cache = FoldCache(texts, y, folds, jobs, splits=[(train, held)], parts_memo={})
+    out = {}
+    for name in names:
+        t0 = time.perf_counter()
+        proba, = fitted_proba(cache, name)
+        pred = proba.argmax(axis=1)
+        sets = {"last_year": folds[held] == last, "airline": folds[held] < 0}
+        out[name] = {k: figures(y[held][m], pred[m]) for k, m in sets.items() if m.any()}
+        log(f"{name}: " + "; ".join(f"{k} {f['macro_recall']:.4f} (recall " + " ".join(
+            f"{f['per_class'][c]['recall']:.3f}" for c in CLASSES) + ")" for k, f in out[name].items())
+            + f" [{time.perf_counter() - t0:.0f} s]")
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -79,6 +129,9 @@ def main(argv=None) -> int:
     parser.add_argument("--inner-cap", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--time-split", action="store_true",
+                        help="the quick screen only: fit on 2013-2015, score 2016 and the airline tweets")
+    parser.add_argument("--airline", type=Path, default=AIRLINE)
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"not present: {args.data}; nothing to run")
@@ -90,6 +143,13 @@ def main(argv=None) -> int:
     texts, labels, years = read_semeval_years(args.data)
     y = np.array([CLASSES.index(label) for label in labels])
     folds = year_folds(texts, years)
+    if args.time_split:
+        res = time_split(texts, y, folds, args.variants, args.jobs, args.airline, log=lambda s: print(s, flush=True))
+        rows = [[name] + [f"{100 * res[name][k]['macro_recall']:.1f}" if k in res[name] else "" for k in
+                          ("last_year", "airline")] for name in args.variants]
+        print()
+        print(table(rows, ["variant", f"{int(folds.max())} (trained on the years before)", "airline tweets"]))
+        return 0
     res = run(texts, y, folds, args.variants, args.jobs, args.inner_cap or None, args.seed,
               log=lambda s: print(s, flush=True))
     year_list = sorted(res)
