@@ -1,10 +1,15 @@
 """Leave one SemEval year out over cheap variants of the tweet sentiment model, chosen inside the procedure.
 
 Usage: ``python benchmarks/sentiment_variants.py [--data ../shared/datasets/semeval_sentiment] [--jobs 2]
-[--inner-cap 4000] [--seed 17] [--variants base squeeze ...]``
+[--inner-cap 4000] [--seed 17] [--variants base squeeze ...] [--time-split [--airline Tweets.csv]]``
 
 Each variant is the shipped model's setting (word 1-2 grams with negation marks, char 2-5 grams, lexicon
-cues with VADER's scores at weight 0.3, ``C`` 0.5, balanced class weights) with one change (``VARIANTS``).
+cues with VADER's scores at weight 0.3, ``C`` 0.5, balanced class weights) with one change (``VARIANTS``):
+a featurizer option, the class weighting, or the model's form (``nblr``: one-vs-rest logistic
+regressions on naive-Bayes log-count-ratio scaled n-grams, ``tools/nb_logistic.py``; ``lr+nblr``: the
+mean of its probabilities and the shipped LR's).
+``--time-split`` is the quick screen: each variant fitted on 2013-2015 and scored on 2016 and on the
+airline tweets (evaluation only), nothing chosen; the promising ones then go through the procedure below.
 For each SemEval year left out (years as in :mod:`sentiment_lodo`), every variant is scored by
 leave-one-year-out over the other years only (at most ``--inner-cap`` tweets of each, a seeded sample,
 as ``bench_sentiment.py --lodo``); the variant with the best mean of those inner years' macro recall is
@@ -45,22 +50,42 @@ VARIANTS = {
     "nblr_C0.1": (BASE, 0.1, "balanced", "nblr"),
     "nblr_C0.5": (BASE, 0.5, "balanced", "nblr"),
     "lr+nblr_C0.1": (BASE, 0.1, "balanced", "lr+nblr"),
+    "nblr_C1": (BASE, 1.0, "balanced", "nblr"),
+    "nblr_C2": (BASE, 2.0, "balanced", "nblr"),
+    "nblr_C4": (BASE, 4.0, "balanced", "nblr"),
     "lr+nblr_C0.5": (BASE, 0.5, "balanced", "lr+nblr"),
+    "lr+nblr_C0.5,1": (BASE, (0.5, 1.0), "balanced", "lr+nblr"),  # the LR's C, the NB-LR's C
+    "lr+nblr_C0.5,2": (BASE, (0.5, 2.0), "balanced", "lr+nblr"),
 }
 
 
-def variant(name: str) -> tuple[dict, float, str, str]:
+def variant(name: str) -> tuple[dict, float | tuple, str, str]:
     """``(featurizer settings, C, class weighting, model form)`` of a variant (form ``"lr"`` unless given)."""
     feat, c, cw, *form = VARIANTS[name]
     return feat, c, cw, (form[0] if form else "lr")
 
 
-def fitted_proba(cache, name: str) -> list:
-    """Each split of ``cache``'s held-out probabilities under variant ``name``."""
+def fitted_proba(cache, name: str, memo: dict | None = None) -> list:
+    """Each split of ``cache``'s held-out probabilities under variant ``name``. ``memo`` (a dict, for one
+    cache) keeps each single model's probabilities, so an ``lr+nblr`` variant averages the two it holds
+    instead of fitting them again (the same numbers: :func:`train_sentiment._fit_predict` averages the same
+    way)."""
     from train_sentiment import dense_columns
 
     feat, c, cw, form = variant(name)
-    return cache.predict_proba(cache.matrices(feat), c, cw, form=form, n_dense=dense_columns(feat))
+    memo = {} if memo is None else memo
+
+    def single(c_one, form_one):
+        key = (repr(sorted(feat.items())), c_one, cw, form_one)
+        if key not in memo:
+            memo[key] = cache.predict_proba(cache.matrices(feat), c_one, cw, form=form_one,
+                                            n_dense=dense_columns(feat))
+        return memo[key]
+
+    if form != "lr+nblr":
+        return single(c, form)
+    c_lr, c_nb = c if isinstance(c, tuple) else (c, c)
+    return [(a + b) / 2 for a, b in zip(single(c_lr, "lr"), single(c_nb, "nblr"))]
 
 
 def run(texts, y, folds, names, jobs: int, cap, seed: int, log=print) -> dict:
@@ -76,10 +101,10 @@ def run(texts, y, folds, names, jobs: int, cap, seed: int, log=print) -> dict:
         splits = year_splits(folds, inner_rows(folds, year, cap, seed))
         splits.append((np.flatnonzero(folds != year), np.flatnonzero(folds == year)))
         cache = FoldCache(texts, y, folds, jobs, splits=splits, parts_memo=memo)
-        inner, outer = {}, {}
+        inner, outer, fitted = {}, {}, {}
         for name in names:
             t0 = time.perf_counter()
-            probas = fitted_proba(cache, name)
+            probas = fitted_proba(cache, name, fitted)
             per = [figures(y[held], p.argmax(axis=1))["macro_recall"] for (_, held), p in zip(splits[:-1], probas)]
             inner[name] = float(np.mean(per))
             outer[name] = figures(y[splits[-1][1]], probas[-1].argmax(axis=1))
@@ -109,10 +134,10 @@ def time_split(texts, y, folds, names, jobs: int, airline=None, log=print) -> di
         folds = np.concatenate([folds, np.full(len(extra), -1)])  # -1: not a SemEval year, never trained on
     train, held = np.flatnonzero((folds != last) & (folds >= 0)), np.flatnonzero((folds == last) | (folds < 0))
     cache = FoldCache(texts, y, folds, jobs, splits=[(train, held)], parts_memo={})
-    out = {}
+    out, fitted = {}, {}
     for name in names:
         t0 = time.perf_counter()
-        proba, = fitted_proba(cache, name)
+        proba, = fitted_proba(cache, name, fitted)
         pred = proba.argmax(axis=1)
         sets = {"last_year": folds[held] == last, "airline": folds[held] < 0}
         out[name] = {k: figures(y[held][m], pred[m]) for k, m in sets.items() if m.any()}
