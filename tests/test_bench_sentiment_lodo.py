@@ -64,3 +64,40 @@ def test_inner_rows_cap_each_other_year():
     assert (folds[rows] == 2013).sum() == 4 and (folds[rows] == 2014).sum() == 3
     assert np.array_equal(rows, inner_rows(folds, 2016, cap=4, seed=1))
     assert len(inner_rows(folds, 2013, cap=None, seed=1)) == 11
+
+
+def test_variants_time_split_screen_and_ensemble_of_memoised_members(tmp_path, capsys):
+    """``sentiment_variants.py --time-split``: one row per variant, scored on the last year and the airline
+    tweets; an ``lr+nblr`` variant's probabilities are the mean of its members' as one fit gives them."""
+    need_shared(SEMEVAL / "twitter-2013dev-A.txt")
+    need_shared(AIRLINE)
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    import sentiment_variants
+    from train_sentiment import FoldCache, dense_columns, read_semeval_years, year_folds
+
+    from corpuskit.enrich.tweet_model import CLASSES
+
+    data, airline = _small_data(tmp_path)
+    names = ["base", "nblr_C1", "lr+nblr_C0.5,1"]
+    assert sentiment_variants.main(["--data", str(data), "--airline", str(airline), "--time-split",
+                                    "--variants", *names]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("variant  "):]
+    rows = {line.split()[0]: line.split()[1:] for line in table.splitlines()[2:] if line.strip()}
+    assert set(rows) == set(names) and all(len(v) == 2 for v in rows.values())
+    assert all(0 < float(x) <= 100 for v in rows.values() for x in v)
+
+    texts, labels, years = read_semeval_years(data)
+    y = np.array([CLASSES.index(label) for label in labels])
+    folds = year_folds(texts, years)
+    cache = FoldCache(texts, y, folds, splits=[(np.flatnonzero(folds < 2016), np.flatnonzero(folds == 2016))])
+    memo: dict = {}
+    members = [sentiment_variants.fitted_proba(cache, n, memo)[0] for n in ("base", "nblr_C1")]
+    mean = sentiment_variants.fitted_proba(cache, "lr+nblr_C0.5,1", memo)[0]
+    feat = sentiment_variants.BASE
+    one_fit, = cache.predict_proba(cache.matrices(feat), (0.5, 1.0), "balanced", form="lr+nblr",
+                                   n_dense=dense_columns(feat))
+    np.testing.assert_allclose(mean, (members[0] + members[1]) / 2)
+    np.testing.assert_allclose(mean, one_fit, atol=1e-9)
+    assert not np.allclose(members[0], members[1])

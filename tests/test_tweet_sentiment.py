@@ -377,3 +377,50 @@ def test_threads_scoring_at_once_load_the_model_once(monkeypatch):
     assert len(results) == 6
     for scores, labels in results:
         assert np.array_equal(scores, results[0][0]) and list(labels) == list(results[0][1])
+
+
+def test_nb_log_count_ratios_by_hand():
+    from nb_logistic import log_count_ratios
+
+    # columns 0-1 counts, column 2 a dense cue (kept unscaled); presence, not counts, is summed
+    x = np.array([[1.0, 0.0, -2.0], [0.0, 1.0, 0.5], [3.0, 1.0, 0.0]])
+    r = log_count_ratios(x, np.array([0, 1, 1]), 2, n_sparse=2)
+    # class 0: p = 1 + [1, 0], q = 1 + [1, 2]; r = log((p / 3) / (q / 5))
+    np.testing.assert_allclose(r[0], [np.log(5 / 3), np.log(5 / 9), 1.0])
+    # class 1: p = 1 + [1, 2], q = 1 + [1, 0]
+    np.testing.assert_allclose(r[1], [np.log(3 / 5), np.log(9 / 5), 1.0])
+
+
+def test_nb_logistic_folds_its_ratios_into_the_weights():
+    import scipy.sparse as sp
+    from nb_logistic import NBLogistic, log_count_ratios
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1, 2], 30)
+    x = rng.poisson(0.3, size=(90, 12)).astype(float)
+    x[np.arange(90), y] += 2  # each class has a word of its own
+    x = np.hstack([x, rng.normal(size=(90, 2))])
+    model = NBLogistic(C=0.7, n_sparse=12).fit(sp.csr_matrix(x), y)
+    p = model.predict_proba(sp.csr_matrix(x))
+    r = log_count_ratios(x, y, 3, 12)
+    # the one-vs-rest models fitted on the scaled inputs, read by hand
+    raw = np.column_stack([LogisticRegression(C=0.7, class_weight="balanced", max_iter=2000, tol=1e-3)
+                           .fit(x * r[k], (y == k).astype(int)).predict_proba(x * r[k])[:, 1] for k in range(3)])
+    np.testing.assert_allclose(p, raw / raw.sum(axis=1, keepdims=True), rtol=1e-6)
+    assert (p.argmax(axis=1) == y).mean() > 0.9
+
+
+def test_ensemble_form_is_the_mean_of_both_models():
+    import scipy.sparse as sp
+    from train_sentiment import _fit_predict
+
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2], 20)
+    x = sp.csr_matrix(rng.poisson(0.5, size=(60, 9)).astype(float))
+    lr = _fit_predict(x, y, x, 0.5, "balanced", "lr")
+    nb = _fit_predict(x, y, x, 0.2, "balanced", "nblr", n_dense=0)
+    np.testing.assert_allclose(_fit_predict(x, y, x, (0.5, 0.2), "balanced", "lr+nblr"), (lr + nb) / 2)
+    assert not np.allclose(lr, nb)
+    with pytest.raises(ValueError, match="unknown model form"):
+        _fit_predict(x, y, x, 0.5, "balanced", "svm")

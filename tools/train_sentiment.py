@@ -67,6 +67,8 @@ TOL = 1e-3  # lbfgs stopping tolerance (1e-4 moved one fold's macro recall by 0.
 LEXICON_WEIGHTS = (0.3, 1.0)
 C_VALUES = (0.25, 0.5, 1.0, 2.0)
 CLASS_WEIGHTS = ("balanced", None)
+#: model forms :meth:`FoldCache.predict_proba` fits (only ``"lr"`` is written by :func:`main`)
+FORMS = ("lr", "nblr", "lr+nblr")
 #: featurized settings a :class:`FoldCache` keeps (the n-gram counts of all texts are large)
 PARTS_KEPT = 2
 _YEAR = re.compile(r"twitter-(\d{4})")
@@ -226,12 +228,16 @@ class FoldCache:
                         sp.hstack(parts_held, format="csr", dtype=np.float32)))
         return out
 
-    def predict_proba(self, mats, c: float, class_weight) -> list:
+    def predict_proba(self, mats, c: float, class_weight, form: str = "lr", n_dense: int = 0) -> list:
         """Each split's held-out class probabilities from a classifier fitted on its training part
-        (splits fitted in ``jobs`` processes; the result does not depend on their number)."""
+        (splits fitted in ``jobs`` processes; the result does not depend on their number). ``form``:
+        ``"lr"`` the multinomial logistic regression, ``"nblr"`` one-vs-rest on naive-Bayes scaled
+        n-grams (:class:`nb_logistic.NBLogistic`; the last ``n_dense`` columns are not scaled),
+        ``"lr+nblr"`` the mean of the two's probabilities (``c`` may then be a pair: the LR's, the NB-LR's)."""
         from joblib import Parallel, delayed
 
-        return Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight)
+        return Parallel(n_jobs=self.jobs)(delayed(_fit_predict)(x_train, self.y[train], x_held, c, class_weight,
+                                                                form, n_dense)
                                           for train, _, x_train, x_held in mats)
 
     def score(self, mats, c: float, class_weight, probas=None) -> dict:
@@ -250,8 +256,29 @@ class FoldCache:
                 "worst_split": float(np.min(per_split))}
 
 
-def _fit_predict(x_train, y_train, x_held, c, class_weight):
-    return _classifier(c, class_weight, y_train).fit(x_train, y_train).predict_proba(x_held)
+def _fit_predict(x_train, y_train, x_held, c, class_weight, form: str = "lr", n_dense: int = 0):
+    if form not in FORMS:
+        raise ValueError(f"unknown model form {form!r}: one of {FORMS}")
+    c_lr, c_nb = c if isinstance(c, (tuple, list)) else (c, c)
+    out = []
+    if form in ("lr", "lr+nblr"):
+        out.append(_classifier(c_lr, class_weight, y_train).fit(x_train, y_train).predict_proba(x_held))
+    if form in ("nblr", "lr+nblr"):
+        from nb_logistic import NBLogistic
+
+        nb = NBLogistic(C=c_nb, class_weight=class_weights_of(class_weight, y_train), n_sparse=x_train.shape[1] - n_dense,
+                        tol=TOL)
+        out.append(nb.fit(x_train, y_train).predict_proba(x_held))
+    return np.mean(out, axis=0)
+
+
+def dense_columns(settings: dict) -> int:
+    """How many dense lexicon columns a featurizer with ``settings`` puts after its n-gram blocks."""
+    from corpuskit.enrich.tweet_features import LEXICON_COLUMNS, VADER_COLUMNS
+
+    if not settings.get("lexicon", True):
+        return 0
+    return len(LEXICON_COLUMNS) + (len(VADER_COLUMNS) if settings.get("vader", False) else 0)
 
 
 def _line(fig) -> str:
