@@ -25,6 +25,7 @@ def test_shipped_defaults_are_the_benchmarks_choice():
     assert VolumeSpikeDetector.series_threshold == series_scorer.THRESHOLD == choice["threshold"]
     assert params["rhythm"].default == choice["rhythm"]
     assert params["form"].default is None and series_scorer.FORM == choice["form"]
+    assert series_scorer.MEASURED_FORM == choice["measured"]
     assert params["materiality"].default is None and series_scorer.MATERIALITY == choice["materiality"]
 
 
