@@ -96,3 +96,29 @@ def test_ranks_and_the_auto_form():
     counts = _series(np.random.default_rng(8).poisson(5, 3 * DAY))
     assert series_scorer.plan_for(counts.to_numpy(), counts.index, pd.Timedelta("5min"),
                                   form="auto").form == "count"
+
+
+def test_the_plans_history_span_and_suppression_reach_the_score(monkeypatch):
+    """The shift form reads its history and span from the plan, and its suppression from
+    ``SHIFT_SUPPRESSION`` (a day's periods, or a number of periods); the other forms keep a day."""
+    from dataclasses import replace
+
+    values = _noise(6 * DAY, 9)
+    series = _series(values)
+    plan = series_scorer.plan_for(values, series.index, pd.Timedelta("5min"), rhythm="none", form="shift")
+    short = replace(plan, shift_history=500, shift_span=6)
+    got = series_scorer.score_counts(values, short)["sigma"]
+    want, _ = shift_sigma(values, 500, 6)
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(got, series_scorer.score_counts(values, replace(plan, shift_span=24))["sigma"],
+                              equal_nan=True)
+    monkeypatch.setattr(series_scorer, "SHIFT_SUPPRESSION", 48)
+    assert series_scorer.plan_for(values, series.index, pd.Timedelta("5min"), rhythm="none",
+                                  form="shift").refractory == 48
+    counts = np.random.default_rng(8).poisson(5, 3 * DAY).astype(float)
+    assert series_scorer.plan_for(counts, series.index[:3 * DAY], pd.Timedelta("5min"),
+                                  form="count").refractory == DAY
+    monkeypatch.setattr(series_scorer, "SHIFT_SUPPRESSION", "day")
+    assert series_scorer.plan_for(values, series.index, pd.Timedelta("5min"), rhythm="none",
+                                  form="shift").refractory == DAY
+    assert series_scorer.suppression_periods("day", pd.Timedelta(days=1)) == 1

@@ -58,6 +58,7 @@ from corpuskit.stats.correction import sidak
 from corpuskit.stats.count_model import count_sigma
 from corpuskit.stats.level_model import level_sigma
 from corpuskit.stats.shift_model import HISTORY as SHIFT_HISTORY
+from corpuskit.stats.shift_model import SPAN as SHIFT_SPAN
 from corpuskit.stats.shift_model import shift_sigma
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
 
@@ -81,6 +82,10 @@ MEASURED_FORM = "shift"
 #: ``detect``'s default sigma for ``fired`` on ``volume_spike`` (chosen with :data:`FORM`; the corpus
 #: stages open at ``OPEN_SIGMA``, 3, and ``detect(kind="sentiment_shift")`` keeps that).
 THRESHOLD = 3.2
+#: Periods after an onset of the ``shift`` form in which only a stronger sigma opens another:
+#: ``"day"`` (a day's periods, as the other forms) or a number of periods whatever the step.
+#: Chosen with the shift form's history and span by ``benchmarks/bench_detect.py --lodo``.
+SHIFT_SUPPRESSION = "day"
 #: Standard errors of slack in :func:`form_of`'s dispersion check (Poisson counts pass it but rarely fail by chance).
 FORM_NOISE_SE = 4.0
 #: Fewer warm-up periods than this: whole non-negative numbers are taken for counts (too few to tell).
@@ -109,6 +114,8 @@ class Plan:
     calibrate: bool = True
     calibration_tail: float = CALIBRATION_TAIL
     form: str = "count"    # "count" (the count model), "level" (robust two-sided z) or "shift" (ranked departures)
+    shift_history: int = SHIFT_HISTORY   # the shift form's history and recent window (periods)
+    shift_span: int = SHIFT_SPAN
 
     def calibration_window(self) -> int:
         """Periods of score history the calibration reads."""
@@ -159,7 +166,7 @@ def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rh
         cycles = {"daily": 14, "weekly": 8}.get(rhythm, 21)
     if min_history is None:
         min_history = {"daily": 3, "weekly": 3}.get(rhythm, 7)
-    refractory = int(DAY / step) if step < DAY else 1
+    refractory = suppression_periods("day" if form != "shift" else SHIFT_SUPPRESSION, step)
     divides_day = step < DAY and DAY % step == pd.Timedelta(0)
     if materiality is None:
         materiality = MATERIALITY if divides_day and form == "count" else 0.0
@@ -168,6 +175,13 @@ def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rh
     return Plan(step=step, rhythm=rhythm, scales=scales, cycles=int(cycles),
                 min_history=int(min_history), refractory=refractory, materiality=float(materiality),
                 form=form)
+
+
+def suppression_periods(suppression, step: pd.Timedelta) -> int:
+    """Periods an onset holds off weaker ones: a day's (at least 1) for ``"day"``, else the number given."""
+    if suppression == "day":
+        return int(DAY / step) if step < DAY else 1
+    return int(suppression)
 
 
 def warmup_length(step: pd.Timedelta, n: int) -> int:
@@ -278,9 +292,9 @@ def score_shift(values: np.ndarray, plan: Plan) -> dict:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", category=RuntimeWarning)
             seasonal = np.where(base_n >= plan.min_history, np.nanmedian(window, axis=1), np.nan)
-    sigma, median = shift_sigma(values - seasonal)
+    sigma, median = shift_sigma(values - seasonal, plan.shift_history, plan.shift_span)
     if plan.rhythm == "none":
-        base_n = pd.Series(values).shift(1).rolling(SHIFT_HISTORY, min_periods=1).count().fillna(0).to_numpy()
+        base_n = pd.Series(values).shift(1).rolling(plan.shift_history, min_periods=1).count().fillna(0).to_numpy()
     return {"sigma": sigma, "expected": seasonal + median, "baseline_n": base_n, "scale": np.ones(n, dtype=int),
             "calibration": np.ones(n), "material": np.isfinite(sigma), "onset": onset(sigma, plan.refractory)}
 
