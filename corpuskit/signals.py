@@ -104,7 +104,8 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         (``high``/``medium``/``low`` or ``None``), ``expected`` (the baseline's
         predicted count, or mean sentiment), ``baseline_n`` (baseline values
         used), ``onset`` (the period opens an anomaly: material, and its sigma
-        above every sigma of the day before), ``material`` (passes the
+        above every sigma of the day before; the ``shift`` form: of the
+        48 periods before), ``material`` (passes the
         materiality gate; always true where sigma is defined and the gate is
         off), ``calibration`` (``volume_spike``: the factor the model's sigma
         was divided by, from the series' own earlier sigmas, see

@@ -85,7 +85,7 @@ THRESHOLD = 3.2
 #: Periods after an onset of the ``shift`` form in which only a stronger sigma opens another:
 #: ``"day"`` (a day's periods, as the other forms) or a number of periods whatever the step.
 #: Chosen with the shift form's history and span by ``benchmarks/bench_detect.py --lodo``.
-SHIFT_SUPPRESSION = "day"
+SHIFT_SUPPRESSION = 48
 #: Standard errors of slack in :func:`form_of`'s dispersion check (Poisson counts pass it but rarely fail by chance).
 FORM_NOISE_SE = 4.0
 #: Fewer warm-up periods than this: whole non-negative numbers are taken for counts (too few to tell).
