@@ -122,23 +122,3 @@ def test_the_plans_history_span_and_suppression_reach_the_score(monkeypatch):
     assert series_scorer.plan_for(values, series.index, pd.Timedelta("5min"), rhythm="none",
                                   form="shift").refractory == DAY
     assert series_scorer.suppression_periods("day", pd.Timedelta(days=1)) == 1
-
-
-def test_the_fourth_look_ranks_the_recent_mean_of_the_three_look_sigma():
-    """``likelihood``: the mean of the three-look sigma over the last ``span`` periods is ranked among
-    its own earlier values and the four looks are Sidak-corrected together; off, the three looks alone."""
-    x = _noise(3000, 11)
-    x[2500:] += 1.0
-    history, span = 500, 6
-    looks, _ = departures(x, history, span)
-    ranked = [rank_p(a, history) for a in looks]
-
-    def combined(parts, k):
-        return np.nanmax([norm.isf((1 - (1 - p) ** k) / 2) * e for p, e in parts], axis=0)
-
-    three = combined(ranked, 3)
-    recent = pd.Series(three).rolling(span, min_periods=span).mean().to_numpy()
-    four = combined(ranked + [rank_p(recent, history)], 4)
-    np.testing.assert_allclose(shift_sigma(x, history, span, likelihood=True)[0], four, equal_nan=True)
-    np.testing.assert_allclose(shift_sigma(x, history, span, likelihood=False)[0], three, equal_nan=True)
-    assert np.nanmax(np.abs(four - three)) > 0.1

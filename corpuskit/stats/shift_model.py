@@ -17,12 +17,6 @@ Ishimtsev 2016, with a robust z as the nonconformity instead of neighbours):
    every earlier one scores that quantile times its ratio to the earlier largest, so
    unprecedented departures still rank among themselves.
 
-With ``likelihood`` a fourth look follows Numenta HTM's anomaly likelihood
-(Ahmad et al. 2017: the short-window mean of raw anomaly scores against their
-long-run distribution): the mean of the three-look sigma over the last ``span``
-periods, ranked among its own values over the ``history`` before, and the four
-are corrected together (a run of moderately unusual periods, none extreme alone).
-
 On a stationary series ``sigma >= s`` comes up at no more than the two-sided
 normal rate of ``s`` (the ranks are uniform, the correction conservative).
 Everything reads only periods before (and the ``span`` up to) ``t``: causal.
@@ -40,8 +34,6 @@ from scipy.stats import norm
 HISTORY = 2000
 #: Periods of the recent window whose median (a level shift) and mean |dev| (a spread) are tested.
 SPAN = 12
-#: Whether the fourth look (the recent mean of the three-look sigma, ranked) is taken.
-LIKELIHOOD = False
 #: Fewest earlier values for the median and scale (then for the ranks): earlier periods score NaN.
 MIN_SCALE_HISTORY = 200
 MIN_RANK_HISTORY = 100
@@ -86,27 +78,18 @@ def rank_p(a: np.ndarray, history: int = HISTORY) -> tuple[np.ndarray, np.ndarra
     return p, np.maximum(excess, 1.0)
 
 
-def shift_sigma(values: np.ndarray, history: int = HISTORY, span: int = SPAN,
-                likelihood: bool = LIKELIHOOD) -> tuple[np.ndarray, np.ndarray]:
+def shift_sigma(values: np.ndarray, history: int = HISTORY, span: int = SPAN) -> tuple[np.ndarray, np.ndarray]:
     """``(sigma, median)`` per period; see the module docstring. NaN where the history is short."""
     looks, median = departures(values, history, span)
+    best = np.full(len(median), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
-        ranked = [rank_p(a, history) for a in looks]
-        if likelihood:
-            recent = pd.Series(_combined(ranked, len(looks))).rolling(span, min_periods=span).mean()
-            ranked.append(rank_p(recent.to_numpy(), history))
-        best = _combined(ranked, len(ranked))
+        for a in looks:
+            p, excess = rank_p(a, history)
+            one = norm.isf(_sidak_p(p, len(looks)) / 2.0) * excess
+            best = np.fmax(best, one)
     best[~np.isfinite(np.asarray(values, dtype=float))] = np.nan
     return best, median
-
-
-def _combined(ranked: list, looks: int) -> np.ndarray:
-    """The best look's sigma: its p Sidak-corrected for ``looks``, as a two-sided normal quantile, times its excess."""
-    best = np.full(len(ranked[0][0]), np.nan)
-    for p, excess in ranked:
-        best = np.fmax(best, norm.isf(_sidak_p(p, looks) / 2.0) * excess)
-    return best
 
 
 def _sidak_p(p: np.ndarray, looks: int) -> np.ndarray:
