@@ -10,7 +10,7 @@ Data: 35 labelled NAB series in four groups: ``realTweets`` (the five of
 A setting of ``detect`` is the form ``auto`` with its measured form (a series
 of counts gets the count model; a measure, as :func:`~corpuskit.analysis.signals.
 series_scorer.form_of` reads its warm-up, gets ``level`` or ``shift`` with one of
-:data:`SHIFT_HISTORIES`, :data:`SHIFT_SPANS`, :data:`SHIFT_SUPPRESSIONS` and :data:`SHIFT_WARMUPS`), a
+:data:`SHIFT_HISTORIES`, :data:`SHIFT_SPANS` and :data:`SHIFT_SUPPRESSIONS`), a
 baseline rhythm, a materiality gate and a threshold (the sigma at which
 ``fired`` is set). The grid is :data:`CANDIDATES` x :data:`THRESHOLDS`. Single
 forms for every series are not candidates: counts and measures are told apart
@@ -68,15 +68,10 @@ PROFILES = ("standard", "reward_low_FP_rate", "reward_low_FN_rate")
 SHIFT_HISTORIES = (500, 2000)
 SHIFT_SPANS = (6, 12, 24)
 SHIFT_SUPPRESSIONS = ("day", 48)
-#: Warm-ups tried (:data:`corpuskit.stats.shift_model.MIN_SCALE_HISTORY`: periods before the scale is
-#: read, then half as many departures before they are ranked). NAB leaves the first 15% of a file
-#: unscored (at most 750 rows); a 1,243-row file's first window starts at row 218, inside a 200 + 100 warm-up.
-SHIFT_WARMUPS = (200, 100)
-#: Measured forms tried: ``level``, or ``shift`` with each history, span, suppression and warm-up.
+#: Measured forms tried: ``level``, or ``shift`` with each history, span and suppression.
 MEASURED = (({"measured": "level"},)
-            + tuple({"measured": "shift", "history": h, "span": s, "suppression": q, "warmup": u}
-                    for h in SHIFT_HISTORIES for s in SHIFT_SPANS for q in SHIFT_SUPPRESSIONS
-                    for u in SHIFT_WARMUPS))
+            + tuple({"measured": "shift", "history": h, "span": s, "suppression": q}
+                    for h in SHIFT_HISTORIES for s in SHIFT_SPANS for q in SHIFT_SUPPRESSIONS))
 #: detect() settings tried: form ``auto`` (counts get the count model, measures the measured form:
 #: :data:`MEASURED`), a rhythm and a materiality (``None``: detect's own default for the form).
 CANDIDATES = tuple(
@@ -128,8 +123,7 @@ def setting_name(setting: dict) -> str:
     gate = f"default ({MATERIALITY:g})" if setting["materiality"] is None else f"{setting['materiality']:g}"
     measured = setting["measured"]
     if measured == "shift":
-        measured += (f" h={setting['history']} span={setting['span']} supp={setting['suppression']}"
-                     f" warmup={setting['warmup']}")
+        measured += f" h={setting['history']} span={setting['span']} supp={setting['suppression']}"
     return f"form={setting['form']} (measures: {measured}) rhythm={setting['rhythm']} materiality={gate}"
 
 
@@ -196,15 +190,14 @@ def _shift_sigma(name: str, grid: pd.Series, setting: dict, engine: str) -> np.n
     from corpuskit.analysis.signals.series_scorer import plan_for, score_counts
 
     resolved = {"form": "shift", "rhythm": setting["rhythm"], "history": setting["history"],
-                "span": setting["span"], "warmup": setting["warmup"]}
+                "span": setting["span"]}
     key = hashlib.sha1(f"{engine}|{name}|{sorted(resolved.items())}|sigma".encode()).hexdigest()[:16]
     path = cache_dir() / f"{key}.npy"
     if path.exists():
         return np.load(path)
     values = grid.to_numpy(float)
     plan = plan_for(values, grid.index, grid.index[1] - grid.index[0], setting["rhythm"], form="shift")
-    plan = replace(plan, shift_history=setting["history"], shift_span=setting["span"],
-                   shift_warmup=setting["warmup"])
+    plan = replace(plan, shift_history=setting["history"], shift_span=setting["span"])
     sigma = score_counts(values, plan)["sigma"]
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, sigma)
@@ -302,9 +295,9 @@ def final_choice(grid: np.ndarray) -> dict:
     setting = dict(CANDIDATES[c])
     if setting["measured"] != "shift":     # the shift constants the engine keeps
         from corpuskit.analysis.signals.series_scorer import SHIFT_SPAN, SHIFT_SUPPRESSION
-        from corpuskit.stats.shift_model import HISTORY, MIN_SCALE_HISTORY
+        from corpuskit.stats.shift_model import HISTORY
 
-        setting.update(history=HISTORY, span=SHIFT_SPAN, suppression=SHIFT_SUPPRESSION, warmup=MIN_SCALE_HISTORY)
+        setting.update(history=HISTORY, span=SHIFT_SPAN, suppression=SHIFT_SUPPRESSION)
     if setting["materiality"] is None:   # the gate the candidate ran with: the engine's default
         setting["materiality"] = MATERIALITY
     return {**setting, "threshold": THRESHOLDS[t], "mean_standard_on_four_groups": round(mean, 2),

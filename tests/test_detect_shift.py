@@ -122,20 +122,3 @@ def test_the_plans_history_span_and_suppression_reach_the_score(monkeypatch):
     assert series_scorer.plan_for(values, series.index, pd.Timedelta("5min"), rhythm="none",
                                   form="shift").refractory == DAY
     assert series_scorer.suppression_periods("day", pd.Timedelta(days=1)) == 1
-
-
-def test_the_warmup_sets_where_scores_start():
-    """``warmup`` earlier values before the median and scale, then half as many departures to rank:
-    the first score at ``warmup * 3 // 2``; the plan's ``shift_warmup`` reaches it."""
-    from dataclasses import replace
-
-    values = _noise(4 * DAY, 12)
-    for warmup in (200, 100):
-        sigma, _ = shift_sigma(values, warmup=warmup)
-        assert np.flatnonzero(np.isfinite(sigma))[0] == warmup * 3 // 2
-    plan = series_scorer.plan_for(values, _series(values).index, pd.Timedelta("5min"), rhythm="none",
-                                  form="shift")
-    got = series_scorer.score_counts(values, replace(plan, shift_warmup=100))["sigma"]
-    np.testing.assert_array_equal(got, shift_sigma(values, warmup=100)[0])
-    late = series_scorer.score_counts(values, replace(plan, shift_warmup=200))["sigma"]
-    assert np.isnan(late[160]) and np.isfinite(got[160])

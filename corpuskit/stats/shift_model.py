@@ -35,20 +35,16 @@ HISTORY = 2000
 #: Periods of the recent window whose median (a level shift) and mean |dev| (a spread) are tested.
 SPAN = 12
 #: Fewest earlier values for the median and scale (then for the ranks): earlier periods score NaN.
-#: The scale's is the shift form's warm-up (chosen by ``benchmarks/bench_detect.py --lodo``); the
-#: ranks need half as many.
 MIN_SCALE_HISTORY = 200
-MIN_RANK_HISTORY = MIN_SCALE_HISTORY // 2
+MIN_RANK_HISTORY = 100
 #: Rows ranked at a time (bounds the ``rows x history`` comparison block).
 BLOCK = 1024
 
 
-def departures(values: np.ndarray, history: int = HISTORY, span: int = SPAN,
-               warmup: int = MIN_SCALE_HISTORY) -> tuple[list, np.ndarray]:
-    """``([spike, level, spread], median)``: the three departures of each period and the baseline
-    median (NaN before ``warmup`` earlier values)."""
+def departures(values: np.ndarray, history: int = HISTORY, span: int = SPAN) -> tuple[list, np.ndarray]:
+    """``([spike, level, spread], median)``: the three departures of each period and the baseline median."""
     x = pd.Series(np.asarray(values, dtype=float))
-    past = x.shift(1).rolling(history, min_periods=min(warmup, history))
+    past = x.shift(1).rolling(history, min_periods=MIN_SCALE_HISTORY)
     med = past.median()
     scale = (past.quantile(0.75) - past.quantile(0.25)) / 1.349
     scale = scale + 1e-9 * (1.0 + med.abs())            # a flat history: any move is large, not infinite
@@ -59,9 +55,9 @@ def departures(values: np.ndarray, history: int = HISTORY, span: int = SPAN,
     return [spike.to_numpy(), level.to_numpy(), spread.to_numpy()], med.to_numpy()
 
 
-def rank_p(a: np.ndarray, history: int = HISTORY, min_count: int = MIN_RANK_HISTORY) -> tuple[np.ndarray, np.ndarray]:
+def rank_p(a: np.ndarray, history: int = HISTORY) -> tuple[np.ndarray, np.ndarray]:
     """``(p, excess)``: each value's conformal p among the ``history`` finite values before it (NaN
-    with fewer than ``min_count``), and its ratio to the largest of them where it beats all (else 1)."""
+    with fewer than :data:`MIN_RANK_HISTORY`), and its ratio to the largest of them where it beats all (else 1)."""
     a = np.asarray(a, dtype=float)
     n = len(a)
     padded = np.concatenate([np.full(history, np.nan), a])
@@ -74,7 +70,7 @@ def rank_p(a: np.ndarray, history: int = HISTORY, min_count: int = MIN_RANK_HIST
         seen = np.isfinite(earlier)
         count = seen.sum(axis=1)
         above = (seen & (earlier >= now)).sum(axis=1)
-        ok = (count >= min_count) & np.isfinite(a[start:stop])
+        ok = (count >= MIN_RANK_HISTORY) & np.isfinite(a[start:stop])
         p[start:stop] = np.where(ok, (1.0 + above) / (1.0 + count), np.nan)
         top = np.max(np.where(seen, earlier, -np.inf), axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -82,16 +78,14 @@ def rank_p(a: np.ndarray, history: int = HISTORY, min_count: int = MIN_RANK_HIST
     return p, np.maximum(excess, 1.0)
 
 
-def shift_sigma(values: np.ndarray, history: int = HISTORY, span: int = SPAN,
-                warmup: int = MIN_SCALE_HISTORY) -> tuple[np.ndarray, np.ndarray]:
-    """``(sigma, median)`` per period; see the module docstring. NaN where the history is short
-    (fewer than ``warmup`` earlier values for the scale, then ``warmup // 2`` departures to rank)."""
-    looks, median = departures(values, history, span, warmup)
+def shift_sigma(values: np.ndarray, history: int = HISTORY, span: int = SPAN) -> tuple[np.ndarray, np.ndarray]:
+    """``(sigma, median)`` per period; see the module docstring. NaN where the history is short."""
+    looks, median = departures(values, history, span)
     best = np.full(len(median), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
         for a in looks:
-            p, excess = rank_p(a, history, max(warmup // 2, 1))
+            p, excess = rank_p(a, history)
             one = norm.isf(_sidak_p(p, len(looks)) / 2.0) * excess
             best = np.fmax(best, one)
     best[~np.isfinite(np.asarray(values, dtype=float))] = np.nan

@@ -58,7 +58,6 @@ from corpuskit.stats.correction import sidak
 from corpuskit.stats.count_model import count_sigma
 from corpuskit.stats.level_model import level_sigma
 from corpuskit.stats.shift_model import HISTORY as SHIFT_HISTORY
-from corpuskit.stats.shift_model import MIN_SCALE_HISTORY as SHIFT_WARMUP
 from corpuskit.stats.shift_model import SPAN as SHIFT_SPAN
 from corpuskit.stats.shift_model import shift_sigma
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
@@ -117,7 +116,6 @@ class Plan:
     form: str = "count"    # "count" (the count model), "level" (robust two-sided z) or "shift" (ranked departures)
     shift_history: int = SHIFT_HISTORY   # the shift form's history and recent window (periods)
     shift_span: int = SHIFT_SPAN
-    shift_warmup: int = SHIFT_WARMUP     # periods before the shift form scores (then half as many to rank)
 
     def calibration_window(self) -> int:
         """Periods of score history the calibration reads."""
@@ -294,8 +292,7 @@ def score_shift(values: np.ndarray, plan: Plan) -> dict:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", category=RuntimeWarning)
             seasonal = np.where(base_n >= plan.min_history, np.nanmedian(window, axis=1), np.nan)
-    sigma, median = shift_sigma(values - seasonal, plan.shift_history, plan.shift_span,
-                                plan.shift_warmup)
+    sigma, median = shift_sigma(values - seasonal, plan.shift_history, plan.shift_span)
     if plan.rhythm == "none":
         base_n = pd.Series(values).shift(1).rolling(plan.shift_history, min_periods=1).count().fillna(0).to_numpy()
     return {"sigma": sigma, "expected": seasonal + median, "baseline_n": base_n, "scale": np.ones(n, dtype=int),
