@@ -79,14 +79,20 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         Ignored for daily and coarser series, and for steps that do not
         divide a day (no "same two hours on the previous days" to compare).
 
-    form : {"count", "level", "auto"}, optional
+    form : {"count", "level", "shift", "auto"}, optional
         ``volume_spike`` only. ``count``: the count model (non-negative counts);
         ``level``: a measure of any sign or unit (a CPU share, a speed), tested
         by a robust two-sided z against the same baselines (a drop or a flat
         line counts; no materiality gate), see :mod:`corpuskit.stats.level_model`;
+        ``shift``: a measure's departures (a spike, a level shift, a change of
+        spread; either way) from the median of its previous 2000 periods (after
+        the rhythm's same-phase median where there is one), each ranked among
+        the series' own earlier departures, see :mod:`corpuskit.stats.shift_model`;
+        the first 200 periods score NaN; no calibration or materiality gate;
         ``auto``: ``count`` when the warm-up (the first week of a sub-daily
         series, eight weeks of a coarser one) holds whole non-negative numbers
-        at least as variable as Poisson counts, else ``level``. Default
+        at least as variable as Poisson counts, else
+        :data:`~corpuskit.analysis.signals.series_scorer.MEASURED_FORM` (``shift``). Default
         :data:`~corpuskit.analysis.signals.series_scorer.FORM`.
         ``sentiment_shift`` has one test: leave it unset.
 
@@ -98,7 +104,8 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         (``high``/``medium``/``low`` or ``None``), ``expected`` (the baseline's
         predicted count, or mean sentiment), ``baseline_n`` (baseline values
         used), ``onset`` (the period opens an anomaly: material, and its sigma
-        above every sigma of the day before), ``material`` (passes the
+        above every sigma of the day before; the ``shift`` form: of the
+        48 periods before), ``material`` (passes the
         materiality gate; always true where sigma is defined and the gate is
         off), ``calibration`` (``volume_spike``: the factor the model's sigma
         was divided by, from the series' own earlier sigmas, see

@@ -13,6 +13,7 @@ from corpuskit.analysis.signals import series_scorer
 from corpuskit.analysis.signals.volume import VolumeSpikeDetector
 from corpuskit.errors import ValidationError
 from corpuskit.signals import detect
+from corpuskit.stats import shift_model
 
 RECORD = Path(__file__).resolve().parents[1] / "benchmarks" / "detect_defaults.json"
 
@@ -25,7 +26,10 @@ def test_shipped_defaults_are_the_benchmarks_choice():
     assert VolumeSpikeDetector.series_threshold == series_scorer.THRESHOLD == choice["threshold"]
     assert params["rhythm"].default == choice["rhythm"]
     assert params["form"].default is None and series_scorer.FORM == choice["form"]
+    assert series_scorer.MEASURED_FORM == choice["measured"]
     assert params["materiality"].default is None and series_scorer.MATERIALITY == choice["materiality"]
+    assert (shift_model.HISTORY, shift_model.SPAN, series_scorer.SHIFT_SUPPRESSION) \
+        == (choice["history"], choice["span"], choice["suppression"])
 
 
 def _five_minutes(values) -> pd.Series:

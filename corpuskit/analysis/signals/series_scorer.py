@@ -22,8 +22,9 @@ hours; for hourly series one hour and three hours; for daily series one day.
 Each scale is tested with :func:`~corpuskit.stats.count_model.count_sigma`
 (form ``count``) or, for a measured series (form ``level``: a share, a rate, a
 speed; :func:`form_of` tells them apart on the warm-up when the form is ``auto``),
-:func:`~corpuskit.stats.level_model.level_sigma`,
-and the period's sigma is the best scale's, corrected for the number of
+:func:`~corpuskit.stats.level_model.level_sigma`. (Form ``shift``, what ``auto``
+gives a measure, is :func:`score_shift` instead: one scale, no calibration, no gate.)
+For the count and level forms the period's sigma is the best scale's, corrected for the number of
 scales looked at (:func:`~corpuskit.stats.correction.sidak`), so more scales
 do not mean more false alarms.
 
@@ -45,6 +46,7 @@ on NAB's five shared Twitter series.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +57,9 @@ from corpuskit.stats.calibration import calibrated_sigma
 from corpuskit.stats.correction import sidak
 from corpuskit.stats.count_model import count_sigma
 from corpuskit.stats.level_model import level_sigma
+from corpuskit.stats.shift_model import HISTORY as SHIFT_HISTORY
+from corpuskit.stats.shift_model import SPAN as SHIFT_SPAN
+from corpuskit.stats.shift_model import shift_sigma
 from corpuskit.stats.windows import lagged, seasonal_lags, trailing_sum
 
 DAY = pd.Timedelta(days=1)
@@ -70,9 +75,17 @@ MATERIAL_DAYS = 7
 #: ``detect``'s default form: ``count`` (the count model), ``level`` (a measure, robust two-sided z)
 #: or ``auto`` (:func:`form_of`, from the values). Chosen by ``benchmarks/bench_detect.py --lodo``.
 FORM = "auto"
+#: The form ``auto`` gives a series :func:`form_of` reads as a measure (not counts): ``shift``
+#: (:mod:`corpuskit.stats.shift_model`) or ``level``; every fold of ``benchmarks/bench_detect.py --lodo``
+#: chooses ``shift``.
+MEASURED_FORM = "shift"
 #: ``detect``'s default sigma for ``fired`` on ``volume_spike`` (chosen with :data:`FORM`; the corpus
 #: stages open at ``OPEN_SIGMA``, 3, and ``detect(kind="sentiment_shift")`` keeps that).
-THRESHOLD = 3.5
+THRESHOLD = 3.2
+#: Periods after an onset of the ``shift`` form in which only a stronger sigma opens another:
+#: ``"day"`` (a day's periods, as the other forms) or a number of periods whatever the step.
+#: Chosen with the shift form's history and span by ``benchmarks/bench_detect.py --lodo``.
+SHIFT_SUPPRESSION = 48
 #: Standard errors of slack in :func:`form_of`'s dispersion check (Poisson counts pass it but rarely fail by chance).
 FORM_NOISE_SE = 4.0
 #: Fewer warm-up periods than this: whole non-negative numbers are taken for counts (too few to tell).
@@ -100,7 +113,9 @@ class Plan:
     materiality: float = 0.0
     calibrate: bool = True
     calibration_tail: float = CALIBRATION_TAIL
-    form: str = "count"    # "count" (the count model) or "level" (a measure: robust two-sided z)
+    form: str = "count"    # "count" (the count model), "level" (robust two-sided z) or "shift" (ranked departures)
+    shift_history: int = SHIFT_HISTORY   # the shift form's history and recent window (periods)
+    shift_span: int = SHIFT_SPAN
 
     def calibration_window(self) -> int:
         """Periods of score history the calibration reads."""
@@ -127,6 +142,7 @@ def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rh
     and form (``count``, ``level``, or ``auto``: see :func:`form_of`)."""
     if form == "auto":
         form = form_of(values[:warmup_length(step, len(values))])
+        form = MEASURED_FORM if form == "level" else form
     if step < HOUR:
         longer = int(SUB_HOURLY_SCALE / step)
         scales = (1, longer) if longer > 1 else (1,)
@@ -150,7 +166,7 @@ def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rh
         cycles = {"daily": 14, "weekly": 8}.get(rhythm, 21)
     if min_history is None:
         min_history = {"daily": 3, "weekly": 3}.get(rhythm, 7)
-    refractory = int(DAY / step) if step < DAY else 1
+    refractory = suppression_periods("day" if form != "shift" else SHIFT_SUPPRESSION, step)
     divides_day = step < DAY and DAY % step == pd.Timedelta(0)
     if materiality is None:
         materiality = MATERIALITY if divides_day and form == "count" else 0.0
@@ -159,6 +175,13 @@ def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rh
     return Plan(step=step, rhythm=rhythm, scales=scales, cycles=int(cycles),
                 min_history=int(min_history), refractory=refractory, materiality=float(materiality),
                 form=form)
+
+
+def suppression_periods(suppression, step: pd.Timedelta) -> int:
+    """Periods an onset holds off weaker ones: a day's (at least 1) for ``"day"``, else the number given."""
+    if suppression == "day":
+        return int(DAY / step) if step < DAY else 1
+    return int(suppression)
 
 
 def warmup_length(step: pd.Timedelta, n: int) -> int:
@@ -224,6 +247,8 @@ def daily_plan(window: int, min_periods: int) -> Plan:
 def score_counts(values: np.ndarray, plan: Plan) -> dict:
     """Per-period ``sigma``, ``expected``, ``baseline_n`` and the winning ``scale`` (arrays)."""
     values = np.asarray(values, dtype=float)
+    if plan.form == "shift":
+        return score_shift(values, plan)
     n = len(values)
     best = np.full(n, -np.inf)
     expected = np.full(n, np.nan)
@@ -252,6 +277,26 @@ def score_counts(values: np.ndarray, plan: Plan) -> dict:
     return {"sigma": sigma, "expected": expected, "baseline_n": base_n, "scale": scale_won,
             "calibration": factor,
             "material": material, "onset": onset(np.where(material, sigma, np.nan), plan.refractory)}
+
+
+def score_shift(values: np.ndarray, plan: Plan) -> dict:
+    """The ``shift`` form (:mod:`corpuskit.stats.shift_model`) on a measure: with a rhythm, on the
+    residual from the median of the same phase on the ``cycles`` previous days (or weeks); no
+    calibration (the ranks are the series' own) and no materiality gate."""
+    n = len(values)
+    seasonal = np.zeros(n)
+    base_n = np.zeros(n)
+    if plan.rhythm != "none":
+        window = lagged(values, plan.lags(1))
+        base_n = np.isfinite(window).sum(axis=1).astype(float)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            seasonal = np.where(base_n >= plan.min_history, np.nanmedian(window, axis=1), np.nan)
+    sigma, median = shift_sigma(values - seasonal, plan.shift_history, plan.shift_span)
+    if plan.rhythm == "none":
+        base_n = pd.Series(values).shift(1).rolling(plan.shift_history, min_periods=1).count().fillna(0).to_numpy()
+    return {"sigma": sigma, "expected": seasonal + median, "baseline_n": base_n, "scale": np.ones(n, dtype=int),
+            "calibration": np.ones(n), "material": np.isfinite(sigma), "onset": onset(sigma, plan.refractory)}
 
 
 def material_excess(values: np.ndarray, step: pd.Timedelta) -> np.ndarray:

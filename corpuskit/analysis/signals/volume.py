@@ -415,14 +415,14 @@ class VolumeSpikeDetector(Detector):
     @staticmethod
     def score_series(series, rhythm, cycles, min_history, materiality, form=None):
         """The series scorer (:mod:`.series_scorer`) on a Series of counts per period (``form``
-        ``count``), of a measure (``level``), or either, decided from its values (``auto``);
+        ``count``), of a measure (``level`` or ``shift``), or either, decided from its values (``auto``);
         ``None``: :data:`~.series_scorer.FORM`."""
         form = FORM if form is None else form
         if not isinstance(series, pd.Series):
             raise ValidationError("volume_spike needs a pandas Series of values per period; "
                                   f"got {type(series).__name__}")
-        if form not in ("count", "level", "auto"):
-            raise ValidationError(f"form must be count, level or auto; got {form!r}")
+        if form not in ("count", "level", "shift", "auto"):
+            raise ValidationError(f"form must be count, level, shift or auto; got {form!r}")
         index = check_index(series.index)
         values = numeric(series, "the series")
         if form == "count" and np.any(values[np.isfinite(values)] < 0):
