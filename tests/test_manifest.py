@@ -1,6 +1,8 @@
 """The reproducibility manifest: same inputs and settings, same digests; versions of every stage's run."""
 import json
 
+import pytest
+
 from corpuskit import open_corpus
 from corpuskit.cli import main
 from corpuskit.demo import build_demo
@@ -12,8 +14,17 @@ def _demo(path, seed):
     return c
 
 
-def test_rerun_on_the_same_inputs_gives_the_same_digests(tmp_path):
-    a, b = _demo(tmp_path / "a.db", 3), _demo(tmp_path / "b.db", 3)
+@pytest.fixture(scope="module")
+def seed3(tmp_path_factory):
+    """The path of a 400-record demo (seed 3) with every stage run, built once for this module's
+    readers; each test opens its own connection and writes nothing."""
+    path = tmp_path_factory.mktemp("manifest") / "seed3.db"
+    _demo(path, 3).close()
+    return path
+
+
+def test_rerun_on_the_same_inputs_gives_the_same_digests(tmp_path, seed3):
+    a, b = open_corpus(seed3), _demo(tmp_path / "b.db", 3)
     ma, mb = a.manifest(), b.manifest()
     assert ma["records"] == mb["records"] and ma["records"]["count"] == 400
     assert ma["tables"] == mb["tables"]
@@ -45,12 +56,11 @@ def test_the_content_digest_ignores_when_a_copy_was_made(tmp_path):
     assert b.manifest()["records"] == a.manifest()["records"]   # enrichment does not touch the records
 
 
-def test_manifest_command(tmp_path, capsys):
-    _demo(tmp_path / "a.db", 3).close()
-    assert main(["manifest", "--db", str(tmp_path / "a.db")]) == 0
+def test_manifest_command(tmp_path, capsys, seed3):
+    assert main(["manifest", "--db", str(seed3)]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["records"]["count"] == 400
-    assert main(["manifest", "--db", str(tmp_path / "a.db"), "-o", str(tmp_path / "m.json")]) == 0
+    assert main(["manifest", "--db", str(seed3), "-o", str(tmp_path / "m.json")]) == 0
     assert json.loads((tmp_path / "m.json").read_text())["records"] == printed["records"]
 
 
@@ -85,12 +95,12 @@ _RECORDS_SQL_BEFORE_KEYS = (
     "ORDER BY source, coalesce(source_id, ''), content_hash, published_at")
 
 
-def test_declaring_the_keys_left_every_digest_as_it_was(tmp_path):
+def test_declaring_the_keys_left_every_digest_as_it_was(seed3):
     from corpuskit.manifest import RECORDS_DIGEST, TABLE_DIGESTS, digest_rows
 
     assert {name: spec.sql for name, spec in TABLE_DIGESTS.items()} == _DIGEST_SQL_BEFORE_KEYS
     assert RECORDS_DIGEST.sql == _RECORDS_SQL_BEFORE_KEYS
-    demo = _demo(tmp_path / "a.db", 3)
+    demo = open_corpus(seed3)
     manifest = demo.manifest()
     conn = demo.conn
     for name, sql in _DIGEST_SQL_BEFORE_KEYS.items():
@@ -105,10 +115,10 @@ def test_declaring_the_keys_left_every_digest_as_it_was(tmp_path):
 _LIBRARY_KEYS = {"internalApi", "version", "architecture", "threadingLayer", "numThreads", "library", "package"}
 
 
-def test_the_manifest_records_the_numeric_environment_now_and_per_run(tmp_path):
+def test_the_manifest_records_the_numeric_environment_now_and_per_run(seed3):
     from corpuskit.manifest import manifest_digest, numeric_environment
 
-    demo = _demo(tmp_path / "a.db", 3)
+    demo = open_corpus(seed3)
     manifest = demo.manifest()
     numeric = manifest["environment"]["numeric"]
     assert {"numpy", "scipy", "scikit-learn", "threadpoolctl", "machine", "processor", "cpuCount",
@@ -119,7 +129,7 @@ def test_the_manifest_records_the_numeric_environment_now_and_per_run(tmp_path):
         assert set(library) == _LIBRARY_KEYS
         assert library["numThreads"] >= 1 and "/" not in library["library"] and "\\" not in library["library"]
     assert {lib["internalApi"] for lib in numeric["blas"]} <= {"openblas", "mkl", "blis", "flexiblas", "accelerate"}
-    assert str(tmp_path) not in json.dumps(numeric) and "site-packages" not in json.dumps(numeric)
+    assert str(seed3.parent) not in json.dumps(numeric) and "site-packages" not in json.dumps(numeric)
     # each run: its packages, and the kernels it ran under (enrich holds BLAS to one thread)
     enrich = manifest["stages"]["enrich"]
     assert "numeric" not in enrich["packages"] and enrich["numeric"]["blas"]
