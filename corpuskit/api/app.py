@@ -83,7 +83,7 @@ HANDLER_MODULES = (
     "corpuskit.analysis.observations", "corpuskit.analysis.entity_stats", "corpuskit.analysis.corpus_stats",
     "corpuskit.narrate.read", "corpuskit.search", "corpuskit.api.openapi.keyed", "corpuskit.api.openapi.bearer",
     "corpuskit.analysis.signals.shipped",     # the detectors the signal-kind registry loads on its first lookup
-    "corpuskit.networks",                     # the coordination extension of both interfaces
+    "corpuskit.networks", "corpuskit.networks.summary",   # the coordination extension of both interfaces
 )
 
 

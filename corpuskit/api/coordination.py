@@ -7,7 +7,10 @@ The bounds below are read by the OpenAPI builders.
 """
 from __future__ import annotations
 
+import bottle
+
 from corpuskit.api import params
+from corpuskit.api.response_cache import cached_page
 from corpuskit.networks.shares import BY
 
 #: The co-share window in seconds (at most a day; absent: estimated from the corpus).
@@ -35,9 +38,6 @@ def coordination_groups(corpus, limit: int, offset: int, record_id) -> dict:
     """``{groups, total, settings}`` for the request's parameters (400 on a bad one), the groups
     ``offset .. offset + limit``, each record id written by ``record_id``. The groups are computed
     once per setting and data version; pages and item counts are cut from them."""
-    import bottle
-
-    from corpuskit.api.response_cache import cached_page
     from corpuskit.networks import coordination
     from corpuskit.networks.summary import summarise_groups
 
