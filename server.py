@@ -90,12 +90,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A bound, listening TCP socket every worker process accepts from."""
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``, not yet listening: taken before the demo is built and a
+    key is made, so a port in use fails at once and no key is created that nobody sees."""
     info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     sock = socket.socket(info[0], socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(info[4])
+    try:
+        sock.bind(info[4])
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def start_listening(sock: socket.socket) -> socket.socket:
+    """``sock`` listening, non-blocking: every worker process accepts from it."""
     sock.listen(4096)
     sock.setblocking(False)
     return sock
@@ -247,6 +257,12 @@ def main(argv=None) -> int:
     if not args.idle_timeout > 0:
         print("server.py: error: --idle-timeout must be positive", file=sys.stderr)
         return 2
+    try:
+        bound = bound_socket(args.host, args.port)
+    except OSError as exc:
+        print(f"server.py: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc} "
+              "(another server there? choose one with --port)", file=sys.stderr)
+        return 2
     fd_limit = raise_fd_limit()
     driver = os.environ.get("CORPUSKIT_SQLITE_DRIVER") or None
     key_prefix = os.environ.get("CORPUSKIT_KEY_PREFIX", "ck_")
@@ -283,6 +299,7 @@ def main(argv=None) -> int:
         if not active and not args.no_key:
             key = create_key(corpus.conn, tier="research", name="server.py start", prefix=key_prefix)
     except CorpusKitError as exc:
+        bound.close()
         print(f"server.py: error: {exc}", file=sys.stderr)
         return 2
     served = corpus.path
@@ -292,7 +309,7 @@ def main(argv=None) -> int:
     options = {"app": app_options, "threads": args.threads, "driver": driver,
                "max_connections": connection_cap(args.max_connections, fd_limit),
                "idle_timeout": args.idle_timeout}
-    sock = listening_socket(args.host, args.port)
+    sock = start_listening(bound)
     workers = args.workers if hasattr(os, "fork") else 1
     print(f"serving {served} on http://{host_url}:{args.port}  (/v1, /api/v1; status: /api/v1/status; "
           f"{workers} process{'es' if workers > 1 else ''} x {args.threads} threads, "

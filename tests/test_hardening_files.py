@@ -215,7 +215,7 @@ def test_foreign_sqlite_file_is_refused_and_left_unchanged(tmp_path, capsys):
         import server
     finally:
         sys.path.remove(str(ROOT))
-    assert server.main(["--db", str(path)]) == 2
+    assert server.main(["--db", str(path), "--port", "0"]) == 2
     assert "not a corpuskit corpus" in capsys.readouterr().err
     assert path.read_bytes() == before
     assert not Path(f"{path}-wal").exists()

@@ -1,5 +1,6 @@
 """The README's main command on a fresh folder: ``python server.py`` builds the demo into ``./corpus.db``
-and gets as far as opening its socket (the demo made small here; the socket call stops the run)."""
+and gets as far as listening on its socket (the demo made small here; the listen call stops the run); a port
+in use stops it before anything is built or a key is made."""
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ corpuskit.demo.build_demo = small
 def stop(*args, **kwargs):
     print("socket asked for", args, flush=True)
     raise SystemExit(7)
-server.listening_socket = stop
+server.start_listening = stop
 sys.exit(server.main(["--port", "0", "--workers", "1"]))
 """
 
@@ -38,3 +39,21 @@ def test_first_start_builds_the_demo_and_makes_a_key(tmp_path):
         assert [k.name for k in list_keys(corpus.conn) if k.active] == ["server.py start"]
     finally:
         corpus.close()
+
+
+def test_a_port_in_use_fails_at_once_and_makes_no_corpus_and_no_key(tmp_path):
+    import socket
+
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--port", str(port), "--workers", "1"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    finally:
+        taken.close()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"server.py: error: cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert "Traceback" not in done.stderr and "building the demo" not in done.stdout
+    assert not (tmp_path / "corpus.db").exists()
