@@ -85,10 +85,12 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         by a robust two-sided z against the same baselines (a drop or a flat
         line counts; no materiality gate), see :mod:`corpuskit.stats.level_model`;
         ``shift``: a measure's departures (a spike, a level shift, a change of
-        spread; either way) from the median of its previous 2000 periods (after
-        the rhythm's same-phase median where there is one), each ranked among
-        the series' own earlier departures, see :mod:`corpuskit.stats.shift_model`;
-        the first 200 periods score NaN; no calibration or materiality gate;
+        spread; either way) from the median of its previous
+        :data:`~corpuskit.stats.shift_model.HISTORY` periods (after the rhythm's
+        same-phase median where there is one), each ranked among the series' own
+        earlier departures, see :mod:`corpuskit.stats.shift_model`; the first
+        :data:`~corpuskit.stats.shift_model.MIN_SCALE_HISTORY` periods score NaN;
+        no calibration or materiality gate;
         ``auto``: ``count`` when the warm-up (the first week of a sub-daily
         series, eight weeks of a coarser one) holds whole non-negative numbers
         at least as variable as Poisson counts, else
@@ -105,7 +107,8 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         predicted count, or mean sentiment), ``baseline_n`` (baseline values
         used), ``onset`` (the period opens an anomaly: material, and its sigma
         above every sigma of the day before; the ``shift`` form: of the
-        48 periods before), ``material`` (passes the
+        :data:`~corpuskit.analysis.signals.series_scorer.SHIFT_SUPPRESSION`
+        periods before), ``material`` (passes the
         materiality gate; always true where sigma is defined and the gate is
         off), ``calibration`` (``volume_spike``: the factor the model's sigma
         was divided by, from the series' own earlier sigmas, see
