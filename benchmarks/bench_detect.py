@@ -9,7 +9,7 @@ Data: 35 labelled NAB series in four groups: ``realTweets`` (the five of
 
 A setting of ``detect`` is the form ``auto`` with its measured form (a series
 of counts gets the count model; a measure, as :func:`~corpuskit.analysis.signals.
-series_scorer.form_of` reads its warm-up, gets ``level`` or ``shift`` with one of
+series_scorer.form_of` reads its warm-up and whether it was sampled at irregular instants, gets ``level`` or ``shift`` with one of
 :data:`SHIFT_HISTORIES`, :data:`SHIFT_SPANS` and :data:`SHIFT_SUPPRESSIONS`), a
 baseline rhythm, a materiality gate and a threshold (the sigma at which
 ``fired`` is set). The grid is :data:`CANDIDATES` x :data:`THRESHOLDS`. Single
@@ -34,9 +34,11 @@ choice is the standard-profile setting with the best mean over all four groups;
 
 How the series are fed (the benchmark's adaptations, not ``detect``'s):
 
-* irregularly sampled series (most of realTraffic) are put on a regular grid at
+* irregularly sampled series (realTraffic) are put on a regular grid at
   their median step, row for row (NAB's detectors also see rows, not clock
-  time); the scores are mapped back to the original timestamps;
+  time), as ``detect`` reads a measure sampled at irregular instants; the scores are
+  mapped back to the original timestamps; a series with a few gaps (one
+  realAWSCloudwatch series skips 8 periods), which ``detect`` refuses, is gridded the same way;
 * ``form='count'`` needs non-negative values: one artificial series
   (``art_daily_flatmiddle``) dips below zero and is clipped at 0 for that form only.
 
@@ -88,7 +90,7 @@ THRESHOLDS = (2.0, 2.5, 2.75, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.75, 4.0, 4.5, 5.0,
 CACHE = Path("/tmp/corpuskit_bench_detect")
 RECORD = Path(__file__).resolve().parent / "detect_defaults.json"
 ENGINE_FILES = ("analysis/signals/series_scorer.py", "stats/level_model.py", "stats/shift_model.py",
-                "stats/count_model.py",
+                "stats/count_model.py", "analysis/signals/user_series.py",
                 "stats/calibration.py", "stats/windows.py", "signals.py")
 
 
@@ -146,17 +148,19 @@ def detector_output(name: str, ts: pd.Series, values: np.ndarray, setting: dict,
     """Per row: the sigma where ``detect`` marks an onset, 0 elsewhere (cached).
 
     ``form="auto"`` is resolved here as ``detect`` resolves it (:func:`~corpuskit.analysis.signals.
-    series_scorer.form_of` on the warm-up), with the candidate's ``measured`` form for a measure, so
+    series_scorer.form_of` on the warm-up and whether the series was sampled at irregular instants), with the candidate's ``measured`` form for a measure, so
     every measured form is scored without changing the shipped default. The shift form runs
     :func:`~corpuskit.analysis.signals.series_scorer.score_counts` on ``detect``'s plan with the
     candidate's history, span and suppression in place of the shipped ones.
     """
     from corpuskit.analysis.signals.series_scorer import form_of, onset, warmup_length
+    from corpuskit.analysis.signals.user_series import sampled_step
 
     grid = regular(ts, values)
     form = setting["form"]
     if form == "auto":
-        form = form_of(values[:warmup_length(grid.index[1] - grid.index[0], len(values))])
+        sampled = sampled_step(pd.DatetimeIndex(ts)) is not None
+        form = form_of(values[:warmup_length(grid.index[1] - grid.index[0], len(values))], sampled)
         form = setting["measured"] if form == "level" else form
     if form == "shift":
         sigma = _shift_sigma(name, grid, setting, engine)
