@@ -37,8 +37,10 @@ How the series are fed (the benchmark's adaptations, not ``detect``'s):
 * irregularly sampled series (realTraffic) are put on a regular grid at
   their median step, row for row (NAB's detectors also see rows, not clock
   time), as ``detect`` reads a measure sampled at irregular instants; the scores are
-  mapped back to the original timestamps; a series with a few gaps (one
-  realAWSCloudwatch series skips 8 periods), which ``detect`` refuses, is gridded the same way;
+  mapped back to the original timestamps (on the five without duplicate timestamps,
+  ``detect`` on the series as given fires on the same rows); a series with a few gaps (one
+  realAWSCloudwatch series skips 8 periods) or repeated timestamps (two traffic series), which
+  ``detect`` refuses, is gridded the same way;
 * ``form='count'`` needs non-negative values: one artificial series
   (``art_daily_flatmiddle``) dips below zero and is clipped at 0 for that form only.
 
