@@ -42,7 +42,12 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         For ``volume_spike``: a Series of non-negative counts per period with a
         regular ``DatetimeIndex`` (any step: 5 minutes, an hour, a day...).
         NaN marks a period with no data (a collection gap): it scores NaN and
-        is left out of later baselines. For ``sentiment_shift``: a DataFrame
+        is left out of later baselines. A measure sampled at irregular instants
+        (more than :data:`~corpuskit.analysis.signals.user_series.SAMPLED_SHARE`
+        of its steps unlike the median step, as a sensor reporting when it can)
+        is accepted for every form but ``count``: it is a measure (``auto`` gives
+        it the measured form whatever its values) read row for row at its median
+        step (a rhythm's hour of day too is counted on that grid of rows). For ``sentiment_shift``: a DataFrame
         with columns ``sum`` and ``count`` (the sum of the period's sentiment
         scores in [-1, 1] and the number of records) and optionally ``sq``
         (the sum of their squares, for the per-record variance), same index rules.
@@ -91,9 +96,9 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
         earlier departures, see :mod:`corpuskit.stats.shift_model`; the first
         :data:`~corpuskit.stats.shift_model.MIN_SCALE_HISTORY` periods score NaN;
         no calibration or materiality gate;
-        ``auto``: ``count`` when the warm-up (the first week of a sub-daily
-        series, eight weeks of a coarser one) holds whole non-negative numbers
-        at least as variable as Poisson counts, else
+        ``auto``: ``count`` when the series has regular periods and its warm-up
+        (the first week of a sub-daily series, eight weeks of a coarser one) holds
+        whole non-negative numbers at least as variable as Poisson counts, else
         :data:`~corpuskit.analysis.signals.series_scorer.MEASURED_FORM` (``shift``). Default
         :data:`~corpuskit.analysis.signals.series_scorer.FORM`.
         ``sentiment_shift`` has one test: leave it unset.
@@ -124,7 +129,8 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
     Raises
     ------
     ValidationError
-        Not a Series/DataFrame, no DatetimeIndex, irregular or unsorted index,
+        Not a Series/DataFrame, no DatetimeIndex, unsorted index, irregular index (but
+        for a measure sampled at irregular instants; a few skipped periods: reindex with NaN),
         negative values for ``form="count"``, non-numeric or infinite values,
         unknown kind, rhythm or form.
     """

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy.stats import norm
 
-from corpuskit.analysis.signals import series_scorer
+from corpuskit.analysis.signals import series_scorer, user_series
+from corpuskit.errors import ValidationError
 from corpuskit.signals import detect
 from corpuskit.stats.shift_model import SPAN, departures, rank_p, shift_sigma
 
@@ -122,3 +124,48 @@ def test_the_plans_history_span_and_suppression_reach_the_score(monkeypatch):
     assert series_scorer.plan_for(values, series.index, pd.Timedelta("5min"), rhythm="none",
                                   form="shift").refractory == DAY
     assert series_scorer.suppression_periods("day", pd.Timedelta(days=1)) == 1
+
+
+def _sampled(values, seed: int) -> pd.Series:
+    """Whole-number readings at irregular instants: most 5 minutes apart, a third 10 or 15 (a sensor
+    reporting when it can), as NAB's traffic series."""
+    rng = np.random.default_rng(seed)
+    steps = rng.choice([5, 5, 10, 15], size=len(values) - 1)
+    stamps = pd.Timestamp("2024-01-01") + pd.to_timedelta(np.concatenate([[0], np.cumsum(steps)]), unit="min")
+    return pd.Series(np.asarray(values, dtype=float), index=pd.DatetimeIndex(stamps))
+
+
+def test_a_series_sampled_at_irregular_instants_is_a_measure_read_row_for_row():
+    """Whole numbers as variable as counts (a travel time in seconds) read as counts on a regular grid;
+    sampled at irregular instants they are a measure: ``auto`` gives the shift form on the rows, at
+    the median step, and the output keeps the series' own timestamps."""
+    rng = np.random.default_rng(5)
+    values = np.round(200 + 25 * rng.standard_normal(3000)).clip(min=1)
+    values[2500:] += 120                                   # a jump in the travel time
+    sampled = _sampled(values, 6)
+    out = detect(sampled)
+    rows = pd.Series(values, index=pd.date_range("2024-01-01", periods=len(values), freq="5min"))
+    as_rows = detect(rows, form="shift")
+    assert out.index.equals(sampled.index)
+    np.testing.assert_array_equal(out["fired"].to_numpy(), as_rows["fired"].to_numpy())
+    np.testing.assert_allclose(out["sigma"].to_numpy(), as_rows["sigma"].to_numpy(), equal_nan=True)
+    assert detect(rows)["fired"].to_numpy().tolist() != out["fired"].to_numpy().tolist()  # counts on a grid
+    assert 2500 <= np.flatnonzero(out["fired"].to_numpy() & (np.arange(3000) >= 2500))[0] <= 2512
+
+
+def test_counts_need_equal_periods_and_a_few_gaps_are_not_sampling():
+    """``form='count'`` refuses an irregular index, and so does ``auto`` on a regular series that
+    skips a few periods (a collection gap: reindex with NaN), which stays a count."""
+    sampled = _sampled(np.random.default_rng(7).poisson(30, 1000), 8)
+    with pytest.raises(ValidationError, match="regular"):
+        detect(sampled, form="count")
+    gappy = pd.Series(np.random.default_rng(9).poisson(30, 1000).astype(float),
+                      index=pd.date_range("2024-01-01", periods=1005, freq="5min").delete([100, 400, 401, 700, 900]))
+    with pytest.raises(ValidationError, match="regular"):
+        detect(gappy)
+    assert user_series.sampled_step(gappy.index) is None
+    assert user_series.sampled_step(sampled.index) == pd.Timedelta(minutes=5)
+    assert series_scorer.form_of(np.random.default_rng(1).poisson(30, 400), sampled=True) == "level"
+    assert series_scorer.form_of(np.random.default_rng(1).poisson(30, 400)) == "count"
+    short = _sampled(np.random.default_rng(3).poisson(30, user_series.SAMPLED_MIN_STEPS), 4)
+    assert user_series.sampled_step(short.index) is None          # too few steps to tell a gap from sampling

@@ -136,12 +136,13 @@ class Plan:
 
 def plan_for(values: np.ndarray, index: pd.DatetimeIndex, step: pd.Timedelta, rhythm: str = "auto",
              cycles: int | None = None, min_history: int | None = None,
-             materiality: float | None = None, form: str = "count") -> Plan:
+             materiality: float | None = None, form: str = "count", sampled: bool = False) -> Plan:
     """The test plan for a series: rhythm (decided on its warm-up), scales, baseline length,
     materiality (``None``: :data:`MATERIALITY` for sub-daily count series that divide a day, else 0)
-    and form (``count``, ``level``, or ``auto``: see :func:`form_of`)."""
+    and form (``count``, ``level``, or ``auto``: see :func:`form_of`; ``sampled``: the rows were taken
+    at irregular instants)."""
     if form == "auto":
-        form = form_of(values[:warmup_length(step, len(values))])
+        form = form_of(values[:warmup_length(step, len(values))], sampled)
         form = MEASURED_FORM if form == "level" else form
     if step < HOUR:
         longer = int(SUB_HOURLY_SCALE / step)
@@ -189,8 +190,10 @@ def warmup_length(step: pd.Timedelta, n: int) -> int:
     return min(n, int(WEEK / step) if step < DAY else 8 * 7)
 
 
-def form_of(warmup: np.ndarray) -> str:
-    """``count`` or ``level``, from the warm-up values only (so the choice stays causal).
+def form_of(warmup: np.ndarray, sampled: bool = False) -> str:
+    """``count`` or ``level``, from the warm-up values only (so the choice stays causal) and
+    whether the series was ``sampled`` at irregular instants (then ``level``: a count is tallied
+    over equal periods, so rows taken when a sensor reported hold a measure whatever their values).
 
     Counts of events are non-negative whole numbers whose period-to-period
     changes vary at least as much as Poisson noise makes them
@@ -202,7 +205,7 @@ def form_of(warmup: np.ndarray) -> str:
     """
     x = np.asarray(warmup, dtype=float)
     x = x[np.isfinite(x)]
-    if np.any(x < 0) or np.any(x != np.round(x)):
+    if sampled or np.any(x < 0) or np.any(x != np.round(x)):
         return "level"
     if len(x) < FORM_MIN_PERIODS:
         return "count"

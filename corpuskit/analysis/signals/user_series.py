@@ -38,6 +38,27 @@ def step_of(index: pd.DatetimeIndex) -> pd.Timedelta:
     return step
 
 
+#: Share of steps unlike the median step above which an index is sampled at irregular instants
+#: (NAB's traffic sensors: a quarter to two thirds) rather than regular periods with a few skipped
+#: (a collection gap: NAB's elb_request_count skips 8 of 4,031).
+SAMPLED_SHARE = 0.01
+#: Fewest steps to tell sampling from a few gaps (as ``series_scorer.FORM_MIN_PERIODS`` for counts).
+SAMPLED_MIN_STEPS = 150
+
+
+def sampled_step(index: pd.DatetimeIndex) -> pd.Timedelta | None:
+    """The median step of an index sampled at irregular instants (at least :data:`SAMPLED_MIN_STEPS`
+    steps, more than :data:`SAMPLED_SHARE` of them unlike the median), else ``None`` (a regular
+    index, one with a few gaps, or too short to tell)."""
+    steps = pd.Series(index).diff().iloc[1:]      # Timedeltas: whatever the index's resolution
+    if len(steps) < SAMPLED_MIN_STEPS:
+        return None
+    median = steps.median()
+    if median <= pd.Timedelta(0) or (steps != median).mean() <= SAMPLED_SHARE:
+        return None
+    return pd.Timedelta(median)
+
+
 def numeric(values, what: str) -> np.ndarray:
     """``values`` as a float array (NaN kept), if numeric and finite."""
     try:

@@ -56,7 +56,7 @@ from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, 
                                               surge_sigma)
 from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
-from corpuskit.analysis.signals.user_series import check_index, numeric, step_of
+from corpuskit.analysis.signals.user_series import check_index, numeric, sampled_step, step_of
 from corpuskit.errors import ValidationError
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_FORM, FLOOR_SCALE, MIN_EXTRA,
@@ -416,7 +416,8 @@ class VolumeSpikeDetector(Detector):
     def score_series(series, rhythm, cycles, min_history, materiality, form=None):
         """The series scorer (:mod:`.series_scorer`) on a Series of counts per period (``form``
         ``count``), of a measure (``level`` or ``shift``), or either, decided from its values (``auto``);
-        ``None``: :data:`~.series_scorer.FORM`."""
+        ``None``: :data:`~.series_scorer.FORM`. A series sampled at irregular instants
+        (:func:`~.user_series.sampled_step`) is a measure, read row for row at its median step."""
         form = FORM if form is None else form
         if not isinstance(series, pd.Series):
             raise ValidationError("volume_spike needs a pandas Series of values per period; "
@@ -427,8 +428,14 @@ class VolumeSpikeDetector(Detector):
         values = numeric(series, "the series")
         if form == "count" and np.any(values[np.isfinite(values)] < 0):
             raise ValidationError("counts must be non-negative (form='level' tests a measure of any sign)")
-        step = step_of(index)
-        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality, form)
+        sampled = sampled_step(index) if form != "count" else None
+        if sampled is None:
+            step = step_of(index)
+        else:           # a measure sampled at irregular instants: its rows, one per median step
+            step = sampled
+            index = pd.date_range(index[0], periods=len(index), freq=step)
+        plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality, form,
+                        sampled=sampled is not None)
         if rhythm == "daily" and step >= pd.Timedelta(days=1):
             raise ValidationError("rhythm='daily' needs a series finer than a day")
         if rhythm == "weekly" and step != pd.Timedelta(days=1):
