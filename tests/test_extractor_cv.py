@@ -25,23 +25,31 @@ def small_train(tmp_path_factory):
     return path
 
 
-def test_fold_models_see_only_their_training_part_and_are_reused(small_train, tmp_path):
+@pytest.fixture(scope="module")
+def fold_dir(small_train, tmp_path_factory):
+    """A folder holding the three fold models of ``small_train`` (fitted once for the module)."""
+    folder = tmp_path_factory.mktemp("folds")
+    fold_taggers(small_train, 3, folder, iterations=30)
+    return folder
+
+
+def test_fold_models_see_only_their_training_part_and_are_reused(small_train, fold_dir):
     docs = read_conll(small_train)
-    taggers = fold_taggers(small_train, 3, tmp_path, iterations=30)
+    taggers = fold_taggers(small_train, 3, fold_dir, iterations=30)
     assert [held for held, _, _ in taggers] == folds(len(docs), 3)
     for held, tagger, words in taggers:
         part = [d for i, d in enumerate(docs) if i not in set(held)]
         assert words == common_words(part)
         assert tagger.featurizer_.common == words and tagger.max_outside_ == SHIPPED_MAX_OUTSIDE
-    models = sorted(tmp_path.glob("fold*of3_*_it30.crfsuite"))
+    models = sorted(fold_dir.glob("fold*of3_*_it30.crfsuite"))
     assert len(models) == 3
     stamps = [m.stat().st_mtime_ns for m in models]
-    fold_taggers(small_train, 3, tmp_path, iterations=30)
+    fold_taggers(small_train, 3, fold_dir, iterations=30)
     assert [m.stat().st_mtime_ns for m in models] == stamps  # read, not refitted
 
 
-def test_pooled_and_per_fold_figures(small_train, tmp_path):
-    taggers = fold_taggers(small_train, 3, tmp_path, iterations=30)
+def test_pooled_and_per_fold_figures(small_train, fold_dir):
+    taggers = fold_taggers(small_train, 3, fold_dir, iterations=30)
     shipped = entity_extractor._common_words()
     figures = cross_validate_extractor(small_train, HybridExtractor, taggers)
     assert entity_extractor._common_words() == shipped  # the fold's words were only lent
