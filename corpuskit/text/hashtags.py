@@ -243,10 +243,12 @@ def _language_costs(language: str) -> dict[str, float] | None:
     from corpuskit.text.folding import search_fold
 
     costs: dict[str, float] = {}
-    for word, freq in sorted(get_frequency_dict(language, wordlist).items(), key=lambda kv: (-kv[1], kv[0])):
+    for word, freq in get_frequency_dict(language, wordlist).items():
         if word.isalpha() and freq > 0:
-            for form in (word, search_fold(word)):
-                costs.setdefault(form, -math.log10(freq))
+            cost, folded = -math.log10(freq), search_fold(word)
+            for form in (word,) if folded == word else (word, folded):
+                if cost < costs.get(form, math.inf):  # a form shared by several words: the commonest's cost
+                    costs[form] = cost
     return costs
 
 
