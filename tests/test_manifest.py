@@ -41,8 +41,8 @@ def test_rerun_on_the_same_inputs_gives_the_same_digests(tmp_path, seed3):
     assert other["tables"]["signals"]["digest"] != ma["tables"]["signals"]["digest"]
 
 
-def test_the_content_digest_ignores_when_a_copy_was_made(tmp_path):
-    a = _demo(tmp_path / "a.db", 5)
+def test_the_content_digest_ignores_when_a_copy_was_made(tmp_path, seed3):
+    a = open_corpus(seed3)
     a.export(tmp_path / "a.jsonl")
     b, c = open_corpus(tmp_path / "b.db"), open_corpus(tmp_path / "c.db")
     b.import_file(tmp_path / "a.jsonl")
