@@ -103,6 +103,7 @@ def test_groups_are_computed_once_per_setting_and_data_version(api, monkeypatch)
     response_cache.clear()
     runs, real = [], networks.coordination
     monkeypatch.setattr(networks, "coordination", lambda *a, **k: runs.append(k) or real(*a, **k))
+    assert api("keyed", "/api/v1/coordination?window=120&items=0")[0] == 400 and runs == []  # no run for a 400
     for path in ("/api/v1/coordination?window=120&items=5", "/api/v1/coordination?window=120&offset=1",
                  "/api/v1/coordination?window=120&limit=1&items=2"):
         _ok(api, "keyed", path)

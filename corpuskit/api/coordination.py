@@ -47,10 +47,10 @@ def coordination_groups(corpus, limit: int, offset: int, record_id) -> dict:
                    min_repeats=params.int_param("min_repeats", REPEATS[0], minimum=1, maximum=REPEATS[1]),
                    since=since, until=until)
     query = params.query_param("query")
+    items = params.int_param("items", ITEMS[0], minimum=1, maximum=ITEMS[1])   # every 400 before the run
     key = ("coordination", tuple(sorted(setting.items())), bottle.request.query.get("query"))
     found = cached_page(corpus.conn, key, lambda: coordination(corpus.conn, query=query, **setting))
-    summary = summarise_groups(corpus.conn, found, limit=limit, offset=offset,
-                               items=params.int_param("items", ITEMS[0], minimum=1, maximum=ITEMS[1]))
+    summary = summarise_groups(corpus.conn, found, limit=limit, offset=offset, items=items)
     for group in summary["groups"]:
         for item in group["items"]:
             item["records"] = [record_id(r) for r in item["records"]]
