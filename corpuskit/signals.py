@@ -130,7 +130,8 @@ def detect(series, kind: str = VolumeSpikeDetector.kind, *, rhythm: str = "auto"
     ------
     ValidationError
         Not a Series/DataFrame, no DatetimeIndex, unsorted index, irregular index (but
-        for a measure sampled at irregular instants; a few skipped periods: reindex with NaN),
+        for a measure sampled at irregular instants; a few skipped periods: reindex with NaN), one
+        value throughout at irregular instants (a list of events: count them per period first),
         negative values for ``form="count"``, non-numeric or infinite values,
         unknown kind, rhythm or form.
     """

@@ -169,3 +169,16 @@ def test_counts_need_equal_periods_and_a_few_gaps_are_not_sampling():
     assert series_scorer.form_of(np.random.default_rng(1).poisson(30, 400)) == "count"
     short = _sampled(np.random.default_rng(3).poisson(30, user_series.SAMPLED_MIN_STEPS), 4)
     assert user_series.sampled_step(short.index) is None          # too few steps to tell a gap from sampling
+
+
+def test_one_value_per_event_at_irregular_instants_is_refused_as_a_list_of_events():
+    """A 1 on every post's timestamp is a list of events, not a measure sampled at those instants:
+    read as a measure nothing could ever fire, so ``detect`` asks for counts per period instead; a
+    measure taken at the same instants is scored."""
+    events = _sampled(np.ones(1000), 11)
+    with pytest.raises(ValidationError, match=r"list of events.*resample"):
+        detect(events)
+    with pytest.raises(ValidationError, match="list of events"):
+        detect(events, form="shift")
+    measured = events * np.random.default_rng(12).integers(1, 500, len(events))
+    assert len(detect(measured)) == len(events)

@@ -59,6 +59,17 @@ def sampled_step(index: pd.DatetimeIndex) -> pd.Timedelta | None:
     return pd.Timedelta(median)
 
 
+def check_sampled_values(values: np.ndarray) -> np.ndarray:
+    """``values`` of a series sampled at irregular instants, if they vary: one value on every row
+    (a 1 per post) is a list of events, whose measure is their count per period, not their value."""
+    if len(np.unique(values[np.isfinite(values)])) <= 1:
+        raise ValidationError(
+            "the index is irregular and the series holds one value throughout: a list of events, not a "
+            "measure; count them per period first, e.g. series.resample('1h').count(), or pass values "
+            "measured at those instants")
+    return values
+
+
 def numeric(values, what: str) -> np.ndarray:
     """``values`` as a float array (NaN kept), if numeric and finite."""
     try:

@@ -56,7 +56,8 @@ from corpuskit.analysis.signals.surge import (baseline_total, in_novelty_range, 
                                               surge_sigma)
 from corpuskit.analysis.signals.terms import term_slug
 from corpuskit.analysis.signals.track import Track, fmt_num
-from corpuskit.analysis.signals.user_series import check_index, numeric, sampled_step, step_of
+from corpuskit.analysis.signals.user_series import (check_index, check_sampled_values, numeric, sampled_step,
+                                                     step_of)
 from corpuskit.errors import ValidationError
 from corpuskit.stats.count_model import baseline_stats, predictive, tail_sigma, threshold_count
 from corpuskit.stats.thresholds import (ENTITY_RATE_FLOOR, FLOOR_FORM, FLOOR_SCALE, MIN_EXTRA,
@@ -432,7 +433,7 @@ class VolumeSpikeDetector(Detector):
         if sampled is None:
             step = step_of(index)
         else:           # a measure sampled at irregular instants: its rows, one per median step
-            step = sampled
+            values, step = check_sampled_values(values), sampled
             index = pd.date_range(index[0], periods=len(index), freq=step)
         plan = plan_for(values, index, step, rhythm, cycles, min_history, materiality, form,
                         sampled=sampled is not None)
