@@ -7,6 +7,8 @@
 
 * :func:`build_demo`: generate records (same seed, same records) across seven
   source kinds, plant events, and by default run every stage;
+* :func:`demo_file`: the same, written to a new corpus file, built once per setting and
+  version of corpuskit and copied from a cache after that;
 * :func:`ground_truth`: the planted events and beats the generator wrote;
 * :func:`enrichment_quality`: entity precision/recall, primary-topic accuracy
   and sentiment agreement against the generator's labels;
@@ -14,17 +16,27 @@
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import sqlite3
+from contextlib import contextmanager
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
 from time import perf_counter
 
 from corpuskit.analysis.signals.evaluate import evaluate as evaluate_signals
 from corpuskit.enrich.quality import demo_quality as enrichment_quality
 from corpuskit.ingest.demo import store_demo
 
-__all__ = ["build_demo", "enrichment_quality", "evaluate_signals", "ground_truth"]
+__all__ = ["build_demo", "demo_file", "enrichment_quality", "evaluate_signals", "ground_truth"]
+
+STAGES = ("enrich", "analyse", "narrate")
 
 
 def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, events: bool = True,
-               run_stages: bool = True, progress: bool = True) -> dict:
+               run_stages: bool | tuple = True, progress: bool = True) -> dict:
     """Generate the demo corpus into ``corpus`` (which must hold no records) and run the stages.
 
     Stores the records (one transaction), the beat definitions (meta ``beats``),
@@ -32,16 +44,148 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
     ``<db stem>.ground_truth.json`` beside it, see :func:`~corpuskit.ingest.demo.ground_truth_path`;
     the summary's ``groundTruthPath`` gives its absolute path), freezes the
     corpus clock (:func:`corpuskit.ingest.demo.store_demo` does all that), then runs every
-    stage (``corpus.run``) when ``run_stages``. Returns a JSON-ready summary.
+    stage (``corpus.run``) when ``run_stages`` is true, or the first ones of enrich, analyse and
+    narrate that it names (``("enrich",)``). Returns a JSON-ready summary.
     """
+    stages = _stages(run_stages)
     summary = store_demo(corpus.file, seed=seed, records=records, days=days, events=events)
-    if run_stages:
-        for stage in ("enrich", "analyse", "narrate"):
+    if stages:
+        for stage in stages:
             t0 = perf_counter()
             corpus.run(progress=progress, stages=(stage,))
             summary["stages"][stage] = "done"
             summary["timings"][stage] = round(perf_counter() - t0, 3)
     return summary
+
+
+def demo_file(path, seed: int = 7, records: int = 20000, days: int = 60, events: bool = True,
+              run_stages: bool | tuple = True, cache: bool = True) -> dict:
+    """Write the demo corpus to a new corpus file at ``path``, as :func:`build_demo` builds it.
+
+    The first call with a setting builds it (no progress bars) into the cache folder, keyed by the
+    setting, the bytes of the installed corpuskit (code and models) and the versions of the
+    numerical libraries; later calls copy that file (``VACUUM INTO``), so the notebooks and a
+    researcher's reruns build each demo once. Every table is the same as a fresh build's (the
+    build is deterministic). The cache folder is ``$CORPUSKIT_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/corpuskit``, else ``~/.cache/corpuskit``; files of an older corpuskit with
+    the same setting are removed when a new one is written. ``cache=False`` builds into ``path``.
+
+    Returns the build's summary (its ``timings`` are those of the build that made the cached
+    file; ``cached`` says whether it was copied), its ``groundTruthPath`` beside ``path``.
+    Raises :class:`FileExistsError` when ``path`` exists.
+    """
+    from corpuskit import open_corpus
+    from corpuskit.ingest.demo import ground_truth_path
+    from corpuskit.store.connection import connect_read_only, create_private
+
+    path = Path(path)
+    if path.exists():
+        raise FileExistsError(f"{path} exists: demo_file writes a new corpus file")
+    stages = _stages(run_stages)
+    setting = {"seed": seed, "records": records, "days": days, "events": events, "stages": list(stages)}
+    if not cache:
+        with _removed_on_failure(path):
+            corpus = open_corpus(path)
+            try:
+                return {**build_demo(corpus, progress=False, **_build_args(setting)), "cached": False}
+            finally:
+                corpus.close()
+    built, summary, cached = _cached_build(setting)
+    source = connect_read_only(built)
+    try:
+        with _removed_on_failure(path):
+            create_private(path)
+            source.execute("VACUUM INTO ?", (str(path),))
+    finally:
+        source.close()
+    truth = ground_truth_path(path)
+    truth.write_bytes(ground_truth_path(built).read_bytes())
+    return {**summary, "groundTruthPath": str(truth), "cached": cached}
+
+
+def demo_cache_dir() -> Path:
+    """The folder :func:`demo_file` keeps its builds in (see there)."""
+    if os.environ.get("CORPUSKIT_CACHE_DIR"):
+        return Path(os.environ["CORPUSKIT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "corpuskit"
+
+
+def _stages(run_stages) -> tuple:
+    if run_stages is True or run_stages is False:
+        return STAGES if run_stages else ()
+    stages = tuple(run_stages)
+    if stages != STAGES[:len(stages)]:
+        raise ValueError(f"run_stages names the first stages of {', '.join(STAGES)} in order, not {stages!r}")
+    return stages
+
+
+def _build_args(setting: dict) -> dict:
+    return {"seed": setting["seed"], "records": setting["records"], "days": setting["days"],
+            "events": setting["events"], "run_stages": tuple(setting["stages"])}
+
+
+def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
+    """The cached build of ``setting`` (built now if absent): its file, its summary, and whether it
+    was there already. Two processes building the same setting at once each build it; the last
+    rename wins, and both files are the same."""
+    from corpuskit import open_corpus
+    from corpuskit.ingest.demo import ground_truth_path
+
+    folder = demo_cache_dir() / "demo"
+    name = "demo-s{seed}-r{records}-d{days}-e{events:d}-{n}".format(n=len(setting["stages"]), **setting)
+    key = hashlib.sha256(json.dumps([setting, _code_digest()], sort_keys=True).encode()).hexdigest()[:16]
+    built, described = folder / f"{name}-{key}.db", folder / f"{name}-{key}.json"
+    if built.exists() and described.exists():
+        return built, json.loads(described.read_text(encoding="utf-8")), True
+    folder.mkdir(parents=True, exist_ok=True)
+    work = folder / f"{name}-{key}.{os.getpid()}.building.db"
+    with _removed_on_failure(work):
+        corpus = open_corpus(work)
+        try:
+            summary = build_demo(corpus, progress=False, **_build_args(setting))
+        finally:
+            corpus.close()
+    os.replace(ground_truth_path(work), ground_truth_path(built))
+    os.replace(work, built)
+    described.write_text(json.dumps(summary), encoding="utf-8")
+    for old in folder.glob(f"{name}-*"):
+        if not old.name.startswith(f"{name}-{key}"):
+            old.unlink(missing_ok=True)
+    return built, summary, False
+
+
+@contextmanager
+def _removed_on_failure(path: Path):
+    """Remove the corpus file at ``path`` and the files SQLite and the demo keep beside it when the
+    block fails: nothing half-written is left behind."""
+    from corpuskit.ingest.demo import ground_truth_path
+
+    try:
+        yield
+    except BaseException:
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal"),
+                         ground_truth_path(path)):
+            leftover.unlink(missing_ok=True)
+        raise
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """The bytes of the installed corpuskit package and the versions it computes with."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            digest.update(file.relative_to(package).as_posix().encode())
+            digest.update(file.read_bytes())
+    for library in ("numpy", "scipy", "scikit-learn", "hdbscan", "sqlite-vec"):
+        try:
+            digest.update(f"{library}={metadata.version(library)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library}=none".encode())
+    digest.update(sqlite3.sqlite_version.encode())
+    return digest.hexdigest()
 
 
 def ground_truth(corpus) -> dict:
