@@ -127,8 +127,8 @@ def _build_args(setting: dict) -> dict:
 
 def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
     """The cached build of ``setting`` (built now if absent): its file, its summary, and whether it
-    was there already. Two processes building the same setting at once each build it; the last
-    rename wins, and both files are the same."""
+    was there already. A second process asking for the same setting meanwhile waits for the first
+    one's build (where the system has ``fcntl``; elsewhere both build, and the last rename wins)."""
     from corpuskit import open_corpus
     from corpuskit.ingest.demo import ground_truth_path
 
@@ -139,20 +139,40 @@ def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
     if built.exists() and described.exists():
         return built, json.loads(described.read_text(encoding="utf-8")), True
     folder.mkdir(parents=True, exist_ok=True)
-    work = folder / f"{name}-{key}.{os.getpid()}.building.db"
-    with _removed_on_failure(work):
-        corpus = open_corpus(work)
-        try:
-            summary = build_demo(corpus, progress=False, **_build_args(setting))
-        finally:
-            corpus.close()
-    os.replace(ground_truth_path(work), ground_truth_path(built))
-    os.replace(work, built)
-    described.write_text(json.dumps(summary), encoding="utf-8")
+    with _held(folder / f"{name}-{key}.lock"):
+        if built.exists() and described.exists():  # built by another process while this one waited
+            return built, json.loads(described.read_text(encoding="utf-8")), True
+        work = folder / f"{name}-{key}.{os.getpid()}.building.db"
+        with _removed_on_failure(work):
+            corpus = open_corpus(work)
+            try:
+                summary = build_demo(corpus, progress=False, **_build_args(setting))
+            finally:
+                corpus.close()
+        os.replace(ground_truth_path(work), ground_truth_path(built))
+        os.replace(work, built)
+        described.write_text(json.dumps(summary), encoding="utf-8")
     for old in folder.glob(f"{name}-*"):
         if not old.name.startswith(f"{name}-{key}"):
             old.unlink(missing_ok=True)
     return built, summary, False
+
+
+@contextmanager
+def _held(lock: Path):
+    """An exclusive lock on the file ``lock`` (created if missing) while the block runs; released by
+    the system if the process dies."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager

@@ -77,14 +77,13 @@ def corpus():
 
 @pytest.fixture(scope="session")
 def demo_path(tmp_path_factory) -> Path:
-    """Path of a demo corpus file built once per session with every stage run."""
-    from corpuskit.demo import build_demo
+    """Path of a demo corpus file with every stage run, built once per test run: the first xdist
+    worker to ask builds it into the run's cache folder (``demo_file``, see the root conftest) while
+    the other waits, then each copies it."""
+    from corpuskit.demo import demo_file
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
-    c = open_corpus(path)
-    build_demo(c, seed=DEMO_TEST_SEED, records=DEMO_TEST_RECORDS, days=DEMO_TEST_DAYS,
-               run_stages=True, progress=False)
-    c.close()
+    demo_file(path, seed=DEMO_TEST_SEED, records=DEMO_TEST_RECORDS, days=DEMO_TEST_DAYS)
     return path
 
 

@@ -109,4 +109,19 @@ def test_a_failed_build_leaves_nothing_in_the_cache_or_at_the_path(tmp_path, emp
         with pytest.raises(ValidationError, match="days"):
             demo_file(tmp_path / "a.db", **{**SETTING, "days": 7}, cache=cached)
         assert not list(tmp_path.glob("a.*"))
-    assert not list(cache.iterdir())
+    assert not [p for p in cache.iterdir() if p.suffix != ".lock"]   # the lock file may stay
+
+
+def test_two_processes_asking_at_once_build_once(tmp_path, empty_cache):
+    import json
+    import subprocess
+    import sys
+
+    script = ("import json, sys; from corpuskit.demo import demo_file; "
+              "print(json.dumps(demo_file(sys.argv[1], seed=3, records=200, days=28, run_stages=('enrich',))['cached']))")
+    runs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / f"{n}.db")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for n in "ab"]
+    results = [run.communicate(timeout=300) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err[-2000:] for _, err in results]
+    assert sorted(json.loads(out) for out, _ in results) == [False, True]
+    assert _tables(tmp_path / "a.db")[0] == _tables(tmp_path / "b.db")[0]
