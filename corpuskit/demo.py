@@ -131,6 +131,7 @@ def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
     one's build (where the system has ``fcntl``; elsewhere both build, and the last rename wins)."""
     from corpuskit import open_corpus
     from corpuskit.ingest.demo import ground_truth_path
+    from corpuskit.store.file_lock import held
 
     folder = demo_cache_dir() / "demo"
     name = "demo-s{seed}-r{records}-d{days}-e{events:d}-{n}".format(n=len(setting["stages"]), **setting)
@@ -139,7 +140,7 @@ def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
     if built.exists() and described.exists():
         return built, json.loads(described.read_text(encoding="utf-8")), True
     folder.mkdir(parents=True, exist_ok=True)
-    with _held(folder / f"{name}-{key}.lock"):
+    with held(folder / f"{name}-{key}.lock"):
         if built.exists() and described.exists():  # built by another process while this one waited
             return built, json.loads(described.read_text(encoding="utf-8")), True
         work = folder / f"{name}-{key}.{os.getpid()}.building.db"
@@ -156,23 +157,6 @@ def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
         if not old.name.startswith(f"{name}-{key}"):
             old.unlink(missing_ok=True)
     return built, summary, False
-
-
-@contextmanager
-def _held(lock: Path):
-    """An exclusive lock on the file ``lock`` (created if missing) while the block runs; released by
-    the system if the process dies."""
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        yield
-        return
-    with open(lock, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager

@@ -316,24 +316,19 @@ def quantised_index(corpus, stamp=None) -> SearchIndex:
     One process writes it (an exclusive ``flock`` on ``<corpus>.search.lock``); the others wait and map
     what it wrote.
     """
-    import fcntl  # POSIX; only large file corpora come here
+    from corpuskit.store.file_lock import held
 
     conn = corpus.conn
     stamp = list(stamp if stamp is not None else _stamp(conn))
     folder = index_dir(corpus.path)
     mapped, embedder = read_index(folder, stamp), None
     if mapped is None:
-        with open(folder.with_name(folder.name + ".lock"), "a+") as lock:
-            os.chmod(lock.name, 0o600)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
+        with held(folder.with_name(folder.name + ".lock")):
+            mapped = read_index(folder, stamp)
+            if mapped is None:
+                embedder = _warm_embedder(conn)
+                write_search_index(conn, folder, stamp)
                 mapped = read_index(folder, stamp)
-                if mapped is None:
-                    embedder = _warm_embedder(conn)
-                    write_search_index(conn, folder, stamp)
-                    mapped = read_index(folder, stamp)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
     if embedder is None:
         embedder = _warm_embedder(conn)
     return SearchIndex(stamp=tuple(stamp), embedder=embedder, matrix=mapped.vectors, ids=mapped.ids,

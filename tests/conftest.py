@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from corpuskit import open_corpus
+from corpuskit.store.file_lock import held
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATASETS = Path(os.environ.get("CORPUSKIT_SHARED_DATASETS", ROOT.parent / "shared" / "datasets"))
@@ -52,9 +53,25 @@ def reddit_first_two_months(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def reddit_two_months_run(tmp_path_factory):
-    """The Reddit file's first two months with every stage run, once per session; tests only read it."""
+    """The Reddit file's first two months with every stage run, once per test run (the first xdist
+    worker to ask builds it into the run's cache folder, the other waits and copies it); tests only
+    read it."""
     tmp = tmp_path_factory.mktemp("reddit-run")
-    yield from every_stage_run(reddit_first_two_months(tmp), tmp / "r.db")
+    shared = Path(os.environ["CORPUSKIT_CACHE_DIR"]) / "runs"
+    shared.mkdir(parents=True, exist_ok=True)
+    built = shared / "reddit-two-months.db"
+    with held(shared / "reddit-two-months.lock"):
+        if not built.exists():
+            work = shared / f"reddit-two-months.{os.getpid()}.db"
+            for corpus in every_stage_run(reddit_first_two_months(tmp), work):
+                corpus.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            os.replace(work, built)
+    source = open_corpus(built)
+    source.conn.execute("VACUUM INTO ?", (str(tmp / "r.db"),))
+    source.close()
+    corpus = open_corpus(tmp / "r.db")
+    yield corpus
+    corpus.close()
 
 
 def every_stage_run(csv_path: Path, db: Path):
