@@ -17,8 +17,10 @@ is its own token, letters are Unicode letters (``Uğur``, ``Şahin``, ``Karikó`
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 
 from corpuskit.errors import MissingDependencyError
 
@@ -347,7 +349,18 @@ def load_clusters(path=None) -> dict:
 def build_featurizer(common: frozenset | set, clusters: bool | None = None, clusters_path=None) -> Featurizer:
     """The featurizer of the shipped model, with the training data's ``common`` words; ``clusters``
     adds the word-cluster features (None: as the shipped model's settings say), read from
-    ``clusters_path`` (see :func:`load_clusters`)."""
+    ``clusters_path`` (see :func:`load_clusters`). The tables from the shipped files are built once
+    per process and shared, read-only, by every featurizer built here."""
+    if clusters is None:
+        clusters = load_info().get("clusters", False)
+    gaz_words, first, phrases, lexicon, demonyms = _shipped_tables()
+    return Featurizer(gaz_words, common, first, phrases=phrases, lexicon=lexicon, demonyms=demonyms,
+                      clusters=_clusters(None if clusters_path is None else str(clusters_path)) if clusters else None)
+
+
+@lru_cache(maxsize=1)
+def _shipped_tables() -> tuple:
+    """``(gazetteer words, first names, phrases, lexicon, demonyms)`` of :func:`build_featurizer`, read-only."""
     from corpuskit.enrich.entities import load_gazetteers
 
     gaz_words, first = gazetteer_words()
@@ -361,12 +374,19 @@ def build_featurizer(common: frozenset | set, clusters: bool | None = None, clus
             phrases.setdefault(phrase_key(phrase), set()).add("lex-" + tag)
         if " " not in phrase:
             lexicon.setdefault(phrase.lower(), set()).add(tag)
-    return Featurizer(gaz_words, common, first,
-                      phrases={k: tuple(sorted(v)) for k, v in phrases.items() if k},
-                      lexicon={k: tuple(sorted(v)) for k, v in lexicon.items()},
-                      demonyms=load_demonyms(),
-                      clusters=load_clusters(clusters_path) if (load_info().get("clusters", False) if clusters is None
-                                                   else clusters) else None)
+    return (MappingProxyType(gaz_words), first,
+            MappingProxyType({k: tuple(sorted(v)) for k, v in phrases.items() if k}),
+            MappingProxyType({k: tuple(sorted(v)) for k, v in lexicon.items()}), load_demonyms())
+
+
+def _clusters(path: str | None):
+    """:func:`load_clusters` of ``path``, read once per process for the shipped file (None)."""
+    return _shipped_clusters() if path is None else load_clusters(path)
+
+
+@lru_cache(maxsize=1)
+def _shipped_clusters() -> MappingProxyType:
+    return MappingProxyType(load_clusters())
 
 
 def load_common_words() -> frozenset:

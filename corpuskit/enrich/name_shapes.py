@@ -3,6 +3,7 @@ spellings of one name share, words written like names or surnames, and the first
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from corpuskit.query.name_keys import alias_key
 
@@ -27,10 +28,12 @@ def name_like(word: str) -> bool:
         word[1:].islower() or "-" in word and all(p[:1].isupper() and p[1:].islower() for p in word.split("-")))
 
 
+@lru_cache(maxsize=1)
 def census_names() -> frozenset:
     """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
     but the demo vocabulary's words) and ``gazetteers/world_first_names.txt`` (the Latin-script first
-    names of Faker's locales, MIT: "Uğur", "Katalin"), both built by ``python tools/build_gazetteers.py``."""
+    names of Faker's locales, MIT: "Uğur", "Katalin"), both built by ``python tools/build_gazetteers.py``.
+    Read once per process (package data; the set cannot change)."""
     from importlib import resources
 
     folder = resources.files("corpuskit.enrich").joinpath("gazetteers")
