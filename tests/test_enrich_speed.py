@@ -129,6 +129,35 @@ def test_crf_features_from_remembered_words_match_a_direct_build(texts):
     assert checked > 300
 
 
+def _plain_case_profile(words):
+    letters = [w for w in words if w[:1].isalpha()]
+    if len(letters) < 3:
+        return "case=short"
+    caps = sum(w[:1].isupper() for w in letters)
+    upper = sum(w.isupper() and len(w) > 1 for w in letters)
+    if upper >= 0.6 * len(letters):
+        return "case=upper"
+    if caps <= 0.1 * len(letters):
+        return "case=lower"
+    return "case=title" if caps >= 0.6 * len(letters) else "case=mixed"
+
+
+def test_crf_case_profile_from_remembered_words_is_the_plain_one(texts):
+    """The document's case profile, counted from each word's remembered case, is the one counted
+    from the words ("I" and "A" are capitalised, not upper case)."""
+    tagger = CrfTagger()
+    tagger._load()
+    featurizer = tagger.featurizer_
+    samples = [[t[2] for t in tokenize(text)] for text in texts[:400]]
+    samples += [["I", "AM", "A", "FAN"], ["I", "A", "i", "a", "x"], ["NASA", "ESA", "JAXA", "and", "us"], ["42", "!"]]
+    profiles = set()
+    for words in filter(None, samples):
+        profile = _plain_case_profile(words)
+        assert profile in featurizer.sentence(words)[0]
+        profiles.add(profile)
+    assert {"case=upper", "case=lower", "case=title", "case=short"} <= profiles
+
+
 def test_crf_attributes_without_weights_dropped_change_no_tag_or_marginal(texts):
     """The shipped tagger drops the word attributes its model has no state feature for; crfsuite
     skips those when it sets a sequence, so the tags and every label's marginal stay bit for bit."""

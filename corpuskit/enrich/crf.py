@@ -166,6 +166,9 @@ class Featurizer:
         phrases = self.phrases
         if not phrases:
             return out
+        # with the keys given, a key no phrase begins with ends the search (the same matches):
+        # the plain walk, without keys, is what this is checked against
+        prefixes = self._phrase_prefixes() if keys is not None else None
         i = 0
         while i < n:
             if not lows[i][:1].isalnum() and lows[i][:1] not in "#@":
@@ -175,6 +178,8 @@ class Featurizer:
             key = ""
             for j in range(i, min(n, i + _MAX_PHRASE)):
                 key += _PHRASE_DROP.sub("", lows[j]) if keys is None else keys[j]
+                if prefixes is not None and key not in prefixes:
+                    break
                 tags = phrases.get(key)
                 if tags is not None:
                     hit = (j, tags)
@@ -188,6 +193,12 @@ class Featurizer:
                     out[k].append(f"pI={tag}")
             i = j + 1
         return out
+
+    def _phrase_prefixes(self) -> frozenset | None:
+        """Every beginning of a phrase key (the empty one too) when known for these very
+        ``phrases`` (:func:`build_featurizer`'s read-only table), else None."""
+        known = self.__dict__.get("_prefixes")
+        return known[1] if known is not None and known[0] is self.phrases else None
 
     def sentence(self, words: list[str]) -> list[list[str]]:
         """Feature lists (crfsuite attribute strings) of a token sequence.
@@ -215,13 +226,13 @@ class Featurizer:
                 # what the word gives the token at each offset: its word (when kept), its case summary
                 near = tuple((f"{d}:c={summary}",) if kept is None else (kept, f"{d}:c={summary}")
                              for kept, d in zip(near, _OFFSETS))
-                found = (list(feats), summary, near, low, _PHRASE_DROP.sub("", low))
+                found = (list(feats), summary, near, low, _PHRASE_DROP.sub("", low), _case_counts(w))
                 if len(memo) < 200_000:
                     memo[w] = found
             own.append(found)
         lows = [o[3] for o in own]
         phrase = self._phrase_tags(lows, [o[4] for o in own])
-        profile = _case_profile(words)
+        profile = _profile_of(*map(sum, zip(*(o[5] for o in own))))
         by_case = profile + "|"
         n = len(words)
         pairs = [f"{lows[i]}|{lows[i + 1]}" for i in range(n - 1)]
@@ -274,18 +285,33 @@ def phrase_key(text: str) -> str:
     return _PHRASE_DROP.sub("", text.lower())
 
 
+def phrase_prefixes(phrases) -> frozenset:
+    """The beginnings of the keys of ``phrases``, the empty string and each key included."""
+    return frozenset({""} | {key[:i] for key in phrases for i in range(1, len(key) + 1)})
+
+
 def _case_profile(words: list[str]) -> str:
     """``case=lower`` / ``case=title`` / ``case=upper`` / ``case=mixed``: how the document writes its words."""
-    letters = [w for w in words if w[:1].isalpha()]
-    if len(letters) < 3:
+    return _profile_of(*map(sum, zip(*map(_case_counts, words))))
+
+
+def _case_counts(word: str) -> tuple[int, int, int]:
+    """``(starts with a letter, ... a capital, is all capitals of two or more)`` as 0 or 1."""
+    if not word[:1].isalpha():
+        return 0, 0, 0
+    return 1, int(word[:1].isupper()), int(word.isupper() and len(word) > 1)
+
+
+def _profile_of(letters: int = 0, caps: int = 0, upper: int = 0) -> str:
+    """:func:`_case_profile` from its counts of words starting with a letter, of those capitalised
+    and of those in capitals."""
+    if letters < 3:
         return "case=short"
-    caps = sum(w[:1].isupper() for w in letters)
-    upper = sum(w.isupper() and len(w) > 1 for w in letters)
-    if upper >= 0.6 * len(letters):
+    if upper >= 0.6 * letters:
         return "case=upper"
-    if caps <= 0.1 * len(letters):
+    if caps <= 0.1 * letters:
         return "case=lower"
-    if caps >= 0.6 * len(letters):
+    if caps >= 0.6 * letters:
         return "case=title"
     return "case=mixed"
 
@@ -353,14 +379,18 @@ def build_featurizer(common: frozenset | set, clusters: bool | None = None, clus
     per process and shared, read-only, by every featurizer built here."""
     if clusters is None:
         clusters = load_info().get("clusters", False)
-    gaz_words, first, phrases, lexicon, demonyms = _shipped_tables()
-    return Featurizer(gaz_words, common, first, phrases=phrases, lexicon=lexicon, demonyms=demonyms,
-                      clusters=_clusters(None if clusters_path is None else str(clusters_path)) if clusters else None)
+    gaz_words, first, phrases, lexicon, demonyms, prefixes = _shipped_tables()
+    featurizer = Featurizer(gaz_words, common, first, phrases=phrases, lexicon=lexicon, demonyms=demonyms,
+                            clusters=_clusters(None if clusters_path is None else str(clusters_path))
+                            if clusters else None)
+    featurizer._prefixes = (phrases, prefixes)
+    return featurizer
 
 
 @lru_cache(maxsize=1)
 def _shipped_tables() -> tuple:
-    """``(gazetteer words, first names, phrases, lexicon, demonyms)`` of :func:`build_featurizer`, read-only."""
+    """``(gazetteer words, first names, phrases, lexicon, demonyms, phrase prefixes)`` of
+    :func:`build_featurizer`, read-only."""
     from corpuskit.enrich.entities import load_gazetteers
 
     gaz_words, first = gazetteer_words()
@@ -374,9 +404,10 @@ def _shipped_tables() -> tuple:
             phrases.setdefault(phrase_key(phrase), set()).add("lex-" + tag)
         if " " not in phrase:
             lexicon.setdefault(phrase.lower(), set()).add(tag)
-    return (MappingProxyType(gaz_words), first,
-            MappingProxyType({k: tuple(sorted(v)) for k, v in phrases.items() if k}),
-            MappingProxyType({k: tuple(sorted(v)) for k, v in lexicon.items()}), load_demonyms())
+    phrases = MappingProxyType({k: tuple(sorted(v)) for k, v in phrases.items() if k})
+    return (MappingProxyType(gaz_words), first, phrases,
+            MappingProxyType({k: tuple(sorted(v)) for k, v in lexicon.items()}), load_demonyms(),
+            phrase_prefixes(phrases))
 
 
 def _clusters(path: str | None):

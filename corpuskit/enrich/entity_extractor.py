@@ -506,7 +506,10 @@ class HybridExtractor(EntityExtractor):
                 if not present:
                     continue
                 tokens = tokenize(text)
-                for a, b, label, _ in self.tagger_.spans([t[2] for t in tokens]):
+                words = [t[2] for t in tokens]
+                # spans read at the tagger's own max_outside: the extractor's lines when it keeps that
+                spans = self._tagged(tuple(words)) if self.max_outside is None else self.tagger_.spans(words)
+                for a, b, label, _ in spans:
                     key = alias_key(_surface(tokens, a, b, text))
                     if key in present:
                         votes[key][WNUT_TYPES.get(label, "concept")] += 1
@@ -527,6 +530,16 @@ class HybridExtractor(EntityExtractor):
         return {key: (name, types[key]) for key, name in chosen.items()}
 
     # --------------------------------------------------------------- extract
+    def _tagged(self, words: tuple) -> list:
+        """The CRF's spans of one line's ``words`` at ``max_outside``, remembered (up to 50,000
+        lines): typing in :meth:`fit` reads a one-line text whole, as extraction reads it again."""
+        found = self.memo_.get(words)
+        if found is None:
+            found = self.tagger_.spans(list(words), self.max_outside)
+            if len(self.memo_) < 50_000:
+                self.memo_[words] = found
+        return found
+
     def _crf_spans(self, tokens, clean) -> tuple[list, set, set]:
         """``(spans, marked, headline)``: the CRF's spans ``(first, last, wnut label, confidence)``
         over ``tokens``, one line at a time (memoised), trimmed and filtered (see the module
@@ -534,12 +547,7 @@ class HybridExtractor(EntityExtractor):
         Title Case lines."""
         spans = []
         for first, k in _lines(tokens, clean):  # a name never spans lines
-            words = tuple(t[2] for t in tokens[first:k])
-            found = self.memo_.get(words)
-            if found is None:
-                found = self.tagger_.spans(list(words), self.max_outside)
-                if len(self.memo_) < 50_000:
-                    self.memo_[words] = found
+            found = self._tagged(tuple(t[2] for t in tokens[first:k]))
             spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found)
         if not spans:
             return [], set(), set()
