@@ -196,6 +196,10 @@ def _split_at_breaks(spans, words):
 def _lines(tokens, text):
     """``(first, end)`` token ranges of the lines of ``text`` (the CRF reads a line whole, as it
     read a whole post in training)."""
+    if "\n" not in text:  # one line
+        if tokens:
+            yield 0, len(tokens)
+        return
     first = 0
     for k in range(1, len(tokens) + 1):
         if k == len(tokens) or "\n" in text[tokens[k - 1][1]:tokens[k][0]]:
@@ -248,19 +252,26 @@ def capital_runs(tokens, text):
 def title_case_lines(tokens, text) -> set[int]:
     """Indices of tokens on lines written in Title Case (a headline: most words capitalised),
     where capitals say nothing about names."""
-    out, line, start = set(), [], 0
     n, find = len(tokens), text.find
+    if "\n" not in text:  # one line: the loop below, without looking for line breaks
+        return set(range(n)) if _title_case([t[2] for t in tokens]) else set()
+    out, line, start = set(), [], 0
     for k in range(n + 1):
         if k == n or find("\n", start, tokens[k][0]) >= 0:
-            # a word here starts with a letter, so it is capitalised (_is_cap) when that letter is
-            words = [w for w in (tokens[i][2] for i in line) if w[:1].isalpha() and w.lower() not in _SMALL]
-            if len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.75 * len(words):
+            if _title_case([tokens[i][2] for i in line]):
                 out.update(line)
             line = []
         if k < n:
             line.append(k)
             start = tokens[k][1]
     return out
+
+
+def _title_case(line: list[str]) -> bool:
+    """Is a line of these tokens written in Title Case (four or more words, three in four capitalised)?"""
+    # a word here starts with a letter, so it is capitalised (_is_cap) when that letter is
+    words = [w for w in line if w[:1].isalpha() and w.lower() not in _SMALL]
+    return len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.75 * len(words)
 
 
 def _surface(tokens, a, b, text) -> str:
