@@ -163,10 +163,12 @@ def read_type_evidence(texts, acronyms, names, products=(), short_orgs=(), place
     contexts: Counter = Counter()
     software: Counter = Counter()
     lowered = {p.lower(): p for p in products if " " not in p and not p.islower()}
+    # every software context counts a name the text holds as written: a text holding none is not searched
+    written = sorted(products | set(lowered))
     for text in texts:
         if not text:
             continue
-        if products:
+        if products and any(name in text for name in written):
             _software_contexts(text, products, software, lowered)
         if places:
             placed.update(m.group(1) for m in _PLACE_CUE.finditer(text) if m.group(1) in places)
