@@ -8,8 +8,10 @@ from functools import lru_cache
 from corpuskit.query.name_keys import alias_key
 
 
+@lru_cache(maxsize=65536)
 def fold(name: str) -> str:
-    """The key two spellings of one name share: accents dropped, lower case, letters and digits only."""
+    """The key two spellings of one name share: accents dropped, lower case, letters and digits only.
+    Remembered (entity resolution folds each name many times)."""
     text = unicodedata.normalize("NFKD", alias_key(name))
     return "".join(c for c in text if not unicodedata.combining(c) and c.isalnum())
 
