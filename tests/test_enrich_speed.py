@@ -329,3 +329,26 @@ def test_the_weighed_attributes_are_read_once_per_model_file(monkeypatch, tmp_pa
     other = CrfTagger(model_path=str(copy))
     other._load()
     assert len(reads) == 2 and other.featurizer_.weighed == first.featurizer_.weighed
+
+
+def test_featurizer_tables_follow_a_replaced_gazetteer_reader(monkeypatch):
+    """The CRF featurizer's gazetteer tables are built once per process, but from the gazetteer reader
+    in place: one replaced (the entity benchmark's, blind to the demo's names) gives its own tables,
+    and the shipped ones come back with the shipped reader."""
+    from corpuskit.enrich import entities
+    from corpuskit.enrich.crf import build_featurizer, load_common_words
+
+    shipped = build_featurizer(load_common_words())
+    assert "netflix" in shipped.gazetteer and "netflix" in shipped.phrases
+    real = entities.load_gazetteers
+
+    def blind(*args, **kwargs):
+        table, first = real(*args, **kwargs)
+        return {k: e for k, e in table.items() if "Netflix" not in e.name}, first
+
+    monkeypatch.setattr(entities, "load_gazetteers", blind)
+    blinded = build_featurizer(load_common_words())
+    assert "netflix" not in blinded.gazetteer and "netflix" not in blinded.phrases
+    assert blinded.sentence(["Netflix", "ships"]) != shipped.sentence(["Netflix", "ships"])
+    monkeypatch.undo()
+    assert build_featurizer(load_common_words()).gazetteer is shipped.gazetteer

@@ -326,9 +326,11 @@ def is_demonym(word: str, demonyms) -> bool:
     return False
 
 
-def gazetteer_words() -> tuple[dict, frozenset]:
-    """``({lower word: {wnut-free corpuskit types}}, first_names)`` from the shipped gazetteers."""
-    from corpuskit.enrich.entities import load_gazetteers
+def gazetteer_words(load_gazetteers=None) -> tuple[dict, frozenset]:
+    """``({lower word: {wnut-free corpuskit types}}, first_names)`` from the shipped gazetteers (as
+    ``load_gazetteers`` reads them: :func:`corpuskit.enrich.entities.load_gazetteers` by default)."""
+    if load_gazetteers is None:
+        from corpuskit.enrich.entities import load_gazetteers
 
     table, first = load_gazetteers()
     words: dict[str, set] = {}
@@ -377,9 +379,12 @@ def build_featurizer(common: frozenset | set, clusters: bool | None = None, clus
     adds the word-cluster features (None: as the shipped model's settings say), read from
     ``clusters_path`` (see :func:`load_clusters`). The tables from the shipped files are built once
     per process and shared, read-only, by every featurizer built here."""
+    from corpuskit.enrich import entities
+
     if clusters is None:
         clusters = load_info().get("clusters", False)
-    gaz_words, first, phrases, lexicon, demonyms, prefixes = _shipped_tables()
+    # keyed on the gazetteer reader: one replaced (a benchmark blind to the demo's names) builds its own
+    gaz_words, first, phrases, lexicon, demonyms, prefixes = _shipped_tables(entities.load_gazetteers)
     featurizer = Featurizer(gaz_words, common, first, phrases=phrases, lexicon=lexicon, demonyms=demonyms,
                             clusters=_clusters(None if clusters_path is None else str(clusters_path))
                             if clusters else None)
@@ -387,13 +392,11 @@ def build_featurizer(common: frozenset | set, clusters: bool | None = None, clus
     return featurizer
 
 
-@lru_cache(maxsize=1)
-def _shipped_tables() -> tuple:
+@lru_cache(maxsize=2)
+def _shipped_tables(load_gazetteers) -> tuple:
     """``(gazetteer words, first names, phrases, lexicon, demonyms, phrase prefixes)`` of
-    :func:`build_featurizer`, read-only."""
-    from corpuskit.enrich.entities import load_gazetteers
-
-    gaz_words, first = gazetteer_words()
+    :func:`build_featurizer` from the gazetteers ``load_gazetteers`` reads, read-only."""
+    gaz_words, first = gazetteer_words(load_gazetteers)
     table, _ = load_gazetteers()
     phrases: dict[str, set] = {}
     for key, entry in table.items():
