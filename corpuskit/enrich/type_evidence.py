@@ -168,7 +168,7 @@ def read_type_evidence(texts, acronyms, names, products=(), short_orgs=(), place
     for text in texts:
         if not text:
             continue
-        if products and any(name in text for name in written):
+        if products and any(map(text.__contains__, written)):
             _software_contexts(text, products, software, lowered)
         if places:
             placed.update(m.group(1) for m in _PLACE_CUE.finditer(text) if m.group(1) in places)
