@@ -129,6 +129,35 @@ def test_crf_features_from_remembered_words_match_a_direct_build(texts):
     assert checked > 300
 
 
+def _plain_case_profile(words):
+    letters = [w for w in words if w[:1].isalpha()]
+    if len(letters) < 3:
+        return "case=short"
+    caps = sum(w[:1].isupper() for w in letters)
+    upper = sum(w.isupper() and len(w) > 1 for w in letters)
+    if upper >= 0.6 * len(letters):
+        return "case=upper"
+    if caps <= 0.1 * len(letters):
+        return "case=lower"
+    return "case=title" if caps >= 0.6 * len(letters) else "case=mixed"
+
+
+def test_crf_case_profile_from_remembered_words_is_the_plain_one(texts):
+    """The document's case profile, counted from each word's remembered case, is the one counted
+    from the words ("I" and "A" are capitalised, not upper case)."""
+    tagger = CrfTagger()
+    tagger._load()
+    featurizer = tagger.featurizer_
+    samples = [[t[2] for t in tokenize(text)] for text in texts[:400]]
+    samples += [["I", "AM", "A", "FAN"], ["I", "A", "i", "a", "x"], ["NASA", "ESA", "JAXA", "and", "us"], ["42", "!"]]
+    profiles = set()
+    for words in filter(None, samples):
+        profile = _plain_case_profile(words)
+        assert profile in featurizer.sentence(words)[0]
+        profiles.add(profile)
+    assert {"case=upper", "case=lower", "case=title", "case=short"} <= profiles
+
+
 def test_crf_attributes_without_weights_dropped_change_no_tag_or_marginal(texts):
     """The shipped tagger drops the word attributes its model has no state feature for; crfsuite
     skips those when it sets a sequence, so the tags and every label's marginal stay bit for bit."""
@@ -300,3 +329,26 @@ def test_the_weighed_attributes_are_read_once_per_model_file(monkeypatch, tmp_pa
     other = CrfTagger(model_path=str(copy))
     other._load()
     assert len(reads) == 2 and other.featurizer_.weighed == first.featurizer_.weighed
+
+
+def test_featurizer_tables_follow_a_replaced_gazetteer_reader(monkeypatch):
+    """The CRF featurizer's gazetteer tables are built once per process, but from the gazetteer reader
+    in place: one replaced (the entity benchmark's, blind to the demo's names) gives its own tables,
+    and the shipped ones come back with the shipped reader."""
+    from corpuskit.enrich import entities
+    from corpuskit.enrich.crf import build_featurizer, load_common_words
+
+    shipped = build_featurizer(load_common_words())
+    assert "netflix" in shipped.gazetteer and "netflix" in shipped.phrases
+    real = entities.load_gazetteers
+
+    def blind(*args, **kwargs):
+        table, first = real(*args, **kwargs)
+        return {k: e for k, e in table.items() if "Netflix" not in e.name}, first
+
+    monkeypatch.setattr(entities, "load_gazetteers", blind)
+    blinded = build_featurizer(load_common_words())
+    assert "netflix" not in blinded.gazetteer and "netflix" not in blinded.phrases
+    assert blinded.sentence(["Netflix", "ships"]) != shipped.sentence(["Netflix", "ships"])
+    monkeypatch.undo()
+    assert build_featurizer(load_common_words()).gazetteer is shipped.gazetteer

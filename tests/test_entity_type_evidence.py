@@ -43,6 +43,14 @@ def test_an_acronym_takes_its_expansions_type():
     assert found == {"FDA": "org", "ARDS": "concept", "BCI": "concept", "NOAA": "org"}
 
 
+def test_an_expansion_before_a_plural_or_spaced_acronym_counts():
+    """Parentheses holding a plural acronym or spaces ("(APIs)", "( FDA )") are read as an
+    expansion too (the quick test of whether a text holds one must not miss them)."""
+    texts = ["open application programming interfaces (APIs) for all",
+             "the US Food and Drug Administration ( FDA ) reports"]
+    assert read_type_evidence(texts, {"API", "FDA"}, set()) == {"API": "concept", "FDA": "org"}
+
+
 def test_an_institutions_context_makes_a_name_typed_person_an_org():
     texts = ["Johns Hopkins researchers conclude", "a new study from Johns Hopkins.",
              "Researchers at Johns Hopkins Identify Oils", "Ajit Pai says no", "Ajit Pai said so",

@@ -368,3 +368,14 @@ def test_japanese_labels_read_words_not_character_pairs():
     assert cjk_label_form("apple pie", texts) is None
     # two pairs of one word stand once
     assert readable_label(["チク", "ショ", "思っ"], texts) == "チクショー: かと思ったら"
+
+
+def test_detectors_share_the_bundled_model_but_not_a_change_to_one():
+    """The model is read once per process: a detector whose languages were narrowed leaves every
+    other detector, and those made later, reading all of them."""
+    text = "This is a lovely day in London and we are all very happy about it"
+    narrowed, other = LanguageDetector().fit(), LanguageDetector().fit()
+    narrowed.identifier_.set_languages(["de", "fr"])
+    assert narrowed.identifier_.classify(text)[0] in ("de", "fr")
+    assert other.detect(text) == "en" and LanguageDetector().detect(text) == "en"
+    assert not other.identifier_.nb_ptc.flags.writeable  # the shared arrays cannot change in place

@@ -362,6 +362,7 @@ def test_threads_scoring_at_once_load_the_model_once(monkeypatch):
         return real_load(*args, **kwargs)
 
     monkeypatch.setattr(tweet_model.np, "load", slow_load)
+    monkeypatch.setattr(tweet_model, "_READ", {})  # as in a fresh process: no scorer read the model yet
     scorer, start, results = TweetSentimentScorer(), threading.Barrier(6), []
 
     def score():
@@ -377,6 +378,26 @@ def test_threads_scoring_at_once_load_the_model_once(monkeypatch):
     assert len(results) == 6
     for scores, labels in results:
         assert np.array_equal(scores, results[0][0]) and list(labels) == list(results[0][1])
+
+
+def test_a_rewritten_model_file_is_read_again(tmp_path):
+    """Scorers share the arrays of a model file they read alike; a file rewritten in place (a
+    retrained model) is read anew, not served from what an earlier scorer read."""
+    folder = _model_with(tmp_path, None)
+    texts = ["what a lovely day", "this is awful", "meh"]
+    first = TweetSentimentScorer(model_dir=folder)
+    before = first.predict_proba(texts)
+    with np.load(Path(folder) / MODEL_FILE) as arrays:
+        state = {k: arrays[k] for k in arrays.files}
+    state["coef"] = -state["coef"]  # the same file, the same size, other weights
+    with open(Path(folder) / MODEL_FILE, "wb") as fh:
+        np.savez_compressed(fh, **state)
+    after = TweetSentimentScorer(model_dir=folder).predict_proba(texts)
+    assert not np.allclose(after, before)
+    np.testing.assert_array_equal(first.predict_proba(texts), before)  # the first scorer keeps its model
+    again = TweetSentimentScorer(model_dir=folder)
+    again._load()
+    assert not again.coef_.flags.writeable  # shared arrays cannot be changed under another scorer
 
 
 def test_nb_log_count_ratios_by_hand():

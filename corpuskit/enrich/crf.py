@@ -17,8 +17,10 @@ is its own token, letters are Unicode letters (``Uğur``, ``Şahin``, ``Karikó`
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 
 from corpuskit.errors import MissingDependencyError
 
@@ -164,6 +166,9 @@ class Featurizer:
         phrases = self.phrases
         if not phrases:
             return out
+        # with the keys given, a key no phrase begins with ends the search (the same matches):
+        # the plain walk, without keys, is what this is checked against
+        prefixes = self._phrase_prefixes() if keys is not None else None
         i = 0
         while i < n:
             if not lows[i][:1].isalnum() and lows[i][:1] not in "#@":
@@ -173,6 +178,8 @@ class Featurizer:
             key = ""
             for j in range(i, min(n, i + _MAX_PHRASE)):
                 key += _PHRASE_DROP.sub("", lows[j]) if keys is None else keys[j]
+                if prefixes is not None and key not in prefixes:
+                    break
                 tags = phrases.get(key)
                 if tags is not None:
                     hit = (j, tags)
@@ -186,6 +193,12 @@ class Featurizer:
                     out[k].append(f"pI={tag}")
             i = j + 1
         return out
+
+    def _phrase_prefixes(self) -> frozenset | None:
+        """Every beginning of a phrase key (the empty one too) when known for these very
+        ``phrases`` (:func:`build_featurizer`'s read-only table), else None."""
+        known = self.__dict__.get("_prefixes")
+        return known[1] if known is not None and known[0] is self.phrases else None
 
     def sentence(self, words: list[str]) -> list[list[str]]:
         """Feature lists (crfsuite attribute strings) of a token sequence.
@@ -213,13 +226,13 @@ class Featurizer:
                 # what the word gives the token at each offset: its word (when kept), its case summary
                 near = tuple((f"{d}:c={summary}",) if kept is None else (kept, f"{d}:c={summary}")
                              for kept, d in zip(near, _OFFSETS))
-                found = (list(feats), summary, near, low, _PHRASE_DROP.sub("", low))
+                found = (list(feats), summary, near, low, _PHRASE_DROP.sub("", low), _case_counts(w))
                 if len(memo) < 200_000:
                     memo[w] = found
             own.append(found)
         lows = [o[3] for o in own]
         phrase = self._phrase_tags(lows, [o[4] for o in own])
-        profile = _case_profile(words)
+        profile = _profile_of(*map(sum, zip(*(o[5] for o in own))))
         by_case = profile + "|"
         n = len(words)
         pairs = [f"{lows[i]}|{lows[i + 1]}" for i in range(n - 1)]
@@ -272,18 +285,33 @@ def phrase_key(text: str) -> str:
     return _PHRASE_DROP.sub("", text.lower())
 
 
+def phrase_prefixes(phrases) -> frozenset:
+    """The beginnings of the keys of ``phrases``, the empty string and each key included."""
+    return frozenset({""} | {key[:i] for key in phrases for i in range(1, len(key) + 1)})
+
+
 def _case_profile(words: list[str]) -> str:
     """``case=lower`` / ``case=title`` / ``case=upper`` / ``case=mixed``: how the document writes its words."""
-    letters = [w for w in words if w[:1].isalpha()]
-    if len(letters) < 3:
+    return _profile_of(*map(sum, zip(*map(_case_counts, words))))
+
+
+def _case_counts(word: str) -> tuple[int, int, int]:
+    """``(starts with a letter, ... a capital, is all capitals of two or more)`` as 0 or 1."""
+    if not word[:1].isalpha():
+        return 0, 0, 0
+    return 1, int(word[:1].isupper()), int(word.isupper() and len(word) > 1)
+
+
+def _profile_of(letters: int = 0, caps: int = 0, upper: int = 0) -> str:
+    """:func:`_case_profile` from its counts of words starting with a letter, of those capitalised
+    and of those in capitals."""
+    if letters < 3:
         return "case=short"
-    caps = sum(w[:1].isupper() for w in letters)
-    upper = sum(w.isupper() and len(w) > 1 for w in letters)
-    if upper >= 0.6 * len(letters):
+    if upper >= 0.6 * letters:
         return "case=upper"
-    if caps <= 0.1 * len(letters):
+    if caps <= 0.1 * letters:
         return "case=lower"
-    if caps >= 0.6 * len(letters):
+    if caps >= 0.6 * letters:
         return "case=title"
     return "case=mixed"
 
@@ -298,9 +326,11 @@ def is_demonym(word: str, demonyms) -> bool:
     return False
 
 
-def gazetteer_words() -> tuple[dict, frozenset]:
-    """``({lower word: {wnut-free corpuskit types}}, first_names)`` from the shipped gazetteers."""
-    from corpuskit.enrich.entities import load_gazetteers
+def gazetteer_words(load_gazetteers=None) -> tuple[dict, frozenset]:
+    """``({lower word: {wnut-free corpuskit types}}, first_names)`` from the shipped gazetteers (as
+    ``load_gazetteers`` reads them: :func:`corpuskit.enrich.entities.load_gazetteers` by default)."""
+    if load_gazetteers is None:
+        from corpuskit.enrich.entities import load_gazetteers
 
     table, first = load_gazetteers()
     words: dict[str, set] = {}
@@ -347,10 +377,26 @@ def load_clusters(path=None) -> dict:
 def build_featurizer(common: frozenset | set, clusters: bool | None = None, clusters_path=None) -> Featurizer:
     """The featurizer of the shipped model, with the training data's ``common`` words; ``clusters``
     adds the word-cluster features (None: as the shipped model's settings say), read from
-    ``clusters_path`` (see :func:`load_clusters`)."""
-    from corpuskit.enrich.entities import load_gazetteers
+    ``clusters_path`` (see :func:`load_clusters`). The tables from the shipped files are built once
+    per process and shared, read-only, by every featurizer built here."""
+    from corpuskit.enrich import entities
 
-    gaz_words, first = gazetteer_words()
+    if clusters is None:
+        clusters = load_info().get("clusters", False)
+    # keyed on the gazetteer reader: one replaced (a benchmark blind to the demo's names) builds its own
+    gaz_words, first, phrases, lexicon, demonyms, prefixes = _shipped_tables(entities.load_gazetteers)
+    featurizer = Featurizer(gaz_words, common, first, phrases=phrases, lexicon=lexicon, demonyms=demonyms,
+                            clusters=_clusters(None if clusters_path is None else str(clusters_path))
+                            if clusters else None)
+    featurizer._prefixes = (phrases, prefixes)
+    return featurizer
+
+
+@lru_cache(maxsize=2)
+def _shipped_tables(load_gazetteers) -> tuple:
+    """``(gazetteer words, first names, phrases, lexicon, demonyms, phrase prefixes)`` of
+    :func:`build_featurizer` from the gazetteers ``load_gazetteers`` reads, read-only."""
+    gaz_words, first = gazetteer_words(load_gazetteers)
     table, _ = load_gazetteers()
     phrases: dict[str, set] = {}
     for key, entry in table.items():
@@ -361,12 +407,20 @@ def build_featurizer(common: frozenset | set, clusters: bool | None = None, clus
             phrases.setdefault(phrase_key(phrase), set()).add("lex-" + tag)
         if " " not in phrase:
             lexicon.setdefault(phrase.lower(), set()).add(tag)
-    return Featurizer(gaz_words, common, first,
-                      phrases={k: tuple(sorted(v)) for k, v in phrases.items() if k},
-                      lexicon={k: tuple(sorted(v)) for k, v in lexicon.items()},
-                      demonyms=load_demonyms(),
-                      clusters=load_clusters(clusters_path) if (load_info().get("clusters", False) if clusters is None
-                                                   else clusters) else None)
+    phrases = MappingProxyType({k: tuple(sorted(v)) for k, v in phrases.items() if k})
+    return (MappingProxyType(gaz_words), first, phrases,
+            MappingProxyType({k: tuple(sorted(v)) for k, v in lexicon.items()}), load_demonyms(),
+            phrase_prefixes(phrases))
+
+
+def _clusters(path: str | None):
+    """:func:`load_clusters` of ``path``, read once per process for the shipped file (None)."""
+    return _shipped_clusters() if path is None else load_clusters(path)
+
+
+@lru_cache(maxsize=1)
+def _shipped_clusters() -> MappingProxyType:
+    return MappingProxyType(load_clusters())
 
 
 def load_common_words() -> frozenset:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from numbers import Integral
 
@@ -86,8 +87,16 @@ def load_gazetteers(package: str = "corpuskit.enrich", generic: bool = False) ->
     """The shipped gazetteers: ``({alias_key: _Entry}, first_names)``.
 
     ``*_generic.json`` files (lower-case subjects such as "machine learning")
-    are read only when ``generic`` is true.
+    are read only when ``generic`` is true. The files are read once per process; each call
+    returns a new table, which the caller may change.
     """
+    entries, names = _read_gazetteers(package, generic)
+    return dict(entries), names
+
+
+@lru_cache(maxsize=8)
+def _read_gazetteers(package: str, generic: bool) -> tuple[tuple, frozenset]:
+    """:func:`load_gazetteers`' table as ``((alias_key, _Entry), ...)`` and its first names."""
     folder = resources.files(package).joinpath("gazetteers")
     table: dict[str, _Entry] = {}
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
@@ -105,7 +114,7 @@ def load_gazetteers(package: str = "corpuskit.enrich", generic: bool = False) ->
             for alias in [name, *item.get("aliases", [])]:
                 _add_alias(table, alias, name, kind, lower)
     names = folder.joinpath("first_names.txt").read_text(encoding="utf-8").split()
-    return table, frozenset(names)
+    return tuple(table.items()), frozenset(names)
 
 
 class GazetteerExtractor(EntityExtractor):

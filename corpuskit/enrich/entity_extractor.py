@@ -196,6 +196,10 @@ def _split_at_breaks(spans, words):
 def _lines(tokens, text):
     """``(first, end)`` token ranges of the lines of ``text`` (the CRF reads a line whole, as it
     read a whole post in training)."""
+    if "\n" not in text:  # one line
+        if tokens:
+            yield 0, len(tokens)
+        return
     first = 0
     for k in range(1, len(tokens) + 1):
         if k == len(tokens) or "\n" in text[tokens[k - 1][1]:tokens[k][0]]:
@@ -248,19 +252,26 @@ def capital_runs(tokens, text):
 def title_case_lines(tokens, text) -> set[int]:
     """Indices of tokens on lines written in Title Case (a headline: most words capitalised),
     where capitals say nothing about names."""
-    out, line, start = set(), [], 0
     n, find = len(tokens), text.find
+    if "\n" not in text:  # one line: the loop below, without looking for line breaks
+        return set(range(n)) if _title_case([t[2] for t in tokens]) else set()
+    out, line, start = set(), [], 0
     for k in range(n + 1):
         if k == n or find("\n", start, tokens[k][0]) >= 0:
-            # a word here starts with a letter, so it is capitalised (_is_cap) when that letter is
-            words = [w for w in (tokens[i][2] for i in line) if w[:1].isalpha() and w.lower() not in _SMALL]
-            if len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.75 * len(words):
+            if _title_case([tokens[i][2] for i in line]):
                 out.update(line)
             line = []
         if k < n:
             line.append(k)
             start = tokens[k][1]
     return out
+
+
+def _title_case(line: list[str]) -> bool:
+    """Is a line of these tokens written in Title Case (four or more words, three in four capitalised)?"""
+    # a word here starts with a letter, so it is capitalised (_is_cap) when that letter is
+    words = [w for w in line if w[:1].isalpha() and w.lower() not in _SMALL]
+    return len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.75 * len(words)
 
 
 def _surface(tokens, a, b, text) -> str:
@@ -506,7 +517,10 @@ class HybridExtractor(EntityExtractor):
                 if not present:
                     continue
                 tokens = tokenize(text)
-                for a, b, label, _ in self.tagger_.spans([t[2] for t in tokens]):
+                words = [t[2] for t in tokens]
+                # spans read at the tagger's own max_outside: the extractor's lines when it keeps that
+                spans = self._tagged(tuple(words)) if self.max_outside is None else self.tagger_.spans(words)
+                for a, b, label, _ in spans:
                     key = alias_key(_surface(tokens, a, b, text))
                     if key in present:
                         votes[key][WNUT_TYPES.get(label, "concept")] += 1
@@ -527,6 +541,16 @@ class HybridExtractor(EntityExtractor):
         return {key: (name, types[key]) for key, name in chosen.items()}
 
     # --------------------------------------------------------------- extract
+    def _tagged(self, words: tuple) -> list:
+        """The CRF's spans of one line's ``words`` at ``max_outside``, remembered (up to 50,000
+        lines): typing in :meth:`fit` reads a one-line text whole, as extraction reads it again."""
+        found = self.memo_.get(words)
+        if found is None:
+            found = self.tagger_.spans(list(words), self.max_outside)
+            if len(self.memo_) < 50_000:
+                self.memo_[words] = found
+        return found
+
     def _crf_spans(self, tokens, clean) -> tuple[list, set, set]:
         """``(spans, marked, headline)``: the CRF's spans ``(first, last, wnut label, confidence)``
         over ``tokens``, one line at a time (memoised), trimmed and filtered (see the module
@@ -534,12 +558,7 @@ class HybridExtractor(EntityExtractor):
         Title Case lines."""
         spans = []
         for first, k in _lines(tokens, clean):  # a name never spans lines
-            words = tuple(t[2] for t in tokens[first:k])
-            found = self.memo_.get(words)
-            if found is None:
-                found = self.tagger_.spans(list(words), self.max_outside)
-                if len(self.memo_) < 50_000:
-                    self.memo_[words] = found
+            found = self._tagged(tuple(t[2] for t in tokens[first:k]))
             spans.extend((a + first, b + first, label, conf) for a, b, label, conf in found)
         if not spans:
             return [], set(), set()

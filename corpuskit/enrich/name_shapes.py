@@ -3,12 +3,15 @@ spellings of one name share, words written like names or surnames, and the first
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from corpuskit.query.name_keys import alias_key
 
 
+@lru_cache(maxsize=65536)
 def fold(name: str) -> str:
-    """The key two spellings of one name share: accents dropped, lower case, letters and digits only."""
+    """The key two spellings of one name share: accents dropped, lower case, letters and digits only.
+    Remembered (entity resolution folds each name many times)."""
     text = unicodedata.normalize("NFKD", alias_key(name))
     return "".join(c for c in text if not unicodedata.combining(c) and c.isalnum())
 
@@ -27,10 +30,12 @@ def name_like(word: str) -> bool:
         word[1:].islower() or "-" in word and all(p[:1].isupper() and p[1:].islower() for p in word.split("-")))
 
 
+@lru_cache(maxsize=1)
 def census_names() -> frozenset:
     """Folded first names of ``gazetteers/census_first_names.txt`` (every US Census 1990 first name
     but the demo vocabulary's words) and ``gazetteers/world_first_names.txt`` (the Latin-script first
-    names of Faker's locales, MIT: "Uğur", "Katalin"), both built by ``python tools/build_gazetteers.py``."""
+    names of Faker's locales, MIT: "Uğur", "Katalin"), both built by ``python tools/build_gazetteers.py``.
+    Read once per process (package data; the set cannot change)."""
     from importlib import resources
 
     folder = resources.files("corpuskit.enrich").joinpath("gazetteers")

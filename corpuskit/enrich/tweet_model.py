@@ -7,6 +7,7 @@ text, idf, dense scaling: plain arrays, read with ``allow_pickle=False``) and
 """
 from __future__ import annotations
 
+import io
 import json
 import threading
 from importlib import resources
@@ -26,6 +27,8 @@ INFO_FILE = "tweet_sentiment.json"
 #: the model's classes, in the column order of :meth:`TweetSentimentScorer.predict_proba`
 CLASSES = ("negative", "neutral", "positive")
 _LOADING = threading.Lock()
+#: the arrays of the last model read, by (digest of its file, its featurizer settings)
+_READ: dict[tuple, tuple] = {}
 
 
 def save_model(folder, featurizer: TweetFeaturizer, coef, intercept, info: dict) -> tuple[Path, Path]:
@@ -49,6 +52,27 @@ def load_info(folder=None) -> dict:
     """The settings and figures saved beside the model (the shipped one unless ``folder``)."""
     base = Path(folder) if folder is not None else _model_dir()
     return json.loads((base / INFO_FILE).read_text(encoding="utf-8"))
+
+
+def _read_arrays(path: Path, settings: dict) -> tuple:
+    """``(featurizer, intercept, coef transposed)`` of the model file ``path``, shared read-only by
+    every scorer of the process that reads the same bytes with the same featurizer ``settings``."""
+    import hashlib
+
+    data = path.read_bytes()
+    key = (hashlib.sha256(data).hexdigest(), json.dumps(settings, sort_keys=True))
+    found = _READ.get(key)
+    if found is None:
+        with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+            featurizer = TweetFeaturizer.from_state(settings, arrays)
+            intercept = arrays["intercept"]
+            coef = np.ascontiguousarray(arrays["coef"].T)
+        for array in (intercept, coef, featurizer.word_idf_, featurizer.char_idf_, featurizer.dense_mean_,
+                      featurizer.dense_scale_):
+            array.flags.writeable = False
+        _READ.clear()  # one model a process is the rule: a second replaces the first
+        found = _READ[key] = (featurizer, intercept, coef)
+    return found
 
 
 class TweetSentimentScorer(SentimentScorer):
@@ -101,10 +125,7 @@ class TweetSentimentScorer(SentimentScorer):
                                   "python tools/train_sentiment.py DATA_DIR --out FOLDER "
                                   "(in a corpuskit source checkout)")
         info = load_info(base)
-        with np.load(str(path), allow_pickle=False) as arrays:
-            self.featurizer_ = TweetFeaturizer.from_state(info["featurizer"], arrays)
-            self.intercept_ = arrays["intercept"]
-            coef = np.ascontiguousarray(arrays["coef"].T)
+        self.featurizer_, self.intercept_, coef = _read_arrays(Path(str(path)), info["featurizer"])
         self.info_ = info
         cal = info.get("calibration") or {}
         self.offsets_ = np.asarray(cal.get("offsets", np.zeros(len(CLASSES))), dtype=float)

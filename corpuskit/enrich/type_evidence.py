@@ -62,6 +62,9 @@ _BEFORE = re.compile(rf"\b(?i:{_CUES_BEFORE}) (?:the )?{_NAME}")
 _AFTER = re.compile(rf"{_NAME}(?:['\u2019]s?)? (?i:({_CUES_AFTER}|{_ACTS}))\b")
 _ACT_WORDS = frozenset(_ACTS.split("|"))
 _EXPANDED = re.compile(r"((?:[\w'\u2019-]+[ ,]+){1,10}?)\(\s*([A-Z][A-Z&]{1,5})s?\s*\)")
+# what every match of _EXPANDED holds: a text without it is not searched (most have none; the search
+# tries every word as the start of an expansion)
+_EXPANDED_TAIL = re.compile(r"\(\s*[A-Z][A-Z&]{1,5}s?\s*\)")
 _EXPANDING = re.compile(r"\b([A-Z][A-Z&]{1,5}) \(([^()]{4,90})\)")
 _MIN_CONTEXTS = 2
 _SOFTWARE_NOUNS = (r"app|apps|library|libraries|framework|frameworks|api|sdk|plugin|plugins|extension|extensions"
@@ -160,15 +163,17 @@ def read_type_evidence(texts, acronyms, names, products=(), short_orgs=(), place
     contexts: Counter = Counter()
     software: Counter = Counter()
     lowered = {p.lower(): p for p in products if " " not in p and not p.islower()}
+    # every software context counts a name the text holds as written: a text holding none is not searched
+    written = sorted(products | set(lowered))
     for text in texts:
         if not text:
             continue
-        if products:
+        if products and any(map(text.__contains__, written)):
             _software_contexts(text, products, software, lowered)
         if places:
             placed.update(m.group(1) for m in _PLACE_CUE.finditer(text) if m.group(1) in places)
         if acronyms:
-            for m in _EXPANDED.finditer(text):
+            for m in _EXPANDED.finditer(text) if _EXPANDED_TAIL.search(text) else ():
                 if m.group(2) in acronyms:
                     run = _expansion(m.group(1), m.group(2))
                     if run:
