@@ -1,9 +1,10 @@
-"""For every test run: a private, empty cache folder for ``corpuskit.demo.demo_file``.
+"""For every test run: a private, empty cache folder for the builds the tests share.
 
 The run's first process (pytest itself, or xdist's controller) makes the folder and names it in
-``CORPUSKIT_CACHE_DIR``; xdist's workers and nbval's notebook kernels inherit the variable, so one
-run's tests and notebooks share its demo builds, and no build of another run or of the user's own
-cache is read. The folder is removed when that process exits.
+``CORPUSKIT_TEST_CACHE``; xdist's workers inherit the variable, so the session demo and the
+Reddit run are built once per run (``tests/conftest.py``), and no build of another run is read.
+The folder is removed when that process exits. (The notebooks' ``demo_file`` uses the user's
+cache folder, as a researcher's run does.)
 """
 import atexit
 import os
@@ -12,5 +13,5 @@ import tempfile
 
 if "PYTEST_XDIST_WORKER" not in os.environ:
     _CACHE = tempfile.mkdtemp(prefix="corpuskit-test-cache-")
-    os.environ["CORPUSKIT_CACHE_DIR"] = _CACHE
+    os.environ["CORPUSKIT_TEST_CACHE"] = _CACHE
     atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)

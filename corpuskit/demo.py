@@ -59,38 +59,42 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
 
 
 def demo_file(path, seed: int = 7, records: int = 20000, days: int = 60, events: bool = True,
-              run_stages: bool | tuple = True, cache: bool = True) -> dict:
+              run_stages: bool | tuple = True, cache: bool | str | os.PathLike = True) -> dict:
     """Write the demo corpus to a new corpus file at ``path``, as :func:`build_demo` builds it.
 
     The first call with a setting builds it (no progress bars) into the cache folder, keyed by the
     setting, the bytes of the installed corpuskit (code and models) and the versions of the
     numerical libraries; later calls copy that file (``VACUUM INTO``), so the notebooks and a
     researcher's reruns build each demo once. Every table is the same as a fresh build's (the
-    build is deterministic). The cache folder is ``$CORPUSKIT_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/corpuskit``, else ``~/.cache/corpuskit``; files of an older corpuskit with
-    the same setting are removed when a new one is written. ``cache=False`` builds into ``path``.
+    build is deterministic). A second process asking for a setting being built waits for that
+    build. ``cache`` is the folder (``True``: :func:`default_cache_dir`; ``False``: build into
+    ``path``, no cache); builds of an older corpuskit with the same setting are removed when a new
+    one is written, and a folder that cannot be written is not used.
 
     Returns the build's summary (its ``timings`` are those of the build that made the cached
     file; ``cached`` says whether it was copied), its ``groundTruthPath`` beside ``path``.
     Raises :class:`FileExistsError` when ``path`` exists.
     """
     from corpuskit import open_corpus
-    from corpuskit.ingest.demo import ground_truth_path
+    from corpuskit.ingest.demo import check_demo_params, ground_truth_path
     from corpuskit.store.connection import connect_read_only, create_private
 
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path} exists: demo_file writes a new corpus file")
     stages = _stages(run_stages)
-    setting = {"seed": seed, "records": records, "days": days, "events": events, "stages": list(stages)}
-    if not cache:
+    check_demo_params(seed, records, days)
+    setting = {"seed": int(seed), "records": int(records), "days": int(days), "events": bool(events),
+               "stages": list(stages)}
+    folder = _writable(default_cache_dir() if cache is True else Path(cache) if cache else None)
+    if folder is None:
         with _removed_on_failure(path):
             corpus = open_corpus(path)
             try:
                 return {**build_demo(corpus, progress=False, **_build_args(setting)), "cached": False}
             finally:
                 corpus.close()
-    built, summary, cached = _cached_build(setting)
+    built, summary, cached = _cached_build(folder, setting)
     source = connect_read_only(built)
     try:
         with _removed_on_failure(path):
@@ -103,12 +107,20 @@ def demo_file(path, seed: int = 7, records: int = 20000, days: int = 60, events:
     return {**summary, "groundTruthPath": str(truth), "cached": cached}
 
 
-def demo_cache_dir() -> Path:
-    """The folder :func:`demo_file` keeps its builds in (see there)."""
-    if os.environ.get("CORPUSKIT_CACHE_DIR"):
-        return Path(os.environ["CORPUSKIT_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "corpuskit"
+def default_cache_dir() -> Path:
+    """The folder :func:`demo_file` keeps its builds in by default: ``~/.cache/corpuskit``."""
+    return Path.home() / ".cache" / "corpuskit"
+
+
+def _writable(folder: Path | None) -> Path | None:
+    """``folder / "demo"``, made if missing, or None when there is no folder or it cannot be written."""
+    if folder is None:
+        return None
+    try:
+        (folder / "demo").mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / "demo" if os.access(folder / "demo", os.W_OK) else None
 
 
 def _stages(run_stages) -> tuple:
@@ -125,21 +137,19 @@ def _build_args(setting: dict) -> dict:
             "events": setting["events"], "run_stages": tuple(setting["stages"])}
 
 
-def _cached_build(setting: dict) -> tuple[Path, dict, bool]:
-    """The cached build of ``setting`` (built now if absent): its file, its summary, and whether it
+def _cached_build(folder: Path, setting: dict) -> tuple[Path, dict, bool]:
+    """The build of ``setting`` in ``folder`` (built now if absent): its file, its summary, and whether it
     was there already. A second process asking for the same setting meanwhile waits for the first
     one's build (where the system has ``fcntl``; elsewhere both build, and the last rename wins)."""
     from corpuskit import open_corpus
     from corpuskit.ingest.demo import ground_truth_path
     from corpuskit.store.file_lock import held
 
-    folder = demo_cache_dir() / "demo"
     name = "demo-s{seed}-r{records}-d{days}-e{events:d}-{n}".format(n=len(setting["stages"]), **setting)
     key = hashlib.sha256(json.dumps([setting, _code_digest()], sort_keys=True).encode()).hexdigest()[:16]
     built, described = folder / f"{name}-{key}.db", folder / f"{name}-{key}.json"
     if built.exists() and described.exists():
         return built, json.loads(described.read_text(encoding="utf-8")), True
-    folder.mkdir(parents=True, exist_ok=True)
     with held(folder / f"{name}-{key}.lock"):
         if built.exists() and described.exists():  # built by another process while this one waited
             return built, json.loads(described.read_text(encoding="utf-8")), True

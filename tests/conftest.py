@@ -57,7 +57,7 @@ def reddit_two_months_run(tmp_path_factory):
     worker to ask builds it into the run's cache folder, the other waits and copies it); tests only
     read it."""
     tmp = tmp_path_factory.mktemp("reddit-run")
-    shared = Path(os.environ["CORPUSKIT_CACHE_DIR"]) / "runs"
+    shared = Path(os.environ["CORPUSKIT_TEST_CACHE"]) / "runs"
     shared.mkdir(parents=True, exist_ok=True)
     built = shared / "reddit-two-months.db"
     with held(shared / "reddit-two-months.lock"):
@@ -95,12 +95,13 @@ def corpus():
 @pytest.fixture(scope="session")
 def demo_path(tmp_path_factory) -> Path:
     """Path of a demo corpus file with every stage run, built once per test run: the first xdist
-    worker to ask builds it into the run's cache folder (``demo_file``, see the root conftest) while
+    worker to ask builds it into the run's cache folder (``demo_file``; see the root conftest) while
     the other waits, then each copies it."""
     from corpuskit.demo import demo_file
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
-    demo_file(path, seed=DEMO_TEST_SEED, records=DEMO_TEST_RECORDS, days=DEMO_TEST_DAYS)
+    demo_file(path, seed=DEMO_TEST_SEED, records=DEMO_TEST_RECORDS, days=DEMO_TEST_DAYS,
+              cache=os.environ["CORPUSKIT_TEST_CACHE"])
     return path
 
 

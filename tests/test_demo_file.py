@@ -25,24 +25,23 @@ def _tables(path):
 def first_build(tmp_path_factory):
     """A cache folder holding one build of SETTING, and the first call's file and summary."""
     tmp = tmp_path_factory.mktemp("demo-file")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CORPUSKIT_CACHE_DIR", str(tmp / "cache"))
-        first = demo_file(tmp / "a.db", **SETTING)
+    first = demo_file(tmp / "a.db", cache=tmp / "cache", **SETTING)
     return tmp / "cache", tmp / "a.db", first
 
 
 @pytest.fixture()
 def cache(tmp_path, monkeypatch, first_build):
-    """A private copy of the module's cache folder (its ``demo`` subfolder), in use."""
+    """A private copy of the module's cache folder (its ``demo`` subfolder), the default of
+    ``demo_file`` in the test."""
     folder = tmp_path / "cache"
     shutil.copytree(first_build[0], folder)
-    monkeypatch.setenv("CORPUSKIT_CACHE_DIR", str(folder))
+    monkeypatch.setattr(demo, "default_cache_dir", lambda: folder)
     return folder / "demo"
 
 
 @pytest.fixture()
 def empty_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CORPUSKIT_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setattr(demo, "default_cache_dir", lambda: tmp_path / "empty")
     return tmp_path / "empty" / "demo"
 
 
@@ -84,7 +83,20 @@ def test_bad_arguments(tmp_path, empty_cache):
         demo_file(tmp_path / "taken.db", **SETTING)
     with pytest.raises(ValueError, match="first stages"):
         demo_file(tmp_path / "a.db", **{**SETTING, "run_stages": ("analyse",)})
+    from corpuskit.errors import ValidationError
+
+    for bad in ({"seed": "../../x"}, {"records": 10}, {"days": 7.0}):
+        with pytest.raises(ValidationError):
+            demo_file(tmp_path / "a.db", **{**SETTING, **bad})
     assert not (tmp_path / "a.db").exists() and not cache.exists()
+
+
+def test_a_folder_that_cannot_be_written_is_not_used(tmp_path):
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("x")
+    summary = demo_file(tmp_path / "a.db", cache=blocked, **SETTING)
+    assert summary["cached"] is False and (tmp_path / "a.db").exists()
+    assert blocked.read_text() == "x"
 
 
 def test_a_failed_copy_leaves_no_file(tmp_path, cache, monkeypatch):
@@ -101,13 +113,17 @@ def test_a_failed_copy_leaves_no_file(tmp_path, cache, monkeypatch):
     assert not (tmp_path / "b.db").exists()
 
 
-def test_a_failed_build_leaves_nothing_in_the_cache_or_at_the_path(tmp_path, empty_cache):
+def test_a_failed_build_leaves_nothing_in_the_cache_or_at_the_path(tmp_path, empty_cache, monkeypatch):
     cache = empty_cache
     from corpuskit.errors import ValidationError
 
+    def refused(*args, **kwargs):
+        raise ValidationError("the build failed")
+
+    monkeypatch.setattr(demo, "store_demo", refused)
     for cached in (True, False):
-        with pytest.raises(ValidationError, match="days"):
-            demo_file(tmp_path / "a.db", **{**SETTING, "days": 7}, cache=cached)
+        with pytest.raises(ValidationError, match="build failed"):
+            demo_file(tmp_path / "a.db", **SETTING, cache=cached)
         assert not list(tmp_path.glob("a.*"))
     assert not [p for p in cache.iterdir() if p.suffix != ".lock"]   # the lock file may stay
 
@@ -117,9 +133,10 @@ def test_two_processes_asking_at_once_build_once(tmp_path, empty_cache):
     import subprocess
     import sys
 
-    script = ("import json, sys; from corpuskit.demo import demo_file; "
-              "print(json.dumps(demo_file(sys.argv[1], seed=3, records=200, days=28, run_stages=('enrich',))['cached']))")
-    runs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / f"{n}.db")], stdout=subprocess.PIPE,
+    script = ("import json, sys; from corpuskit.demo import demo_file; print(json.dumps(demo_file(sys.argv[1], "
+              "seed=3, records=200, days=28, run_stages=('enrich',), cache=sys.argv[2])['cached']))")
+    runs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / f"{n}.db"), str(empty_cache.parent)],
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True) for n in "ab"]
     results = [run.communicate(timeout=300) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err[-2000:] for _, err in results]

@@ -83,7 +83,8 @@ def _day_range(days: int) -> list[date]:
     return [END_DAY - timedelta(days=days - 1 - i) for i in range(days)]
 
 
-def _check_params(seed, records, days) -> None:
+def check_demo_params(seed, records, days) -> None:
+    """Raise :class:`ValidationError` unless the demo's seed, record count and days are ints in range."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValidationError(f"demo seed must be an int, not {seed!r}")
     if seed < 0:
@@ -539,7 +540,7 @@ def iter_demo_records(seed: int = 7, records: int = 20000, days: int = 60,
     Memory stays at one day's records whatever the corpus size (a million records over a year is about
     2,700 records a day).
     """
-    _check_params(seed, records, days)
+    check_demo_params(seed, records, days)
     seed, records, days = int(seed), int(records), int(days)
     dates = _day_range(days)
     planned = plan_events(seed, days) if events else []
@@ -625,7 +626,7 @@ def demo_ground_truth(seed: int = 7, records: int = 20000, days: int = 60, event
 
     Cheap: the planted events depend only on ``seed`` and ``days``.
     """
-    _check_params(seed, records, days)
+    check_demo_params(seed, records, days)
     planned = plan_events(int(seed), int(days)) if events else []
     return _ground_truth(int(seed), int(records), int(days), events, planned)
 
@@ -726,7 +727,7 @@ def store_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
     """
     from corpuskit.ingest.importers import add_records
 
-    _check_params(seed, records, days)
+    check_demo_params(seed, records, days)
     if corpus.count():
         raise ValidationError(
             f"{corpus.path} already holds {corpus.count()} records; build the demo into an empty corpus"
