@@ -122,13 +122,14 @@ def _new_files(db) -> list:
     """The corpus file and its SQLite companions that do not exist yet (none for ``:memory:``)."""
     from pathlib import Path
 
+    from corpuskit.store.connection import COMPANION_SUFFIXES
+
     if not db or str(db) == ":memory:":
         return []
     base = Path(db)
     if base.exists():
         return []
-    return [p for p in (base, *(base.with_name(base.name + s) for s in ("-wal", "-shm", "-journal")))
-            if not p.exists()]
+    return [p for p in (base, *(base.with_name(base.name + s) for s in COMPANION_SUFFIXES)) if not p.exists()]
 
 
 def cmd_export(args) -> int:

@@ -49,12 +49,11 @@ def build_demo(corpus, seed: int = 7, records: int = 20000, days: int = 60, even
     """
     stages = _stages(run_stages)
     summary = store_demo(corpus.file, seed=seed, records=records, days=days, events=events)
-    if stages:
-        for stage in stages:
-            t0 = perf_counter()
-            corpus.run(progress=progress, stages=(stage,))
-            summary["stages"][stage] = "done"
-            summary["timings"][stage] = round(perf_counter() - t0, 3)
+    for stage in stages:
+        t0 = perf_counter()
+        corpus.run(progress=progress, stages=(stage,))
+        summary["stages"][stage] = "done"
+        summary["timings"][stage] = round(perf_counter() - t0, 3)
     return summary
 
 
@@ -174,12 +173,12 @@ def _removed_on_failure(path: Path):
     """Remove the corpus file at ``path`` and the files SQLite and the demo keep beside it when the
     block fails: nothing half-written is left behind."""
     from corpuskit.ingest.demo import ground_truth_path
+    from corpuskit.store.connection import COMPANION_SUFFIXES
 
     try:
         yield
     except BaseException:
-        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal"),
-                         ground_truth_path(path)):
+        for leftover in (path, *(Path(f"{path}{s}") for s in COMPANION_SUFFIXES), ground_truth_path(path)):
             leftover.unlink(missing_ok=True)
         raise
 

@@ -63,6 +63,8 @@ _HEADER_CHECKED: set[str] = set()
 
 #: Mode of a new corpus file (and, through SQLite, of its -wal and -shm files).
 FILE_MODE = 0o600
+#: The suffixes of the files SQLite keeps beside a corpus file.
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal")
 
 
 def create_private(path: Path) -> None:
